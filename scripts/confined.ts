@@ -1,0 +1,50 @@
+/**
+ * Runs (or compiles) the bridge under its confinement flags, computed for the socket this
+ * user's bridge would use. Used by the `serve`, `config`, `doctor`, `serve:bundle` and
+ * `compile` tasks so that none of them spells the permission set out by hand.
+ *
+ *   deno task serve [--socket PATH] [...]         run main.ts serve confined
+ *   scripts/confined.ts run ENTRY ARGS...
+ *   scripts/confined.ts compile ENTRY OUTPUT
+ */
+import { confinedFlags } from "../src/permissions.ts";
+import { denoEnv, discoverSocket, SocketPathError } from "../src/daemon/discovery.ts";
+
+const [mode, entry, ...rest] = Deno.args;
+if ((mode !== "run" && mode !== "compile") || !entry) {
+  console.error("usage: confined.ts run ENTRY [ARGS...] | confined.ts compile ENTRY OUTPUT");
+  Deno.exit(2);
+}
+
+function socketFlag(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--socket") return args[i + 1];
+    if (args[i].startsWith("--socket=")) return args[i].slice("--socket=".length);
+  }
+  return undefined;
+}
+
+let socket: string;
+try {
+  socket = discoverSocket(socketFlag(rest), denoEnv).path;
+} catch (error) {
+  if (!(error instanceof SocketPathError)) throw error;
+  console.error(`portreeve-mcp: ${error.message}`);
+  Deno.exit(2);
+}
+
+const args = mode === "run"
+  ? ["run", ...confinedFlags(socket), entry, ...rest]
+  : ["compile", ...confinedFlags(socket), "--output", rest[0] ?? "dist/portreeve-mcp", entry];
+
+const child = new Deno.Command(Deno.execPath(), {
+  args,
+  stdin: "inherit",
+  stdout: "inherit",
+  stderr: "inherit",
+}).spawn();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => child.kill(signal));
+}
+const status = await child.status;
+Deno.exit(status.code);

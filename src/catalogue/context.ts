@@ -1,0 +1,25 @@
+/** What a tool's `call` may use: the daemon client, custody, facts about this bridge. */
+import type { DaemonClient } from "../daemon/client.ts";
+import type { SocketSource } from "../daemon/discovery.ts";
+
+export interface BridgeFacts {
+  runId: string;
+  label: string | null;
+  socketPath: string;
+  socketSource: SocketSource;
+  toolset: string;
+  /** Capabilities the registered tools need from the daemon, for the compatibility report. */
+  requiredCapabilities: readonly string[];
+  /** Set when the process may not use its socket (outside the permission grant). */
+  misconfiguration?: string;
+}
+
+export interface Services {
+  daemon: DaemonClient;
+  bridge: BridgeFacts;
+}
+
+export interface ToolContext extends Services {
+  /** Aborted when the host cancels the request or the bridge shuts down. */
+  signal: AbortSignal;
+}

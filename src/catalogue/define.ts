@@ -1,0 +1,76 @@
+/**
+ * The tool-definition model. Each tool is one declarative `ToolDefinition`; registration,
+ * tools/list, the README reference and the catalogue tests are all derived from these.
+ */
+import type { z } from "zod";
+import type { ToolContext } from "./context.ts";
+
+/**
+ * What a tool does to the world. It fixes the MCP annotations and the toolset:
+ * read → `read`; mutation → `coordinate`; preview/execute → `full`.
+ */
+export type ToolKind = "read" | "mutation" | "preview" | "execute";
+
+export const TOOLSETS = ["read", "coordinate", "full"] as const;
+export type Toolset = typeof TOOLSETS[number];
+
+export interface ToolDefinition<
+  In extends z.ZodObject = z.ZodObject,
+  Out extends z.ZodType = z.ZodType,
+> {
+  /** Exactly the anchor's name, so agents can switch bridges without relearning. */
+  name: string;
+  title: string;
+  kind: ToolKind;
+  /** One or two sentences: when to use it and what it will not do. */
+  description: string;
+  /** Input object: the anchor's field names, enums, limits and defaults. */
+  input: In;
+  /** Shape of `data` on success; object-rooted and loose where detail is rare. */
+  output: Out;
+  /** Daemon capabilities the tool needs (checked against the cached health). */
+  capabilities?: readonly string[];
+  /** Performs the call; throws `BridgeError` for every failure. */
+  call(ctx: ToolContext, input: z.output<In>): Promise<z.input<Out>>;
+  /** One short line a person can read, not the JSON again. */
+  summary(data: z.output<Out>, input: z.output<In>): string;
+}
+
+/** Identity function that fixes the generic types at the definition site. */
+export function defineTool<In extends z.ZodObject, Out extends z.ZodType>(
+  definition: ToolDefinition<In, Out>,
+): ToolDefinition<In, Out> {
+  return definition;
+}
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+const ANNOTATIONS: Record<ToolKind, Annotations> = {
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  mutation: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // A preview records a receipt in the daemon, so it is not read-only, but it changes nothing else.
+  preview: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Executes replay a completed receipt instead of applying twice, hence idempotent.
+  execute: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+};
+
+export function annotationsFor(kind: ToolKind): Annotations {
+  return ANNOTATIONS[kind];
+}
+
+const TOOLSET_OF: Record<ToolKind, Toolset> = {
+  read: "read",
+  mutation: "coordinate",
+  preview: "full",
+  execute: "full",
+};
+
+/** Whether a tool of this kind is registered under `toolset`. */
+export function inToolset(kind: ToolKind, toolset: Toolset): boolean {
+  return TOOLSETS.indexOf(TOOLSET_OF[kind]) <= TOOLSETS.indexOf(toolset);
+}

@@ -1,0 +1,175 @@
+/**
+ * Diagnostics family. `diagnostics` and `compatibility` never fail because the daemon is
+ * absent or incompatible — they report it as data, with the next step to take. `health` is
+ * the gated read of the daemon's own health.
+ */
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { health } from "../shapes.ts";
+import { BridgeError } from "../../daemon/errors.ts";
+import type { Health } from "../../daemon/client.ts";
+import type { ToolContext } from "../context.ts";
+import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
+import { SOFTWARE_VERSION } from "../../version.ts";
+
+const errorShape = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  details: z.record(z.string(), z.unknown()),
+});
+
+const daemonShape = z.object({
+  available: z.boolean(),
+  compatible: z.boolean(),
+  health: health.nullable(),
+});
+
+interface Probe {
+  available: boolean;
+  compatible: boolean;
+  health: Health | null;
+  missing: string[];
+  guidance: string | null;
+  error?: ReturnType<BridgeError["toJSON"]>;
+}
+
+/** A fresh look at the daemon (not the cached verdict), which also refreshes the cache. */
+async function probe(ctx: ToolContext): Promise<Probe> {
+  ctx.daemon.invalidate();
+  try {
+    const verdict = await ctx.daemon.compatibility(ctx.signal);
+    const missing = ctx.bridge.requiredCapabilities.filter((c) =>
+      !verdict.health.capabilities.includes(c)
+    );
+    const compatible = verdict.compatible && missing.length === 0;
+    return {
+      available: true,
+      compatible,
+      health: verdict.health,
+      missing,
+      guidance: compatible ? null : incompatibleGuidance(verdict.health, missing),
+    };
+  } catch (error) {
+    if (!(error instanceof BridgeError)) throw error;
+    return {
+      available: false,
+      compatible: false,
+      health: null,
+      missing: [],
+      guidance: error.code === "portreeve_misconfigured"
+        ? error.message
+        : `No PortReeve daemon answered at ${ctx.bridge.socketPath}. Start it with \`portreeve start\`; ` +
+          "if it runs elsewhere, relaunch the bridge with --socket or PORTREEVE_SOCKET.",
+      error: error.toJSON(),
+    };
+  }
+}
+
+function incompatibleGuidance(h: Health, missing: string[]): string {
+  const parts = [];
+  if (h.protocol.minimum > PROTOCOL_VERSION || h.protocol.maximum < PROTOCOL_VERSION) {
+    parts.push(`it speaks protocol ${h.protocol.minimum}–${h.protocol.maximum}, we speak ${PROTOCOL_VERSION}`);
+  }
+  if (missing.length > 0) parts.push(`it lacks ${missing.join(", ")}`);
+  return `PortReeve ${h.softwareVersion} cannot serve this bridge: ${parts.join("; ")}. ` +
+    "Update PortReeve (or portreeve-mcp) and restart the daemon.";
+}
+
+export const diagnostics = defineTool({
+  name: "portreeve_diagnostics",
+  title: "Bridge diagnostics",
+  kind: "read",
+  description:
+    "Report this bridge (run id, label, socket and where it came from) and whether the daemon answers. Works even when the daemon is down; start here when other tools fail.",
+  input: z.strictObject({}),
+  output: z.object({
+    bridge: z.object({
+      runId: z.uuid(),
+      label: z.string().nullable(),
+      transport: z.literal("stdio"),
+      socketPath: z.string(),
+      socketSource: z.string(),
+      version: z.string(),
+      toolset: z.string(),
+    }),
+    daemon: daemonShape,
+    guidance: z.string().nullable(),
+    error: errorShape.optional(),
+  }),
+  async call(ctx) {
+    const p = await probe(ctx);
+    const b = ctx.bridge;
+    return {
+      bridge: {
+        runId: b.runId,
+        label: b.label,
+        transport: "stdio" as const,
+        socketPath: b.socketPath,
+        socketSource: b.socketSource,
+        version: SOFTWARE_VERSION,
+        toolset: b.toolset,
+      },
+      daemon: { available: p.available, compatible: p.compatible, health: p.health },
+      guidance: p.guidance,
+      ...(p.error ? { error: p.error } : {}),
+    };
+  },
+  summary(d) {
+    const where = `${d.bridge.socketPath} (from ${d.bridge.socketSource})`;
+    if (!d.daemon.available) return `Daemon not reachable at ${where}. ${d.guidance}`;
+    const h = d.daemon.health!;
+    return d.daemon.compatible
+      ? `PortReeve ${h.softwareVersion} (pid ${h.pid}) is up and compatible at ${where}.`
+      : `PortReeve ${h.softwareVersion} answers at ${where} but is not compatible. ${d.guidance}`;
+  },
+});
+
+export const compatibility = defineTool({
+  name: "portreeve_compatibility",
+  title: "Daemon compatibility",
+  kind: "read",
+  description:
+    "Check whether the running daemon speaks our protocol and has every capability this bridge's tools need; lists what is missing. Works even when the daemon is down.",
+  input: z.strictObject({}),
+  output: z.object({
+    compatible: z.boolean(),
+    daemon: daemonShape,
+    bridgeProtocol: z.object({ minimum: z.int(), maximum: z.int() }),
+    requiredCapabilities: z.array(z.string()),
+    missingCapabilities: z.array(z.string()),
+    guidance: z.string().nullable(),
+    error: errorShape.optional(),
+  }),
+  async call(ctx) {
+    const p = await probe(ctx);
+    return {
+      compatible: p.compatible,
+      daemon: { available: p.available, compatible: p.compatible, health: p.health },
+      bridgeProtocol: { minimum: PROTOCOL_VERSION, maximum: PROTOCOL_VERSION },
+      requiredCapabilities: [...ctx.bridge.requiredCapabilities],
+      missingCapabilities: p.missing,
+      guidance: p.guidance,
+      ...(p.error ? { error: p.error } : {}),
+    };
+  },
+  summary(d) {
+    if (d.compatible) {
+      return `Compatible: daemon ${d.daemon.health!.softwareVersion} speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
+    }
+    return `Not compatible. ${d.guidance}`;
+  },
+});
+
+export const healthTool = defineTool({
+  name: "portreeve_health",
+  title: "Daemon health",
+  kind: "read",
+  description:
+    "Read the daemon's version, protocol range, capabilities, pid and mode. Fails with portreeve_unavailable when the daemon is down.",
+  input: z.strictObject({}),
+  output: health,
+  call: async (ctx) => await ctx.daemon.get("/v1/health", {}, { signal: ctx.signal }) as Health,
+  summary: (h) =>
+    `PortReeve ${h.softwareVersion}, pid ${h.pid} (${h.mode}), protocol ${h.protocol.minimum}–${h.protocol.maximum}, ${h.capabilities.length} capabilities.`,
+});

@@ -1,0 +1,123 @@
+import type { CredentialKind, RenewalFailure } from "./types.ts";
+
+/** Base of custody errors; `code` follows the bridge's `portreeve_*` error vocabulary. */
+export class CustodyError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(code: string, message: string, retryable = false) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = retryable;
+  }
+
+  /** Structured details for a result envelope; never secrets. */
+  get details(): Record<string, unknown> {
+    return {};
+  }
+}
+
+const UNAVAILABLE = "credential unavailable: the handle is unknown, expired or settled, or " +
+  "belongs to another activation, operation or bridge process";
+
+/**
+ * One error for every handle that cannot be used, so handles cannot be probed. The only
+ * distinction: a handle whose renewal failed terminally says so (with code and time).
+ */
+export class CredentialUnavailableError extends CustodyError {
+  readonly renewalFailure?: RenewalFailure;
+
+  constructor(failure?: { kind: CredentialKind; failure: RenewalFailure }) {
+    super("portreeve_credential_unavailable", failure ? lapsedMessage(failure) : UNAVAILABLE);
+    if (failure) this.renewalFailure = failure.failure;
+  }
+
+  override get details(): Record<string, unknown> {
+    return this.renewalFailure ? { renewalFailure: { ...this.renewalFailure } } : {};
+  }
+}
+
+function lapsedMessage({ kind, failure }: { kind: CredentialKind; failure: RenewalFailure }) {
+  const what = kind === "launcher" ? "launcher operation" : "lease";
+  return `credential unavailable: the ${what} could no longer be renewed ` +
+    `(${failure.code} at ${new Date(failure.at).toISOString()}: ${failure.message}); ` +
+    `its credential was erased`;
+}
+
+/** Extension outside the allowed window (default 10–60 minutes from acquisition). */
+export class CustodyLimitError extends CustodyError {
+  constructor(
+    readonly requestedMinutes: number,
+    readonly minimumMinutes: number,
+    readonly maximumMinutes: number,
+  ) {
+    super(
+      "portreeve_invalid_input",
+      `custody can only be set to between ${minimumMinutes} and ${maximumMinutes} minutes ` +
+        `from acquisition (asked for ${requestedMinutes})`,
+    );
+  }
+
+  override get details(): Record<string, unknown> {
+    const { requestedMinutes, minimumMinutes, maximumMinutes } = this;
+    return { requestedMinutes, minimumMinutes, maximumMinutes };
+  }
+}
+
+/** The vault was closed (shutdown); nothing can be held or used any more. */
+export class CustodyClosedError extends CustodyError {
+  constructor() {
+    super("portreeve_credential_custody_closed", "credential custody is closed (shutting down)");
+  }
+}
+
+/** Random handles kept colliding: the random source is broken. Nothing was held. */
+export class HandleCollisionError extends CustodyError {
+  constructor() {
+    super(
+      "portreeve_credential_handle_collision",
+      "could not mint a unique credential handle; nothing was held",
+    );
+  }
+}
+
+/** A renewal that did not answer in time; aborted and treated as transient. */
+export class RenewalTimeoutError extends CustodyError {
+  constructor(timeoutMs: number) {
+    super("portreeve_unavailable", `renewal got no answer within ${timeoutMs} ms`, true);
+  }
+}
+
+/** The renewer answered with something custody cannot use. */
+export class InvalidRenewalError extends CustodyError {
+  constructor(what: string) {
+    super("portreeve_invalid_response", `renewal answer is malformed: ${what}`);
+  }
+}
+
+const MAX_MESSAGE = 240;
+const TOKEN_LIKE = /[A-Za-z0-9_-]{43,}/g;
+const CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * Turns any thrown value into a RenewalFailure. The message is scrubbed of the secrets that
+ * were sent and of anything token-shaped, then truncated: renewers are not trusted to redact.
+ */
+export function describeFailure(
+  error: unknown,
+  at: number,
+  secrets: readonly string[],
+): { failure: RenewalFailure; retryable: boolean } {
+  const fields = typeof error === "object" && error !== null ? error as Record<string, unknown> : {};
+  const code = typeof fields.code === "string" && CODE.test(fields.code) &&
+      !secrets.some((s) => s !== "" && fields.code === s)
+    ? fields.code
+    : "portreeve_internal";
+  const retryable = fields.retryable === true;
+  let message = error instanceof Error ? error.message : "renewal failed";
+  for (const secret of secrets) if (secret !== "") message = message.replaceAll(secret, "[redacted]");
+  message = message.replace(TOKEN_LIKE, "[redacted]");
+  if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE - 1)}…`;
+  return { failure: { code, message, at }, retryable };
+}

@@ -1,0 +1,127 @@
+import type { Clock } from "./clock.ts";
+import type { RandomFill } from "./handle.ts";
+
+export type CredentialKind = "lease" | "activation" | "launcher";
+
+/** A renewal that failed, as remembered by custody. Never contains a secret. */
+export interface RenewalFailure {
+  readonly code: string;
+  readonly message: string;
+  /** Epoch milliseconds of the failed attempt. */
+  readonly at: number;
+}
+
+/** What the daemon's launcher renew route yields; the catalogue may return more (e.g. `operation`). */
+export interface LauncherRenewal {
+  deadlineAt: number;
+  renewAfterMilliseconds: number;
+}
+
+/**
+ * Daemon calls custody makes on its own. A rejection may carry `code` (string) and `retryable`
+ * (boolean); without them it counts as `portreeve_internal`, not retryable.
+ */
+export interface Renewers<R extends LauncherRenewal = LauncherRenewal> {
+  renewLease(leaseId: string, token: string, signal: AbortSignal): Promise<{ expiresAt: number }>;
+  renewActivation(
+    activationId: string,
+    leases: { leaseId: string; token: string }[],
+    signal: AbortSignal,
+  ): Promise<{ leases: { leaseId: string; expiresAt: number }[] }>;
+  renewLauncher(operationId: string, credential: string, signal: AbortSignal): Promise<R>;
+}
+
+export type ErasedReason =
+  | "settled"
+  | "custody-expired"
+  | "lease-expired"
+  | "deadline-passed"
+  | "renewal-failed";
+
+/** Observations for logging. Carries ids and codes only: no secrets, no handles. */
+export type CustodyEvent =
+  | { type: "renewed"; kind: CredentialKind; id: string; credentialCount: number; expiresAt: number }
+  | { type: "renewal-failed"; kind: CredentialKind; id: string; retryable: boolean; failure: RenewalFailure }
+  | { type: "erased"; kind: CredentialKind; id: string; credentialCount: number; reason: ErasedReason };
+
+export interface CustodyOptions<R extends LauncherRenewal = LauncherRenewal> {
+  renewers: Renewers<R>;
+  clock?: Clock;
+  /** Custody length from acquisition before any extension (default 10 min). */
+  defaultCustodyMs?: number;
+  /** Hard ceiling from acquisition (default 60 min). */
+  maximumCustodyMs?: number;
+  /** A renewal still unanswered after this long is aborted and counted as transient (10 s). */
+  renewalTimeoutMs?: number;
+  /** Bound on remembered terminal renewal failures (default 256). */
+  maxTombstones?: number;
+  onEvent?: (event: CustodyEvent) => void;
+  /** Test seam for handle generation; defaults to crypto.getRandomValues. */
+  randomFill?: RandomFill;
+}
+
+interface CustodyTimes {
+  custodyExpiresAt: number;
+  maximumCustodyExpiresAt: number;
+}
+
+export interface HeldLease extends CustodyTimes {
+  handle: string;
+  leaseId: string;
+  expiresAt: number;
+}
+
+export interface HeldActivationLease {
+  handle: string;
+  leaseId: string;
+  component: string;
+  endpoint: string;
+  expiresAt: number;
+}
+
+export interface HeldActivation extends CustodyTimes {
+  activationId: string;
+  /** Still-held leases in the order they were handed over. */
+  leases: HeldActivationLease[];
+  credentialCount: number;
+}
+
+export interface HeldLauncher extends CustodyTimes {
+  handle: string;
+  operationId: string;
+  deadlineAt: number;
+  renewAfterMilliseconds: number;
+}
+
+export interface LeaseUse {
+  leaseId: string;
+  token: string;
+  /** Present when the latest background renewal failed transiently. */
+  renewalFailure?: RenewalFailure;
+}
+
+export interface ActivationLeaseUse extends LeaseUse {
+  component: string;
+  endpoint: string;
+}
+
+export interface LauncherUse {
+  credential: string;
+  renewalFailure?: RenewalFailure;
+}
+
+export interface Extension extends CustodyTimes {
+  changed: boolean;
+}
+
+export interface ActivationExtension extends Extension {
+  activationId: string;
+  credentialCount: number;
+}
+
+export interface LauncherHeartbeat<R extends LauncherRenewal = LauncherRenewal>
+  extends HeldLauncher {
+  /** The renewer's own result (e.g. the daemon's operation record). */
+  renewal: R;
+  custodyChanged: boolean;
+}

@@ -1,0 +1,589 @@
+import { type Clock, realClock } from "./clock.ts";
+import { extendedCustody, MINUTE_MS, renewDelay } from "./cadence.ts";
+import {
+  CredentialUnavailableError,
+  CustodyClosedError,
+  CustodyLimitError,
+  describeFailure,
+  HandleCollisionError,
+} from "./errors.ts";
+import { cryptoFill, newHandle, type RandomFill } from "./handle.ts";
+import { type Group, type Outcome, performRenewal, type Sent } from "./renewal.ts";
+import type {
+  ActivationExtension,
+  ActivationLeaseUse,
+  CredentialKind,
+  CustodyEvent,
+  CustodyOptions,
+  ErasedReason,
+  Extension,
+  HeldActivation,
+  HeldLauncher,
+  HeldLease,
+  LauncherHeartbeat,
+  LauncherRenewal,
+  LauncherUse,
+  LeaseUse,
+  RenewalFailure,
+  Renewers,
+} from "./types.ts";
+
+interface NewEntry {
+  leaseId: string;
+  secret: string;
+  expiresAt: number;
+  component: string;
+  endpoint: string;
+}
+
+/** What remains of a credential erased after a terminal renewal failure (no secret). */
+interface Tombstone {
+  kind: CredentialKind;
+  id: string;
+  failure: RenewalFailure;
+  dropAt: number;
+}
+
+const keyOf = (kind: CredentialKind, id: string) => `${kind}:${id}`;
+
+/** Process-local vault of daemon secrets behind opaque handles. See mod.ts for the contract. */
+export class Custody<R extends LauncherRenewal = LauncherRenewal> {
+  readonly #clock: Clock;
+  readonly #renewers: Renewers<R>;
+  readonly #defaultMs: number;
+  readonly #maximumMs: number;
+  readonly #timeoutMs: number;
+  readonly #maxTombstones: number;
+  readonly #onEvent?: (event: CustodyEvent) => void;
+  readonly #fill: RandomFill;
+  readonly #groups = new Map<string, Group<R>>();
+  readonly #handles = new Map<string, Group<R>>();
+  readonly #tombstones = new Map<string, Tombstone>();
+  #closed = false;
+
+  constructor(options: CustodyOptions<R>) {
+    this.#renewers = options.renewers;
+    this.#clock = options.clock ?? realClock;
+    this.#defaultMs = options.defaultCustodyMs ?? 10 * MINUTE_MS;
+    this.#maximumMs = options.maximumCustodyMs ?? 60 * MINUTE_MS;
+    this.#timeoutMs = options.renewalTimeoutMs ?? 10_000;
+    this.#maxTombstones = options.maxTombstones ?? 256;
+    this.#onEvent = options.onEvent;
+    this.#fill = options.randomFill ?? cryptoFill;
+    if (!(this.#defaultMs > 0 && this.#defaultMs <= this.#maximumMs)) {
+      throw new RangeError("custody: need 0 < defaultCustodyMs <= maximumCustodyMs");
+    }
+    if (!(this.#timeoutMs > 0)) throw new RangeError("custody: renewalTimeoutMs must be > 0");
+  }
+
+  /** Number of credentials currently held. */
+  get size(): number {
+    let count = 0;
+    for (const group of this.#groups.values()) count += group.entries.size;
+    return count;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  // ---- holding ----------------------------------------------------------------------------
+
+  holdLease(lease: { leaseId: string; token: string; expiresAt: number }): HeldLease {
+    requireId("leaseId", lease.leaseId);
+    const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
+    return this.#leaseView(this.#insert("lease", lease.leaseId, [entry], Infinity));
+  }
+
+  holdActivation(
+    activationId: string,
+    leases: readonly {
+      leaseId: string;
+      token: string;
+      expiresAt: number;
+      component: string;
+      endpoint: string;
+    }[],
+  ): HeldActivation {
+    requireId("activationId", activationId);
+    if (!Array.isArray(leases) || leases.length === 0) {
+      throw new TypeError("custody: an activation needs at least one lease");
+    }
+    const entries = leases.map((l) => {
+      requireId("leaseId", l.leaseId);
+      return checkedEntry(l.leaseId, l.token, l.expiresAt, l.component, l.endpoint);
+    });
+    if (new Set(entries.map((e) => e.leaseId)).size !== entries.length) {
+      throw new TypeError("custody: duplicate leaseId in activation");
+    }
+    return this.#activationView(this.#insert("activation", activationId, entries, Infinity));
+  }
+
+  holdLauncher(operation: {
+    operationId: string;
+    credential: string;
+    deadlineAt: number;
+    renewAfterMilliseconds: number;
+  }): HeldLauncher {
+    const { operationId, credential, deadlineAt, renewAfterMilliseconds } = operation;
+    requireId("operationId", operationId);
+    requireTime("renewAfterMilliseconds", renewAfterMilliseconds);
+    const entry = checkedEntry(operationId, credential, deadlineAt, "", "");
+    return this.#launcherView(
+      this.#insert("launcher", operationId, [entry], renewAfterMilliseconds),
+    );
+  }
+
+  // ---- using ------------------------------------------------------------------------------
+
+  useLease(handle: string): LeaseUse {
+    const { group, entry } = this.#lookup("lease", handle);
+    return withFailure({ leaseId: entry.leaseId, token: entry.secret }, group.failure);
+  }
+
+  useActivationLease(activationId: string, handle: string): ActivationLeaseUse {
+    const { group, entry } = this.#lookup("activation", handle, activationId);
+    const { leaseId, secret: token, component, endpoint } = entry;
+    return withFailure({ leaseId, token, component, endpoint }, group.failure);
+  }
+
+  useLauncher(operationId: string, handle: string): LauncherUse {
+    const { group, entry } = this.#lookup("launcher", handle, operationId);
+    return withFailure({ credential: entry.secret }, group.failure);
+  }
+
+  // ---- replay lookups (current state of what is still held) --------------------------------
+
+  heldLease(leaseId: string): HeldLease | undefined {
+    const group = this.#current("lease", leaseId);
+    return group && this.#leaseView(group);
+  }
+
+  heldActivation(activationId: string): HeldActivation | undefined {
+    const group = this.#current("activation", activationId);
+    return group && this.#activationView(group);
+  }
+
+  heldLauncher(operationId: string): HeldLauncher | undefined {
+    const group = this.#current("launcher", operationId);
+    return group && this.#launcherView(group);
+  }
+
+  // ---- settling: call after the daemon accepted confirm/skip/abandon/complete ---------------
+
+  /** Erases a standalone lease credential. Returns whether anything was held. */
+  settleLease(handle: string): boolean {
+    const group = this.#handles.get(handle);
+    this.#tombstones.delete(handle);
+    if (!group || group.kind !== "lease") return false;
+    this.#erase(group, "settled");
+    return true;
+  }
+
+  /**
+   * Erases every credential of the activation whose lease is not in `stillLeased` (the
+   * lease ids of endpoints the daemon still reports as `leased`). Returns how many went.
+   */
+  settleActivationLeases(activationId: string, stillLeased: ReadonlySet<string>): number {
+    const group = this.#groups.get(keyOf("activation", activationId));
+    if (!group) return 0;
+    const gone = [...group.entries.values()].filter((e) => !stillLeased.has(e.leaseId));
+    for (const entry of gone) {
+      this.#handles.delete(entry.handle);
+      entry.secret = "";
+      group.entries.delete(entry.handle);
+    }
+    if (group.entries.size === 0) {
+      this.#erase(group, "settled", gone.length);
+    } else if (gone.length > 0) {
+      const credentialCount = gone.length;
+      this.#emit({ type: "erased", kind: "activation", id: activationId, credentialCount, reason: "settled" });
+    }
+    return gone.length;
+  }
+
+  settleLauncher(operationId: string): boolean {
+    const group = this.#groups.get(keyOf("launcher", operationId));
+    if (!group) return false;
+    this.#erase(group, "settled");
+    return true;
+  }
+
+  // ---- extending --------------------------------------------------------------------------
+
+  extendActivation(activationId: string, minutes: number): ActivationExtension {
+    this.#open();
+    const target = this.#checkMinutes(minutes);
+    const group = this.#current("activation", activationId);
+    if (!group) throw new CredentialUnavailableError();
+    const changed = this.#extend(group, target);
+    return { changed, activationId, ...times(group), credentialCount: group.entries.size };
+  }
+
+  /** Standalone leases may be extended too, so their reported maximum is not a false promise. */
+  extendLease(handle: string, minutes: number): Extension & { leaseId: string } {
+    const target = this.#checkMinutes(minutes);
+    const { group } = this.#lookup("lease", handle);
+    return { changed: this.#extend(group, target), leaseId: group.id, ...times(group) };
+  }
+
+  /**
+   * Heartbeats a launcher operation now (joining a renewal already in flight) and optionally
+   * extends custody. Rejects with the renewer's error, recorded exactly like a background one.
+   */
+  async renewLauncherNow(
+    operationId: string,
+    handle: string,
+    minutes?: number,
+  ): Promise<LauncherHeartbeat<R>> {
+    const target = minutes === undefined ? undefined : this.#checkMinutes(minutes);
+    const { group } = this.#lookup("launcher", handle, operationId);
+    const outcome = await this.#renew(group);
+    if (!outcome.ok) throw outcome.error;
+    if (this.#closed) throw new CustodyClosedError();
+    if (!this.#isLive(group) || !outcome.launcher) throw new CredentialUnavailableError();
+    const custodyChanged = target !== undefined && this.#extend(group, target);
+    return { ...this.#launcherView(group), renewal: outcome.launcher, custodyChanged };
+  }
+
+  // ---- shutdown ---------------------------------------------------------------------------
+
+  /** Erases everything, cancels every timer and aborts in-flight renewals. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const inflight: Promise<unknown>[] = [];
+    for (const group of [...this.#groups.values()]) {
+      if (group.inflight) inflight.push(group.inflight);
+      this.#drop(group, new CustodyClosedError());
+    }
+    this.#tombstones.clear();
+    await Promise.allSettled(inflight);
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  #open(): void {
+    if (this.#closed) throw new CustodyClosedError();
+  }
+
+  #insert(kind: CredentialKind, id: string, items: NewEntry[], renewAfterMs: number): Group<R> {
+    this.#open();
+    const now = this.#clock.now();
+    const group: Group<R> = {
+      kind,
+      id,
+      entries: new Map(),
+      acquiredAt: now,
+      custodyExpiresAt: now + this.#defaultMs,
+      maximumCustodyExpiresAt: now + this.#maximumMs,
+      renewAfterMs,
+    };
+    // Built completely before registration, so a collision leaves nothing behind.
+    for (const item of items) {
+      const handle = this.#mintHandle(group);
+      group.entries.set(handle, { handle, ...item });
+    }
+    // A second hold for the same id means the daemon issued new secrets; the old ones are dead.
+    const previous = this.#groups.get(keyOf(kind, id));
+    if (previous) this.#drop(previous, new CredentialUnavailableError());
+    this.#groups.set(keyOf(kind, id), group);
+    for (const handle of group.entries.keys()) this.#handles.set(handle, group);
+    this.#armExpiry(group);
+    this.#schedule(group);
+    return group;
+  }
+
+  #mintHandle(group: Group<R>): string {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const handle = newHandle(this.#fill);
+      const taken = this.#handles.has(handle) || this.#tombstones.has(handle) ||
+        group.entries.has(handle);
+      if (!taken) return handle;
+    }
+    throw new HandleCollisionError();
+  }
+
+  /** Resolves a handle bound to `kind` (and `ownerId`), or throws the one unavailable error. */
+  #lookup(kind: CredentialKind, handle: string, ownerId?: string) {
+    this.#open();
+    this.#pruneTombstones();
+    const found = typeof handle === "string" ? this.#handles.get(handle) : undefined;
+    if (found) this.#lapse(found);
+    const group = this.#handles.get(handle);
+    const entry = group?.entries.get(handle);
+    if (group && entry && group.kind === kind && (ownerId === undefined || group.id === ownerId)) {
+      return { group, entry };
+    }
+    const tomb = this.#tombstones.get(handle);
+    if (tomb && tomb.kind === kind && (ownerId === undefined || tomb.id === ownerId)) {
+      throw new CredentialUnavailableError(tomb);
+    }
+    throw new CredentialUnavailableError();
+  }
+
+  #current(kind: CredentialKind, id: string): Group<R> | undefined {
+    this.#open();
+    const group = this.#groups.get(keyOf(kind, id));
+    if (!group || this.#lapse(group)) return undefined;
+    return group;
+  }
+
+  #isLive(group: Group<R>): boolean {
+    return !this.#closed && this.#groups.get(keyOf(group.kind, group.id)) === group;
+  }
+
+  #checkMinutes(minutes: number): number {
+    const min = this.#defaultMs / MINUTE_MS;
+    const max = this.#maximumMs / MINUTE_MS;
+    if (typeof minutes !== "number" || !(minutes >= min && minutes <= max)) {
+      throw new CustodyLimitError(minutes, min, max);
+    }
+    return minutes;
+  }
+
+  /** Only ever lengthens; returns whether custody grew. */
+  #extend(group: Group<R>, minutes: number): boolean {
+    const target = extendedCustody(group.acquiredAt, minutes, group.maximumCustodyExpiresAt);
+    if (target <= group.custodyExpiresAt) return false;
+    group.custodyExpiresAt = target;
+    this.#armExpiry(group);
+    this.#schedule(group);
+    return true;
+  }
+
+  /** Erases the group if custody ended or its secret died; true when it did. */
+  #lapse(group: Group<R>): boolean {
+    const now = this.#clock.now();
+    if (now >= group.custodyExpiresAt) {
+      this.#erase(group, "custody-expired");
+      return true;
+    }
+    if (now >= soonestExpiry(group)) {
+      const launcher = group.kind === "launcher";
+      const failure = group.failure ?? {
+        code: launcher ? "portreeve_operation_deadline_passed" : "portreeve_lease_expired",
+        message: launcher ? "the operation deadline passed" : "the lease TTL elapsed",
+        at: now,
+      };
+      this.#bury(group, failure);
+      this.#erase(group, launcher ? "deadline-passed" : "lease-expired");
+      return true;
+    }
+    return false;
+  }
+
+  #armExpiry(group: Group<R>): void {
+    if (group.expiryTimer !== undefined) this.#clock.clearTimeout(group.expiryTimer);
+    const delay = Math.max(0, group.custodyExpiresAt - this.#clock.now());
+    group.expiryTimer = this.#clock.setTimeout(() => {
+      group.expiryTimer = undefined;
+      // A timer that fires a little early re-arms instead of leaving custody unbounded.
+      if (this.#isLive(group) && !this.#lapse(group)) this.#armExpiry(group);
+    }, delay);
+  }
+
+  /** One renewal timer per group, never armed while a renewal is in flight. */
+  #schedule(group: Group<R>): void {
+    if (!this.#isLive(group) || group.inflight) return;
+    if (group.renewTimer !== undefined) this.#clock.clearTimeout(group.renewTimer);
+    const now = this.#clock.now();
+    const delay = renewDelay(now, soonestExpiry(group), group.custodyExpiresAt, group.renewAfterMs);
+    group.renewTimer = this.#clock.setTimeout(() => {
+      group.renewTimer = undefined;
+      if (this.#isLive(group) && !this.#lapse(group)) void this.#renew(group);
+    }, delay);
+  }
+
+  /** Starts a renewal of the whole group, or joins the one in flight (coalescing). */
+  #renew(group: Group<R>): Promise<Outcome<R>> {
+    if (group.inflight) return group.inflight;
+    if (group.renewTimer !== undefined) {
+      this.#clock.clearTimeout(group.renewTimer);
+      group.renewTimer = undefined;
+    }
+    const controller = new AbortController();
+    const sent: Sent[] = [...group.entries.values()].map((e) => ({
+      handle: e.handle,
+      leaseId: e.leaseId,
+      token: e.secret,
+    }));
+    const call = { clock: this.#clock, renewers: this.#renewers, timeoutMs: this.#timeoutMs };
+    group.controller = controller;
+    group.inflight = performRenewal(call, group, sent, controller).then((outcome) => {
+      group.inflight = undefined;
+      group.controller = undefined;
+      // Settled, replaced, expired or closed meanwhile: apply nothing, resurrect nothing.
+      if (this.#isLive(group)) this.#conclude(group, sent, outcome);
+      return outcome;
+    });
+    return group.inflight;
+  }
+
+  #conclude(group: Group<R>, sent: Sent[], outcome: Outcome<R>): void {
+    const now = this.#clock.now();
+    if (outcome.ok) {
+      group.failure = undefined;
+      this.#emit({
+        type: "renewed",
+        kind: group.kind,
+        id: group.id,
+        credentialCount: group.entries.size,
+        expiresAt: soonestExpiry(group),
+      });
+      this.#schedule(group);
+      return;
+    }
+    const { failure, retryable } = describeFailure(
+      outcome.error,
+      now,
+      sent.map((s) => s.token),
+    );
+    // A member settled mid-flight can make the daemon reject the whole batch; retry with the
+    // members still held instead of condemning them.
+    if (sent.some((s) => !group.entries.has(s.handle))) {
+      this.#schedule(group);
+      return;
+    }
+    this.#emit({ type: "renewal-failed", kind: group.kind, id: group.id, retryable, failure });
+    if (retryable) {
+      group.failure = failure;
+      this.#schedule(group);
+    } else {
+      this.#bury(group, failure);
+      this.#erase(group, "renewal-failed");
+    }
+  }
+
+  /** Leaves secret-free tombstones so the next use explains why the handle died. */
+  #bury(group: Group<R>, failure: RenewalFailure): void {
+    for (const handle of group.entries.keys()) {
+      this.#tombstones.set(handle, {
+        kind: group.kind,
+        id: group.id,
+        failure,
+        dropAt: group.custodyExpiresAt,
+      });
+    }
+    while (this.#tombstones.size > this.#maxTombstones) {
+      this.#tombstones.delete(this.#tombstones.keys().next().value!);
+    }
+  }
+
+  #pruneTombstones(): void {
+    const now = this.#clock.now();
+    for (const [handle, tomb] of this.#tombstones) {
+      if (tomb.dropAt <= now) this.#tombstones.delete(handle);
+    }
+  }
+
+  #erase(group: Group<R>, reason: ErasedReason, credentialCount = group.entries.size): void {
+    this.#drop(group, new CredentialUnavailableError());
+    this.#emit({ type: "erased", kind: group.kind, id: group.id, credentialCount, reason });
+  }
+
+  /** Unregisters a group, stops its timers, aborts its renewal and forgets its secrets. */
+  #drop(group: Group<R>, reason: Error): void {
+    if (this.#groups.get(keyOf(group.kind, group.id)) === group) {
+      this.#groups.delete(keyOf(group.kind, group.id));
+    }
+    if (group.renewTimer !== undefined) this.#clock.clearTimeout(group.renewTimer);
+    if (group.expiryTimer !== undefined) this.#clock.clearTimeout(group.expiryTimer);
+    group.renewTimer = group.expiryTimer = undefined;
+    group.controller?.abort(reason);
+    for (const entry of group.entries.values()) {
+      if (this.#handles.get(entry.handle) === group) this.#handles.delete(entry.handle);
+      // Strings cannot be zeroed in JS; dropping every reference is the best available.
+      entry.secret = "";
+    }
+    group.entries.clear();
+  }
+
+  #emit(event: CustodyEvent): void {
+    try {
+      this.#onEvent?.(event);
+    } catch {
+      // Logging must never break custody.
+    }
+  }
+
+  #leaseView(group: Group<R>): HeldLease {
+    const entry = first(group);
+    return { handle: entry.handle, leaseId: group.id, expiresAt: entry.expiresAt, ...times(group) };
+  }
+
+  #activationView(group: Group<R>): HeldActivation {
+    const leases = [...group.entries.values()].map((e) => ({
+      handle: e.handle,
+      leaseId: e.leaseId,
+      component: e.component,
+      endpoint: e.endpoint,
+      expiresAt: e.expiresAt,
+    }));
+    return { activationId: group.id, leases, ...times(group), credentialCount: leases.length };
+  }
+
+  #launcherView(group: Group<R>): HeldLauncher {
+    const entry = first(group);
+    return {
+      handle: entry.handle,
+      operationId: group.id,
+      deadlineAt: entry.expiresAt,
+      renewAfterMilliseconds: group.renewAfterMs,
+      ...times(group),
+    };
+  }
+}
+
+function times(group: { custodyExpiresAt: number; maximumCustodyExpiresAt: number }) {
+  return {
+    custodyExpiresAt: group.custodyExpiresAt,
+    maximumCustodyExpiresAt: group.maximumCustodyExpiresAt,
+  };
+}
+
+function first<R extends LauncherRenewal>(group: Group<R>) {
+  return group.entries.values().next().value!;
+}
+
+function soonestExpiry<R extends LauncherRenewal>(group: Group<R>): number {
+  let soonest = Infinity;
+  for (const entry of group.entries.values()) soonest = Math.min(soonest, entry.expiresAt);
+  return soonest;
+}
+
+function withFailure<T extends object>(use: T, failure?: RenewalFailure): T & {
+  renewalFailure?: RenewalFailure;
+} {
+  return failure ? { ...use, renewalFailure: { ...failure } } : use;
+}
+
+function requireId(name: string, value: unknown): asserts value is string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`custody: ${name} must be a non-empty string`);
+  }
+}
+
+function requireTime(name: string, value: unknown): asserts value is number {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new TypeError(`custody: ${name} must be a finite number`);
+  }
+}
+
+/** Validates one credential; messages name the field, never the value. */
+function checkedEntry(
+  leaseId: string,
+  secret: unknown,
+  expiresAt: unknown,
+  component: unknown,
+  endpoint: unknown,
+): NewEntry {
+  if (typeof secret !== "string" || secret === "") {
+    throw new TypeError("custody: the secret must be a non-empty string");
+  }
+  requireTime("expiresAt", expiresAt);
+  if (typeof component !== "string" || typeof endpoint !== "string") {
+    throw new TypeError("custody: component and endpoint must be strings");
+  }
+  return { leaseId, secret, expiresAt, component, endpoint };
+}

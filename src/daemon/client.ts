@@ -1,0 +1,283 @@
+/**
+ * PortReeve protocol v1 client. One instance per bridge process: it keeps the connection
+ * alive, stamps every POST with our `client` block and origin, and caches the compatibility
+ * verdict so a call costs one round trip, not a health probe plus the call.
+ */
+import { BridgeError, Codes, invalidResponse, unavailable } from "./errors.ts";
+import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
+import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
+import { SOFTWARE_VERSION } from "../version.ts";
+
+export interface Health {
+  softwareVersion: string;
+  protocol: { minimum: number; maximum: number };
+  capabilities: string[];
+  pid: number;
+  mode: string;
+}
+
+export type Verdict =
+  | { compatible: true; health: Health }
+  | { compatible: false; health: Health; reason: string };
+
+export interface Timeouts {
+  /** Health probes: a live daemon answers in milliseconds, so this is also our connect bound. */
+  probeMs: number;
+  readMs: number;
+  writeMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { probeMs: 3_000, readMs: 15_000, writeMs: 30_000 };
+
+export interface DaemonClientOptions {
+  socketPath: string;
+  runId: string;
+  label?: string;
+  timeouts?: Partial<Timeouts>;
+  /** Returns an error when the process may not use the socket (e.g. outside its grant). */
+  preflight?: () => BridgeError | undefined;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Capabilities the route needs; checked against the cached health before sending. */
+  capabilities?: readonly string[];
+  timeoutMs?: number;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+export class DaemonClient {
+  readonly socketPath: string;
+  readonly runId: string;
+  readonly label?: string;
+  #http: UnixHttp;
+  #timeouts: Timeouts;
+  #verdict?: Promise<Verdict>;
+  #preflight?: () => BridgeError | undefined;
+
+  constructor(options: DaemonClientOptions) {
+    this.socketPath = options.socketPath;
+    this.runId = options.runId;
+    this.label = options.label;
+    this.#http = new UnixHttp(options.socketPath);
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#preflight = options.preflight;
+  }
+
+  /** `GET /v1/health` without the gate; used by diagnostics and to build the verdict. */
+  async health(signal?: AbortSignal): Promise<Health> {
+    const data = await this.#send("GET", "/v1/health", undefined, {
+      signal,
+      timeoutMs: this.#timeouts.probeMs,
+    }, true);
+    return checkHealth(data);
+  }
+
+  /** The cached verdict, probing the daemon once when there is none. */
+  compatibility(signal?: AbortSignal): Promise<Verdict> {
+    if (!this.#verdict) {
+      const pending = this.health(signal).then(judge);
+      this.#verdict = pending;
+      pending.catch(() => {
+        if (this.#verdict === pending) this.#verdict = undefined;
+      });
+    }
+    return this.#verdict;
+  }
+
+  /** Forgets the verdict; the next call probes again. */
+  invalidate(): void {
+    this.#verdict = undefined;
+  }
+
+  async get(path: string, query: Query = {}, options: CallOptions = {}): Promise<unknown> {
+    await this.#gate(options);
+    return this.#send("GET", path + toQueryString(query), undefined, {
+      ...options,
+      timeoutMs: options.timeoutMs ?? this.#timeouts.readMs,
+    }, true);
+  }
+
+  /**
+   * POSTs `body` plus our `client` block. `safe` marks read-like routes (status, resolve,
+   * validate...), which may be re-sent once over a fresh connection; mutations never are.
+   */
+  async post(
+    path: string,
+    body: Record<string, unknown>,
+    options: CallOptions & { safe?: boolean } = {},
+  ): Promise<unknown> {
+    await this.#gate(options);
+    const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
+    const timeoutMs = options.timeoutMs ??
+      (options.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    return this.#send("POST", path, payload, { ...options, timeoutMs }, options.safe ?? false);
+  }
+
+  close(): void {
+    this.#http.close();
+  }
+
+  #clientBlock(capabilities: readonly string[] = []) {
+    return {
+      softwareVersion: SOFTWARE_VERSION,
+      protocol: { minimum: PROTOCOL_VERSION, maximum: PROTOCOL_VERSION },
+      requiredCapabilities: [...capabilities],
+      origin: { kind: "mcp", runId: this.runId, ...(this.label ? { label: this.label } : {}) },
+    };
+  }
+
+  async #gate(options: CallOptions): Promise<void> {
+    const verdict = await this.compatibility(options.signal);
+    if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
+    const missing = (options.capabilities ?? []).filter((c) =>
+      !verdict.health.capabilities.includes(c)
+    );
+    if (missing.length > 0) {
+      throw new BridgeError(
+        Codes.incompatible,
+        `The PortReeve daemon (version ${verdict.health.softwareVersion}) lacks ${missing.join(", ")}, ` +
+          "which this tool needs. Update PortReeve and restart the daemon.",
+        false,
+        {
+          requiredCapabilities: [...(options.capabilities ?? [])],
+          missingCapabilities: missing,
+          serverCapabilities: verdict.health.capabilities,
+        },
+      );
+    }
+  }
+
+  async #send(
+    method: "GET" | "POST",
+    path: string,
+    body: string | undefined,
+    options: CallOptions & { timeoutMs: number },
+    retrySafe: boolean,
+  ): Promise<unknown> {
+    const blocked = this.#preflight?.();
+    if (blocked) throw blocked;
+    let raw: RawResponse;
+    try {
+      raw = await this.#attempt(method, path, body, options, retrySafe);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      if (error.failure.kind !== "aborted") this.invalidate();
+      throw this.#mapFailure(error.failure, method === "POST" && !retrySafe);
+    }
+    try {
+      return readEnvelope(raw);
+    } catch (error) {
+      if (error instanceof BridgeError && error.code === Codes.incompatible) this.invalidate();
+      throw error;
+    }
+  }
+
+  async #attempt(
+    method: "GET" | "POST",
+    path: string,
+    body: string | undefined,
+    options: CallOptions & { timeoutMs: number },
+    retrySafe: boolean,
+  ): Promise<RawResponse> {
+    const request = () =>
+      this.#http.request({
+        method,
+        path,
+        body,
+        requestId: crypto.randomUUID(),
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+      });
+    try {
+      return await request();
+    } catch (error) {
+      // A pooled connection the daemon closed (e.g. it restarted) fails before any answer;
+      // a read may safely go again once over a fresh connection.
+      if (retrySafe && error instanceof HttpError && error.failure.kind === "broken") {
+        return await request();
+      }
+      throw error;
+    }
+  }
+
+  #mapFailure(failure: HttpFailure, mutation: boolean): BridgeError {
+    const unknownOutcome = mutation
+      ? " The change may or may not have been applied: read the current state before trying again."
+      : "";
+    switch (failure.kind) {
+      case "connect":
+        return unavailable(this.socketPath, failure.cause);
+      case "broken": {
+        const error = unavailable(this.socketPath, failure.cause);
+        return new BridgeError(error.code, error.message + unknownOutcome, true, error.details);
+      }
+      case "timeout":
+        return new BridgeError(
+          Codes.unavailable,
+          `The PortReeve daemon at ${this.socketPath} did not answer within ${failure.afterMs} ms.` +
+            unknownOutcome,
+          true,
+          { socketPath: this.socketPath, cause: "timeout", timeoutMs: failure.afterMs },
+        );
+      case "aborted":
+        return new BridgeError(
+          Codes.cancelled,
+          "The request was cancelled before the daemon answered." + unknownOutcome,
+          false,
+          {},
+        );
+      case "permission":
+        return new BridgeError(
+          Codes.misconfigured,
+          `This bridge is not permitted to use ${this.socketPath}. Relaunch it with the command ` +
+            "`portreeve-mcp config` prints for this socket.",
+          false,
+          { socketPath: this.socketPath },
+        );
+      case "oversize":
+        return invalidResponse(`a body over ${failure.limit} bytes`, { limit: failure.limit });
+    }
+  }
+}
+
+function judge(health: Health): Verdict {
+  const { minimum, maximum } = health.protocol;
+  if (minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION) return { compatible: true, health };
+  return {
+    compatible: false,
+    health,
+    reason: `the daemon speaks protocol ${minimum}–${maximum}, this bridge speaks ${PROTOCOL_VERSION}`,
+  };
+}
+
+export function incompatible(health: Health, reason: string): BridgeError {
+  return new BridgeError(
+    Codes.incompatible,
+    `PortReeve ${health.softwareVersion} is not compatible with this bridge: ${reason}. ` +
+      "Update PortReeve or portreeve-mcp so both speak protocol 1, then restart the daemon.",
+    false,
+    { health, reason },
+  );
+}
+
+function checkHealth(data: unknown): Health {
+  const h = data as Partial<Health> | null;
+  const ok = typeof h === "object" && h !== null &&
+    typeof h.softwareVersion === "string" &&
+    typeof h.protocol?.minimum === "number" && typeof h.protocol?.maximum === "number" &&
+    Array.isArray(h.capabilities) && h.capabilities.every((c) => typeof c === "string") &&
+    typeof h.pid === "number" && typeof h.mode === "string";
+  if (!ok) throw invalidResponse("health data without softwareVersion, protocol and capabilities");
+  return h as Health;
+}
+
+function toQueryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}

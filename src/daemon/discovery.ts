@@ -1,0 +1,85 @@
+/** Where the daemon socket is, and how we know: flag, environment or platform default. */
+
+export type SocketSource = "flag" | "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME" | "macOS default";
+
+export interface SocketLocation {
+  path: string;
+  source: SocketSource;
+}
+
+export type EnvReader = (name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME") => string | undefined;
+
+export class SocketPathError extends Error {
+  override name = "SocketPathError";
+}
+
+/**
+ * Resolves the daemon socket: `--socket`, else `PORTREEVE_SOCKET`, else the platform default
+ * (macOS Application Support, else `${XDG_STATE_HOME:-$HOME/.local/state}/portreeve`). Empty
+ * values count as unset. Paths must be absolute: the bridge cannot resolve a relative path
+ * without reading the working directory, and a guess would point at the wrong daemon.
+ */
+export function discoverSocket(
+  flag: string | undefined,
+  env: EnvReader,
+  os: string = Deno.build.os,
+): SocketLocation {
+  if (flag !== undefined) return { path: requireAbsolute(flag, "--socket"), source: "flag" };
+  const fromEnv = env("PORTREEVE_SOCKET");
+  if (fromEnv) {
+    return { path: requireAbsolute(fromEnv, "PORTREEVE_SOCKET"), source: "PORTREEVE_SOCKET" };
+  }
+  const home = env("HOME");
+  if (os === "darwin") {
+    if (!home) throw new SocketPathError(noHomeMessage());
+    const path = `${requireAbsolute(home, "HOME")}/Library/Application Support/Portreeve/portreeve.sock`;
+    return { path, source: "macOS default" };
+  }
+  const state = env("XDG_STATE_HOME");
+  if (state) {
+    return {
+      path: `${requireAbsolute(state, "XDG_STATE_HOME")}/portreeve/portreeve.sock`,
+      source: "XDG_STATE_HOME",
+    };
+  }
+  if (!home) throw new SocketPathError(noHomeMessage());
+  return {
+    path: `${requireAbsolute(home, "HOME")}/.local/state/portreeve/portreeve.sock`,
+    source: "HOME",
+  };
+}
+
+/** Reads the socket variables, treating a missing env grant as "unset" rather than crashing. */
+export function denoEnv(name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME"): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function requireAbsolute(value: string, origin: string): string {
+  if (value.length === 0) throw new SocketPathError(`${origin} is empty; give an absolute socket path.`);
+  if (!value.startsWith("/")) {
+    throw new SocketPathError(
+      `${origin} must be an absolute path (got "${value}"); for example /run/user/1000/portreeve.sock.`,
+    );
+  }
+  if (value.includes("\0")) throw new SocketPathError(`${origin} contains a NUL byte.`);
+  return normalise(value);
+}
+
+/** Collapses `//`, `/./` and trailing slashes without touching the filesystem. */
+function normalise(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return "/" + parts.join("/");
+}
+
+function noHomeMessage(): string {
+  return "Cannot find the PortReeve socket: HOME is not set. Pass --socket PATH or set PORTREEVE_SOCKET.";
+}

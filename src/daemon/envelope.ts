@@ -1,0 +1,58 @@
+/** Reads the daemon's response envelope (protocol §1.5) into data or a `BridgeError`. */
+import {
+  BridgeError,
+  bridgeCodeFor,
+  Codes,
+  type Details,
+  invalidResponse,
+  isDaemonCode,
+} from "./errors.ts";
+import type { RawResponse } from "./http.ts";
+
+export const PROTOCOL_VERSION = 1;
+
+export function readEnvelope(raw: RawResponse): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.text);
+  } catch {
+    throw invalidResponse(`HTTP ${raw.status} with a body that is not JSON`, { status: raw.status });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalidResponse(`HTTP ${raw.status} with a body that is not a JSON object`, {
+      status: raw.status,
+    });
+  }
+  const envelope = body as Record<string, unknown>;
+  if (envelope.protocolVersion !== PROTOCOL_VERSION) {
+    if (typeof envelope.protocolVersion === "number") {
+      throw new BridgeError(
+        Codes.incompatible,
+        `The PortReeve daemon answered with protocol version ${envelope.protocolVersion}; ` +
+          `this bridge speaks version ${PROTOCOL_VERSION}. Update PortReeve or portreeve-mcp so both share it.`,
+        false,
+        { status: raw.status, protocolVersion: envelope.protocolVersion },
+      );
+    }
+    throw invalidResponse("no protocolVersion in the envelope", { status: raw.status });
+  }
+  const requestId = typeof envelope.requestId === "string" ? envelope.requestId : undefined;
+  if (raw.status >= 200 && raw.status < 300 && "data" in envelope) return envelope.data;
+  const error = envelope.error;
+  if (typeof error !== "object" || error === null) {
+    throw invalidResponse(`HTTP ${raw.status} without data or error`, { status: raw.status });
+  }
+  const { code, message, retryable, details } = error as Record<string, unknown>;
+  if (!isDaemonCode(code)) {
+    throw invalidResponse(`unknown error code ${JSON.stringify(code)}`, { status: raw.status });
+  }
+  const extra: Details = typeof details === "object" && details !== null && !Array.isArray(details)
+    ? details as Details
+    : {};
+  throw new BridgeError(
+    bridgeCodeFor(code),
+    typeof message === "string" && message.length > 0 ? message : `The daemon answered ${code}.`,
+    retryable === true,
+    requestId && !("requestId" in extra) ? { ...extra, requestId } : extra,
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * The bridge's stable error vocabulary. Every failure a tool reports is a `BridgeError` with
+ * a code from this file: `portreeve_<daemon code>` for errors the daemon sent, and a few of
+ * our own for what happens before or around the daemon.
+ */
+
+export type Details = Record<string, unknown>;
+
+export class BridgeError extends Error {
+  override name = "BridgeError";
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean,
+    readonly details: Details = {},
+  ) {
+    super(message);
+  }
+
+  toJSON(): { code: string; message: string; retryable: boolean; details: Details } {
+    return { code: this.code, message: this.message, retryable: this.retryable, details: this.details };
+  }
+}
+
+/** Codes the bridge itself produces (the daemon's own codes are prefixed on the fly). */
+export const Codes = {
+  unavailable: "portreeve_unavailable",
+  incompatible: "portreeve_incompatible",
+  invalidResponse: "portreeve_invalid_response",
+  invalidInput: "portreeve_invalid_input",
+  misconfigured: "portreeve_misconfigured",
+  cancelled: "portreeve_cancelled",
+  credentialUnavailable: "portreeve_credential_unavailable",
+  internal: "portreeve_internal",
+} as const;
+
+/** The daemon's closed set of error codes (protocol §6.1). */
+const DAEMON_CODES = new Set([
+  "conflict",
+  "incompatible_protocol",
+  "invalid_input",
+  "invalid_lease_token",
+  "invalid_operation_credential",
+  "lease_expired",
+  "lease_not_pending",
+  "not_found",
+  "unavailable",
+  "internal",
+]);
+
+export function isDaemonCode(code: unknown): code is string {
+  return typeof code === "string" && DAEMON_CODES.has(code);
+}
+
+/** Maps a daemon error code to ours; `incompatible_protocol` joins our incompatible code. */
+export function bridgeCodeFor(daemonCode: string): string {
+  return daemonCode === "incompatible_protocol" ? Codes.incompatible : `portreeve_${daemonCode}`;
+}
+
+export function invalidInput(message: string, details: Details = {}): BridgeError {
+  return new BridgeError(Codes.invalidInput, message, false, details);
+}
+
+export function unavailable(socketPath: string, cause: string): BridgeError {
+  return new BridgeError(
+    Codes.unavailable,
+    `The PortReeve daemon is not reachable at ${socketPath} (${cause}). ` +
+      "Start it with `portreeve start`, or point the bridge at the right socket with --socket; then retry.",
+    true,
+    { socketPath, cause },
+  );
+}
+
+export function invalidResponse(reason: string, details: Details = {}): BridgeError {
+  return new BridgeError(
+    Codes.invalidResponse,
+    `The PortReeve daemon sent a response this bridge cannot read (${reason}). ` +
+      "Check that the socket belongs to a PortReeve daemon; `portreeve-mcp doctor` shows what answers there.",
+    false,
+    details,
+  );
+}

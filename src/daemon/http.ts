@@ -1,0 +1,136 @@
+/**
+ * HTTP/1.1 over the daemon's Unix socket: `fetch` through a Unix-socket client (keep-alive,
+ * abortable), a deadline per call, and response bodies bounded before anything parses them.
+ */
+import { DAEMON_URL_HOST } from "../permissions.ts";
+
+/** Largest daemon body we read. A busy machine's port inventory can pass 1 MiB, so 4 MiB. */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+export interface RawResponse {
+  status: number;
+  text: string;
+}
+
+export type HttpFailure =
+  | { kind: "connect"; cause: string }
+  | { kind: "timeout"; afterMs: number }
+  | { kind: "aborted" }
+  | { kind: "permission"; cause: string }
+  | { kind: "oversize"; limit: number }
+  | { kind: "broken"; cause: string };
+
+export class HttpError extends Error {
+  constructor(readonly failure: HttpFailure) {
+    super(failure.kind);
+  }
+}
+
+export interface HttpRequest {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  requestId: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export class UnixHttp {
+  #client?: Deno.HttpClient;
+
+  constructor(readonly socketPath: string, readonly maxBytes = MAX_RESPONSE_BYTES) {}
+
+  async request(req: HttpRequest): Promise<RawResponse> {
+    const deadline = AbortSignal.timeout(req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "content-type": "application/json",
+      "x-portreeve-request-id": req.requestId,
+    };
+    let response: Response;
+    try {
+      response = await fetch(`http://${DAEMON_URL_HOST}${req.path}`, {
+        method: req.method,
+        headers,
+        body: req.body,
+        signal,
+        client: this.#httpClient(),
+      });
+    } catch (error) {
+      throw this.#classify(error, req, deadline);
+    }
+    try {
+      return { status: response.status, text: await this.#readBounded(response) };
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw this.#classify(error, req, deadline);
+    }
+  }
+
+  /** Drops pooled connections, e.g. after the daemon restarted under us. */
+  reset(): void {
+    this.#client?.close();
+    this.#client = undefined;
+  }
+
+  close(): void {
+    this.reset();
+  }
+
+  #httpClient(): Deno.HttpClient {
+    this.#client ??= Deno.createHttpClient({ proxy: { transport: "unix", path: this.socketPath } });
+    return this.#client;
+  }
+
+  async #readBounded(response: Response): Promise<string> {
+    const declared = Number(response.headers.get("content-length") ?? NaN);
+    if (declared > this.maxBytes) {
+      await response.body?.cancel();
+      throw new HttpError({ kind: "oversize", limit: this.maxBytes });
+    }
+    if (!response.body) return "";
+    const reader = response.body.getReader();
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > this.maxBytes) {
+        await reader.cancel();
+        throw new HttpError({ kind: "oversize", limit: this.maxBytes });
+      }
+      parts.push(value);
+    }
+    const body = new Uint8Array(size);
+    let offset = 0;
+    for (const part of parts) {
+      body.set(part, offset);
+      offset += part.length;
+    }
+    return new TextDecoder().decode(body);
+  }
+
+  #classify(error: unknown, req: HttpRequest, deadline: AbortSignal): HttpError {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      return new HttpError({ kind: "permission", cause: error.message });
+    }
+    if (deadline.aborted) return new HttpError({ kind: "timeout", afterMs: req.timeoutMs });
+    if (req.signal?.aborted) return new HttpError({ kind: "aborted" });
+    // Any other failure may have left a broken pooled connection behind.
+    this.reset();
+    const cause = describe(error);
+    return new HttpError(/connect|No such file|refused|not found/i.test(cause)
+      ? { kind: "connect", cause }
+      : { kind: "broken", cause });
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  let message = error.message;
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error && !message.includes(cause.message)) message += `: ${cause.message}`;
+  return message.replace(/\s+/g, " ").slice(0, 300);
+}

@@ -1,0 +1,26 @@
+/**
+ * The one permission set of the bridge. `serve`, `config`, `doctor`, the bundle run, the
+ * `compile` task, the host command printed by `config` and the end-to-end tests all build
+ * their Deno flags here, so the confinement promise is written exactly once.
+ */
+
+/** Environment variables that locate the daemon socket; the only ones the bridge may read. */
+export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as const;
+
+/**
+ * URL host used for HTTP over the Unix socket. `.invalid` can never resolve (RFC 6761), so
+ * the net grant for it cannot reach any real machine.
+ */
+export const DAEMON_URL_HOST = "portreeve.invalid";
+
+/** Deno `run`/`compile` flags confining the process to one daemon socket. */
+export function confinedFlags(socketPath: string): string[] {
+  return [
+    `--allow-read=${socketPath}`,
+    `--allow-write=${socketPath}`,
+    `--allow-net=unix:${socketPath},${DAEMON_URL_HOST}`,
+    `--allow-env=${SOCKET_ENV_VARS.join(",")}`,
+    "--no-prompt",
+    "--quiet",
+  ];
+}

@@ -1,0 +1,133 @@
+/**
+ * `portreeve-mcp config`: parses argv, discovers the socket, renders, prints. Usage errors exit
+ * 2, other failures 1. Errors always go to stderr as one line; with `--json` the same error is
+ * also printed on stdout as `{"version":1,"error":{"code","message"}}` so scripts need only
+ * read stdout.
+ */
+import { parseArgs } from "node:util";
+import { denoEnv, discoverSocket, type EnvReader, SocketPathError } from "../daemon/discovery.ts";
+import { formatHuman } from "./human.ts";
+import { HOST_IDS } from "./hosts.ts";
+import { detectInstallation, type Installation } from "./installation.ts";
+import { ConfigError, renderConfig, TOOLSETS } from "./render.ts";
+
+export interface CommandIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Seams for tests; each defaults to the real process. */
+export interface ConfigDeps {
+  installation?: Installation;
+  env?: EnvReader;
+  os?: string;
+  /** Whether this process may use the socket; only consulted for exact compiled output. */
+  socketGranted?: (path: string) => boolean;
+}
+
+export const CONFIG_USAGE =
+  `usage: portreeve-mcp config --host ${HOST_IDS.join("|")} [--portable] [--label NAME] ` +
+  `[--toolset ${TOOLSETS.join("|")}] [--socket PATH] [--json]`;
+
+export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps = {}): number {
+  const json = args.includes("--json");
+  try {
+    const options = parseOptions(args);
+    if (options.help) {
+      io.stdout(`${CONFIG_USAGE}\n`);
+      return 0;
+    }
+    if (options.host === undefined) {
+      throw new ConfigError("usage", `--host is required (one of ${HOST_IDS.join(", ")})`);
+    }
+    if (options.socket !== undefined && !options.socket.startsWith("/")) {
+      throw new ConfigError("usage", `--socket must be an absolute path (got "${options.socket}")`);
+    }
+    const socket = discover(options.socket, deps);
+    const installation = deps.installation ?? detectInstallation();
+    const result = renderConfig({
+      host: options.host,
+      portable: options.portable ?? false,
+      label: options.label,
+      toolset: options.toolset,
+      socket,
+    }, installation);
+    if (result.mode === "exact" && installation.kind === "compiled") {
+      const granted = deps.socketGranted ?? processMayUse;
+      if (!granted(socket.path)) {
+        // The printed command would start a bridge its own permissions forbid to connect.
+        throw new ConfigError(
+          "socket",
+          `this binary was compiled for a different socket than ${socket.path}; ` +
+            "rebuild it for this socket or use --portable",
+        );
+      }
+    }
+    io.stdout(json ? `${JSON.stringify({ version: 1, config: result })}\n` : formatHuman(result));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr(`portreeve-mcp config: ${error.message}\n`);
+    if (json) {
+      const body = { version: 1, error: { code: error.code, message: error.message } };
+      io.stdout(`${JSON.stringify(body)}\n`);
+    }
+    return error.code === "usage" ? 2 : 1;
+  }
+}
+
+interface Options {
+  host?: string;
+  portable?: boolean;
+  label?: string;
+  toolset?: string;
+  socket?: string;
+  json?: boolean;
+  help?: boolean;
+}
+
+function parseOptions(args: string[]): Options {
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string" },
+        portable: { type: "boolean" },
+        label: { type: "string" },
+        toolset: { type: "string" },
+        socket: { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    // node:util reports bad argv as TypeError with an ERR_PARSE_ARGS_* code.
+    if (error instanceof TypeError && String(Reflect.get(error, "code")).startsWith("ERR_PARSE")) {
+      throw new ConfigError("usage", `${firstLine(error.message)}; see --help`);
+    }
+    throw error;
+  }
+}
+
+/** node:util messages run to several sentences and lines; the first says what is wrong. */
+function firstLine(message: string): string {
+  return message.split("\n")[0].split(". ")[0].replace(/\.$/, "");
+}
+
+function discover(flag: string | undefined, deps: ConfigDeps) {
+  try {
+    return discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
+  } catch (error) {
+    if (error instanceof SocketPathError) {
+      throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);
+    }
+    throw error;
+  }
+}
+
+function processMayUse(path: string): boolean {
+  return Deno.permissions.querySync({ name: "read", path }).state === "granted" &&
+    Deno.permissions.querySync({ name: "write", path }).state === "granted";
+}

@@ -1,0 +1,21 @@
+/**
+ * The host profiles, imported statically so `deno compile` and `deno bundle` embed them: the
+ * confined bridge has no read permission for anything but its socket. To add a host, add a
+ * file under `config-profiles/` and one line each below.
+ */
+import claude from "../../config-profiles/claude.json" with { type: "json" };
+import codex from "../../config-profiles/codex.json" with { type: "json" };
+import generic from "../../config-profiles/generic.json" with { type: "json" };
+import { type HostProfile, parseProfile } from "./profile.ts";
+
+export const HOST_PROFILES: readonly HostProfile[] = [
+  parseProfile(claude, "claude.json"),
+  parseProfile(codex, "codex.json"),
+  parseProfile(generic, "generic.json"),
+];
+
+export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profile.id);
+
+export function findHost(id: string): HostProfile | undefined {
+  return HOST_PROFILES.find((profile) => profile.id === id);
+}

@@ -1,0 +1,209 @@
+/** Pure rendering of a host's configuration from the inputs, the installation and the socket. */
+import { confinedFlags } from "../permissions.ts";
+import type { SocketLocation } from "../daemon/discovery.ts";
+import { findHost, HOST_IDS } from "./hosts.ts";
+import type { ConfigurationLanguage, HostProfile, Json } from "./profile.ts";
+import type { Installation } from "./installation.ts";
+import { shellJoin } from "./shell.ts";
+import { expand, expandWords } from "./template.ts";
+import { stringifyToml } from "./toml.ts";
+
+export const TOOLSETS = ["read", "coordinate", "full"] as const;
+export type Toolset = typeof TOOLSETS[number];
+/** The command `--portable` emits; users keep it on PATH. */
+export const PORTABLE_COMMAND = "portreeve-mcp";
+
+export interface ConfigInput {
+  host: string;
+  portable: boolean;
+  label?: string;
+  toolset?: string;
+  /** The socket this user's bridge would use (`discoverSocket`). */
+  socket: SocketLocation;
+}
+
+export interface ConfigResult {
+  host: string;
+  hostLabel: string;
+  mode: "exact" | "portable";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  configurationLanguage: ConfigurationLanguage;
+  /** Where the configuration text goes, in words. */
+  configurationTarget: string;
+  configuration: string;
+  setupCommand: string | null;
+  /** The socket passed with `--socket`, or null when the bridge finds it at start-up. */
+  socket: string | null;
+  notes: string[];
+}
+
+export type ConfigErrorCode = "usage" | "socket" | "installation";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  constructor(readonly code: ConfigErrorCode, message: string) {
+    super(message);
+  }
+}
+
+/** Trims and checks a label: 1-64 characters, starting with a letter or digit. */
+export function validateLabel(raw: string): string {
+  const label = raw.trim();
+  if (label.length < 1 || label.length > 64 || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(label)) {
+    throw new ConfigError(
+      "usage",
+      `invalid --label ${JSON.stringify(raw)}: use 1-64 characters from A-Z a-z 0-9 . _ -, ` +
+        "starting with a letter or digit",
+    );
+  }
+  return label;
+}
+
+export function validateToolset(raw: string): Toolset {
+  const found = TOOLSETS.find((toolset) => toolset === raw);
+  if (found === undefined) {
+    throw new ConfigError(
+      "usage",
+      `unknown --toolset ${JSON.stringify(raw)}; valid toolsets: ${TOOLSETS.join(", ")}`,
+    );
+  }
+  return found;
+}
+
+export function requireHost(id: string): HostProfile {
+  const profile = findHost(id);
+  if (profile === undefined) {
+    throw new ConfigError(
+      "usage",
+      `unknown --host ${JSON.stringify(id)}; valid hosts: ${HOST_IDS.join(", ")}`,
+    );
+  }
+  return profile;
+}
+
+/**
+ * Whether the printed command names the socket. Exact commands always do: their permission
+ * grant names one socket, and a host's different environment must not point the bridge
+ * elsewhere. Portable commands do when the socket came from `--socket`, `PORTREEVE_SOCKET` or
+ * `XDG_STATE_HOME` (hosts such as Codex pass only a few variables to servers); a HOME-derived
+ * default is left to the bridge so the entry stays portable across machines.
+ */
+export function pinsSocket(portable: boolean, socket: SocketLocation): boolean {
+  return !portable || (socket.source !== "HOME" && socket.source !== "macOS default");
+}
+
+/** `serve` and its options, in a fixed order. */
+export function serveArgs(
+  socket: string | null,
+  label: string | undefined,
+  toolset: Toolset | undefined,
+): string[] {
+  const args = ["serve"];
+  if (socket !== null) args.push("--socket", socket);
+  if (label !== undefined) args.push("--label", label);
+  if (toolset !== undefined && toolset !== "full") args.push("--toolset", toolset);
+  return args;
+}
+
+/** Renders the configuration; throws ConfigError for input it cannot honour. */
+export function renderConfig(input: ConfigInput, installation: Installation): ConfigResult {
+  const profile = requireHost(input.host);
+  const label = input.label === undefined ? undefined : validateLabel(input.label);
+  const toolset = input.toolset === undefined ? undefined : validateToolset(input.toolset);
+  const socket = pinsSocket(input.portable, input.socket) ? input.socket.path : null;
+  const serve = serveArgs(socket, label, toolset);
+  const { command, args } = input.portable
+    ? { command: PORTABLE_COMMAND, args: serve }
+    : exactCommand(installation, input.socket.path, serve);
+  const env: Record<string, string> = {};
+  const server = expandOrFail(profile.server, { command, args, env });
+  const values = { command, args, env, server };
+  const configuration = formatConfiguration(
+    profile.configurationLanguage,
+    expandOrFail(profile.configuration, values),
+  );
+  const setupCommand = profile.setupCommand === null
+    ? null
+    : shellJoin(expandWords(profile.setupCommand, values));
+  return {
+    host: profile.id,
+    hostLabel: profile.label,
+    mode: input.portable ? "portable" : "exact",
+    command,
+    args,
+    env,
+    configurationLanguage: profile.configurationLanguage,
+    configurationTarget: profile.configurationTarget,
+    configuration,
+    setupCommand,
+    socket,
+    notes: [...modeNotes(input, installation), ...profile.notes, NOTHING_WRITTEN],
+  };
+}
+
+function exactCommand(
+  installation: Installation,
+  socketPath: string,
+  serve: string[],
+): { command: string; args: string[] } {
+  if (installation.kind === "compiled") return { command: installation.execPath, args: serve };
+  if (installation.entryPath === null) {
+    throw new ConfigError(
+      "installation",
+      "cannot print an exact command: the entry module is not a local file; use --portable",
+    );
+  }
+  if (socketPath.includes(",")) {
+    // Deno splits permission lists on commas and has no escape, so the grant would be wrong.
+    throw new ConfigError(
+      "socket",
+      `the socket path ${socketPath} contains a comma, which Deno permission flags cannot express`,
+    );
+  }
+  return {
+    command: installation.execPath,
+    args: ["run", ...confinedFlags(socketPath), installation.entryPath, ...serve],
+  };
+}
+
+function expandOrFail(template: Json, values: Parameters<typeof expand>[1]): Json {
+  const value = expand(template, values);
+  if (value === undefined) throw new Error("profile template expanded to nothing");
+  return value;
+}
+
+function formatConfiguration(language: ConfigurationLanguage, value: Json): string {
+  if (language === "json") return JSON.stringify(value, null, 2);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error("a TOML configuration must be a table");
+  }
+  return stringifyToml(value).trimEnd();
+}
+
+const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";
+
+function modeNotes(input: ConfigInput, installation: Installation): string[] {
+  const { path, source } = input.socket;
+  if (!input.portable) {
+    const fixed = installation.kind === "compiled"
+      ? "This binary's permissions were fixed when it was compiled and cover"
+      : "The Deno permissions in this command cover";
+    return [
+      "Absolute paths: hosts started from a GUI with a minimal PATH still find the bridge.",
+      `${fixed} only the socket ${path}; rerun \`portreeve-mcp config\` if the socket moves.`,
+    ];
+  }
+  const onPath =
+    `\`${PORTABLE_COMMAND}\` must be on the PATH the host starts servers with; GUI-started ` +
+    "hosts often see only /usr/bin:/bin.";
+  if (source === "flag") return [onPath, `The socket ${path} is pinned with --socket as given.`];
+  if (pinsSocket(true, input.socket)) {
+    return [
+      onPath,
+      `The socket ${path} is pinned with --socket because the host may not pass ${source} on.`,
+    ];
+  }
+  return [onPath, `The bridge finds its socket at start-up (here: ${path}).`];
+}

@@ -1,0 +1,88 @@
+/**
+ * Expands profile templates. A placeholder is a whole JSON string (never a fragment), so a
+ * value is substituted as data and no path can ever be spliced into syntax:
+ *
+ *   "${command}"     the command string
+ *   "${args}"        the argument list (spliced when it sits inside an array)
+ *   "${env}"         the environment object; the key is dropped when it is empty
+ *   "${env:flags}"   ["--env", "K=V", ...] spliced into an array (nothing when empty)
+ *   "${server}"      the expanded server entry
+ *   "${server:json}" the server entry as one compact JSON string
+ */
+import type { Json } from "./profile.ts";
+
+export interface TemplateValues {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  server?: Json;
+}
+
+export class TemplateError extends Error {
+  override name = "TemplateError";
+}
+
+/** Expands `template`; `undefined` means "omit this value" (an empty `${env}`). */
+export function expand(template: Json, values: TemplateValues): Json | undefined {
+  if (typeof template === "string") return expandString(template, values);
+  if (Array.isArray(template)) return expandArray(template, values);
+  if (template === null || typeof template !== "object") return template;
+  const out: { [key: string]: Json } = {};
+  for (const [key, item] of Object.entries(template)) {
+    if (key.includes("${")) throw new TemplateError(`placeholders are not allowed in keys: ${key}`);
+    const expanded = expand(item, values);
+    if (expanded !== undefined) out[key] = expanded;
+  }
+  return out;
+}
+
+/** Expands a list of words (a setup command), splicing list placeholders. */
+export function expandWords(words: readonly string[], values: TemplateValues): string[] {
+  const out: string[] = [];
+  for (const word of expandArray(words, values)) {
+    if (typeof word !== "string") throw new TemplateError("setup command words must be strings");
+    out.push(word);
+  }
+  return out;
+}
+
+function expandArray(items: readonly Json[], values: TemplateValues): Json[] {
+  const out: Json[] = [];
+  for (const item of items) {
+    if (item === "${args}") out.push(...values.args);
+    else if (item === "${env:flags}") out.push(...envFlags(values.env));
+    else {
+      const expanded = expand(item, values);
+      if (expanded !== undefined) out.push(expanded);
+    }
+  }
+  return out;
+}
+
+function expandString(text: string, values: TemplateValues): Json | undefined {
+  switch (text) {
+    case "${command}":
+      return values.command;
+    case "${args}":
+      return [...values.args];
+    case "${env}":
+      return Object.keys(values.env).length === 0 ? undefined : { ...values.env };
+    case "${env:flags}":
+      return envFlags(values.env);
+    case "${server}":
+      return requireServer(values);
+    case "${server:json}":
+      return JSON.stringify(requireServer(values));
+  }
+  if (text.includes("${")) throw new TemplateError(`unknown placeholder in "${text}"`);
+  return text;
+}
+
+function envFlags(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).flatMap(([key, value]) => ["--env", `${key}=${value}`]);
+}
+
+function requireServer(values: TemplateValues): Json {
+  if (values.server === undefined) throw new TemplateError("${server} used inside the server");
+  return values.server;
+}

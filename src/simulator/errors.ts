@@ -1,0 +1,96 @@
+// Protocol error type and the HTTP status mapping of the PortReeve v1 envelope.
+import type { z } from "zod";
+
+export type ErrorCode =
+  | "conflict"
+  | "incompatible_protocol"
+  | "invalid_input"
+  | "invalid_lease_token"
+  | "invalid_operation_credential"
+  | "lease_expired"
+  | "lease_not_pending"
+  | "not_found"
+  | "unavailable"
+  | "internal";
+
+export type Details = Record<string, unknown>;
+
+/** A domain failure that the server turns into an error envelope. */
+export class ProtocolError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Details;
+  readonly status: number;
+  readonly retryable: boolean;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: Details = {},
+    override: { status?: number; retryable?: boolean } = {},
+  ) {
+    super(message);
+    this.code = code;
+    this.details = details;
+    this.status = override.status ?? statusFor(code);
+    // Domain conflicts are retryable; receipt and document conflicts override this.
+    this.retryable = override.retryable ?? code === "conflict";
+  }
+}
+
+function statusFor(code: ErrorCode): number {
+  switch (code) {
+    case "not_found":
+      return 404;
+    case "conflict":
+    case "lease_expired":
+    case "lease_not_pending":
+      return 409;
+    case "incompatible_protocol":
+      return 426;
+    default:
+      // The daemon sends every other domain code (even unavailable/internal) with 400.
+      return 400;
+  }
+}
+
+export const fail = {
+  notFound: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("not_found", message, details),
+  conflict: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("conflict", message, details),
+  invalid: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("invalid_input", message, details),
+  unavailable: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("unavailable", message, details),
+  internal: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("internal", message, details),
+  leaseNotPending: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("lease_not_pending", message, details),
+  leaseExpired: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("lease_expired", message, details),
+  badToken: (message: string): ProtocolError => new ProtocolError("invalid_lease_token", message),
+  badCredential: (message: string): ProtocolError =>
+    new ProtocolError("invalid_operation_credential", message),
+  receipt: (receiptCode: "not_found" | "receipt_mismatch" | "receipt_expired", message: string) =>
+    receiptCode === "not_found"
+      ? new ProtocolError("not_found", message, { receiptCode })
+      : new ProtocolError("conflict", message, { receiptCode }, { retryable: false }),
+  document: (documentCode: string, message: string, details: Details = {}): ProtocolError =>
+    documentCode === "invalid_stack_root" || documentCode === "invalid_stack_definition"
+      ? new ProtocolError("invalid_input", message, { ...details, documentCode })
+      : new ProtocolError("conflict", message, { ...details, documentCode }, { retryable: false }),
+};
+
+/** Turns a Zod failure into the daemon's schema-validation error. */
+export function schemaError(error: z.ZodError, message = "The request is not valid."): ProtocolError {
+  return new ProtocolError("invalid_input", message, {
+    issues: JSON.parse(JSON.stringify(error.issues)),
+  });
+}
+
+/** Parses with a Zod schema, throwing the protocol's invalid_input error on failure. */
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, message?: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw schemaError(result.error, message);
+  return result.data;
+}

@@ -1,0 +1,249 @@
+// Listener evidence: real TCP listeners from /proc (Linux) merged with listeners injected by
+// tests. Also answers process questions (lineage, fingerprints) for both kinds of PID.
+import type { ProcessFingerprint } from "./state.ts";
+
+export interface RawListener {
+  pid: number;
+  port: number;
+  host: string;
+  fake: boolean;
+}
+
+export interface FakeProcess {
+  pid: number;
+  parentPid: number;
+  command: string;
+  startTime: string;
+}
+
+export interface FakeListenerOptions {
+  /** Parent PID of the fake process (default 1). */
+  ppid?: number;
+  /** Command name shown in evidence (default "simulated"). */
+  command?: string;
+  /** Address shown in `names` (default 127.0.0.1). */
+  host?: string;
+}
+
+/** One observation of the machine: listeners plus cached process lookups. */
+export interface Observation {
+  listeners: RawListener[];
+  onPort(port: number): RawListener[];
+  listeningPorts(): Set<number>;
+  process(pid: number): ProcessFingerprint | null;
+  /** PIDs from `pid` up through its ancestors (pid first), stopping at 0/1 or a loop. */
+  lineage(pid: number): number[];
+}
+
+export class EvidenceSource {
+  readonly fakeListeners = new Map<number, RawListener[]>();
+  readonly fakeProcesses = new Map<number, FakeProcess>();
+  /** When false, only injected listeners are seen (tests that need a hermetic machine). */
+  useProc = true;
+
+  addListener(port: number, pid: number, opts: FakeListenerOptions = {}, startTime: string): void {
+    if (!this.fakeProcesses.has(pid)) {
+      this.fakeProcesses.set(pid, {
+        pid,
+        parentPid: opts.ppid ?? 1,
+        command: opts.command ?? "simulated",
+        startTime,
+      });
+    }
+    const list = this.fakeListeners.get(port) ?? [];
+    list.push({ pid, port, host: opts.host ?? "127.0.0.1", fake: true });
+    this.fakeListeners.set(port, list);
+  }
+
+  removeListener(port: number, pid?: number): void {
+    const list = this.fakeListeners.get(port);
+    if (!list) return;
+    const kept = pid === undefined ? [] : list.filter((l) => l.pid !== pid);
+    if (kept.length) this.fakeListeners.set(port, kept);
+    else this.fakeListeners.delete(port);
+  }
+
+  observe(): Observation {
+    const real = this.useProc ? readProcListeners() : [];
+    const fakes = [...this.fakeListeners.values()].flat();
+    // A fake listener on a port hides nothing: both kinds are reported, like lsof would.
+    const listeners = [...real, ...fakes];
+    const processCache = new Map<number, ProcessFingerprint | null>();
+    const fakeProcesses = this.fakeProcesses;
+    const useProc = this.useProc;
+    const process = (pid: number): ProcessFingerprint | null => {
+      if (processCache.has(pid)) return processCache.get(pid)!;
+      const fake = fakeProcesses.get(pid);
+      const fp = fake
+        ? {
+          pid,
+          parentPid: fake.parentPid,
+          uid: uid(),
+          startTime: fake.startTime,
+          executable: `/simulated/bin/${fake.command}`,
+          command: fake.command,
+          workingDirectory: "/simulated",
+        }
+        : useProc
+        ? readProcProcess(pid)
+        : null;
+      processCache.set(pid, fp);
+      return fp;
+    };
+    return {
+      listeners,
+      onPort: (port) => listeners.filter((l) => l.port === port),
+      listeningPorts: () => new Set(listeners.map((l) => l.port)),
+      process,
+      lineage: (pid) => {
+        const chain: number[] = [];
+        let current: number | null = pid;
+        while (current !== null && current > 0 && !chain.includes(current)) {
+          chain.push(current);
+          if (current === 1) break;
+          current = process(current)?.parentPid ?? null;
+        }
+        return chain;
+      },
+    };
+  }
+}
+
+function uid(): number {
+  try {
+    return Deno.uid() ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Parses /proc/net/tcp{,6}; returns LISTEN sockets keyed to PIDs via /proc/[pid]/fd. */
+function readProcListeners(): RawListener[] {
+  const byInode = new Map<string, { port: number; host: string }[]>();
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = readText(file);
+    if (!text) continue;
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10 || cols[3] !== "0A") continue;
+      const [hexAddr, hexPort] = cols[1].split(":");
+      const inode = cols[9];
+      if (inode === "0") continue;
+      const entry = { port: parseInt(hexPort, 16), host: decodeAddress(hexAddr) };
+      const list = byInode.get(inode) ?? [];
+      list.push(entry);
+      byInode.set(inode, list);
+    }
+  }
+  if (byInode.size === 0) return [];
+  const out: RawListener[] = [];
+  const seen = new Set<string>();
+  let entries: Deno.DirEntry[] = [];
+  try {
+    entries = [...Deno.readDirSync("/proc")];
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
+    let fds: Deno.DirEntry[];
+    try {
+      fds = [...Deno.readDirSync(`/proc/${pid}/fd`)];
+    } catch {
+      continue; // Another user's process, or it just exited.
+    }
+    for (const fd of fds) {
+      let target: string;
+      try {
+        target = Deno.readLinkSync(`/proc/${pid}/fd/${fd.name}`);
+      } catch {
+        continue;
+      }
+      const match = /^socket:\[(\d+)\]$/.exec(target);
+      if (!match) continue;
+      for (const l of byInode.get(match[1]) ?? []) {
+        const key = `${pid}:${l.port}:${l.host}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ pid, port: l.port, host: l.host, fake: false });
+      }
+    }
+  }
+  return out;
+}
+
+function decodeAddress(hex: string): string {
+  if (hex.length === 8) {
+    const bytes = [0, 2, 4, 6].map((i) => parseInt(hex.slice(i, i + 2), 16)).reverse();
+    return bytes.join(".");
+  }
+  // IPv6: four little-endian 32-bit words.
+  const words: string[] = [];
+  for (let w = 0; w < 4; w++) {
+    const word = hex.slice(w * 8, w * 8 + 8);
+    const le = word.match(/../g)!.reverse().join("");
+    words.push(le.slice(0, 4), le.slice(4, 8));
+  }
+  const text = words.map((w) => parseInt(w, 16).toString(16)).join(":");
+  if (text === "0:0:0:0:0:0:0:0") return "::";
+  if (text === "0:0:0:0:0:0:0:1") return "::1";
+  return text;
+}
+
+let bootTimeSeconds: number | null = null;
+
+function readProcProcess(pid: number): ProcessFingerprint | null {
+  const stat = readText(`/proc/${pid}/stat`);
+  if (!stat) return null;
+  // The command is wrapped in parentheses and may itself contain spaces or ')'.
+  const close = stat.lastIndexOf(")");
+  const command = stat.slice(stat.indexOf("(") + 1, close);
+  const fields = stat.slice(close + 2).split(" ");
+  const parentPid = Number(fields[1]);
+  const startTicks = Number(fields[19]);
+  if (bootTimeSeconds === null) {
+    const m = /^btime (\d+)$/m.exec(readText("/proc/stat") ?? "");
+    bootTimeSeconds = m ? Number(m[1]) : 0;
+  }
+  // Whole seconds, like the daemon's ps-derived start times.
+  const startMs = Math.floor(bootTimeSeconds + startTicks / 100) * 1000;
+  const status = readText(`/proc/${pid}/status`) ?? "";
+  const uidMatch = /^Uid:\s+(\d+)/m.exec(status);
+  const link = (name: string): string => {
+    try {
+      return Deno.readLinkSync(`/proc/${pid}/${name}`);
+    } catch {
+      return "";
+    }
+  };
+  return {
+    pid,
+    parentPid: Number.isFinite(parentPid) ? parentPid : 0,
+    uid: uidMatch ? Number(uidMatch[1]) : 0,
+    startTime: new Date(startMs).toISOString(),
+    executable: link("exe") || command,
+    command,
+    workingDirectory: link("cwd") || "/",
+  };
+}
+
+/** The OS ephemeral range, excluded from automatic candidates (Linux default if unreadable). */
+export function osEphemeralRange(): { start: number; end: number } {
+  const text = readText("/proc/sys/net/ipv4/ip_local_port_range");
+  const m = text ? /(\d+)\s+(\d+)/.exec(text) : null;
+  return m ? { start: Number(m[1]), end: Number(m[2]) } : { start: 32768, end: 60999 };
+}
+
+export function listenerName(l: RawListener): string {
+  if (l.host === "0.0.0.0" || l.host === "::") return `*:${l.port}`;
+  return l.host.includes(":") ? `[${l.host}]:${l.port}` : `${l.host}:${l.port}`;
+}

@@ -1,0 +1,104 @@
+// Public API of the PortReeve protocol v1 simulator: an in-memory, protocol-faithful daemon
+// serving HTTP/JSON on a real Unix socket. It shares no code with the bridge's own client.
+import { type Clock, SimClock } from "./clock.ts";
+import { type Fault, SimCore } from "./core.ts";
+import type { FakeListenerOptions } from "./evidence.ts";
+import { allRoutes } from "./routes/mod.ts";
+import { Router } from "./router.ts";
+import { DEFAULT_SETTINGS, type Settings, settingsSchema, STATIC_CAPABILITIES } from "./schemas.ts";
+import { type RecordedRequest, type RunningServer, startServer } from "./server.ts";
+import type { SimState } from "./state.ts";
+import { iso } from "./util.ts";
+
+export type { Clock, Fault, FakeListenerOptions, RecordedRequest, Settings, SimState };
+
+export interface SimulatorOptions {
+  socketPath: string;
+  /** Base clock; the simulator adds an offset that `control.advance` increases. */
+  clock?: Clock;
+  /** Initial daemon settings, merged over the defaults and validated. */
+  settings?: Partial<Settings>;
+  /** Replaces the advertised capability list (and the negotiation list). */
+  capabilities?: string[];
+  /** Replaces the advertised protocol range, e.g. to simulate an incompatible daemon. */
+  protocol?: { minimum: number; maximum: number };
+  /** Read real listeners from /proc (default true); false = injected listeners only. */
+  observeHost?: boolean;
+}
+
+export interface SimulatorControl {
+  /** Applies to every following request until set back to "none". */
+  setFault(fault: Fault): void;
+  readonly fault: Fault;
+  /** Moves the simulator clock forward; lease, receipt and launcher deadlines follow it. */
+  advance(ms: number): void;
+  now(): number;
+  /** Injects a fake listener owned by fake process `pid` (its parent is `opts.ppid`, default 1). */
+  addListener(port: number, pid: number, opts?: FakeListenerOptions): void;
+  /** Removes injected listeners on `port` (only those of `pid` when given). */
+  removeListener(port: number, pid?: number): void;
+  /** Live state for assertions; treat it as read-only. */
+  readonly state: SimState;
+}
+
+export interface Simulator {
+  socketPath: string;
+  control: SimulatorControl;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+export async function startSimulator(opts: SimulatorOptions): Promise<Simulator> {
+  const clock = new SimClock(opts.clock);
+  const settings = settingsSchema.parse({ ...DEFAULT_SETTINGS, ...(opts.settings ?? {}) });
+  const core = new SimCore({
+    clock,
+    settings,
+    capabilities: opts.capabilities ?? [...STATIC_CAPABILITIES],
+    protocol: opts.protocol ?? { minimum: 1, maximum: 1 },
+  });
+  core.evidence.useProc = opts.observeHost ?? true;
+  const router = new Router();
+  router.add(allRoutes);
+  const requests: RecordedRequest[] = [];
+  let server: RunningServer | null = await startServer(core, router, opts.socketPath, requests);
+  core.log("info", "server", "Simulated PortReeve daemon listening.");
+
+  const close = async (): Promise<void> => {
+    const current = server;
+    server = null;
+    if (current) await current.close();
+  };
+  core.onStopRequested = () => {
+    void close();
+  };
+
+  const control: SimulatorControl = {
+    setFault: (fault) => {
+      core.fault = fault;
+    },
+    get fault() {
+      return core.fault;
+    },
+    advance: (ms) => clock.advance(ms),
+    now: () => clock.now(),
+    addListener: (port, pid, listenerOpts) =>
+      core.evidence.addListener(port, pid, listenerOpts, iso(Math.floor(clock.now() / 1000) * 1000)),
+    removeListener: (port, pid) => core.evidence.removeListener(port, pid),
+    get state() {
+      return core.state;
+    },
+  };
+
+  return {
+    socketPath: opts.socketPath,
+    control,
+    requests,
+    close,
+    restart: async () => {
+      await close();
+      server = await startServer(core, router, opts.socketPath, requests);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// Health, settings, diagnostic logs and server stop.
+import { z } from "zod";
+import type { Ctx } from "../core.ts";
+import { fail, parseWith } from "../errors.ts";
+import type { Route } from "../router.ts";
+import { type Settings, settingsSchema, settingsUpdateSchema } from "../schemas.ts";
+import { clone } from "../util.ts";
+
+export const SOFTWARE_VERSION = "0.1.0";
+
+function health(ctx: Ctx): unknown {
+  return {
+    softwareVersion: SOFTWARE_VERSION,
+    protocol: ctx.core.advertisedProtocol(),
+    capabilities: [...ctx.core.capabilities],
+    pid: Deno.pid,
+    mode: "manual",
+  };
+}
+
+/** Validates updates and returns the merged settings (shared with the receipt route). */
+export function mergeSettings(current: Settings, updates: unknown): {
+  updates: Record<string, unknown>;
+  merged: Settings;
+} {
+  if (updates !== null && typeof updates === "object" && !Array.isArray(updates)) {
+    const unknown = Object.keys(updates).find((k) => !(k in current));
+    if (unknown !== undefined) {
+      throw fail.invalid(`Unknown setting ${unknown}.`, { key: unknown });
+    }
+  }
+  const parsed = parseWith(settingsUpdateSchema, updates, "The settings update is not valid.");
+  const merged = parseWith(
+    settingsSchema,
+    { ...clone(current), ...parsed },
+    "The resulting settings are not valid.",
+  );
+  return { updates: parsed as Record<string, unknown>, merged };
+}
+
+export function applySettings(ctx: Ctx, updates: Record<string, unknown>, merged: Settings): void {
+  ctx.state.settings = merged;
+  ctx.event("config.updated", "setting", "server", { updates: clone(updates) });
+}
+
+function setConfig(ctx: Ctx): unknown {
+  const { updates, merged } = mergeSettings(ctx.settings, ctx.body.updates);
+  applySettings(ctx, updates, merged);
+  return clone(merged);
+}
+
+const logsQuery = z.object({
+  limit: z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(10_000))
+    .optional(),
+});
+
+function logs(ctx: Ctx): unknown {
+  const q = parseWith(logsQuery, Object.fromEntries(ctx.query), "The log query is not valid.");
+  const limit = q.limit ?? 100;
+  return clone(ctx.state.logs.slice(-limit));
+}
+
+function stop(ctx: Ctx): unknown {
+  // Answer first, then stop: the response must reach the caller before the socket goes.
+  setTimeout(() => ctx.core.onStopRequested(), 20);
+  return { changed: true, at: ctx.at };
+}
+
+export const healthRoutes: Route[] = [
+  { method: "GET", path: "/v1/health", handler: health },
+  { method: "GET", path: "/v1/config", handler: (ctx) => clone(ctx.settings) },
+  { method: "POST", path: "/v1/config", handler: setConfig },
+  { method: "GET", path: "/v1/logs", handler: logs },
+  { method: "POST", path: "/v1/server/stop", handler: stop },
+];

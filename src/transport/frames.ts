@@ -1,0 +1,181 @@
+/**
+ * Line framing for MCP over stdio, with a hard bound per frame. A frame over the bound is
+ * never buffered whole or parsed: we keep only a short head and tail, so that the error we
+ * answer can still carry the request id when it is plainly visible at the top level.
+ */
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+
+export const MAX_FRAME_BYTES = 1024 * 1024;
+const EDGE_BYTES = 256;
+
+export type RequestId = string | number;
+
+export type Frame =
+  | { kind: "message"; message: JSONRPCMessage }
+  | { kind: "reject"; id: RequestId | null; code: number; message: string };
+
+/** JSON-RPC error codes used for frames we cannot hand to the server. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+
+/** Splits a byte stream into frames; feeds each complete line to `decodeFrame`. */
+export class LineSplitter {
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #oversize = false;
+  #head = new Uint8Array(0);
+  #tail = new Uint8Array(0);
+
+  constructor(private readonly maxBytes = MAX_FRAME_BYTES) {}
+
+  /** Returns the frames completed by this chunk, in order. */
+  push(chunk: Uint8Array): Frame[] {
+    const frames: Frame[] = [];
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      this.#append(chunk.subarray(start, i));
+      const frame = this.#finish();
+      if (frame) frames.push(frame);
+      start = i + 1;
+    }
+    this.#append(chunk.subarray(start));
+    return frames;
+  }
+
+  /** Flushes a last line that had no newline when the stream ended. */
+  end(): Frame[] {
+    const frame = this.#finish();
+    return frame ? [frame] : [];
+  }
+
+  #append(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (!this.#oversize && this.#size + bytes.length > this.maxBytes) {
+      const whole = concat(this.#parts, this.#size);
+      this.#head = whole.slice(0, EDGE_BYTES);
+      this.#tail = whole.slice(-EDGE_BYTES);
+      this.#parts = [];
+      this.#oversize = true;
+    }
+    this.#size += bytes.length;
+    if (this.#oversize) {
+      const joined = concat([this.#tail, bytes], this.#tail.length + bytes.length);
+      this.#tail = joined.slice(-EDGE_BYTES);
+      if (this.#head.length < EDGE_BYTES) {
+        this.#head = concat([this.#head, bytes], this.#head.length + bytes.length)
+          .slice(0, EDGE_BYTES);
+      }
+    } else {
+      this.#parts.push(bytes.slice());
+    }
+  }
+
+  #finish(): Frame | undefined {
+    const size = this.#size;
+    const oversize = this.#oversize;
+    const body = oversize ? undefined : concat(this.#parts, size);
+    const head = this.#head;
+    const tail = this.#tail;
+    this.#parts = [];
+    this.#size = 0;
+    this.#oversize = false;
+    this.#head = new Uint8Array(0);
+    this.#tail = new Uint8Array(0);
+    if (oversize) {
+      return {
+        kind: "reject",
+        id: visibleId(head, tail),
+        code: INVALID_REQUEST,
+        message: `Frame of ${size} bytes exceeds the ${this.maxBytes}-byte limit; it was not read.`,
+      };
+    }
+    if (!body || isBlank(body)) return undefined;
+    return decodeFrame(body);
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Parses one line and checks the JSON-RPC 2.0 envelope the SDK expects. */
+export function decodeFrame(bytes: Uint8Array): Frame {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return reject(null, PARSE_ERROR, "Frame is not valid UTF-8.");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof RangeError ? "nesting too deep" : "invalid JSON";
+    return reject(null, PARSE_ERROR, `Parse error: ${detail}.`);
+  }
+  return checkEnvelope(value);
+}
+
+function checkEnvelope(value: unknown): Frame {
+  if (Array.isArray(value)) {
+    return reject(null, INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per line.");
+  }
+  if (typeof value !== "object" || value === null) {
+    return reject(null, INVALID_REQUEST, "A JSON-RPC message must be an object.");
+  }
+  const msg = value as Record<string, unknown>;
+  const id = validId(msg.id) ? msg.id : null;
+  if (msg.jsonrpc !== "2.0") return reject(id, INVALID_REQUEST, 'Missing "jsonrpc": "2.0".');
+  const hasId = "id" in msg;
+  if (hasId && !validId(msg.id)) {
+    return reject(null, INVALID_REQUEST, "The id must be a string or an integer.");
+  }
+  if ("method" in msg) {
+    if (typeof msg.method !== "string" || msg.method.length === 0) {
+      return reject(id, INVALID_REQUEST, "The method must be a non-empty string.");
+    }
+    if ("params" in msg && (typeof msg.params !== "object" || msg.params === null || Array.isArray(msg.params))) {
+      return reject(id, INVALID_REQUEST, "The params must be an object.");
+    }
+    return { kind: "message", message: msg as JSONRPCMessage };
+  }
+  if (hasId && ("result" in msg || "error" in msg)) {
+    return { kind: "message", message: msg as JSONRPCMessage };
+  }
+  return reject(id, INVALID_REQUEST, "Not a JSON-RPC request, notification or response.");
+}
+
+function validId(id: unknown): id is RequestId {
+  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
+}
+
+function reject(id: RequestId | null, code: number, message: string): Frame {
+  return { kind: "reject", id, code, message };
+}
+
+const HEAD_ID = /^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,128}")/;
+const TAIL_ID = /"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,128}")\s*\}\s*$/;
+
+/**
+ * The id of an oversize request when it is unambiguous from the edges: the first key of the
+ * root object, or the last member before the root closes. Anything else answers `id: null`.
+ */
+function visibleId(head: Uint8Array, tail: Uint8Array): RequestId | null {
+  const lenient = new TextDecoder();
+  const match = HEAD_ID.exec(lenient.decode(head)) ?? TAIL_ID.exec(lenient.decode(tail));
+  if (!match) return null;
+  return match[1].startsWith('"') ? match[1].slice(1, -1) : Number(match[1]);
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  return bytes.every((b) => b === 32 || b === 9 || b === 13);
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

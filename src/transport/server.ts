@@ -1,0 +1,41 @@
+/**
+ * The MCP server a host talks to: tools only, a fixed catalogue, cache fields on tools/list
+ * in both protocol eras. Built on the SDK's low-level `Server` so tools/list is served from
+ * a list we build once instead of regenerating JSON Schema on every request.
+ */
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Services } from "../catalogue/context.ts";
+import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
+
+export const INSTRUCTIONS =
+  "PortReeve keeps one registry of local development ports per user; its daemon is the only authority. " +
+  "Use these tools to see which ports are claimed and by whom, and to coordinate leases and stack activations. " +
+  "Run portreeve_diagnostics first when something fails. Never kill processes or edit files to free a port yourself; " +
+  "consequential changes go through *_preview, a person's explicit approval, then *_execute.";
+
+export function createServer(catalogue: Catalogue, services: Services, shutdown: AbortSignal): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: SOFTWARE_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  // The SDK adds ttlMs/cacheScope only on the 2026-07-28 path; we set them ourselves so
+  // 2025-era hosts see the same "do not cache across sessions" hint.
+  server.setRequestHandler("tools/list", () => ({
+    tools: catalogue.listing(),
+    ttlMs: 0,
+    cacheScope: "private",
+  }));
+  server.setRequestHandler("tools/call", (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    if (!catalogue.has(name)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool "${name}". Call tools/list for the ${catalogue.tools.length} tools of the ${catalogue.toolset} toolset.`,
+      );
+    }
+    const signal = AbortSignal.any([ctx.mcpReq.signal, shutdown]);
+    return catalogue.call(name, args, { ...services, signal });
+  });
+  return server;
+}
