@@ -89,7 +89,10 @@ for (const place of PLACES) {
   for (const mode of ["script", "compiled", "portable"] as const) {
     Deno.test(`profiles: ${place.name} paths, ${mode} — configuration parses back exactly`, async () => {
       const installation = mode === "compiled" ? place.compiled : place.script;
-      const sockets = mode === "portable" ? [place.socket, HOME_SOCKET, ENV_SOCKET] : [place.socket];
+      const sockets = mode === "portable"
+        ? [place.socket, HOME_SOCKET, ENV_SOCKET]
+        : [place.socket];
+      let shellRuns = 0;
       for (const host of HOST_IDS) {
         for (const socket of sockets) {
           for (const variant of VARIANTS) {
@@ -112,10 +115,12 @@ for (const place of PLACES) {
             for (const shell of ["bash", "dash"]) {
               const got = await shellWords(shell, result.setupCommand!);
               assert.deepEqual(got, words, `${shell}: ${where}`);
+              shellRuns++;
             }
           }
         }
       }
+      assert.equal(shellRuns, 2 * 2 * sockets.length * VARIANTS.length);
     });
   }
 }
