@@ -10,16 +10,6 @@ import { asBridgeError, failure, success } from "./result.ts";
 import { invalidInput, invalidResponse } from "../daemon/errors.ts";
 import type { ToolContext } from "./context.ts";
 
-const ERROR_SCHEMA = {
-  type: "object",
-  properties: {
-    code: { type: "string" },
-    message: { type: "string" },
-    retryable: { type: "boolean" },
-    details: { type: "object" },
-  },
-};
-
 export class Catalogue {
   readonly tools: readonly ToolDefinition[];
   #byName: Map<string, ToolDefinition>;
@@ -45,13 +35,13 @@ export class Catalogue {
     return this.#listing;
   }
 
-  async call(name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  async call(name: string, args: unknown, ctx: Omit<ToolContext, "capabilities">): Promise<CallToolResult> {
     const tool = this.#byName.get(name);
     if (!tool) throw new Error(`unknown tool ${name}`);
     try {
       const input = tool.input.safeParse(args ?? {});
       if (!input.success) throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
-      const raw = await tool.call(ctx, input.data);
+      const raw = await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data);
       const data = tool.output.safeParse(raw);
       if (!data.success) {
         throw invalidResponse(`${name} data did not have the documented shape`, { issues: issues(data.error) });
@@ -69,12 +59,10 @@ export function describeTool(tool: ToolDefinition): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: inputJsonSchema(tool.input) as Tool["inputSchema"],
-    outputSchema: {
-      type: "object",
-      properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output), error: ERROR_SCHEMA },
-      required: ["ok"],
-    },
-    annotations: { title: tool.title, ...annotationsFor(tool.kind) },
+    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,details}}`; the error
+    // branch is the same for every tool, so it is described once in the instructions.
+    outputSchema: { type: "object", properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) } },
+    annotations: annotationsFor(tool.kind),
   };
 }
 

@@ -22,4 +22,6 @@ export interface Services {
 export interface ToolContext extends Services {
   /** Aborted when the host cancels the request or the bridge shuts down. */
   signal: AbortSignal;
+  /** The running tool's daemon capabilities, sent as `requiredCapabilities` on POSTs. */
+  capabilities: readonly string[];
 }

@@ -1,8 +1,12 @@
 /**
  * zod → compact JSON Schema for tools/list. Hosts pay for every byte in the model's context,
- * so we drop what a format already says (zod's 140-character UUID regex, the date-time
- * regex), the safe-integer bounds, and closed-object markers on outputs (the daemon may add
- * fields; we document what agents act on, not a contract to reject the rest).
+ * so the advertised schemas say what an agent needs and no more; zod still validates every
+ * argument strictly at run time.
+ *
+ * Inputs drop what a format already says (zod's 140-character UUID regex, the date-time
+ * regex), safe-integer bounds and nested closed-object markers (the root stays closed).
+ * Outputs also drop `required`, patterns and numeric bounds, fold `anyOf [X, null]` into a
+ * type list, and stay open: the daemon may add fields, and we document what agents act on.
  */
 import { z } from "zod";
 
@@ -11,7 +15,9 @@ type Json = Record<string, unknown>;
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 export function inputJsonSchema(schema: z.ZodType): Json {
-  return compact(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json, false);
+  const root = compact(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json, false);
+  root.additionalProperties = false;
+  return root;
 }
 
 export function outputJsonSchema(schema: z.ZodType): Json {
@@ -19,18 +25,29 @@ export function outputJsonSchema(schema: z.ZodType): Json {
 }
 
 function compact(node: Json, output: boolean): Json {
+  const nullable = foldNullable(node);
+  if (nullable) return compact(nullable, output);
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema") continue;
-    if (key === "pattern" && typeof node.format === "string") continue;
-    if (key === "maximum" && value === SAFE) continue;
-    if (key === "minimum" && value === -SAFE) continue;
+    if (key === "pattern" && (output || typeof node.format === "string")) continue;
+    if ((key === "maximum" || key === "minimum") && (output || Math.abs(value as number) === SAFE)) continue;
+    if (output && (key === "required" || key === "exclusiveMinimum")) continue;
     if (key === "propertyNames" && isPlainString(value)) continue;
-    if (key === "additionalProperties" && isEmpty(value)) continue;
-    if (key === "additionalProperties" && value === false && output) continue;
+    if (key === "additionalProperties" && (isEmpty(value) || value === false)) continue;
     out[key] = walk(value, output);
   }
   return out;
+}
+
+/** `anyOf: [{type: T, …}, {type: "null"}]` → `{type: [T, "null"], …}`. */
+function foldNullable(node: Json): Json | undefined {
+  const options = node.anyOf;
+  if (!Array.isArray(options) || options.length !== 2 || Object.keys(node).length !== 1) return undefined;
+  const [a, b] = options as Json[];
+  const [value, nul] = b.type === "null" ? [a, b] : [b, a];
+  if (nul.type !== "null" || Object.keys(nul).length !== 1 || typeof value.type !== "string") return undefined;
+  return { ...value, type: [value.type, "null"] };
 }
 
 function walk(value: unknown, output: boolean): unknown {

@@ -50,3 +50,229 @@ export const settings = z.object({
   diagnosticLogMaximumBytes: z.int(),
   diagnosticLogFiles: z.int(),
 });
+
+const nullableTs = () => timestamp().nullable();
+
+export const claimIdentity = z.object({
+  project: z.string(),
+  workspaceRoot: z.string(),
+  service: z.string(),
+  component: z.string(),
+  endpoint: z.string(),
+  transport: z.string(),
+});
+
+export const claim = z.object({
+  id: uuid(),
+  identity: claimIdentity,
+  mode: z.enum(["sticky", "ephemeral"]),
+  assignedPort: port().nullable(),
+  preferredPort: port().nullable(),
+  exactPort: port().nullable(),
+  assignmentExpiresAt: nullableTs(),
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+  lastUsedAt: timestamp(),
+});
+
+export const classification = z.enum([
+  "available",
+  "verified",
+  "idle",
+  "pending",
+  "unclaimed",
+  "conflicting",
+  "mixed",
+  "docker-managed",
+]);
+
+export const listener = z.object({
+  pid: z.int(),
+  port: port(),
+  command: z.string().nullable(),
+  names: z.array(z.string()),
+  process: loose().nullable(),
+  ownership: z.object({ verified: z.boolean(), reason: z.string(), lineage: z.array(z.int()) }),
+});
+
+export const inventoryEntry = z.object({
+  port: port(),
+  transport: z.string(),
+  classification,
+  claim: loose().nullable(),
+  lease: loose().nullable(),
+  run: loose().nullable(),
+  docker: loose().nullable(),
+  listeners: z.array(listener),
+});
+
+export const stackDefinitionOut = loose();
+
+export const stack = z.object({
+  id: uuid(),
+  project: z.string(),
+  stackRoot: z.string(),
+  currentRevision: revision(),
+  definition: stackDefinitionOut,
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+  lastUsedAt: timestamp(),
+});
+
+export const generation = z.object({
+  id: uuid(),
+  stackId: uuid(),
+  revision: revision(),
+  state: z.enum(["valid", "stale"]),
+  endpoints: z.array(z.object({
+    claimId: uuid(),
+    component: z.string(),
+    endpoint: z.string(),
+    transport: z.string(),
+    host: z.string(),
+    port: port(),
+    required: z.boolean(),
+  })),
+  createdAt: timestamp(),
+  invalidatedAt: nullableTs(),
+});
+
+export const ACTIVATION_STATES = ["starting", "confirmed", "degraded", "failed", "lost", "ended"] as const;
+
+export const activation = z.object({
+  id: uuid(),
+  stackId: uuid(),
+  generationId: uuid(),
+  state: z.enum(ACTIVATION_STATES),
+  endpoints: z.array(z.object({
+    component: z.string(),
+    endpoint: z.string(),
+    claimId: uuid(),
+    port: port(),
+    required: z.boolean(),
+    bindingKind: z.enum(["process", "docker"]),
+    state: z.enum(["leased", "confirmed", "skipped", "failed", "released"]),
+    leaseId: uuid().nullable(),
+    runId: uuid().nullable(),
+    expiresAt: nullableTs(),
+    failureReason: z.string().nullable(),
+    updatedAt: timestamp(),
+  })),
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+  confirmedAt: nullableTs(),
+  endedAt: nullableTs(),
+});
+
+export const provider = z.object({
+  component: z.string(),
+  endpoint: z.string(),
+  port: port(),
+  bindingKind: z.string(),
+  status: z.enum(["active", "gone", "unknown"]),
+  reason: z.string(),
+  listeners: z.int(),
+  runId: uuid().nullable(),
+  containerId: z.string().nullable(),
+});
+
+const address = z.object({ transport: z.string(), host: z.string(), port: port() });
+
+export const resolution = z.object({
+  schemaVersion: z.literal(1),
+  definitionRevision: revision(),
+  generationId: uuid(),
+  activationId: uuid(),
+  component: z.string(),
+  own: z.record(z.string(), z.object({
+    component: z.string(),
+    endpoint: z.string(),
+    host: address,
+    dockerNetwork: address.nullable(),
+  })),
+  dependencies: z.record(z.string(), loose()),
+});
+
+export const snapshot = z.object({
+  schemaVersion: z.literal(1),
+  definitionRevision: revision(),
+  generationId: uuid(),
+  activationId: uuid(),
+  component: z.string(),
+  own: z.record(z.string(), z.object({ component: z.string(), endpoint: z.string(), address })),
+  dependencies: z.record(z.string(), z.object({ component: z.string(), endpoint: z.string(), address })),
+});
+
+export const launcherOperation = z.object({
+  id: uuid(),
+  stackId: uuid(),
+  stackRoot: z.string(),
+  operation: z.enum(["start", "stop", "restart", "status"]),
+  executionMode: z.enum(["finite", "attached"]),
+  launcherRevision: revision(),
+  callerOperationId: uuid(),
+  generationId: uuid().nullable(),
+  state: z.enum(["active", "terminal"]),
+  outcome: z.string().nullable(),
+  deadlineAt: timestamp(),
+  startedAt: timestamp(),
+  renewedAt: timestamp(),
+  completedAt: nullableTs(),
+  durationMilliseconds: z.int().nullable(),
+  exitCode: z.int().nullable(),
+  signal: z.string().nullable(),
+  degraded: z.boolean(),
+  beforeEvidence: loose().nullable(),
+  afterEvidence: loose().nullable(),
+  failure: loose().nullable(),
+  integration: loose().nullable(),
+});
+
+export const historyEvent = z.object({
+  id: uuid(),
+  eventType: z.string(),
+  entityType: z.string(),
+  entityId: z.string(),
+  payload: loose(),
+  origin: loose().nullable(),
+  occurredAt: timestamp(),
+});
+
+export const documentIssue = z.object({ code: z.string(), message: z.string(), path: z.array(z.string()) });
+
+// ── Inputs shared by several tools ────────────────────────────────────────────────────────
+/** Absolute path, validated without touching the filesystem; the daemon canonicalises it. */
+export const absolutePath = (required = false) =>
+  (required ? z.string().min(1) : z.string()).refine((p) => p.startsWith("/"), {
+    message: "must be an absolute path (the bridge does not resolve relative paths; the daemon canonicalises absolute ones)",
+  });
+
+/**
+ * A stack definition (version 1), typed so an agent can see its shape from the schema. Names
+ * are plain strings here and defaults are left to the daemon, which validates and normalises
+ * (publish/required default true, dependency endpoint "default"); this keeps the schema small.
+ */
+export const stackDefinitionInput = z.strictObject({
+  version: z.literal(1),
+  project: z.string(),
+  components: z.record(
+    z.string(),
+    z.strictObject({
+      endpoints: z.record(
+        z.string(),
+        z.strictObject({
+          transport: z.literal("tcp").optional(),
+          publish: z.boolean().optional(),
+          required: z.boolean().optional(),
+          allocation: z.strictObject({ preferredPort: port().optional(), exactPort: port().optional() }).optional(),
+          docker: z.strictObject({ containerPort: port() }).optional(),
+        }),
+      ).optional(),
+      dependencies: z.record(
+        z.string(),
+        z.strictObject({ component: z.string(), endpoint: z.string().optional(), required: z.boolean().optional() }),
+      ).optional(),
+      docker: z.strictObject({ service: z.string() }).optional(),
+    }),
+  ),
+});

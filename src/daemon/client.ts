@@ -34,6 +34,8 @@ export interface DaemonClientOptions {
   runId: string;
   label?: string;
   timeouts?: Partial<Timeouts>;
+  /** Bound on daemon response bodies (default `MAX_RESPONSE_BYTES`). */
+  maxResponseBytes?: number;
   /** Returns an error when the process may not use the socket (e.g. outside its grant). */
   preflight?: () => BridgeError | undefined;
 }
@@ -60,7 +62,7 @@ export class DaemonClient {
     this.socketPath = options.socketPath;
     this.runId = options.runId;
     this.label = options.label;
-    this.#http = new UnixHttp(options.socketPath);
+    this.#http = new UnixHttp(options.socketPath, options.maxResponseBytes);
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#preflight = options.preflight;
   }

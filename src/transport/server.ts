@@ -12,7 +12,8 @@ export const INSTRUCTIONS =
   "PortReeve keeps one registry of local development ports per user; its daemon is the only authority. " +
   "Use these tools to see which ports are claimed and by whom, and to coordinate leases and stack activations. " +
   "Run portreeve_diagnostics first when something fails. Never kill processes or edit files to free a port yourself; " +
-  "consequential changes go through *_preview, a person's explicit approval, then *_execute.";
+  "consequential changes go through *_preview, a person's explicit approval, then *_execute. " +
+  "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,details}} with isError set.";
 
 export function createServer(catalogue: Catalogue, services: Services, shutdown: AbortSignal): Server {
   const server = new Server(

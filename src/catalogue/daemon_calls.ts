@@ -1,0 +1,28 @@
+/** Daemon calls made on behalf of a tool: its signal, its capabilities, lowercase ids. */
+import type { ToolContext } from "./context.ts";
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+export function read(ctx: ToolContext, path: string, query: Query = {}): Promise<unknown> {
+  return ctx.daemon.get(path, query, { signal: ctx.signal, capabilities: ctx.capabilities });
+}
+
+/** A POST that only reads (status, resolve, snapshot, validate): safe to re-send once. */
+export function readByPost(ctx: ToolContext, path: string, body: Record<string, unknown> = {}): Promise<unknown> {
+  return ctx.daemon.post(path, body, { signal: ctx.signal, capabilities: ctx.capabilities, safe: true });
+}
+
+/** A POST that changes state: sent once, never retried by the bridge. */
+export function mutate(
+  ctx: ToolContext,
+  path: string,
+  body: Record<string, unknown> = {},
+  timeoutMs?: number,
+): Promise<unknown> {
+  return ctx.daemon.post(path, body, { signal: ctx.signal, capabilities: ctx.capabilities, timeoutMs });
+}
+
+/** A path segment for an id: the daemon routes only lowercase UUIDs. */
+export function id(value: string): string {
+  return encodeURIComponent(value.toLowerCase());
+}

@@ -1,0 +1,100 @@
+/**
+ * Bridge-side pages over a daemon collection that arrives whole. Items are ordered by a
+ * stable key; a cursor carries the last key served plus a fingerprint of the tool and its
+ * filters, so a cursor from another listing (or the same listing with other filters) is
+ * refused instead of silently returning an odd page.
+ */
+import { invalidInput } from "../daemon/errors.ts";
+
+export type SortKey = readonly (string | number)[];
+
+interface CursorBody {
+  v: 1;
+  s: string; // scope: tool + filters fingerprint
+  k: SortKey;
+}
+
+export interface PageRequest {
+  scope: string;
+  limit: number;
+  afterCursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: { nextCursor?: string };
+}
+
+/** Scope string for a listing: the tool name and its filters in canonical order. */
+export function scopeOf(tool: string, filters: Record<string, unknown>): string {
+  const canonical = Object.keys(filters).sort()
+    .filter((key) => filters[key] !== undefined)
+    .map((key) => `${key}=${JSON.stringify(filters[key])}`)
+    .join("&");
+  return `${tool}?${fnv1a(canonical)}`;
+}
+
+export function paginate<T>(items: readonly T[], keyOf: (item: T) => SortKey, req: PageRequest): Page<T> {
+  const sorted = items.map((item) => ({ item, key: keyOf(item) }))
+    .sort((a, b) => compareKeys(a.key, b.key));
+  const after = req.afterCursor === undefined ? undefined : decodeCursor(req.afterCursor, req.scope);
+  const start = after === undefined ? 0 : sorted.findIndex((entry) => compareKeys(entry.key, after) > 0);
+  const from = start === -1 ? sorted.length : start;
+  const slice = sorted.slice(from, from + req.limit);
+  const more = from + slice.length < sorted.length;
+  return {
+    items: slice.map((entry) => entry.item),
+    page: more ? { nextCursor: encodeCursor({ v: 1, s: req.scope, k: slice[slice.length - 1].key }) } : {},
+  };
+}
+
+export function compareKeys(a: SortKey, b: SortKey): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    if (typeof x === "number" && typeof y === "number") return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return 0;
+}
+
+function encodeCursor(body: CursorBody): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string, scope: string): SortKey {
+  let body: CursorBody;
+  try {
+    const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    body = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+  } catch {
+    throw badCursor("it is not a cursor this bridge issued");
+  }
+  const valid = typeof body === "object" && body !== null && body.v === 1 && typeof body.s === "string" &&
+    Array.isArray(body.k) && body.k.every((k) => typeof k === "string" || typeof k === "number");
+  if (!valid) throw badCursor("it is not a cursor this bridge issued");
+  if (body.s !== scope) {
+    throw badCursor("it belongs to another listing or to other filters; repeat the call with the same filters");
+  }
+  return body.k;
+}
+
+function badCursor(why: string) {
+  return invalidInput(`afterCursor is not valid here: ${why}. Omit it to start from the first page.`, {
+    field: "afterCursor",
+  });
+}
+
+/** 32-bit FNV-1a, hex: enough to tell listings apart, not a security measure. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}

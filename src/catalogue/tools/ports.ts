@@ -1,0 +1,54 @@
+/** Ports family (read side): the live inventory of development ports. */
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { absolutePath, classification, inventoryEntry, page, pageInput, port } from "../shapes.ts";
+import { read } from "../daemon_calls.ts";
+import { paginate, scopeOf } from "../pagination.ts";
+
+type Entry = z.output<typeof inventoryEntry>;
+
+export const portsList = defineTool({
+  name: "portreeve_ports_list",
+  title: "List ports",
+  kind: "read",
+  description:
+    "List known ports (claimed, leased, running or listened on) with fresh listener evidence. Filters match exactly.",
+  input: z.strictObject({
+    ...pageInput,
+    classification: classification.optional(),
+    claimed: z.boolean().optional(),
+    listening: z.boolean().optional(),
+    project: z.string().optional(),
+    workspace: absolutePath().optional(),
+    component: z.string().optional(),
+    endpoint: z.string().optional(),
+    port: port().optional(),
+  }),
+  output: page(inventoryEntry),
+  async call(ctx, { limit, afterCursor, ...filters }) {
+    const entries = await read(ctx, "/v1/ports", filters) as Entry[];
+    return paginate(entries, (e) => [e.port], {
+      scope: scopeOf("ports", filters),
+      limit,
+      afterCursor,
+    });
+  },
+  summary: ({ items, page }) =>
+    items.length === 0
+      ? "No ports match."
+      : `${items.length} port(s): ${items.slice(0, 8).map((e) => `${e.port} ${e.classification}`).join(", ")}` +
+        `${items.length > 8 ? ", …" : ""}${page.nextCursor ? "; more with afterCursor." : "."}`,
+});
+
+export const portInspect = defineTool({
+  name: "portreeve_port_inspect",
+  title: "Inspect a port",
+  kind: "read",
+  description:
+    "Everything known about one port: claim, pending lease, run, Docker publication, listeners and their ownership.",
+  input: z.strictObject({ port: port() }),
+  output: inventoryEntry,
+  call: async (ctx, { port }) => await read(ctx, `/v1/ports/${port}`) as Entry,
+  summary: (e) =>
+    `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${e.claim ? ", claimed" : ""}${e.lease ? ", lease pending" : ""}.`,
+});

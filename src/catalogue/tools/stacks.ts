@@ -1,0 +1,156 @@
+/** Stacks family (read side): registered stacks, their documents, status and validation. */
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import {
+  absolutePath,
+  activation,
+  documentIssue,
+  generation,
+  loose,
+  name128,
+  page,
+  pageInput,
+  provider,
+  revision,
+  snapshot,
+  stack,
+  stackDefinitionInput,
+  uuid,
+} from "../shapes.ts";
+import { id, read, readByPost } from "../daemon_calls.ts";
+import { paginate, scopeOf } from "../pagination.ts";
+
+type Stack = z.output<typeof stack>;
+
+export const stacksList = defineTool({
+  name: "portreeve_stacks_list",
+  title: "List stacks",
+  kind: "read",
+  description:
+    "List registered stacks by project and root. `stackRoot` must be an existing absolute directory.",
+  input: z.strictObject({ ...pageInput, project: z.string().optional(), stackRoot: absolutePath().optional() }),
+  output: page(stack),
+  async call(ctx, { limit, afterCursor, ...filters }) {
+    const stacks = await read(ctx, "/v1/stacks", filters) as Stack[];
+    return paginate(stacks, (s) => [s.project, s.stackRoot, s.id], {
+      scope: scopeOf("stacks", filters),
+      limit,
+      afterCursor,
+    });
+  },
+  summary: ({ items, page }) =>
+    items.length === 0 ? "No stacks match." : `${items.length} stack(s): ${
+      items.slice(0, 6).map((s) => `${s.project} at ${s.stackRoot}`).join(", ")
+    }${page.nextCursor ? "; more with afterCursor." : "."}`,
+});
+
+export const stackGet = defineTool({
+  name: "portreeve_stack_get",
+  title: "Get a stack",
+  kind: "read",
+  description: "Read one registered stack with its normalised definition and revision.",
+  input: z.strictObject({ id: uuid() }),
+  output: stack,
+  call: async (ctx, input) => await read(ctx, `/v1/stacks/${id(input.id)}`) as Stack,
+  summary: (s) =>
+    `Stack ${s.project} at ${s.stackRoot}, ${Object.keys(s.definition.components ?? {}).length} component(s), revision ${
+      s.currentRevision.slice(0, 12)
+    }.`,
+});
+
+const statusOutput = z.object({
+  stack,
+  generation: generation.nullable(),
+  activation: activation.nullable(),
+  providers: z.array(provider),
+});
+
+export const stackStatus = defineTool({
+  name: "portreeve_stack_status",
+  title: "Stack status",
+  kind: "read",
+  capabilities: ["stack-activations-v1"],
+  description:
+    "A stack's latest generation and activation, with fresh evidence for its confirmed providers.",
+  input: z.strictObject({ stackId: uuid() }),
+  output: statusOutput,
+  call: async (ctx, { stackId }) => await readByPost(ctx, `/v1/stacks/${id(stackId)}/status`) as z.input<typeof statusOutput>,
+  summary: ({ stack, generation, activation, providers }) =>
+    `${stack.project}: generation ${generation ? generation.state : "none"}, activation ${
+      activation ? activation.state : "none"
+    }, ${providers.filter((p) => p.status === "active").length}/${providers.length} provider(s) active.`,
+});
+
+const documentOutput = z.object({
+  stackRoot: z.string(),
+  stackRootName: z.string(),
+  path: z.string(),
+  kind: z.enum(["missing", "regular", "non-regular", "oversized"]),
+  fingerprint: z.string().nullable(),
+  definition: loose().nullable(),
+  revision: revision().nullable(),
+  issues: z.array(documentIssue),
+});
+
+export const stackDocumentGet = defineTool({
+  name: "portreeve_stack_document_get",
+  title: "Get stack document",
+  kind: "read",
+  description:
+    "Read the parsed portreeve.stack.json under an absolute stack root (that file only, never raw content).",
+  input: z.strictObject({ stackRoot: absolutePath(true) }),
+  output: documentOutput,
+  call: async (ctx, { stackRoot }) =>
+    await read(ctx, "/v1/stack-document", { stackRoot }) as z.input<typeof documentOutput>,
+  summary: (d) =>
+    d.kind !== "regular"
+      ? `${d.path}: ${d.kind}.`
+      : d.issues.length > 0
+      ? `${d.path}: ${d.issues.length} issue(s), first: ${d.issues[0].message}`
+      : `${d.path}: valid, revision ${d.revision?.slice(0, 12)}.`,
+});
+
+const validationOutput = z.object({
+  valid: z.boolean(),
+  definition: loose().nullable(),
+  revision: revision().nullable(),
+  issues: z.array(documentIssue),
+});
+
+export const stackDefinitionValidate = defineTool({
+  name: "portreeve_stack_definition_validate",
+  title: "Validate stack definition",
+  kind: "read",
+  capabilities: ["mcp-foundations-v1"],
+  description:
+    "Check and normalise a stack definition without touching any file; returns its revision or issues.",
+  input: z.strictObject({ definition: stackDefinitionInput }),
+  output: validationOutput,
+  call: async (ctx, { definition }) =>
+    await readByPost(ctx, "/v1/actions/stack-definition/validate", { definition }) as z.input<typeof validationOutput>,
+  summary: (v) =>
+    v.valid
+      ? `Valid; revision ${v.revision?.slice(0, 12)}.`
+      : `Invalid: ${v.issues.map((i) => `${i.path.join(".") || "definition"}: ${i.message}`).slice(0, 3).join("; ")}.`,
+});
+
+export const stackSnapshot = defineTool({
+  name: "portreeve_stack_snapshot",
+  title: "Endpoint snapshot",
+  kind: "read",
+  capabilities: ["stack-discovery-v1"],
+  description:
+    "A component's endpoint addresses with hosts set to `gatewayHost` (e.g. host.docker.internal). Writes no file.",
+  input: z.strictObject({
+    activationId: uuid(),
+    component: name128().refine((c) => c.trim() === c, "must not start or end with whitespace"),
+    gatewayHost: z.string().min(1).max(255).refine((h) => !/[\s/]/.test(h), "must contain no whitespace or '/'"),
+  }),
+  output: snapshot,
+  call: async (ctx, { activationId, component, gatewayHost }) =>
+    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/snapshot`, { component, gatewayHost }) as z.input<
+      typeof snapshot
+    >,
+  summary: (s) =>
+    `${s.component}: ${Object.keys(s.own).length} own endpoint(s), ${Object.keys(s.dependencies).length} dependency address(es).`,
+});

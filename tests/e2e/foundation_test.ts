@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { call, type Era, startBridge, withSimulator } from "./harness.ts";
+
+const ERAS: Era[] = ["legacy", "auto", "modern"];
+
+for (const era of ERAS) {
+  Deno.test(`foundation (${era}): tools/list, health and settings against the simulator`, async () => {
+    const env = await withSimulator();
+    const bridge = await startBridge({ socketPath: env.socketPath, era, serveArgs: ["--label", "e2e"] });
+    try {
+      const list = await bridge.client.listTools();
+      const names = list.tools.map((t) => t.name);
+      assert.ok(names.includes("portreeve_health"));
+      assert.deepEqual(names, [...names].sort((a, b) => names.indexOf(a) - names.indexOf(b)));
+
+      const health = await call(bridge, "portreeve_health");
+      assert.equal(health.isError, false);
+      assert.equal(health.envelope.ok, true);
+      assert.equal(health.envelope.data?.softwareVersion, "0.1.0");
+      assert.doesNotMatch(health.text, /^\{/, "text is a summary, not the JSON again");
+
+      const settings = await call(bridge, "portreeve_settings_get");
+      assert.equal(settings.envelope.ok, true);
+      assert.equal(settings.envelope.data?.leaseTtlMilliseconds, 15000);
+
+      const diag = await call(bridge, "portreeve_diagnostics");
+      const data = diag.envelope.data as { bridge: { label: string }; daemon: { compatible: boolean } };
+      assert.equal(data.bridge.label, "e2e");
+      assert.equal(data.daemon.compatible, true);
+    } finally {
+      await bridge.close();
+      await env.cleanup();
+    }
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * End-to-end harness: spawns the real `serve` process with the real confinement flags and
+ * drives it with the MCP SDK client over real stdio, against a simulator on a real socket.
+ */
+import { Client, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import { confinedFlags } from "../../src/permissions.ts";
+import { type Simulator, startSimulator, type SimulatorOptions } from "../../src/simulator/mod.ts";
+
+export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
+export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/portreeve-mcp.js", import.meta.url));
+
+export type Era = "legacy" | "auto" | "modern";
+
+export interface BridgeOptions {
+  socketPath: string;
+  era?: Era;
+  entry?: string;
+  /** Extra `serve` flags, e.g. ["--label", "e2e"]. */
+  serveArgs?: string[];
+  /** Socket the permission grant names (defaults to socketPath). */
+  grantSocket?: string;
+  env?: Record<string, string>;
+}
+
+export interface Bridge {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Everything the bridge wrote to stderr so far. */
+  stderr(): string;
+  /** Every stdout frame the bridge sent so far (raw lines), for byte scans. */
+  stdoutFrames(): string[];
+  pid(): number | null;
+  close(): Promise<void>;
+}
+
+export function bridgeArgs(opts: BridgeOptions): string[] {
+  return [
+    "run",
+    ...confinedFlags(opts.grantSocket ?? opts.socketPath),
+    opts.entry ?? SOURCE_ENTRY,
+    "serve",
+    ...(opts.serveArgs ?? []),
+  ];
+}
+
+export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: bridgeArgs(opts),
+    env: { HOME: Deno.env.get("HOME") ?? "/root", PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const frames: string[] = [];
+  const era = opts.era ?? "legacy";
+  const client = new Client(
+    { name: "portreeve-mcp-e2e", version: "0.0.0" },
+    {
+      versionNegotiation: {
+        mode: era === "modern" ? { pin: "2026-07-28" } : era,
+      },
+    },
+  );
+  await client.connect(transport);
+  const inner = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    frames.push(JSON.stringify(message));
+    inner?.(message);
+  };
+  return {
+    client,
+    transport,
+    stderr: () => stderr,
+    stdoutFrames: () => frames,
+    pid: () => transport.pid,
+    close: async () => {
+      await client.close();
+    },
+  };
+}
+
+/** A simulator on a fresh temp socket; remove the directory with `cleanup`. */
+export async function withSimulator(
+  options: Partial<SimulatorOptions> = {},
+): Promise<{ sim: Simulator; socketPath: string; dir: string; cleanup(): Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-" });
+  const socketPath = `${dir}/portreeve.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false, ...options });
+  return {
+    sim,
+    socketPath,
+    dir,
+    cleanup: async () => {
+      await sim.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+export interface Envelope {
+  ok: boolean;
+  data?: Record<string, unknown>;
+  error?: { code: string; message: string; retryable: boolean; details: Record<string, unknown> };
+}
+
+/** Calls a tool and returns its envelope, text and isError flag. */
+export async function call(
+  bridge: Bridge,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ envelope: Envelope; text: string; isError: boolean }> {
+  const result = await bridge.client.callTool({ name, arguments: args });
+  const content = result.content as { type: string; text: string }[];
+  return {
+    envelope: result.structuredContent as unknown as Envelope,
+    text: content.map((c) => c.text).join("\n"),
+    isError: result.isError === true,
+  };
+}

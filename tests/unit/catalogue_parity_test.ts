@@ -1,0 +1,76 @@
+/**
+ * The catalogue keeps the anchor's tool names and input fields (names, types, enums, limits,
+ * defaults, required), so an agent can switch bridges without relearning. Deliberate
+ * departures are listed in DEPARTURES with the reason.
+ */
+import assert from "node:assert/strict";
+import { ALL_TOOLS } from "../../src/catalogue/index.ts";
+import { describeTool } from "../../src/catalogue/catalogue.ts";
+
+type Json = Record<string, unknown>;
+
+const anchor = JSON.parse(
+  await Deno.readTextFile(new URL("../../../shared/anchor/tools-list.json", import.meta.url)),
+) as { pages: { result: { tools: { name: string; inputSchema: Json }[] } }[] };
+const anchorTools = new Map(anchor.pages.flatMap((p) => p.result.tools).map((t) => [t.name, t]));
+
+/** Paths (tool:path) where we differ on purpose. */
+const DEPARTURES: Record<string, string> = {
+  // Typed definition instead of `any`, so agents see the shape from the schema.
+  "portreeve_stack_definition_validate:definition": "typed",
+  "portreeve_stack_apply_preview:definition": "typed",
+  // Object root instead of a top-level anyOf, which some hosts reject.
+  "portreeve_activation_confirm_endpoint:": "object root",
+};
+
+const FACTS = ["type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength", "default", "format"];
+
+function facts(schema: Json, path: string, out: Map<string, unknown>, tool: string): void {
+  if (DEPARTURES[`${tool}:${path}`]) return;
+  for (const fact of FACTS) {
+    if (fact in schema) out.set(`${path}#${fact}`, JSON.stringify(schema[fact]));
+  }
+  if (Array.isArray(schema.required)) out.set(`${path}#required`, JSON.stringify([...schema.required].sort()));
+  const props = schema.properties as Record<string, Json> | undefined;
+  if (props) {
+    out.set(`${path}#keys`, JSON.stringify(Object.keys(props).sort()));
+    for (const [key, child] of Object.entries(props)) facts(child, path ? `${path}.${key}` : key, out, tool);
+  }
+  if (schema.items && typeof schema.items === "object") facts(schema.items as Json, `${path}[]`, out, tool);
+  if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
+    facts(schema.additionalProperties as Json, `${path}{}`, out, tool);
+  }
+}
+
+Deno.test("every tool name exists in the anchor catalogue", () => {
+  for (const tool of ALL_TOOLS) assert.ok(anchorTools.has(tool.name), `${tool.name} is not an anchor tool`);
+});
+
+Deno.test("tool names are unique and registered in a fixed order", () => {
+  const names = ALL_TOOLS.map((t) => t.name);
+  assert.equal(new Set(names).size, names.length);
+});
+
+for (const tool of ALL_TOOLS) {
+  Deno.test(`${tool.name}: input fields, enums, limits and defaults match the anchor`, () => {
+    const ours = new Map<string, unknown>();
+    const theirs = new Map<string, unknown>();
+    facts(describeTool(tool).inputSchema as Json, "", ours, tool.name);
+    facts(anchorTools.get(tool.name)!.inputSchema, "", theirs, tool.name);
+    for (const [key, value] of theirs) assert.equal(ours.get(key), value, `${tool.name} ${key}`);
+    for (const [key, value] of ours) assert.equal(theirs.get(key), value, `${tool.name} ${key} (extra)`);
+  });
+}
+
+Deno.test("input schemas are host-safe: object root, no top-level combinators, explicit properties", () => {
+  for (const tool of ALL_TOOLS) {
+    const schema = describeTool(tool).inputSchema as Json;
+    assert.equal(schema.type, "object", tool.name);
+    assert.ok(schema.properties, `${tool.name} has explicit properties`);
+    for (const key of ["anyOf", "oneOf", "allOf", "not", "enum"]) assert.ok(!(key in schema), `${tool.name} ${key}`);
+    assert.ok(!("required" in schema) || Array.isArray(schema.required), tool.name);
+    const output = describeTool(tool).outputSchema as Json;
+    assert.equal(output.type, "object", `${tool.name} output root`);
+    assert.ok(!JSON.stringify(output).includes('"pattern":"^([0-9a-fA-F]{8}'), `${tool.name} no UUID regex`);
+  }
+});
