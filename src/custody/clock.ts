@@ -13,7 +13,8 @@ export interface Clock {
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn: () => void, ms: number): number {
-    const id = setTimeout(fn, ms);
+    // Deno 2.9 returns a Node-style Timeout object whose primitive value is the timer id.
+    const id = Number(setTimeout(fn, ms));
     Deno.unrefTimer(id);
     return id;
   },

@@ -89,6 +89,40 @@ export class RenewalTimeoutError extends CustodyError {
   }
 }
 
+/**
+ * An explicit renewal (`renewLauncherNow`) failed. Carries the renewer's code and retryable
+ * flag with a scrubbed message, so even a careless renewer cannot leak a secret through it.
+ */
+export class RenewalFailedError extends CustodyError {
+  readonly renewalFailure: RenewalFailure;
+  readonly #details: Record<string, unknown>;
+
+  constructor(failure: RenewalFailure, retryable: boolean, details: Record<string, unknown>) {
+    super(failure.code, failure.message, retryable);
+    this.renewalFailure = failure;
+    this.#details = details;
+  }
+
+  override get details(): Record<string, unknown> {
+    return this.#details;
+  }
+}
+
+/** The renewer's `details`, kept only if they are plain data free of the given secrets. */
+export function safeDetails(error: unknown, secrets: readonly string[]): Record<string, unknown> {
+  const details = typeof error === "object" && error !== null
+    ? (error as Record<string, unknown>).details
+    : undefined;
+  if (typeof details !== "object" || details === null || Array.isArray(details)) return {};
+  try {
+    const json = JSON.stringify(details);
+    if (secrets.some((s) => s !== "" && json.includes(s)) || TOKEN_LIKE_ONE.test(json)) return {};
+    return JSON.parse(json);
+  } catch {
+    return {};
+  }
+}
+
 /** The renewer answered with something custody cannot use. */
 export class InvalidRenewalError extends CustodyError {
   constructor(what: string) {
@@ -98,6 +132,7 @@ export class InvalidRenewalError extends CustodyError {
 
 const MAX_MESSAGE = 240;
 const TOKEN_LIKE = /[A-Za-z0-9_-]{43,}/g;
+const TOKEN_LIKE_ONE = /[A-Za-z0-9_-]{43,}/;
 const CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
@@ -109,14 +144,18 @@ export function describeFailure(
   at: number,
   secrets: readonly string[],
 ): { failure: RenewalFailure; retryable: boolean } {
-  const fields = typeof error === "object" && error !== null ? error as Record<string, unknown> : {};
+  const fields = typeof error === "object" && error !== null
+    ? error as Record<string, unknown>
+    : {};
   const code = typeof fields.code === "string" && CODE.test(fields.code) &&
       !secrets.some((s) => s !== "" && fields.code === s)
     ? fields.code
     : "portreeve_internal";
   const retryable = fields.retryable === true;
   let message = error instanceof Error ? error.message : "renewal failed";
-  for (const secret of secrets) if (secret !== "") message = message.replaceAll(secret, "[redacted]");
+  for (const secret of secrets) {
+    if (secret !== "") message = message.replaceAll(secret, "[redacted]");
+  }
   message = message.replace(TOKEN_LIKE, "[redacted]");
   if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE - 1)}…`;
   return { failure: { code, message, at }, retryable };

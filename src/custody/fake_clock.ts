@@ -15,7 +15,15 @@ export class FakeClock implements Clock {
   #nextId = 1;
   readonly #timers = new Map<number, FakeTimer>();
 
-  constructor(start: number = Date.UTC(2026, 10, 30, 12, 0, 0)) {
+  /**
+   * @param start initial epoch milliseconds
+   * @param flushRounds microtask turns granted after each timer; raise it for renewers with
+   *   deeper promise chains
+   */
+  constructor(
+    start: number = Date.UTC(2026, 10, 30, 12, 0, 0),
+    readonly flushRounds: number = 100,
+  ) {
     this.#now = start;
   }
 
@@ -65,7 +73,7 @@ export class FakeClock implements Clock {
   }
 
   /** Lets pending promise continuations run (microtasks only; no real time passes). */
-  async flush(rounds = 100): Promise<void> {
+  async flush(rounds: number = this.flushRounds): Promise<void> {
     for (let i = 0; i < rounds; i++) await Promise.resolve();
   }
 

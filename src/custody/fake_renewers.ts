@@ -12,7 +12,12 @@ export interface RenewCall {
 
 /** A renewal error shaped like the daemon client's (`code`, `retryable`). */
 export class FakeRenewalError extends Error {
-  constructor(readonly code: string, readonly retryable: boolean, message = code) {
+  constructor(
+    readonly code: string,
+    readonly retryable: boolean,
+    message: string = code,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
   }
 }

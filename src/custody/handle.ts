@@ -4,9 +4,9 @@ export const HANDLE_PATTERN: RegExp = /^[A-Za-z0-9_-]{43}$/;
 /** Fills a byte array with random values; injectable only so tests can force a collision. */
 export type RandomFill = (bytes: Uint8Array) => void;
 
-export const cryptoFill: RandomFill = (bytes) => {
+export function cryptoFill(bytes: Uint8Array): void {
   crypto.getRandomValues(bytes);
-};
+}
 
 export function isHandle(value: unknown): value is string {
   return typeof value === "string" && HANDLE_PATTERN.test(value);

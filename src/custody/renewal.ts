@@ -1,35 +1,7 @@
 import type { Clock } from "./clock.ts";
 import { InvalidRenewalError, RenewalTimeoutError } from "./errors.ts";
-import type { CredentialKind, LauncherRenewal, RenewalFailure, Renewers } from "./types.ts";
-
-/** One held credential. For a launcher record `leaseId` is the operation id. */
-export interface Entry {
-  readonly handle: string;
-  readonly leaseId: string;
-  secret: string;
-  /** Lease expiry, or the launcher operation deadline. */
-  expiresAt: number;
-  readonly component: string;
-  readonly endpoint: string;
-}
-
-/** Unit of custody and renewal: a standalone lease, an activation, or a launcher operation. */
-export interface Group<R extends LauncherRenewal> {
-  readonly kind: CredentialKind;
-  readonly id: string;
-  readonly entries: Map<string, Entry>;
-  readonly acquiredAt: number;
-  custodyExpiresAt: number;
-  readonly maximumCustodyExpiresAt: number;
-  /** Daemon's requested launcher cadence; Infinity for leases. */
-  renewAfterMs: number;
-  /** Latest transient renewal failure, cleared by the next success. */
-  failure?: RenewalFailure;
-  renewTimer?: number;
-  expiryTimer?: number;
-  inflight?: Promise<Outcome<R>>;
-  controller?: AbortController;
-}
+import type { Group } from "./group.ts";
+import type { LauncherRenewal, Renewers } from "./types.ts";
 
 /** The credentials one renewal attempt sent (snapshot; members may be settled meanwhile). */
 export interface Sent {
@@ -61,8 +33,11 @@ export async function performRenewal<R extends LauncherRenewal>(
   const signal = controller.signal;
   try {
     if (group.kind === "launcher") {
-      const renewal = await bounded(call, controller, () =>
-        renewers.renewLauncher(group.id, sent[0].token, signal));
+      const renewal = await bounded(
+        call,
+        controller,
+        () => renewers.renewLauncher(group.id, sent[0].token, signal),
+      );
       if (!isTime(renewal?.deadlineAt) || !isTime(renewal.renewAfterMilliseconds)) {
         throw new InvalidRenewalError("deadlineAt/renewAfterMilliseconds must be numbers");
       }
@@ -73,13 +48,19 @@ export async function performRenewal<R extends LauncherRenewal>(
     }
     const expiries = new Map<string, number>();
     if (group.kind === "lease") {
-      const { expiresAt } = await bounded(call, controller, () =>
-        renewers.renewLease(group.id, sent[0].token, signal));
+      const { expiresAt } = await bounded(
+        call,
+        controller,
+        () => renewers.renewLease(group.id, sent[0].token, signal),
+      );
       expiries.set(group.id, expiresAt);
     } else {
       const leases = sent.map(({ leaseId, token }) => ({ leaseId, token }));
-      const answer = await bounded(call, controller, () =>
-        renewers.renewActivation(group.id, leases, signal));
+      const answer = await bounded(
+        call,
+        controller,
+        () => renewers.renewActivation(group.id, leases, signal),
+      );
       if (!Array.isArray(answer?.leases)) throw new InvalidRenewalError("leases must be a list");
       for (const { leaseId, expiresAt } of answer.leases) expiries.set(leaseId, expiresAt);
     }

@@ -40,9 +40,27 @@ export type ErasedReason =
 
 /** Observations for logging. Carries ids and codes only: no secrets, no handles. */
 export type CustodyEvent =
-  | { type: "renewed"; kind: CredentialKind; id: string; credentialCount: number; expiresAt: number }
-  | { type: "renewal-failed"; kind: CredentialKind; id: string; retryable: boolean; failure: RenewalFailure }
-  | { type: "erased"; kind: CredentialKind; id: string; credentialCount: number; reason: ErasedReason };
+  | {
+    type: "renewed";
+    kind: CredentialKind;
+    id: string;
+    credentialCount: number;
+    expiresAt: number;
+  }
+  | {
+    type: "renewal-failed";
+    kind: CredentialKind;
+    id: string;
+    retryable: boolean;
+    failure: RenewalFailure;
+  }
+  | {
+    type: "erased";
+    kind: CredentialKind;
+    id: string;
+    credentialCount: number;
+    reason: ErasedReason;
+  };
 
 export interface CustodyOptions<R extends LauncherRenewal = LauncherRenewal> {
   renewers: Renewers<R>;

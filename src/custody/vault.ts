@@ -3,12 +3,29 @@ import { extendedCustody, MINUTE_MS, renewDelay } from "./cadence.ts";
 import {
   CredentialUnavailableError,
   CustodyClosedError,
+  CustodyError,
   CustodyLimitError,
   describeFailure,
   HandleCollisionError,
+  RenewalFailedError,
+  safeDetails,
 } from "./errors.ts";
 import { cryptoFill, newHandle, type RandomFill } from "./handle.ts";
-import { type Group, type Outcome, performRenewal, type Sent } from "./renewal.ts";
+import {
+  activationView,
+  checkedEntry,
+  type Group,
+  keyOf,
+  launcherView,
+  leaseView,
+  type NewEntry,
+  requireId,
+  requireTime,
+  soonestExpiry,
+  times,
+  withFailure,
+} from "./group.ts";
+import { type Outcome, performRenewal, type Sent } from "./renewal.ts";
 import type {
   ActivationExtension,
   ActivationLeaseUse,
@@ -28,14 +45,6 @@ import type {
   Renewers,
 } from "./types.ts";
 
-interface NewEntry {
-  leaseId: string;
-  secret: string;
-  expiresAt: number;
-  component: string;
-  endpoint: string;
-}
-
 /** What remains of a credential erased after a terminal renewal failure (no secret). */
 interface Tombstone {
   kind: CredentialKind;
@@ -43,8 +52,6 @@ interface Tombstone {
   failure: RenewalFailure;
   dropAt: number;
 }
-
-const keyOf = (kind: CredentialKind, id: string) => `${kind}:${id}`;
 
 /** Process-local vault of daemon secrets behind opaque handles. See mod.ts for the contract. */
 export class Custody<R extends LauncherRenewal = LauncherRenewal> {
@@ -92,7 +99,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   holdLease(lease: { leaseId: string; token: string; expiresAt: number }): HeldLease {
     requireId("leaseId", lease.leaseId);
     const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
-    return this.#leaseView(this.#insert("lease", lease.leaseId, [entry], Infinity));
+    return leaseView(this.#insert("lease", lease.leaseId, [entry], Infinity));
   }
 
   holdActivation(
@@ -116,7 +123,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     if (new Set(entries.map((e) => e.leaseId)).size !== entries.length) {
       throw new TypeError("custody: duplicate leaseId in activation");
     }
-    return this.#activationView(this.#insert("activation", activationId, entries, Infinity));
+    return activationView(this.#insert("activation", activationId, entries, Infinity));
   }
 
   holdLauncher(operation: {
@@ -129,7 +136,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     requireId("operationId", operationId);
     requireTime("renewAfterMilliseconds", renewAfterMilliseconds);
     const entry = checkedEntry(operationId, credential, deadlineAt, "", "");
-    return this.#launcherView(
+    return launcherView(
       this.#insert("launcher", operationId, [entry], renewAfterMilliseconds),
     );
   }
@@ -156,17 +163,17 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
 
   heldLease(leaseId: string): HeldLease | undefined {
     const group = this.#current("lease", leaseId);
-    return group && this.#leaseView(group);
+    return group && leaseView(group);
   }
 
   heldActivation(activationId: string): HeldActivation | undefined {
     const group = this.#current("activation", activationId);
-    return group && this.#activationView(group);
+    return group && activationView(group);
   }
 
   heldLauncher(operationId: string): HeldLauncher | undefined {
     const group = this.#current("launcher", operationId);
-    return group && this.#launcherView(group);
+    return group && launcherView(group);
   }
 
   // ---- settling: call after the daemon accepted confirm/skip/abandon/complete ---------------
@@ -197,7 +204,13 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       this.#erase(group, "settled", gone.length);
     } else if (gone.length > 0) {
       const credentialCount = gone.length;
-      this.#emit({ type: "erased", kind: "activation", id: activationId, credentialCount, reason: "settled" });
+      this.#emit({
+        type: "erased",
+        kind: "activation",
+        id: activationId,
+        credentialCount,
+        reason: "settled",
+      });
     }
     return gone.length;
   }
@@ -229,7 +242,8 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
 
   /**
    * Heartbeats a launcher operation now (joining a renewal already in flight) and optionally
-   * extends custody. Rejects with the renewer's error, recorded exactly like a background one.
+   * extends custody. A failure is recorded exactly like a background one and rejects with
+   * `RenewalFailedError` (the renewer's code and retryable flag, scrubbed message).
    */
   async renewLauncherNow(
     operationId: string,
@@ -237,13 +251,19 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     minutes?: number,
   ): Promise<LauncherHeartbeat<R>> {
     const target = minutes === undefined ? undefined : this.#checkMinutes(minutes);
-    const { group } = this.#lookup("launcher", handle, operationId);
+    const { group, entry } = this.#lookup("launcher", handle, operationId);
+    const secret = entry.secret; // kept for scrubbing: erasure blanks the entry
     const outcome = await this.#renew(group);
-    if (!outcome.ok) throw outcome.error;
     if (this.#closed) throw new CustodyClosedError();
+    if (!outcome.ok) {
+      // Our own abort reasons (settled, closed, timed out) are safe as they are.
+      if (outcome.error instanceof CustodyError) throw outcome.error;
+      const { failure, retryable } = describeFailure(outcome.error, this.#clock.now(), [secret]);
+      throw new RenewalFailedError(failure, retryable, safeDetails(outcome.error, [secret]));
+    }
     if (!this.#isLive(group) || !outcome.launcher) throw new CredentialUnavailableError();
     const custodyChanged = target !== undefined && this.#extend(group, target);
-    return { ...this.#launcherView(group), renewal: outcome.launcher, custodyChanged };
+    return { ...launcherView(group), renewal: outcome.launcher, custodyChanged };
   }
 
   // ---- shutdown ---------------------------------------------------------------------------
@@ -408,7 +428,10 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       leaseId: e.leaseId,
       token: e.secret,
     }));
-    const call = { clock: this.#clock, renewers: this.#renewers, timeoutMs: this.#timeoutMs };
+    // Waiting past the secret's own expiry is pointless: give up then at the latest.
+    const untilExpiry = soonestExpiry(group) - this.#clock.now();
+    const timeoutMs = Math.max(1, Math.min(this.#timeoutMs, untilExpiry));
+    const call = { clock: this.#clock, renewers: this.#renewers, timeoutMs };
     group.controller = controller;
     group.inflight = performRenewal(call, group, sent, controller).then((outcome) => {
       group.inflight = undefined;
@@ -431,7 +454,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
         credentialCount: group.entries.size,
         expiresAt: soonestExpiry(group),
       });
-      this.#schedule(group);
+      if (!this.#lapse(group)) this.#schedule(group);
       return;
     }
     const { failure, retryable } = describeFailure(
@@ -448,7 +471,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     this.#emit({ type: "renewal-failed", kind: group.kind, id: group.id, retryable, failure });
     if (retryable) {
       group.failure = failure;
-      this.#schedule(group);
+      if (!this.#lapse(group)) this.#schedule(group);
     } else {
       this.#bury(group, failure);
       this.#erase(group, "renewal-failed");
@@ -506,84 +529,4 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       // Logging must never break custody.
     }
   }
-
-  #leaseView(group: Group<R>): HeldLease {
-    const entry = first(group);
-    return { handle: entry.handle, leaseId: group.id, expiresAt: entry.expiresAt, ...times(group) };
-  }
-
-  #activationView(group: Group<R>): HeldActivation {
-    const leases = [...group.entries.values()].map((e) => ({
-      handle: e.handle,
-      leaseId: e.leaseId,
-      component: e.component,
-      endpoint: e.endpoint,
-      expiresAt: e.expiresAt,
-    }));
-    return { activationId: group.id, leases, ...times(group), credentialCount: leases.length };
-  }
-
-  #launcherView(group: Group<R>): HeldLauncher {
-    const entry = first(group);
-    return {
-      handle: entry.handle,
-      operationId: group.id,
-      deadlineAt: entry.expiresAt,
-      renewAfterMilliseconds: group.renewAfterMs,
-      ...times(group),
-    };
-  }
-}
-
-function times(group: { custodyExpiresAt: number; maximumCustodyExpiresAt: number }) {
-  return {
-    custodyExpiresAt: group.custodyExpiresAt,
-    maximumCustodyExpiresAt: group.maximumCustodyExpiresAt,
-  };
-}
-
-function first<R extends LauncherRenewal>(group: Group<R>) {
-  return group.entries.values().next().value!;
-}
-
-function soonestExpiry<R extends LauncherRenewal>(group: Group<R>): number {
-  let soonest = Infinity;
-  for (const entry of group.entries.values()) soonest = Math.min(soonest, entry.expiresAt);
-  return soonest;
-}
-
-function withFailure<T extends object>(use: T, failure?: RenewalFailure): T & {
-  renewalFailure?: RenewalFailure;
-} {
-  return failure ? { ...use, renewalFailure: { ...failure } } : use;
-}
-
-function requireId(name: string, value: unknown): asserts value is string {
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(`custody: ${name} must be a non-empty string`);
-  }
-}
-
-function requireTime(name: string, value: unknown): asserts value is number {
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new TypeError(`custody: ${name} must be a finite number`);
-  }
-}
-
-/** Validates one credential; messages name the field, never the value. */
-function checkedEntry(
-  leaseId: string,
-  secret: unknown,
-  expiresAt: unknown,
-  component: unknown,
-  endpoint: unknown,
-): NewEntry {
-  if (typeof secret !== "string" || secret === "") {
-    throw new TypeError("custody: the secret must be a non-empty string");
-  }
-  requireTime("expiresAt", expiresAt);
-  if (typeof component !== "string" || typeof endpoint !== "string") {
-    throw new TypeError("custody: component and endpoint must be strings");
-  }
-  return { leaseId, secret, expiresAt, component, endpoint };
 }

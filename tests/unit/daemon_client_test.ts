@@ -53,7 +53,7 @@ Deno.test("POSTs carry the client block, origin and a request id", async () => {
     const post = t.sim.requests.find((r) => r.method === "POST")!;
     const client = (post.body as { client: Record<string, unknown> }).client;
     assert.deepEqual(client.protocol, { minimum: 1, maximum: 1 });
-    assert.deepEqual(client.requiredCapabilities, ["mcp-foundations-v1"]);
+    assert.deepEqual(client.requiredCapabilities, ["administration-v1"]);
     assert.deepEqual(client.origin, { kind: "mcp", runId: t.client.runId, label: "unit" });
     assert.match(post.headers["x-portreeve-request-id"], /^[0-9a-f-]{36}$/);
   } finally {
