@@ -11,8 +11,8 @@ import type { ToolContext } from "./context.ts";
  */
 export type ToolKind = "read" | "mutation" | "preview" | "execute";
 
-export const TOOLSETS = ["read", "coordinate", "full"] as const;
-export type Toolset = typeof TOOLSETS[number];
+import { TOOLSETS, type Toolset } from "../toolsets.ts";
+export { TOOLSETS, type Toolset };
 
 export interface ToolDefinition<
   In extends z.ZodObject = z.ZodObject,

@@ -8,8 +8,9 @@ import { shellJoin } from "./shell.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
 
-export const TOOLSETS = ["read", "coordinate", "full"] as const;
-export type Toolset = typeof TOOLSETS[number];
+import { TOOLSETS, type Toolset } from "../toolsets.ts";
+import { LABEL_PATTERN } from "../cli/label.ts";
+export { TOOLSETS, type Toolset };
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";
 
@@ -51,7 +52,7 @@ export class ConfigError extends Error {
 /** Trims and checks a label: 1-64 characters, starting with a letter or digit. */
 export function validateLabel(raw: string): string {
   const label = raw.trim();
-  if (label.length < 1 || label.length > 64 || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(label)) {
+  if (!LABEL_PATTERN.test(label)) {
     throw new ConfigError(
       "usage",
       `invalid --label ${JSON.stringify(raw)}: use 1-64 characters from A-Z a-z 0-9 . _ -, ` +
