@@ -1,0 +1,76 @@
+/**
+ * # Credential custody
+ *
+ * The daemon hands out one-time secrets: standalone lease tokens, activation lease tokens
+ * (one per endpoint, grouped per activation) and launcher-operation credentials. `Custody`
+ * keeps them in process memory only and gives the model opaque handles instead.
+ *
+ * ## Handles
+ * 32 random bytes (crypto.getRandomValues), base64url without padding: 43 characters
+ * `^[A-Za-z0-9_-]{43}$`, 256 bits. Process-local maps only; nothing is persisted, so a handle
+ * means nothing to another process or another `Custody`. A handle is bound to its kind and
+ * owner: lease, activation (activationId) or launcher (operationId). Unknown, expired,
+ * settled, foreign or mis-bound handles all throw the same `CredentialUnavailableError`.
+ *
+ * ## Renewal (automatic, through injected `Renewers`; custody never imports the client)
+ * - Leases and activations: next renewal after max(1 ms, min(10 s, ⌊remaining TTL / 3⌋, time
+ *   left in custody)); an activation renews all its held leases in ONE batch call, timed by
+ *   its soonest-expiring lease.
+ * - Launcher: max(1 ms, min(10 s, daemon's renewAfterMilliseconds, ⌊time to deadline / 3⌋,
+ *   time left in custody)). `renewLauncherNow` heartbeats at once (joining any renewal in
+ *   flight) and rejects a failure with `RenewalFailedError` (renewer's code and retryable
+ *   flag, scrubbed message, daemon `details` kept only if secret-free).
+ * - One timer per group; concurrent renewals are coalesced; a renewal unanswered after
+ *   `renewalTimeoutMs` (10 s) is aborted and counts as transient.
+ * - Failures are never swallowed. Transient (`retryable: true`): the credential is kept, the
+ *   normal schedule retries, and `use*()` returns `renewalFailure` ({code, message, at})
+ *   until a renewal succeeds. Terminal (anything else): the credential is erased and a
+ *   secret-free tombstone (bounded, dropped at custody expiry) makes the next `use*()` throw
+ *   `CredentialUnavailableError` carrying `renewalFailure`. A lease TTL or launcher deadline
+ *   observed as passed erases the same way.
+ * - `onEvent` reports renewed / renewal-failed / erased for logging: ids and codes, never
+ *   secrets or handles.
+ *
+ * ## Custody window
+ * Default 10 min from acquisition; `extendActivation`, `extendLease` and `renewLauncherNow`
+ * with minutes set it to acquisition + minutes (10–60), only lengthening (a repeat reports
+ * `changed: false`). Anything outside 10–60 throws `CustodyLimitError`. At custody expiry
+ * (timer at the instant, and checked on every access) the credentials are erased and
+ * renewals stop, so silence never renews forever.
+ *
+ * ## Erasure
+ * Call `settleLease`, `settleActivationLeases(activationId, stillLeasedLeaseIds)` or
+ * `settleLauncher` after the daemon accepted confirm / skip / abandon / complete (a failed
+ * daemon call erases nothing). A renewal racing settlement never brings a secret back.
+ * `close()` (SIGINT / SIGTERM / stdin EOF) aborts in-flight renewals, clears every timer and
+ * erases everything; afterwards every call throws `CustodyClosedError` (settle* return
+ * quietly). JS strings cannot be zeroed: erasure drops every reference.
+ *
+ * ## Errors
+ * All extend `CustodyError` { code, retryable, message, details } so the catalogue can turn
+ * them into result envelopes: `CredentialUnavailableError` (portreeve_credential_unavailable,
+ * optional `renewalFailure`), `CustodyLimitError` (portreeve_invalid_input),
+ * `CustodyClosedError`, `HandleCollisionError`, `RenewalFailedError`, and for recorded
+ * failures `RenewalTimeoutError` / `InvalidRenewalError`. Messages never contain secrets.
+ *
+ * Time comes from an injectable `Clock`; `FakeClock` (fake_clock.ts) and `FakeRenewers`
+ * (fake_renewers.ts) run the whole schedule in milliseconds in tests.
+ *
+ * @module
+ */
+
+export { type Clock, realClock } from "./clock.ts";
+export { extendedCustody, MINUTE_MS, RENEW_CEILING_MS, renewDelay } from "./cadence.ts";
+export {
+  CredentialUnavailableError,
+  CustodyClosedError,
+  CustodyError,
+  CustodyLimitError,
+  HandleCollisionError,
+  InvalidRenewalError,
+  RenewalFailedError,
+  RenewalTimeoutError,
+} from "./errors.ts";
+export { HANDLE_PATTERN, isHandle } from "./handle.ts";
+export { Custody } from "./vault.ts";
+export type * from "./types.ts";
