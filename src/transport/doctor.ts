@@ -1,0 +1,186 @@
+/**
+ * `portreeve-mcp doctor`: runs, inside this same confined process, the server a host would
+ * get — the real catalogue and daemon client behind an in-memory MCP client — and prints a
+ * checklist with one verdict and the next step. Needs no permission beyond `serve`'s.
+ */
+import { parseArgs } from "node:util";
+import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { Catalogue } from "../catalogue/catalogue.ts";
+import { ALL_TOOLS } from "../catalogue/index.ts";
+import { TOOLSETS, type Toolset } from "../toolsets.ts";
+import { DaemonClient } from "../daemon/client.ts";
+import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
+import { checkLabel } from "../cli/label.ts";
+import { createServer } from "./server.ts";
+import { grantProblem } from "./grant.ts";
+import { configureLogging } from "./logging.ts";
+import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
+
+export const DOCTOR_EXIT = { ok: 0, usage: 2, unavailable: 3, incompatible: 4, misconfigured: 5 } as const;
+
+interface IO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+type Status = "ok" | "fail" | "warn" | "info";
+interface Check {
+  status: Status;
+  label: string;
+  detail: string;
+}
+
+const MARK: Record<Status, string> = { ok: "[ok]  ", fail: "[FAIL]", warn: "[warn]", info: "[--]  " };
+
+export async function runDoctor(args: string[], io: IO): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      socket: { type: "string" },
+      label: { type: "string" },
+      toolset: { type: "string", default: "full" },
+      host: { type: "string", default: "generic" },
+      json: { type: "boolean" },
+    },
+  });
+  if (!(TOOLSETS as readonly string[]).includes(values.toolset)) {
+    throw new RangeError(`--toolset must be one of ${TOOLSETS.join(", ")} (got "${values.toolset}")`);
+  }
+  const toolset = values.toolset as Toolset;
+  const label = values.label === undefined ? undefined : checkLabel(values.label);
+  configureLogging("error");
+  const socket = discoverSocket(values.socket, denoEnv);
+  const checks: Check[] = [];
+  const add = (status: Status, label: string, detail: string) => checks.push({ status, label, detail });
+
+  add("info", "bridge", `${PRODUCT} ${SOFTWARE_VERSION}, toolset ${toolset}${label ? `, label ${label}` : ""}`);
+  add("info", "socket", `${socket.path} (from ${socket.source})`);
+  const misconfiguration = grantProblem(socket.path);
+  add(misconfiguration ? "fail" : "ok", "permission grant", misconfiguration ?? "covers this socket");
+
+  const daemon = new DaemonClient({ socketPath: socket.path, runId: crypto.randomUUID(), label });
+  const catalogue = new Catalogue(ALL_TOOLS, toolset);
+  const services = {
+    daemon,
+    bridge: {
+      runId: daemon.runId,
+      label: label ?? null,
+      socketPath: socket.path,
+      socketSource: socket.source,
+      toolset,
+      requiredCapabilities: catalogue.requiredCapabilities(),
+      misconfiguration,
+    },
+  };
+  const shutdown = new AbortController();
+  let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
+  try {
+    for (const era of ["legacy", "modern"] as const) {
+      const session = await openSession(era, () => createServer(catalogue, services, shutdown.signal));
+      try {
+        const listed = session.frames.find((f) => Array.isArray(f.result?.tools));
+        const tools = listed?.result?.tools as unknown[] | undefined;
+        const cached = listed?.result?.ttlMs === 0 && listed?.result?.cacheScope === "private";
+        add(
+          tools && cached ? "ok" : "fail",
+          `MCP handshake (${era === "legacy" ? "2025-11-25 initialize" : "2026-07-28 server/discover"})`,
+          tools ? `${tools.length} tools; tools/list ${cached ? "carries" : "LACKS"} ttlMs 0 / cacheScope private` : "no tools/list answer",
+        );
+        if (era === "legacy") verdict = await daemonChecks(session.client, add, verdict);
+      } finally {
+        await session.close();
+      }
+    }
+  } catch (error) {
+    add("fail", "MCP handshake", error instanceof Error ? error.message : String(error));
+    verdict = "misconfigured";
+  } finally {
+    shutdown.abort();
+    daemon.close();
+  }
+
+  const { hostCommand } = await import("./doctor_host.ts");
+  add("info", `host command (${values.host})`, hostCommand(values.host, socket, label, toolset));
+
+  const next = NEXT_STEP[verdict];
+  if (values.json) {
+    io.stdout(JSON.stringify({ version: 1, verdict, next, checks }) + "\n");
+  } else {
+    io.stdout(checks.map((c) => `${MARK[c.status]} ${c.label}: ${c.detail}`).join("\n") + "\n\n");
+    io.stdout(`Verdict: ${verdict.toUpperCase()}. ${next}\n`);
+  }
+  return DOCTOR_EXIT[verdict];
+}
+
+const NEXT_STEP: Record<keyof typeof DOCTOR_EXIT, string> = {
+  ok: "Everything a host needs works; add the host command above to your agent host.",
+  usage: "",
+  unavailable: "Start the daemon (`portreeve start`) or point the bridge at its socket with --socket, then run doctor again.",
+  incompatible: "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.",
+  misconfigured: "Relaunch with the command `portreeve-mcp config` prints for this socket (the permission grant must name it).",
+};
+
+type Add = (status: Status, label: string, detail: string) => void;
+
+async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCTOR_EXIT) {
+  const result = async (name: string) =>
+    (await client.callTool({ name, arguments: {} })).structuredContent as {
+      ok: boolean;
+      data?: Record<string, unknown>;
+      error?: { code: string; message: string };
+    };
+  const diag = await result("portreeve_diagnostics");
+  const daemon = diag.data?.daemon as { available: boolean } | undefined;
+  if (!daemon?.available) {
+    add("fail", "daemon", String(diag.data?.guidance ?? diag.error?.message ?? "not reachable"));
+    return verdict === "misconfigured" ? verdict : "unavailable";
+  }
+  add("ok", "daemon", "answers on the socket");
+  const compat = await result("portreeve_compatibility");
+  const data = compat.data as { compatible: boolean; missingCapabilities: string[]; guidance: string | null };
+  add(
+    data.compatible ? "ok" : "fail",
+    "compatibility",
+    data.compatible ? "protocol 1 and every required capability" : `${data.guidance ?? ""} missing: ${data.missingCapabilities.join(", ") || "none"}`,
+  );
+  const health = await result("portreeve_health");
+  if (health.ok) {
+    const h = health.data as { softwareVersion: string; protocol: { minimum: number; maximum: number }; pid: number };
+    add("ok", "daemon health", `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`);
+  } else {
+    add("fail", "daemon health", `${health.error?.code}: ${health.error?.message}`);
+  }
+  return data.compatible ? verdict : "incompatible";
+}
+
+interface Frame {
+  result?: Record<string, unknown>;
+}
+
+/** One in-memory MCP session in the given era, recording every server→client frame. */
+async function openSession(era: "legacy" | "modern", factory: Parameters<typeof serveStdio>[0]) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const frames: Frame[] = [];
+  const deliver = serverSide.send.bind(serverSide);
+  serverSide.send = (message: JSONRPCMessage, options) => {
+    frames.push(message as Frame);
+    return deliver(message, options);
+  };
+  const handle = serveStdio(factory, { legacy: "serve", transport: serverSide });
+  const client = new Client(
+    { name: "portreeve-mcp-doctor", version: SOFTWARE_VERSION },
+    { versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" } },
+  );
+  await client.connect(clientSide);
+  await client.listTools();
+  return {
+    client,
+    frames,
+    async close() {
+      await client.close();
+      await handle.close();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/** The exact host command `config` would print, for doctor's checklist. */
+import type { SocketLocation } from "../daemon/discovery.ts";
+import { detectInstallation, renderConfig } from "../profiles/mod.ts";
+import { shellJoin } from "../profiles/shell.ts";
+
+export function hostCommand(host: string, socket: SocketLocation, label: string | undefined, toolset: string): string {
+  try {
+    const result = renderConfig({ host, portable: false, label, toolset, socket }, detectInstallation());
+    return shellJoin([result.command, ...result.args]);
+  } catch (error) {
+    return `cannot render: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
