@@ -1,6 +1,9 @@
 /** What a tool's `call` may use: the daemon client, custody, facts about this bridge. */
 import type { DaemonClient } from "../daemon/client.ts";
 import type { SocketSource } from "../daemon/discovery.ts";
+import type { Custody } from "../custody/mod.ts";
+import type { LauncherRenewalResult } from "./renewers.ts";
+import type { Memory } from "./memory.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -17,6 +20,10 @@ export interface BridgeFacts {
 export interface Services {
   daemon: DaemonClient;
   bridge: BridgeFacts;
+  /** Raw lease tokens and launcher credentials, behind opaque handles. */
+  custody: Custody<LauncherRenewalResult>;
+  /** What this process already did, so a repeated call returns the achieved state. */
+  memory: Memory;
 }
 
 export interface ToolContext extends Services {

@@ -17,9 +17,23 @@ export function mutate(
   ctx: ToolContext,
   path: string,
   body: Record<string, unknown> = {},
-  timeoutMs?: number,
+  options: { timeoutMs?: number; capabilities?: readonly string[] } = {},
 ): Promise<unknown> {
-  return ctx.daemon.post(path, body, { signal: ctx.signal, capabilities: ctx.capabilities, timeoutMs });
+  return ctx.daemon.post(path, body, {
+    signal: ctx.signal,
+    capabilities: options.capabilities ?? ctx.capabilities,
+    timeoutMs: options.timeoutMs,
+  });
+}
+
+/** Epoch milliseconds of a daemon timestamp. */
+export function epoch(timestamp: string): number {
+  return Date.parse(timestamp);
+}
+
+/** ISO form of epoch milliseconds, as the daemon writes them. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** A path segment for an id: the daemon routes only lowercase UUIDs. */

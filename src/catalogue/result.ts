@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../daemon/errors.ts";
+import { CustodyError } from "../custody/mod.ts";
 
 export function success(data: unknown, summary: string): CallToolResult {
   return {
@@ -21,9 +22,15 @@ export function failure(error: BridgeError): CallToolResult {
   };
 }
 
-/** Anything thrown that is not a `BridgeError` is our bug: say so without leaking a stack. */
+/**
+ * Custody errors already carry a stable code; anything else that is not a `BridgeError` is
+ * our bug: say so without leaking a stack.
+ */
 export function asBridgeError(error: unknown): BridgeError {
   if (error instanceof BridgeError) return error;
+  if (error instanceof CustodyError) {
+    return new BridgeError(error.code, error.message, error.retryable, error.details);
+  }
   return new BridgeError(
     Codes.internal,
     "The bridge hit an unexpected error; the details are in its stderr log. Retrying will not help until it is fixed.",

@@ -276,3 +276,17 @@ export const stackDefinitionInput = z.strictObject({
     }),
   ),
 });
+
+// ── Custody ───────────────────────────────────────────────────────────────────────────────
+/** When this bridge stops holding (and renewing) a credential, and the latest it could. */
+export const custodyTimes = {
+  custodyExpiresAt: timestamp(),
+  maximumCustodyExpiresAt: timestamp(),
+};
+
+/** A renewal that failed since the last call, surfaced instead of swallowed. */
+export const renewalFailure = z.object({ code: z.string(), message: z.string(), at: timestamp() }).optional();
+
+export const ack = z.object({ changed: z.boolean(), at: timestamp() });
+
+export const abandonReason = () => z.enum(["address-in-use", "startup-error", "client-cancelled"]);

@@ -16,7 +16,9 @@ export class SimClock implements Clock {
   }
 
   advance(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError("advance() needs a non-negative number");
+    if (!Number.isFinite(ms) || ms < 0) {
+      throw new RangeError("advance() needs a non-negative number");
+    }
     this.#offset += ms;
   }
 }

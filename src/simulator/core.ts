@@ -38,6 +38,17 @@ export class SimCore {
     this.protocol = opts.protocol;
   }
 
+  #eventCounter = 0;
+
+  /**
+   * A valid v4 UUID whose first group counts up, so events written in the same millisecond
+   * still page in a stable order (the real daemon's order there is random).
+   */
+  nextEventId(): string {
+    this.#eventCounter = (this.#eventCounter + 1) % 0x1_0000_0000;
+    return this.#eventCounter.toString(16).padStart(8, "0") + uuid().slice(8);
+  }
+
   /** Health's protocol range, which the incompatible fault replaces. */
   advertisedProtocol(): { minimum: number; maximum: number } {
     return this.fault === "incompatible" ? { minimum: 2, maximum: 3 } : this.protocol;
@@ -112,7 +123,7 @@ export class Ctx {
     background = false,
   ): void {
     const event: HistoryEvent = {
-      id: uuid(),
+      id: this.core.nextEventId(),
       eventType,
       entityType,
       entityId,

@@ -82,14 +82,21 @@ export const fail = {
 };
 
 /** Turns a Zod failure into the daemon's schema-validation error. */
-export function schemaError(error: z.ZodError, message = "The request is not valid."): ProtocolError {
+export function schemaError(
+  error: z.ZodError,
+  message = "The request is not valid.",
+): ProtocolError {
   return new ProtocolError("invalid_input", message, {
     issues: JSON.parse(JSON.stringify(error.issues)),
   });
 }
 
 /** Parses with a Zod schema, throwing the protocol's invalid_input error on failure. */
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, message?: string): z.output<T> {
+export function parseWith<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  message?: string,
+): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw schemaError(result.error, message);
   return result.data;

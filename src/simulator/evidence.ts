@@ -50,6 +50,17 @@ export class EvidenceSource {
         startTime,
       });
     }
+    // The declared parent becomes an observable fake process too, unless it really exists,
+    // so tests can name it as a run's rootPid.
+    const parent = opts.ppid ?? 1;
+    if (parent > 1 && !this.fakeProcesses.has(parent) && !existsOnHost(parent)) {
+      this.fakeProcesses.set(parent, {
+        pid: parent,
+        parentPid: 1,
+        command: "simulated",
+        startTime,
+      });
+    }
     const list = this.fakeListeners.get(port) ?? [];
     list.push({ pid, port, host: opts.host ?? "127.0.0.1", fake: true });
     this.fakeListeners.set(port, list);
@@ -109,6 +120,10 @@ export class EvidenceSource {
   }
 }
 
+function existsOnHost(pid: number): boolean {
+  return readProcProcess(pid) !== null;
+}
+
 function uid(): number {
   try {
     return Deno.uid() ?? 0;
@@ -127,6 +142,8 @@ function readText(path: string): string | null {
 
 /** Parses /proc/net/tcp{,6}; returns LISTEN sockets keyed to PIDs via /proc/[pid]/fd. */
 function readProcListeners(): RawListener[] {
+  // Deno grants /proc only under --allow-all; otherwise ask lsof (needs --allow-run).
+  if (!procReadable()) return lsofListeners();
   const byInode = new Map<string, { port: number; host: string }[]>();
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     const text = readText(file);
@@ -201,7 +218,70 @@ function decodeAddress(hex: string): string {
 
 let bootTimeSeconds: number | null = null;
 
+let procOk: boolean | null = null;
+
+function procReadable(): boolean {
+  if (procOk === null) {
+    try {
+      Deno.readTextFileSync("/proc/net/tcp");
+      procOk = true;
+    } catch (error) {
+      procOk = error instanceof Deno.errors.NotFound;
+    }
+  }
+  return procOk;
+}
+
+function run(cmd: string, args: string[]): string | null {
+  try {
+    const out = new Deno.Command(cmd, { args, stdout: "piped", stderr: "null" }).outputSync();
+    return new TextDecoder().decode(out.stdout);
+  } catch {
+    return null;
+  }
+}
+
+/** `lsof -F pn` output: a `p<pid>` line followed by `n<address>:<port>` lines. */
+function lsofListeners(): RawListener[] {
+  const text = run("lsof", ["-nP", "-iTCP", "-sTCP:LISTEN", "-Fpn"]);
+  if (!text) return [];
+  const out: RawListener[] = [];
+  const seen = new Set<string>();
+  let pid = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("p")) pid = Number(line.slice(1));
+    if (!line.startsWith("n") || pid <= 0) continue;
+    const m = /^n(.*):(\d+)$/.exec(line);
+    if (!m) continue;
+    const host = m[1] === "*" ? "0.0.0.0" : m[1].replace(/^\[|\]$/g, "");
+    const key = `${pid}:${m[2]}:${host}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pid, port: Number(m[2]), host, fake: false });
+  }
+  return out;
+}
+
+function psProcess(pid: number): ProcessFingerprint | null {
+  const text = run("ps", ["-o", "pid=,ppid=,uid=,lstart=,comm=", "-p", String(pid)]);
+  const m = text
+    ? /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\w+ \w+\s+\d+ [\d:]+ \d+)\s+(.+)$/m.exec(text)
+    : null;
+  if (!m) return null;
+  const started = Date.parse(m[4]);
+  return {
+    pid,
+    parentPid: Number(m[2]),
+    uid: Number(m[3]),
+    startTime: new Date(Number.isFinite(started) ? started : 0).toISOString(),
+    executable: m[5].trim(),
+    command: m[5].trim(),
+    workingDirectory: "/",
+  };
+}
+
 function readProcProcess(pid: number): ProcessFingerprint | null {
+  if (!procReadable()) return psProcess(pid);
   const stat = readText(`/proc/${pid}/stat`);
   if (!stat) return null;
   // The command is wrapped in parentheses and may itself contain spaces or ')'.

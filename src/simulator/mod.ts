@@ -10,7 +10,7 @@ import { type RecordedRequest, type RunningServer, startServer } from "./server.
 import type { SimState } from "./state.ts";
 import { iso } from "./util.ts";
 
-export type { Clock, Fault, FakeListenerOptions, RecordedRequest, Settings, SimState };
+export type { Clock, FakeListenerOptions, Fault, RecordedRequest, Settings, SimState };
 
 export interface SimulatorOptions {
   socketPath: string;
@@ -84,7 +84,12 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     advance: (ms) => clock.advance(ms),
     now: () => clock.now(),
     addListener: (port, pid, listenerOpts) =>
-      core.evidence.addListener(port, pid, listenerOpts, iso(Math.floor(clock.now() / 1000) * 1000)),
+      core.evidence.addListener(
+        port,
+        pid,
+        listenerOpts,
+        iso(Math.floor(clock.now() / 1000) * 1000),
+      ),
     removeListener: (port, pid) => core.evidence.removeListener(port, pid),
     get state() {
       return core.state;

@@ -34,7 +34,10 @@ export class Router {
   }
 
   /** Returns the handler and validated params, null for no match, or throws a 400. */
-  match(method: string, pathname: string): { handler: Handler; params: Record<string, string> } | null {
+  match(
+    method: string,
+    pathname: string,
+  ): { handler: Handler; params: Record<string, string> } | null {
     for (const route of this.#routes) {
       if (route.method !== method) continue;
       const m = route.regex.exec(pathname);

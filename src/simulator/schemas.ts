@@ -35,9 +35,12 @@ export type ClientBlock = z.output<typeof clientSchema>;
 /** Every POST body: a JSON object whose `client` block is valid; other keys pass through. */
 export const postEnvelopeSchema = z.looseObject({ client: clientSchema });
 
-const range = z.strictObject({ start: portSchema, end: portSchema }).refine((r) => r.start <= r.end, {
-  message: "start must not exceed end",
-});
+const range = z.strictObject({ start: portSchema, end: portSchema }).refine(
+  (r) => r.start <= r.end,
+  {
+    message: "start must not exceed end",
+  },
+);
 
 const settingsShape = {
   automaticPortRanges: z.array(range).min(1).max(16),

@@ -228,7 +228,9 @@ export class SimState {
 
   livePendingLeaseOnPort(port: number, nowIso: string): Lease | undefined {
     for (const lease of this.leases.values()) {
-      if (lease.port === port && lease.state === "pending" && lease.expiresAt > nowIso) return lease;
+      if (lease.port === port && lease.state === "pending" && lease.expiresAt > nowIso) {
+        return lease;
+      }
     }
     return undefined;
   }

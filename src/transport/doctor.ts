@@ -6,13 +6,11 @@
 import { parseArgs } from "node:util";
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { Catalogue } from "../catalogue/catalogue.ts";
-import { ALL_TOOLS } from "../catalogue/index.ts";
 import { TOOLSETS, type Toolset } from "../toolsets.ts";
-import { DaemonClient } from "../daemon/client.ts";
 import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
 import { checkLabel } from "../cli/label.ts";
 import { createServer } from "./server.ts";
+import { createBridge } from "./services.ts";
 import { grantProblem } from "./grant.ts";
 import { configureLogging } from "./logging.ts";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
@@ -60,20 +58,8 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   const misconfiguration = grantProblem(socket.path);
   add(misconfiguration ? "fail" : "ok", "permission grant", misconfiguration ?? "covers this socket");
 
-  const daemon = new DaemonClient({ socketPath: socket.path, runId: crypto.randomUUID(), label });
-  const catalogue = new Catalogue(ALL_TOOLS, toolset);
-  const services = {
-    daemon,
-    bridge: {
-      runId: daemon.runId,
-      label: label ?? null,
-      socketPath: socket.path,
-      socketSource: socket.source,
-      toolset,
-      requiredCapabilities: catalogue.requiredCapabilities(),
-      misconfiguration,
-    },
-  };
+  const bridge = createBridge({ socket, label, toolset });
+  const { catalogue, services } = bridge;
   const shutdown = new AbortController();
   let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
   try {
@@ -98,7 +84,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
     verdict = "misconfigured";
   } finally {
     shutdown.abort();
-    daemon.close();
+    await bridge.close();
   }
 
   const { hostCommand } = await import("./doctor_host.ts");

@@ -3,17 +3,12 @@
  * is reached lazily on the first tool call, so hosts get their handshake at once.
  */
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { Catalogue } from "../catalogue/catalogue.ts";
-import { ALL_TOOLS } from "../catalogue/index.ts";
-import type { Toolset } from "../catalogue/define.ts";
-import type { Services } from "../catalogue/context.ts";
-import { DaemonClient } from "../daemon/client.ts";
+import type { Toolset } from "../toolsets.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
-import { BridgeError, Codes } from "../daemon/errors.ts";
+import { createBridge } from "./services.ts";
 import { configureLogging, type LogLevelName, logger } from "./logging.ts";
 import { createServer } from "./server.ts";
 import { FramedStdioTransport } from "./stdio_transport.ts";
-import { grantProblem } from "./grant.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -28,32 +23,8 @@ const SHUTDOWN_LIMIT_MS = 800;
 export function serve(options: ServeOptions): Promise<never> {
   configureLogging(options.logLevel);
   const log = logger("serve");
-  const runId = crypto.randomUUID();
-  const misconfiguration = grantProblem(options.socket.path);
-  if (misconfiguration) log.error("{message}", { message: misconfiguration });
-
-  const daemon = new DaemonClient({
-    socketPath: options.socket.path,
-    runId,
-    label: options.label,
-    preflight: () =>
-      misconfiguration
-        ? new BridgeError(Codes.misconfigured, misconfiguration, false, { socketPath: options.socket.path })
-        : undefined,
-  });
-  const catalogue = new Catalogue(ALL_TOOLS, options.toolset);
-  const services: Services = {
-    daemon,
-    bridge: {
-      runId,
-      label: options.label ?? null,
-      socketPath: options.socket.path,
-      socketSource: options.socket.source,
-      toolset: options.toolset,
-      requiredCapabilities: catalogue.requiredCapabilities(),
-      misconfiguration,
-    },
-  };
+  const bridge = createBridge(options);
+  const { catalogue, services } = bridge;
 
   const shutdown = new AbortController();
   let finished: () => void;
@@ -65,7 +36,7 @@ export function serve(options: ServeOptions): Promise<never> {
     log.info("stopping: {reason}", { reason });
     const hardStop = setTimeout(() => Deno.exit(0), SHUTDOWN_LIMIT_MS);
     shutdown.abort();
-    daemon.close();
+    await bridge.close();
     await handle.close().catch(() => {});
     clearTimeout(hardStop);
     finished();
@@ -85,7 +56,7 @@ export function serve(options: ServeOptions): Promise<never> {
     tools: catalogue.tools.length,
     toolset: options.toolset,
     socket: options.socket.path,
-    runId,
+    runId: services.bridge.runId,
   });
   return done.then(() => Deno.exit(0));
 }

@@ -28,6 +28,8 @@ const FACTS = ["type", "enum", "const", "minimum", "maximum", "exclusiveMinimum"
 function facts(schema: Json, path: string, out: Map<string, unknown>, tool: string): void {
   if (DEPARTURES[`${tool}:${path}`]) return;
   for (const fact of FACTS) {
+    // zod's ±2^53-1 bounds on plain integers say nothing; our compact schemas drop them.
+    if (Math.abs(schema[fact] as number) === Number.MAX_SAFE_INTEGER) continue;
     if (fact in schema) out.set(`${path}#${fact}`, JSON.stringify(schema[fact]));
   }
   if (Array.isArray(schema.required)) out.set(`${path}#required`, JSON.stringify([...schema.required].sort()));

@@ -19,7 +19,8 @@ export function encodeCursor(event: HistoryEvent): string {
 }
 
 function decodeCursor(text: string): { sortKey: string; id: string } {
-  const invalid = () => fail.invalid("The continuation cursor is invalid.", { field: "afterCursor" });
+  const invalid = () =>
+    fail.invalid("The continuation cursor is invalid.", { field: "afterCursor" });
   const bytes = fromBase64url(text);
   if (!bytes || text.length === 0) throw invalid();
   try {
@@ -47,7 +48,11 @@ function newestFirst(a: HistoryEvent, b: HistoryEvent): number {
 }
 
 function history(ctx: Ctx): unknown {
-  const q = parseWith(historyQuery, Object.fromEntries(ctx.query), "The history query is not valid.");
+  const q = parseWith(
+    historyQuery,
+    Object.fromEntries(ctx.query),
+    "The history query is not valid.",
+  );
   const limit = q.limit ?? 50;
   const after = q.afterCursor !== undefined ? decodeCursor(q.afterCursor) : null;
   const matching = ctx.state.history.filter((e) =>

@@ -1,0 +1,165 @@
+/**
+ * Launcher coordination: a renewable session a project launcher holds while it starts,
+ * stops or checks a stack. The bridge never runs commands; it only keeps the daemon informed.
+ */
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { custodyTimes, handle, launcherOperation, renewalFailure, revision, timestamp, uuid } from "../shapes.ts";
+import { epoch, id, mutate, read } from "../daemon_calls.ts";
+import { custodyTimes as custodyView, failureView } from "../custody_views.ts";
+import { invalidInput } from "../../daemon/errors.ts";
+
+const CAPS = ["launcher-operations-v1"];
+type Operation = z.output<typeof launcherOperation>;
+
+const heldOutput = {
+  changed: z.boolean(),
+  operationId: uuid(),
+  operation: launcherOperation,
+  renewAfterMilliseconds: z.int(),
+  operationDeadlineAt: timestamp(),
+  credentialHandle: handle(),
+  ...custodyTimes,
+};
+
+export const launcherOperationBegin = defineTool({
+  name: "portreeve_launcher_operation_begin",
+  title: "Begin launcher operation",
+  kind: "mutation",
+  capabilities: CAPS,
+  description:
+    "Tell the daemon a launcher is starting, stopping, restarting or checking a stack; the bridge heartbeats it until complete. callerOperationId is your retry identity: repeating it returns the held operation.",
+  input: z.strictObject({
+    stackId: uuid(),
+    operation: z.enum(["start", "stop", "restart", "status"]),
+    executionMode: z.enum(["finite", "attached"]).default("finite"),
+    launcherRevision: revision(),
+    callerOperationId: uuid(),
+    generationId: uuid().nullable().default(null),
+  }),
+  output: z.object(heldOutput),
+  async call(ctx, input) {
+    if (input.executionMode === "attached" && input.operation !== "start") {
+      throw invalidInput("executionMode attached is only allowed with operation start.");
+    }
+    const key = `launcher:${input.stackId}:${input.callerOperationId}`;
+    const previous = ctx.memory.get<string>(key);
+    const held = previous && ctx.custody.heldLauncher(previous);
+    if (previous && held) {
+      const operation = await read(ctx, `/v1/launcher-operations/${id(previous)}`) as Operation;
+      return heldView(false, operation, held);
+    }
+    const data = await mutate(ctx, "/v1/launcher-operations/begin", input) as {
+      operation: Operation;
+      credential: string;
+      renewAfterMilliseconds: number;
+    };
+    const kept = ctx.custody.holdLauncher({
+      operationId: data.operation.id,
+      credential: data.credential,
+      deadlineAt: epoch(data.operation.deadlineAt),
+      renewAfterMilliseconds: data.renewAfterMilliseconds,
+    });
+    ctx.memory.set(key, data.operation.id);
+    return heldView(true, data.operation, kept);
+  },
+  summary: (d) =>
+    `${d.changed ? "Began" : "Already holding"} ${d.operation.operation} operation ${d.operationId}; heartbeats every ${
+      d.renewAfterMilliseconds / 1000
+    } s until complete (custody until ${d.custodyExpiresAt}).`,
+});
+
+function heldView(
+  changed: boolean,
+  operation: Operation,
+  held: { handle: string; renewAfterMilliseconds: number; custodyExpiresAt: number; maximumCustodyExpiresAt: number },
+) {
+  return {
+    changed,
+    operationId: operation.id,
+    operation,
+    renewAfterMilliseconds: held.renewAfterMilliseconds,
+    operationDeadlineAt: operation.deadlineAt,
+    credentialHandle: held.handle,
+    ...custodyView(held),
+  };
+}
+
+export const launcherOperationRenew = defineTool({
+  name: "portreeve_launcher_operation_renew",
+  title: "Renew launcher operation",
+  kind: "mutation",
+  capabilities: CAPS,
+  description:
+    "Heartbeat a held operation now; custodyMinutes (10–60, from acquisition) keeps the bridge heartbeating longer. Renewal is otherwise automatic.",
+  input: z.strictObject({
+    operationId: uuid(),
+    credentialHandle: handle(),
+    custodyMinutes: z.int().min(10).max(60).optional(),
+  }),
+  output: z.object({ ...heldOutput, custodyChanged: z.boolean(), renewalFailure }),
+  async call(ctx, { operationId, credentialHandle, custodyMinutes }) {
+    const { renewalFailure } = ctx.custody.useLauncher(operationId, credentialHandle);
+    const beat = await ctx.custody.renewLauncherNow(operationId, credentialHandle, custodyMinutes);
+    return {
+      ...heldView(true, beat.renewal.operation as Operation, beat),
+      custodyChanged: beat.custodyChanged,
+      ...failureView(renewalFailure),
+    };
+  },
+  summary: (d) =>
+    `Heartbeat sent; deadline ${d.operationDeadlineAt}; custody until ${d.custodyExpiresAt}${
+      d.custodyChanged ? " (extended)" : ""
+    }.`,
+});
+
+const evidence = z.strictObject({
+  classification: z.enum(["stopped", "partial", "fully-observed", "verified", "conflicting", "uncertain"]),
+  source: z.enum(["daemon", "local", "cached", "unavailable"]),
+  observedAt: timestamp().nullable(),
+  generationId: uuid().nullable(),
+  activationId: uuid().nullable(),
+  listenerCount: z.int().min(0).max(10000),
+  reasonCodes: z.array(z.string()).max(32),
+});
+
+export const launcherOperationComplete = defineTool({
+  name: "portreeve_launcher_operation_complete",
+  title: "Complete launcher operation",
+  kind: "mutation",
+  capabilities: CAPS,
+  description:
+    "Record how a held operation ended and erase its credential. Repeating the same completion returns the recorded result.",
+  input: z.strictObject({
+    operationId: uuid(),
+    credentialHandle: handle(),
+    completion: z.strictObject({
+      outcome: z.enum(["succeeded", "failed", "cancelled", "timed-out"]),
+      exitCode: z.int().min(0).max(255).nullable().default(null),
+      signal: z.string().min(4).max(32).regex(/^SIG[A-Z0-9]+$/).nullable().default(null),
+      degraded: z.boolean().default(false),
+      beforeEvidence: evidence.nullable().default(null),
+      afterEvidence: evidence.nullable().default(null),
+      failure: z.strictObject({ step: z.string(), code: z.string(), message: z.string().max(1024) }).nullable()
+        .default(null),
+      integration: z.strictObject({
+        mode: z.enum(["command-only", "verified-activation"]),
+        verified: z.boolean(),
+        upgradeSuggested: z.boolean(),
+        generationId: uuid().nullable(),
+        activationId: uuid().nullable(),
+      }).nullable().default(null),
+    }),
+  }),
+  output: z.object({ changed: z.boolean(), operation: launcherOperation }),
+  call: (ctx, { operationId, credentialHandle, completion }) =>
+    ctx.memory.once(`launcher-complete:${credentialHandle}`, async () => {
+      const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
+      const data = await mutate(ctx, `/v1/launcher-operations/${id(operationId)}/complete`, { credential, completion }) as {
+        operation: Operation;
+      };
+      ctx.custody.settleLauncher(operationId);
+      return { operation: data.operation };
+    }),
+  summary: (d) => `${d.changed ? "Completed" : "Already completed"}: ${d.operation.operation} ${d.operation.outcome}.`,
+});

@@ -1,0 +1,37 @@
+// Port candidate selection shared by acquire, reassign and prepare.
+import type { Ctx } from "./core.ts";
+import { osEphemeralRange } from "./evidence.ts";
+
+export type Blocker = "port_assigned" | "port_pending" | "live_listener";
+
+/** Automatic-range ports that are neither excluded nor in the OS ephemeral range. */
+export function* automaticPorts(ctx: Ctx): Generator<number> {
+  const excluded = new Set(ctx.settings.excludedPorts);
+  const os = osEphemeralRange();
+  for (const range of ctx.settings.automaticPortRanges) {
+    for (let port = range.start; port <= range.end; port++) {
+      if (excluded.has(port) || (port >= os.start && port <= os.end)) continue;
+      yield port;
+    }
+  }
+}
+
+/** Why `port` cannot go to `claimId` right now, or null when it is free for it. */
+export function blockerFor(
+  ctx: Ctx,
+  port: number,
+  claimId: string | null,
+  opts: { ownListenerOk?: boolean } = {},
+): Blocker | null {
+  const holder = ctx.state.claimAssignedTo(port, ctx.at);
+  if (holder && holder.id !== claimId) return "port_assigned";
+  const run = ctx.state.activeRunOnPort(port);
+  if (run && run.claimId !== claimId) return "port_assigned";
+  const lease = ctx.state.livePendingLeaseOnPort(port, ctx.at);
+  if (lease && lease.claimId !== claimId) return "port_pending";
+  if (ctx.observe().onPort(port).length > 0) {
+    if (opts.ownListenerOk && run && run.claimId === claimId) return null;
+    return "live_listener";
+  }
+  return null;
+}

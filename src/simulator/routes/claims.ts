@@ -1,0 +1,216 @@
+// Claims: listing, inspection, reassignment, deletion and pruning (also used by receipts).
+import { z } from "zod";
+import { automaticPorts, blockerFor } from "../allocation.ts";
+import type { Ctx } from "../core.ts";
+import { fail, parseWith } from "../errors.ts";
+import { inventoryEntry } from "../inventory.ts";
+import type { Route } from "../router.ts";
+import { portSchema } from "../schemas.ts";
+import type { Claim } from "../state.ts";
+import { compareStrings } from "../util.ts";
+import { claimView } from "../views.ts";
+
+export function claimOr404(ctx: Ctx, claimId: string): Claim {
+  const claim = ctx.state.claims.get(claimId);
+  if (!claim) throw fail.notFound(`Claim ${claimId} was not found.`);
+  return claim;
+}
+
+/** Reassign and delete both need an idle claim: no run, no pending lease, no listener. */
+export function assertIdle(ctx: Ctx, claim: Claim): void {
+  const run = ctx.state.activeRunForClaim(claim.id);
+  if (run) {
+    throw fail.conflict(`Claim ${claim.id} has an active run.`, {
+      claimId: claim.id,
+      runId: run.id,
+      reason: "active_run",
+    });
+  }
+  const lease = ctx.state.livePendingLease(claim.id, ctx.at);
+  if (lease) {
+    throw fail.conflict(`Claim ${claim.id} has a pending lease.`, {
+      claimId: claim.id,
+      leaseId: lease.id,
+      reason: "pending_lease",
+    });
+  }
+  if (claim.assignedPort !== null && ctx.observe().onPort(claim.assignedPort).length > 0) {
+    throw fail.conflict(`Port ${claim.assignedPort} of claim ${claim.id} has a listener.`, {
+      claimId: claim.id,
+      port: claim.assignedPort,
+      reason: "live_listener",
+    });
+  }
+}
+
+const claimsQuery = z.object({
+  project: z.string().optional(),
+  workspaceRoot: z.string().optional(),
+  component: z.string().optional(),
+  endpoint: z.string().optional(),
+});
+
+function listClaims(ctx: Ctx): unknown {
+  const q = parseWith(
+    claimsQuery,
+    Object.fromEntries(ctx.query),
+    "The claim filters are not valid.",
+  );
+  return [...ctx.state.claims.values()].filter((c) =>
+    (q.project === undefined || c.project === q.project) &&
+    (q.workspaceRoot === undefined || c.workspaceRoot === q.workspaceRoot) &&
+    (q.component === undefined || c.component === q.component) &&
+    (q.endpoint === undefined || c.endpoint === q.endpoint)
+  ).sort((a, b) =>
+    compareStrings(a.project, b.project) || compareStrings(a.workspaceRoot, b.workspaceRoot) ||
+    compareStrings(a.component, b.component) || compareStrings(a.endpoint, b.endpoint)
+  ).map(claimView);
+}
+
+export const reassignSchema = z.object({
+  preferredPort: portSchema.optional(),
+  exactPort: portSchema.optional(),
+}).refine((b) => b.preferredPort === undefined || b.exactPort === undefined, {
+  message: "preferredPort and exactPort are mutually exclusive",
+});
+export type ReassignProposal = z.output<typeof reassignSchema>;
+
+/** Picks the new port for a reassignment without changing anything. */
+export function planReassign(ctx: Ctx, claim: Claim, p: ReassignProposal): number {
+  assertIdle(ctx, claim);
+  if (p.exactPort !== undefined) {
+    if (p.exactPort === claim.assignedPort) {
+      throw fail.conflict(`Claim ${claim.id} already has port ${p.exactPort}.`, {
+        claimId: claim.id,
+        port: p.exactPort,
+        reason: "unchanged",
+      });
+    }
+    const blocker = blockerFor(ctx, p.exactPort, claim.id);
+    if (blocker) {
+      throw fail.conflict(`Port ${p.exactPort} cannot be assigned now.`, {
+        claimId: claim.id,
+        port: p.exactPort,
+        reason: blocker === "live_listener" ? "live_listener" : "reserved",
+      });
+    }
+    return p.exactPort;
+  }
+  const candidates = p.preferredPort !== undefined ? [p.preferredPort] : [];
+  for (const port of [...candidates, ...automaticPorts(ctx)]) {
+    if (port === claim.assignedPort) continue;
+    if (blockerFor(ctx, port, claim.id) === null) return port;
+  }
+  throw fail.conflict(`No free port is available for claim ${claim.id}.`, { claimId: claim.id });
+}
+
+export function applyReassign(ctx: Ctx, claim: Claim, p: ReassignProposal, port: number): void {
+  const from = claim.assignedPort;
+  claim.assignedPort = port;
+  claim.preferredPort = p.preferredPort ?? null;
+  claim.exactPort = p.exactPort ?? null;
+  claim.assignmentExpiresAt = claim.mode === "ephemeral"
+    ? new Date(ctx.now + ctx.settings.ephemeralAssignmentTtlMilliseconds).toISOString()
+    : null;
+  claim.updatedAt = ctx.at;
+  ctx.event("claim.reassigned", "claim", claim.id, {
+    fromPort: from,
+    toPort: port,
+    preferredPort: claim.preferredPort,
+    exactPort: claim.exactPort,
+  });
+}
+
+function reassign(ctx: Ctx): unknown {
+  const p = parseWith(reassignSchema, ctx.body, "The reassign request is not valid.");
+  const claim = claimOr404(ctx, ctx.params.claimId);
+  applyReassign(ctx, claim, p, planReassign(ctx, claim, p));
+  return claimView(claim);
+}
+
+export function deleteClaim(ctx: Ctx, claim: Claim, reason = "deleted"): void {
+  ctx.state.claims.delete(claim.id);
+  const eventType = reason === "deleted" ? "claim.deleted" : "claim.pruned";
+  ctx.event(eventType, "claim", claim.id, { claim: claimView(claim), reason });
+}
+
+function deleteRoute(ctx: Ctx): unknown {
+  const claim = claimOr404(ctx, ctx.params.claimId);
+  assertIdle(ctx, claim);
+  deleteClaim(ctx, claim);
+  return { changed: true, at: ctx.at };
+}
+
+export function observeClaimDelete(ctx: Ctx, claim: Claim): Record<string, unknown> {
+  assertIdle(ctx, claim);
+  return {
+    claim: claimView(claim),
+    inventory: claim.assignedPort !== null ? inventoryEntry(ctx, claim.assignedPort) : null,
+  };
+}
+
+export const olderThanSchema = z.number().int().min(0).max(315_576_000_000);
+const pruneSchema = z.object({ olderThanMilliseconds: olderThanSchema, dryRun: z.boolean() });
+
+function workspaceMissing(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return false;
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound;
+  }
+}
+
+function pruneBlocker(ctx: Ctx, claim: Claim): string | null {
+  if (ctx.state.livePendingLease(claim.id, ctx.at)) return "pending_lease";
+  if (ctx.state.activeRunForClaim(claim.id)) return "active_run";
+  if (claim.assignedPort !== null && ctx.observe().onPort(claim.assignedPort).length > 0) {
+    return "live_listener";
+  }
+  return null;
+}
+
+/** Claim prune plan or execution; stack-linked claims are left to stack pruning. */
+export function pruneClaims(ctx: Ctx, olderThan: number, dryRun: boolean): Record<string, unknown> {
+  const cutoff = new Date(ctx.now - olderThan).toISOString();
+  const stackKeys = new Set(
+    [...ctx.state.stacks.values()].map((s) => `${s.project}\0${s.stackRoot}`),
+  );
+  const candidates = [...ctx.state.claims.values()].filter((c) =>
+    c.lastUsedAt <= cutoff && !stackKeys.has(`${c.project}\0${c.workspaceRoot}`) &&
+    workspaceMissing(c.workspaceRoot) && pruneBlocker(ctx, c) === null
+  ).sort((a, b) => compareStrings(a.id, b.id));
+  const deleted: string[] = [];
+  if (!dryRun) {
+    for (const claim of candidates) {
+      deleteClaim(ctx, claim, "workspace-missing");
+      deleted.push(claim.id);
+    }
+  }
+  return {
+    dryRun,
+    candidates: candidates.map((claim) => ({
+      claim: claimView(claim),
+      reason: "workspace-missing",
+    })),
+    deletedClaimIds: deleted,
+    skipped: [],
+  };
+}
+
+function pruneRoute(ctx: Ctx): unknown {
+  const body = parseWith(pruneSchema, ctx.body, "The prune request is not valid.");
+  return pruneClaims(ctx, body.olderThanMilliseconds, body.dryRun);
+}
+
+export const claimRoutes: Route[] = [
+  { method: "GET", path: "/v1/claims", handler: listClaims },
+  {
+    method: "GET",
+    path: "/v1/claims/:claimId",
+    handler: (ctx) => claimView(claimOr404(ctx, ctx.params.claimId)),
+  },
+  { method: "POST", path: "/v1/claims/prune", handler: pruneRoute },
+  { method: "POST", path: "/v1/claims/:claimId/reassign", handler: reassign },
+  { method: "POST", path: "/v1/claims/:claimId/delete", handler: deleteRoute },
+];

@@ -1,0 +1,294 @@
+// Launcher operations: renewable per-stack coordination sessions with one-time credentials.
+import { z } from "zod";
+import type { Ctx } from "../core.ts";
+import { fail, parseWith } from "../errors.ts";
+import type { Route } from "../router.ts";
+import { hex64Schema, tokenSchema, tsSchema, uuidSchema } from "../schemas.ts";
+import type { LauncherEntry, LauncherRecord } from "../state.ts";
+import { canonicalJson, iso, newSecret, secretMatches, sha256Hex, uuid } from "../util.ts";
+import { launcherView } from "../views.ts";
+import { stackOr404 } from "./stacks.ts";
+
+const DEADLINE_MS = 30_000;
+const RENEW_AFTER_MS = 10_000;
+const RETAINED_TERMINAL = 20;
+
+const code64 = z.string().min(1).max(64).regex(/^[a-z0-9_-]+$/);
+
+const evidenceSchema = z.strictObject({
+  classification: z.enum([
+    "stopped",
+    "partial",
+    "fully-observed",
+    "verified",
+    "conflicting",
+    "uncertain",
+  ]),
+  source: z.enum(["daemon", "local", "cached", "unavailable"]),
+  observedAt: tsSchema.nullable(),
+  generationId: uuidSchema.nullable(),
+  activationId: uuidSchema.nullable(),
+  listenerCount: z.number().int().min(0).max(10_000),
+  reasonCodes: z.array(code64).max(32),
+});
+
+const integrationSchema = z.strictObject({
+  mode: z.enum(["command-only", "verified-activation"]),
+  verified: z.boolean(),
+  upgradeSuggested: z.boolean(),
+  generationId: uuidSchema.nullable(),
+  activationId: uuidSchema.nullable(),
+}).refine((i) => i.verified === (i.generationId !== null && i.activationId !== null), {
+  message: "verified must be true exactly when both generationId and activationId are set",
+}).refine((i) => !i.upgradeSuggested || (i.mode === "command-only" && i.verified), {
+  message: "upgradeSuggested needs a verified command-only integration",
+});
+
+const completionSchema = z.strictObject({
+  outcome: z.enum(["succeeded", "failed", "cancelled", "timed-out"]),
+  exitCode: z.number().int().min(0).max(255).nullable().default(null),
+  signal: z.string().min(4).max(32).regex(/^SIG[A-Z0-9]+$/).nullable().default(null),
+  degraded: z.boolean().default(false),
+  beforeEvidence: evidenceSchema.nullable().default(null),
+  afterEvidence: evidenceSchema.nullable().default(null),
+  failure: z.strictObject({ step: code64, code: code64, message: z.string().min(1).max(1024) })
+    .nullable().default(null),
+  integration: integrationSchema.nullable().default(null),
+});
+
+/** Turns overdue active operations into `lost` records and applies retention. */
+export function expireLauncherOps(ctx: Ctx): void {
+  for (const { record } of ctx.state.launcher.values()) {
+    if (record.state !== "active" || record.deadlineAt > ctx.at) continue;
+    record.state = "terminal";
+    record.outcome = "lost";
+    record.completedAt = record.deadlineAt;
+    record.durationMilliseconds = Date.parse(record.deadlineAt) - Date.parse(record.startedAt);
+    record.failure = {
+      step: "coordination",
+      code: "client_lost",
+      message: "The launcher stopped renewing before its deadline.",
+    };
+    ctx.event(
+      "launcher.operation.lost",
+      "launcher-operation",
+      record.id,
+      launcherView(record),
+      true,
+    );
+  }
+  prune(ctx);
+}
+
+function prune(ctx: Ctx): void {
+  const byStack = new Map<string, LauncherRecord[]>();
+  for (const { record } of ctx.state.launcher.values()) {
+    if (record.state !== "terminal") continue;
+    byStack.set(record.stackId, [...(byStack.get(record.stackId) ?? []), record]);
+  }
+  for (const records of byStack.values()) {
+    records.sort((a, b) => (b.completedAt ?? "").localeCompare(a.completedAt ?? ""));
+    for (const old of records.slice(RETAINED_TERMINAL)) ctx.state.launcher.delete(old.id);
+  }
+}
+
+const beginSchema = z.strictObject({
+  client: z.unknown(),
+  stackId: uuidSchema,
+  operation: z.enum(["start", "stop", "restart", "status"]),
+  executionMode: z.enum(["finite", "attached"]).default("finite"),
+  launcherRevision: hex64Schema,
+  callerOperationId: uuidSchema,
+  generationId: uuidSchema.nullable().default(null),
+});
+
+function begin(ctx: Ctx): unknown {
+  const body = parseWith(beginSchema, ctx.body, "The launcher operation request is not valid.");
+  if (body.executionMode === "attached" && body.operation !== "start") {
+    throw fail.invalid("Only start operations can run attached.", {
+      operation: body.operation,
+      reason: "attached_operation_invalid",
+    });
+  }
+  const stack = stackOr404(ctx, body.stackId);
+  if (body.generationId !== null) {
+    const g = ctx.state.generations.get(body.generationId);
+    if (!g) throw fail.notFound(`Generation ${body.generationId} was not found.`);
+    if (g.stackId !== stack.id) {
+      throw fail.invalid(`Generation ${g.id} belongs to another stack.`, {
+        generationId: g.id,
+        reason: "generation_stack_mismatch",
+      });
+    }
+  }
+  expireLauncherOps(ctx);
+  const records = [...ctx.state.launcher.values()].map((e) => e.record).filter((r) =>
+    r.stackId === stack.id
+  );
+  const existing = records.find((r) => r.callerOperationId === body.callerOperationId);
+  if (existing) {
+    throw fail.conflict("This callerOperationId was already used for the stack.", {
+      operationId: existing.id,
+      reason: "caller_operation_exists",
+    });
+  }
+  const active = records.filter((r) => r.state === "active");
+  const companionAllowed = active.length === 1 && active[0].operation === "start" &&
+    active[0].executionMode === "attached" && body.executionMode === "finite" &&
+    (body.operation === "status" || body.operation === "stop");
+  if (active.length > 0 && !companionAllowed) {
+    throw fail.conflict(`Stack ${stack.id} already has an active launcher operation.`, {
+      activeOperations: active.map((r) => ({
+        id: r.id,
+        operation: r.operation,
+        executionMode: r.executionMode,
+        deadlineAt: r.deadlineAt,
+      })),
+      requestedOperation: body.operation,
+      requestedExecutionMode: body.executionMode,
+      reason: "launcher_operation_active",
+    });
+  }
+  const credential = newSecret();
+  const record: LauncherRecord = {
+    id: uuid(),
+    stackId: stack.id,
+    stackRoot: stack.stackRoot,
+    operation: body.operation,
+    executionMode: body.executionMode,
+    launcherRevision: body.launcherRevision,
+    callerOperationId: body.callerOperationId,
+    generationId: body.generationId,
+    state: "active",
+    outcome: null,
+    deadlineAt: iso(ctx.now + DEADLINE_MS),
+    startedAt: ctx.at,
+    renewedAt: ctx.at,
+    completedAt: null,
+    durationMilliseconds: null,
+    exitCode: null,
+    signal: null,
+    degraded: false,
+    beforeEvidence: null,
+    afterEvidence: null,
+    failure: null,
+    integration: null,
+  };
+  ctx.state.launcher.set(record.id, { record, credentialHash: sha256Hex(credential) });
+  ctx.event("launcher.operation.began", "launcher-operation", record.id, launcherView(record));
+  return { operation: launcherView(record), credential, renewAfterMilliseconds: RENEW_AFTER_MS };
+}
+
+function entryOr404(ctx: Ctx): LauncherEntry {
+  const entry = ctx.state.launcher.get(ctx.params.operationId);
+  if (!entry) throw fail.notFound(`Launcher operation ${ctx.params.operationId} was not found.`);
+  return entry;
+}
+
+function checkCredential(entry: LauncherEntry, credential: string): void {
+  if (!secretMatches(credential, entry.credentialHash)) {
+    throw fail.badCredential("The operation credential does not match.");
+  }
+}
+
+const renewSchema = z.strictObject({ client: z.unknown(), credential: tokenSchema });
+
+function renew(ctx: Ctx): unknown {
+  const body = parseWith(renewSchema, ctx.body, "The renew request is not valid.");
+  expireLauncherOps(ctx);
+  const entry = entryOr404(ctx);
+  checkCredential(entry, body.credential);
+  const record = entry.record;
+  if (record.state !== "active") {
+    throw fail.conflict(`Launcher operation ${record.id} has already finished.`, {
+      operationId: record.id,
+      outcome: record.outcome,
+      reason: "launcher_operation_terminal",
+    });
+  }
+  record.deadlineAt = iso(ctx.now + DEADLINE_MS);
+  record.renewedAt = ctx.at;
+  return { operation: launcherView(record), renewAfterMilliseconds: RENEW_AFTER_MS };
+}
+
+const completeSchema = z.strictObject({
+  client: z.unknown(),
+  credential: tokenSchema,
+  completion: completionSchema,
+});
+
+function complete(ctx: Ctx): unknown {
+  const body = parseWith(completeSchema, ctx.body, "The completion is not valid.");
+  expireLauncherOps(ctx);
+  const entry = entryOr404(ctx);
+  checkCredential(entry, body.credential);
+  const record = entry.record;
+  const c = body.completion;
+  if (record.state === "terminal") {
+    const same = record.outcome !== "lost" && canonicalJson({
+          outcome: record.outcome,
+          exitCode: record.exitCode,
+          signal: record.signal,
+          degraded: record.degraded,
+          beforeEvidence: record.beforeEvidence,
+          afterEvidence: record.afterEvidence,
+          failure: record.failure,
+          integration: record.integration,
+        }) === canonicalJson(c);
+    if (!same) {
+      throw fail.conflict(`Launcher operation ${record.id} was completed differently.`, {
+        operationId: record.id,
+        outcome: record.outcome,
+        reason: "launcher_completion_mismatch",
+      });
+    }
+    return { changed: false, operation: launcherView(record) };
+  }
+  Object.assign(record, {
+    state: "terminal",
+    outcome: c.outcome,
+    completedAt: ctx.at,
+    durationMilliseconds: Math.max(0, ctx.now - Date.parse(record.startedAt)),
+    exitCode: c.exitCode,
+    signal: c.signal,
+    degraded: c.degraded,
+    beforeEvidence: c.beforeEvidence,
+    afterEvidence: c.afterEvidence,
+    failure: c.failure,
+    integration: c.integration,
+  });
+  ctx.event("launcher.operation.completed", "launcher-operation", record.id, launcherView(record));
+  prune(ctx);
+  return { changed: true, operation: launcherView(record) };
+}
+
+function getOne(ctx: Ctx): unknown {
+  expireLauncherOps(ctx);
+  return launcherView(entryOr404(ctx).record);
+}
+
+const listQuery = z.object({
+  limit: z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(20))
+    .optional(),
+});
+
+function list(ctx: Ctx): unknown {
+  const q = parseWith(
+    listQuery,
+    Object.fromEntries(ctx.query),
+    "The launcher list query is not valid.",
+  );
+  const stack = stackOr404(ctx, ctx.params.stackId);
+  expireLauncherOps(ctx);
+  const key = (r: LauncherRecord) => r.completedAt ?? r.startedAt;
+  return [...ctx.state.launcher.values()].map((e) => e.record).filter((r) => r.stackId === stack.id)
+    .sort((a, b) => key(b).localeCompare(key(a))).slice(0, q.limit ?? 20).map(launcherView);
+}
+
+export const launcherRoutes: Route[] = [
+  { method: "POST", path: "/v1/launcher-operations/begin", handler: begin },
+  { method: "GET", path: "/v1/launcher-operations/:operationId", handler: getOne },
+  { method: "POST", path: "/v1/launcher-operations/:operationId/renew", handler: renew },
+  { method: "POST", path: "/v1/launcher-operations/:operationId/complete", handler: complete },
+  { method: "GET", path: "/v1/stacks/:stackId/launcher-operations", handler: list },
+];

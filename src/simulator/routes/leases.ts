@@ -1,0 +1,275 @@
+// Standalone two-phase allocation: acquire → confirm/abandon, renew, and run release.
+import { z } from "zod";
+import { automaticPorts, blockerFor } from "../allocation.ts";
+import type { Ctx } from "../core.ts";
+import { fail, parseWith } from "../errors.ts";
+import {
+  checkLease,
+  expireEphemeralAssignments,
+  newRun,
+  proveOwnership,
+  releaseRun,
+  sweepLeases,
+} from "../lifecycle.ts";
+import { reclaim } from "../reclamation.ts";
+import type { Route } from "../router.ts";
+import {
+  abandonReasonSchema,
+  ident128,
+  policySchema,
+  portSchema,
+  tokenSchema,
+} from "../schemas.ts";
+import type { Claim, Lease } from "../state.ts";
+import { iso, newSecret, sha256Hex, uuid } from "../util.ts";
+import { identityView } from "../views.ts";
+
+const acquireSchema = z.object({
+  claim: z.object({
+    project: ident128,
+    workspaceRoot: z.string().min(1),
+    component: ident128.optional(),
+    service: ident128.optional(),
+    endpoint: ident128.default("default"),
+    transport: z.literal("tcp"),
+  }).refine((c) => c.component !== undefined || c.service !== undefined, {
+    message: "component (or the legacy service) is required",
+  }).refine((c) => !(c.component && c.service && c.component !== c.service), {
+    message: "service and component must be equal when both are given",
+  }),
+  allocation: z.object({
+    mode: z.enum(["sticky", "ephemeral"]).default("sticky"),
+    preferredPort: portSchema.optional(),
+    exactPort: portSchema.optional(),
+    replacementPolicy: policySchema.default("never"),
+  }).refine((a) => a.preferredPort === undefined || a.exactPort === undefined, {
+    message: "preferredPort and exactPort are mutually exclusive",
+  }),
+});
+
+async function acquire(ctx: Ctx): Promise<unknown> {
+  const body = parseWith(acquireSchema, ctx.body, "The acquire request is not valid.");
+  sweepLeases(ctx);
+  expireEphemeralAssignments(ctx);
+  const component = (body.claim.component ?? body.claim.service)!;
+  const alloc = body.allocation;
+  let claim = ctx.state.findClaim(
+    body.claim.project,
+    body.claim.workspaceRoot,
+    component,
+    body.claim.endpoint,
+  );
+  if (claim) {
+    if (claim.mode !== alloc.mode) {
+      throw fail.conflict(`Claim ${claim.id} is ${claim.mode}, not ${alloc.mode}.`, {
+        claimId: claim.id,
+        mode: claim.mode,
+      });
+    }
+    const pending = ctx.state.livePendingLease(claim.id, ctx.at);
+    if (pending) {
+      throw fail.conflict(`Claim ${claim.id} already has a pending lease.`, {
+        claimId: claim.id,
+        leaseId: pending.id,
+        reason: "claim_pending",
+      });
+    }
+    if (
+      alloc.exactPort !== undefined && claim.assignedPort !== null &&
+      claim.assignedPort !== alloc.exactPort
+    ) {
+      throw fail.conflict(`Claim ${claim.id} is assigned port ${claim.assignedPort}.`, {
+        claimId: claim.id,
+        assignedPort: claim.assignedPort,
+      });
+    }
+    const run = ctx.state.activeRunForClaim(claim.id);
+    if (run) {
+      if (alloc.replacementPolicy === "never") {
+        throw fail.conflict(`Claim ${claim.id} has an active run.`, {
+          claimId: claim.id,
+          runId: run.id,
+          port: run.port,
+          reason: "active_run",
+        });
+      }
+      const result = await reclaim(ctx, run.port, alloc.replacementPolicy, false, "reclaim");
+      if (result.outcome !== "terminated" && result.outcome !== "already-free") {
+        throw fail.conflict(`The previous run of claim ${claim.id} could not be replaced.`, {
+          claimId: claim.id,
+          runId: run.id,
+          port: run.port,
+          reclamation: result,
+        });
+      }
+    }
+  }
+  const port = choosePort(ctx, claim ?? null, alloc.preferredPort, alloc.exactPort);
+  if (!claim) {
+    claim = {
+      id: uuid(),
+      project: body.claim.project,
+      workspaceRoot: body.claim.workspaceRoot,
+      component,
+      endpoint: body.claim.endpoint,
+      mode: alloc.mode,
+      assignedPort: null,
+      preferredPort: alloc.preferredPort ?? null,
+      exactPort: alloc.exactPort ?? null,
+      assignmentExpiresAt: null,
+      createdAt: ctx.at,
+      updatedAt: ctx.at,
+      lastUsedAt: ctx.at,
+    };
+    ctx.state.claims.set(claim.id, claim);
+    ctx.event("claim.created", "claim", claim.id, {
+      identity: identityView(claim),
+      mode: claim.mode,
+      preferredPort: claim.preferredPort,
+      exactPort: claim.exactPort,
+    });
+  }
+  const token = newSecret();
+  const lease: Lease = {
+    id: uuid(),
+    claimId: claim.id,
+    port,
+    state: "pending",
+    tokenHash: sha256Hex(token),
+    expiresAt: iso(ctx.now + ctx.settings.leaseTtlMilliseconds),
+    activationId: null,
+    updatedAt: ctx.at,
+  };
+  ctx.state.leases.set(lease.id, lease);
+  ctx.event("lease.acquired", "lease", lease.id, {
+    claimId: claim.id,
+    port,
+    expiresAt: lease.expiresAt,
+  });
+  return {
+    claimId: claim.id,
+    leaseId: lease.id,
+    leaseToken: token,
+    port,
+    expiresAt: lease.expiresAt,
+    reusedAssignment: claim.assignedPort === port,
+  };
+}
+
+function choosePort(
+  ctx: Ctx,
+  claim: Claim | null,
+  preferred: number | undefined,
+  exact: number | undefined,
+): number {
+  const claimId = claim?.id ?? null;
+  // A claim that already holds an assignment only ever gets that port.
+  const fixed = claim?.assignedPort ?? exact;
+  if (fixed !== undefined && fixed !== null) {
+    const blocker = blockerFor(ctx, fixed, claimId);
+    if (blocker === "live_listener") {
+      throw fail.conflict(`Port ${fixed} already has a listener.`, {
+        port: fixed,
+        reason: "live_listener",
+      });
+    }
+    if (blocker) {
+      throw fail.conflict(`Port ${fixed} is held by another claim or lease.`, {
+        port: fixed,
+        reason: blocker,
+      });
+    }
+    return fixed;
+  }
+  if (preferred !== undefined && blockerFor(ctx, preferred, claimId) === null) return preferred;
+  for (const port of automaticPorts(ctx)) {
+    if (blockerFor(ctx, port, claimId) === null) return port;
+  }
+  throw fail.conflict("No port is available in the automatic ranges.");
+}
+
+function leaseFor(ctx: Ctx): Lease {
+  const lease = ctx.state.leases.get(ctx.params.leaseId);
+  if (!lease) throw fail.notFound(`Lease ${ctx.params.leaseId} was not found.`);
+  return lease;
+}
+
+const renewSchema = z.object({ leaseToken: tokenSchema });
+
+function renew(ctx: Ctx): unknown {
+  const body = parseWith(renewSchema, ctx.body, "The renew request is not valid.");
+  sweepLeases(ctx);
+  const lease = leaseFor(ctx);
+  checkLease(lease, body.leaseToken, ctx.at);
+  lease.expiresAt = iso(ctx.now + ctx.settings.leaseTtlMilliseconds);
+  lease.updatedAt = ctx.at;
+  const endpoint = lease.activationId
+    ? ctx.state.activations.get(lease.activationId)?.endpoints.find((e) => e.leaseId === lease.id)
+    : undefined;
+  if (endpoint) endpoint.expiresAt = lease.expiresAt;
+  ctx.event("lease.renewed", "lease", lease.id, { expiresAt: lease.expiresAt });
+  return { leaseId: lease.id, expiresAt: lease.expiresAt };
+}
+
+const confirmSchema = z.object({
+  leaseToken: tokenSchema,
+  rootPid: z.number().int().positive(),
+});
+
+function confirm(ctx: Ctx): unknown {
+  const body = parseWith(confirmSchema, ctx.body, "The confirm request is not valid.");
+  // No sweep here: an overdue lease reports lease_expired, as upstream.
+  const lease = leaseFor(ctx);
+  checkLease(lease, body.leaseToken, ctx.at);
+  const proof = proveOwnership(ctx, lease.port, body.rootPid);
+  const run = newRun(ctx, lease, body.rootPid, proof);
+  lease.state = "confirmed";
+  lease.updatedAt = ctx.at;
+  const claim = ctx.state.claims.get(lease.claimId)!;
+  claim.assignedPort = lease.port;
+  claim.assignmentExpiresAt = claim.mode === "ephemeral"
+    ? iso(ctx.now + ctx.settings.ephemeralAssignmentTtlMilliseconds)
+    : null;
+  claim.updatedAt = ctx.at;
+  claim.lastUsedAt = ctx.at;
+  ctx.event("lease.confirmed", "lease", lease.id, {
+    runId: run.id,
+    claimId: claim.id,
+    port: lease.port,
+    rootPid: body.rootPid,
+  });
+  return {
+    claimId: claim.id,
+    leaseId: lease.id,
+    runId: run.id,
+    port: lease.port,
+    confirmedAt: run.confirmedAt,
+  };
+}
+
+const abandonSchema = z.object({ leaseToken: tokenSchema, reason: abandonReasonSchema });
+
+function abandon(ctx: Ctx): unknown {
+  const body = parseWith(abandonSchema, ctx.body, "The abandon request is not valid.");
+  const lease = leaseFor(ctx);
+  checkLease(lease, body.leaseToken, ctx.at);
+  lease.state = body.reason === "address-in-use" ? "collision" : "abandoned";
+  lease.updatedAt = ctx.at;
+  ctx.event("lease.abandoned", "lease", lease.id, { reason: body.reason, port: lease.port });
+  return { changed: true, at: lease.updatedAt };
+}
+
+function release(ctx: Ctx): unknown {
+  const run = ctx.state.runs.get(ctx.params.runId);
+  if (!run || run.state !== "confirmed") return { changed: false, at: ctx.at };
+  releaseRun(ctx, run, run.activationId ? { activationId: run.activationId } : {});
+  return { changed: true, at: ctx.at };
+}
+
+export const leaseRoutes: Route[] = [
+  { method: "POST", path: "/v1/leases/acquire", handler: acquire },
+  { method: "POST", path: "/v1/leases/:leaseId/renew", handler: renew },
+  { method: "POST", path: "/v1/leases/:leaseId/confirm", handler: confirm },
+  { method: "POST", path: "/v1/leases/:leaseId/abandon", handler: abandon },
+  { method: "POST", path: "/v1/runs/:runId/release", handler: release },
+];
