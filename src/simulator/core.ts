@@ -1,5 +1,5 @@
 // The simulator core (state, clock, evidence, fault mode) and the per-request context.
-import { SimClock } from "./clock.ts";
+import type { SimClock } from "./clock.ts";
 import { EvidenceSource, type Observation } from "./evidence.ts";
 import type { Origin, Settings } from "./schemas.ts";
 import { type HistoryEvent, SimState } from "./state.ts";

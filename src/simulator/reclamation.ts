@@ -84,11 +84,11 @@ export async function reclaim(
   if (plan.outcome === "already-free") {
     if (run) releaseRun(ctx, run, { reclamationId: operationId });
   } else if (plan.outcome === "would-terminate") {
-    await signalAll(ctx, result, "SIGTERM");
+    signalAll(ctx, result, "SIGTERM");
     if (await waitFree(ctx, port)) {
       result.outcome = "terminated";
     } else if (policy === "force-after-grace") {
-      await signalAll(ctx, result, "SIGKILL");
+      signalAll(ctx, result, "SIGKILL");
       result.outcome = (await waitFree(ctx, port)) ? "terminated" : "timeout";
       if (result.outcome === "timeout") result.reason = "forced-termination-timeout";
     } else {
@@ -108,11 +108,11 @@ export async function reclaim(
   return result;
 }
 
-async function signalAll(
+function signalAll(
   ctx: Ctx,
   result: ReclamationResult,
   signal: "SIGTERM" | "SIGKILL",
-): Promise<void> {
+): void {
   const fakes = ctx.core.evidence.fakeProcesses;
   for (const pid of new Set(result.targets.map((t) => t.pid))) {
     ctx.event("reclamation.signal-authorized", "reclamation", result.operationId, { pid, signal });

@@ -363,3 +363,32 @@ Deno.test("simulator receipts: stack apply writes the file, replays, expires, de
     await h.close();
   }
 });
+
+Deno.test("simulator reclaim: refuses strangers, terminates a confirmed fake run", async () => {
+  const h = await harness({ settings: { gracefulShutdownMilliseconds: 200 } });
+  try {
+    h.sim.control.addListener(18300, 777);
+    const stranger = await h.post("/v1/ports/18300/reclaim", { policy: "graceful", dryRun: false });
+    assert.equal(stranger.body.data.outcome, "refused");
+    assert.equal(stranger.body.data.reason, "ownership-unverified");
+    h.sim.control.removeListener(18300);
+    const a = await h.post("/v1/leases/acquire", acquireBody(h.dir, { exactPort: 18300 }));
+    h.sim.control.addListener(18300, 778);
+    await h.post(`/v1/leases/${a.body.data.leaseId}/confirm`, {
+      leaseToken: a.body.data.leaseToken,
+      rootPid: 778,
+    });
+    const never = await h.post("/v1/ports/18300/reclaim", { policy: "never" });
+    assert.equal(never.body.data.reason, "replacement-policy-never");
+    const preview = await h.post("/v1/actions/ports/18300/reclaim/preview", { policy: "graceful" });
+    assert.equal(preview.body.data.observed.outcome, "would-terminate");
+    const done = await h.post("/v1/actions/ports/18300/reclaim/execute", {
+      receiptId: preview.body.data.receiptId,
+    });
+    assert.equal(done.body.data.result.outcome, "terminated");
+    assert.equal(done.body.data.result.signals[0].signal, "SIGTERM");
+    assert.equal((await h.get("/v1/ports/18300")).body.data.classification, "idle");
+  } finally {
+    await h.close();
+  }
+});

@@ -12,7 +12,7 @@ import {
   type StackDefinition,
   stackDefinitionSchema,
 } from "../stackdef.ts";
-import type { Activation, Claim, Generation, Stack } from "../state.ts";
+import type { Activation, Claim, Generation, LauncherRecord, Stack } from "../state.ts";
 import { compareStrings, uuid } from "../util.ts";
 import { activationView, claimView, generationView, identityView, stackView } from "../views.ts";
 import { olderThanSchema } from "./claims.ts";
@@ -33,7 +33,7 @@ export function liveActivation(ctx: Ctx, stackRoot: string): Activation | undefi
   return undefined;
 }
 
-export function activeLauncherOps(ctx: Ctx, stackId: string) {
+export function activeLauncherOps(ctx: Ctx, stackId: string): LauncherRecord[] {
   return [...ctx.state.launcher.values()].map((e) => e.record).filter((r) =>
     r.stackId === stackId && r.state === "active" && r.deadlineAt > ctx.at
   );
