@@ -42,11 +42,13 @@ export class Catalogue {
       const input = tool.input.safeParse(args ?? {});
       if (!input.success) throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
       const raw = await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data);
-      const data = tool.output.safeParse(raw);
-      if (!data.success) {
-        throw invalidResponse(`${name} data did not have the documented shape`, { issues: issues(data.error) });
+      // The output schema documents and checks the fields agents act on; the daemon's record
+      // is returned whole (not stripped to those fields), so nothing it says is lost.
+      const checked = tool.output.safeParse(raw);
+      if (!checked.success) {
+        throw invalidResponse(`${name} data did not have the documented shape`, { issues: issues(checked.error) });
       }
-      return success(data.data, tool.summary(data.data, input.data));
+      return success(raw, tool.summary(checked.data, input.data));
     } catch (error) {
       return failure(asBridgeError(error));
     }

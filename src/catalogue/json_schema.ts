@@ -20,8 +20,36 @@ export function inputJsonSchema(schema: z.ZodType): Json {
   return root;
 }
 
+/**
+ * Objects nested deeper than this are advertised as plain objects: the fields agents act on
+ * sit near the top (ids, states, ports, timestamps), and the full record is still returned.
+ */
+const OUTPUT_DEPTH = 2;
+
 export function outputJsonSchema(schema: z.ZodType): Json {
-  return compact(z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json, true);
+  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
+  return compact(truncate(full, 0), true);
+}
+
+function truncate(node: Json, depth: number): Json {
+  const types = ([] as unknown[]).concat(node.type ?? []);
+  if (depth > OUTPUT_DEPTH && (types.includes("object") || types.includes("array"))) {
+    return { type: node.type };
+  }
+  if (Array.isArray(node.anyOf)) {
+    return { ...node, anyOf: (node.anyOf as Json[]).map((option) => truncate(option, depth)) };
+  }
+  const out: Json = { ...node };
+  if (node.properties) {
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties as Record<string, Json>).map(([k, v]) => [k, truncate(v, depth + 1)]),
+    );
+  }
+  if (node.items && typeof node.items === "object") out.items = truncate(node.items as Json, depth + 1);
+  if (node.additionalProperties && typeof node.additionalProperties === "object") {
+    out.additionalProperties = truncate(node.additionalProperties as Json, depth + 1);
+  }
+  return out;
 }
 
 function compact(node: Json, output: boolean): Json {

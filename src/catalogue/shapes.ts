@@ -70,8 +70,6 @@ export const claim = z.object({
   preferredPort: port().nullable(),
   exactPort: port().nullable(),
   assignmentExpiresAt: nullableTs(),
-  createdAt: timestamp(),
-  updatedAt: timestamp(),
   lastUsedAt: timestamp(),
 });
 
@@ -114,9 +112,7 @@ export const stack = z.object({
   stackRoot: z.string(),
   currentRevision: revision(),
   definition: stackDefinitionOut,
-  createdAt: timestamp(),
   updatedAt: timestamp(),
-  lastUsedAt: timestamp(),
 });
 
 export const generation = z.object({
@@ -156,11 +152,8 @@ export const activation = z.object({
     runId: uuid().nullable(),
     expiresAt: nullableTs(),
     failureReason: z.string().nullable(),
-    updatedAt: timestamp(),
   })),
-  createdAt: timestamp(),
   updatedAt: timestamp(),
-  confirmedAt: nullableTs(),
   endedAt: nullableTs(),
 });
 
@@ -206,26 +199,14 @@ export const snapshot = z.object({
 export const launcherOperation = z.object({
   id: uuid(),
   stackId: uuid(),
-  stackRoot: z.string(),
   operation: z.enum(["start", "stop", "restart", "status"]),
   executionMode: z.enum(["finite", "attached"]),
-  launcherRevision: revision(),
-  callerOperationId: uuid(),
-  generationId: uuid().nullable(),
   state: z.enum(["active", "terminal"]),
   outcome: z.string().nullable(),
   deadlineAt: timestamp(),
-  startedAt: timestamp(),
-  renewedAt: timestamp(),
   completedAt: nullableTs(),
-  durationMilliseconds: z.int().nullable(),
   exitCode: z.int().nullable(),
-  signal: z.string().nullable(),
-  degraded: z.boolean(),
-  beforeEvidence: loose().nullable(),
-  afterEvidence: loose().nullable(),
   failure: loose().nullable(),
-  integration: loose().nullable(),
 });
 
 export const historyEvent = z.object({

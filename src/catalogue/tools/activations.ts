@@ -5,7 +5,8 @@ import { ACTIVATION_STATES, activation, name128, page, pageInput, resolution, uu
 import { id, read, readByPost } from "../daemon_calls.ts";
 import { paginate, scopeOf } from "../pagination.ts";
 
-type Activation = z.output<typeof activation>;
+// Records arrive whole from the daemon; `createdAt` orders them even though not advertised.
+type Activation = z.output<typeof activation> & { createdAt: string };
 const CAPS = ["stack-activations-v1"];
 
 export const activationsList = defineTool({

@@ -5,7 +5,8 @@ import { launcherOperation, page, uuid } from "../shapes.ts";
 import { id, read } from "../daemon_calls.ts";
 import { paginate, scopeOf } from "../pagination.ts";
 
-type Operation = z.output<typeof launcherOperation>;
+// Records arrive whole from the daemon; `startedAt` orders them even though not advertised.
+type Operation = z.output<typeof launcherOperation> & { startedAt: string };
 const CAPS = ["launcher-operations-v1"];
 /** The daemon keeps at most 20 terminal records per stack, so one request fetches them all. */
 const DAEMON_MAX = 20;
