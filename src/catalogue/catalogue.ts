@@ -35,18 +35,26 @@ export class Catalogue {
     return this.#listing;
   }
 
-  async call(name: string, args: unknown, ctx: Omit<ToolContext, "capabilities">): Promise<CallToolResult> {
+  async call(
+    name: string,
+    args: unknown,
+    ctx: Omit<ToolContext, "capabilities">,
+  ): Promise<CallToolResult> {
     const tool = this.#byName.get(name);
     if (!tool) throw new Error(`unknown tool ${name}`);
     try {
       const input = tool.input.safeParse(args ?? {});
-      if (!input.success) throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
+      if (!input.success) {
+        throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
+      }
       const raw = await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data);
       // The output schema documents and checks the fields agents act on; the daemon's record
       // is returned whole (not stripped to those fields), so nothing it says is lost.
       const checked = tool.output.safeParse(raw);
       if (!checked.success) {
-        throw invalidResponse(`${name} data did not have the documented shape`, { issues: issues(checked.error) });
+        throw invalidResponse(`${name} data did not have the documented shape`, {
+          issues: issues(checked.error),
+        });
       }
       return success(raw, tool.summary(checked.data, input.data));
     } catch (error) {
@@ -63,7 +71,10 @@ export function describeTool(tool: ToolDefinition): Tool {
     inputSchema: inputJsonSchema(tool.input) as Tool["inputSchema"],
     // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,details}}`; the error
     // branch is the same for every tool, so it is described once in the instructions.
-    outputSchema: { type: "object", properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) } },
+    outputSchema: {
+      type: "object",
+      properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) },
+    },
     annotations: annotationsFor(tool.kind),
   };
 }

@@ -10,5 +10,7 @@ export function custodyTimes(held: { custodyExpiresAt: number; maximumCustodyExp
 }
 
 export function failureView(failure: RenewalFailure | undefined) {
-  return failure ? { renewalFailure: { code: failure.code, message: failure.message, at: iso(failure.at) } } : {};
+  return failure
+    ? { renewalFailure: { code: failure.code, message: failure.message, at: iso(failure.at) } }
+    : {};
 }

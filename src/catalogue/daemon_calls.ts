@@ -8,8 +8,16 @@ export function read(ctx: ToolContext, path: string, query: Query = {}): Promise
 }
 
 /** A POST that only reads (status, resolve, snapshot, validate): safe to re-send once. */
-export function readByPost(ctx: ToolContext, path: string, body: Record<string, unknown> = {}): Promise<unknown> {
-  return ctx.daemon.post(path, body, { signal: ctx.signal, capabilities: ctx.capabilities, safe: true });
+export function readByPost(
+  ctx: ToolContext,
+  path: string,
+  body: Record<string, unknown> = {},
+): Promise<unknown> {
+  return ctx.daemon.post(path, body, {
+    signal: ctx.signal,
+    capabilities: ctx.capabilities,
+    safe: true,
+  });
 }
 
 /** A POST that changes state: sent once, never retried by the bridge. */

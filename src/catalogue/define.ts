@@ -11,8 +11,8 @@ import type { ToolContext } from "./context.ts";
  */
 export type ToolKind = "read" | "mutation" | "preview" | "execute";
 
-import { TOOLSETS, type Toolset } from "../toolsets.ts";
-export { TOOLSETS, type Toolset };
+import { type Toolset, TOOLSETS } from "../toolsets.ts";
+export { type Toolset, TOOLSETS };
 
 export interface ToolDefinition<
   In extends z.ZodObject = z.ZodObject,
@@ -52,11 +52,26 @@ export interface Annotations {
 
 const ANNOTATIONS: Record<ToolKind, Annotations> = {
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  mutation: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  mutation: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   // A preview records a receipt in the daemon, so it is not read-only, but it changes nothing else.
-  preview: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  preview: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   // Executes replay a completed receipt instead of applying twice, hence idempotent.
-  execute: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  execute: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
 };
 
 export function annotationsFor(kind: ToolKind): Annotations {

@@ -73,10 +73,14 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   activationAbandonEndpoint,
   activationReconcile,
   activationEnd,
-  ...["port_reclaim", "claim_reassign", "claim_delete", "claims_prune"].flatMap((n) => [c(`${n}_preview`), c(`${n}_execute`)]),
+  ...["port_reclaim", "claim_reassign", "claim_delete", "claims_prune"].flatMap((
+    n,
+  ) => [c(`${n}_preview`), c(`${n}_execute`)]),
   stackDocumentGet,
   stackDefinitionValidate,
-  ...["stack_apply", "stacks_prune", "settings_update"].flatMap((n) => [c(`${n}_preview`), c(`${n}_execute`)]),
+  ...["stack_apply", "stacks_prune", "settings_update"].flatMap((
+    n,
+  ) => [c(`${n}_preview`), c(`${n}_execute`)]),
   stackSnapshot,
   launcherOperationBegin,
   launcherOperationRenew,

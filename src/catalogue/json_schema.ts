@@ -15,7 +15,10 @@ type Json = Record<string, unknown>;
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 export function inputJsonSchema(schema: z.ZodType): Json {
-  const root = compact(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json, false);
+  const root = compact(
+    z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json,
+    false,
+  );
   root.additionalProperties = false;
   return root;
 }
@@ -42,10 +45,14 @@ function truncate(node: Json, depth: number): Json {
   const out: Json = { ...node };
   if (node.properties) {
     out.properties = Object.fromEntries(
-      Object.entries(node.properties as Record<string, Json>).map(([k, v]) => [k, truncate(v, depth + 1)]),
+      Object.entries(node.properties as Record<string, Json>).map((
+        [k, v],
+      ) => [k, truncate(v, depth + 1)]),
     );
   }
-  if (node.items && typeof node.items === "object") out.items = truncate(node.items as Json, depth + 1);
+  if (node.items && typeof node.items === "object") {
+    out.items = truncate(node.items as Json, depth + 1);
+  }
   if (node.additionalProperties && typeof node.additionalProperties === "object") {
     out.additionalProperties = truncate(node.additionalProperties as Json, depth + 1);
   }
@@ -59,7 +66,9 @@ function compact(node: Json, output: boolean): Json {
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema") continue;
     if (key === "pattern" && (output || typeof node.format === "string")) continue;
-    if ((key === "maximum" || key === "minimum") && (output || Math.abs(value as number) === SAFE)) continue;
+    if (
+      (key === "maximum" || key === "minimum") && (output || Math.abs(value as number) === SAFE)
+    ) continue;
     if (output && (key === "required" || key === "exclusiveMinimum")) continue;
     if (key === "propertyNames" && isPlainString(value)) continue;
     if (key === "additionalProperties" && (isEmpty(value) || value === false)) continue;
@@ -71,10 +80,14 @@ function compact(node: Json, output: boolean): Json {
 /** `anyOf: [{type: T, …}, {type: "null"}]` → `{type: [T, "null"], …}`. */
 function foldNullable(node: Json): Json | undefined {
   const options = node.anyOf;
-  if (!Array.isArray(options) || options.length !== 2 || Object.keys(node).length !== 1) return undefined;
+  if (!Array.isArray(options) || options.length !== 2 || Object.keys(node).length !== 1) {
+    return undefined;
+  }
   const [a, b] = options as Json[];
   const [value, nul] = b.type === "null" ? [a, b] : [b, a];
-  if (nul.type !== "null" || Object.keys(nul).length !== 1 || typeof value.type !== "string") return undefined;
+  if (nul.type !== "null" || Object.keys(nul).length !== 1 || typeof value.type !== "string") {
+    return undefined;
+  }
   return { ...value, type: [value.type, "null"] };
 }
 

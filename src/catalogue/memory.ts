@@ -29,7 +29,10 @@ export class Memory {
    * Runs a settling call once per key (e.g. per credential handle). A repeat returns the
    * recorded result with `changed: false`, so a lost response can be recovered.
    */
-  async once<T extends object>(key: string, run: () => Promise<T>): Promise<T & { changed: boolean }> {
+  async once<T extends object>(
+    key: string,
+    run: () => Promise<T>,
+  ): Promise<T & { changed: boolean }> {
     const recorded = this.get<T>(key);
     if (recorded) return { ...recorded, changed: false };
     const result = await run();

@@ -34,17 +34,27 @@ export function scopeOf(tool: string, filters: Record<string, unknown>): string 
   return `${tool}?${fnv1a(canonical)}`;
 }
 
-export function paginate<T>(items: readonly T[], keyOf: (item: T) => SortKey, req: PageRequest): Page<T> {
+export function paginate<T>(
+  items: readonly T[],
+  keyOf: (item: T) => SortKey,
+  req: PageRequest,
+): Page<T> {
   const sorted = items.map((item) => ({ item, key: keyOf(item) }))
     .sort((a, b) => compareKeys(a.key, b.key));
-  const after = req.afterCursor === undefined ? undefined : decodeCursor(req.afterCursor, req.scope);
-  const start = after === undefined ? 0 : sorted.findIndex((entry) => compareKeys(entry.key, after) > 0);
+  const after = req.afterCursor === undefined
+    ? undefined
+    : decodeCursor(req.afterCursor, req.scope);
+  const start = after === undefined
+    ? 0
+    : sorted.findIndex((entry) => compareKeys(entry.key, after) > 0);
   const from = start === -1 ? sorted.length : start;
   const slice = sorted.slice(from, from + req.limit);
   const more = from + slice.length < sorted.length;
   return {
     items: slice.map((entry) => entry.item),
-    page: more ? { nextCursor: encodeCursor({ v: 1, s: req.scope, k: slice[slice.length - 1].key }) } : {},
+    page: more
+      ? { nextCursor: encodeCursor({ v: 1, s: req.scope, k: slice[slice.length - 1].key }) }
+      : {},
   };
 }
 
@@ -63,7 +73,10 @@ export function compareKeys(a: SortKey, b: SortKey): number {
 
 function encodeCursor(body: CursorBody): string {
   const bytes = new TextEncoder().encode(JSON.stringify(body));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
+    /=+$/,
+    "",
+  );
 }
 
 function decodeCursor(cursor: string, scope: string): SortKey {
@@ -74,19 +87,25 @@ function decodeCursor(cursor: string, scope: string): SortKey {
   } catch {
     throw badCursor("it is not a cursor this bridge issued");
   }
-  const valid = typeof body === "object" && body !== null && body.v === 1 && typeof body.s === "string" &&
+  const valid = typeof body === "object" && body !== null && body.v === 1 &&
+    typeof body.s === "string" &&
     Array.isArray(body.k) && body.k.every((k) => typeof k === "string" || typeof k === "number");
   if (!valid) throw badCursor("it is not a cursor this bridge issued");
   if (body.s !== scope) {
-    throw badCursor("it belongs to another listing or to other filters; repeat the call with the same filters");
+    throw badCursor(
+      "it belongs to another listing or to other filters; repeat the call with the same filters",
+    );
   }
   return body.k;
 }
 
 function badCursor(why: string) {
-  return invalidInput(`afterCursor is not valid here: ${why}. Omit it to start from the first page.`, {
-    field: "afterCursor",
-  });
+  return invalidInput(
+    `afterCursor is not valid here: ${why}. Omit it to start from the first page.`,
+    {
+      field: "afterCursor",
+    },
+  );
 }
 
 /** 32-bit FNV-1a, hex: enough to tell listings apart, not a security measure. */

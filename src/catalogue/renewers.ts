@@ -25,11 +25,20 @@ export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalRe
     async renewActivation(activationId, leases, signal) {
       const data = await daemon.post(`/v1/stack-activations/${id(activationId)}/renew`, {
         leases: leases.map((l) => ({ leaseId: l.leaseId, leaseToken: l.token })),
-      }, { signal, capabilities: ["stack-activations-v1"] }) as { leases: { leaseId: string; expiresAt: string }[] };
-      return { leases: data.leases.map((l) => ({ leaseId: l.leaseId, expiresAt: Date.parse(l.expiresAt) })) };
+      }, { signal, capabilities: ["stack-activations-v1"] }) as {
+        leases: { leaseId: string; expiresAt: string }[];
+      };
+      return {
+        leases: data.leases.map((l) => ({
+          leaseId: l.leaseId,
+          expiresAt: Date.parse(l.expiresAt),
+        })),
+      };
     },
     async renewLauncher(operationId, credential, signal) {
-      const data = await daemon.post(`/v1/launcher-operations/${id(operationId)}/renew`, { credential }, {
+      const data = await daemon.post(`/v1/launcher-operations/${id(operationId)}/renew`, {
+        credential,
+      }, {
         signal,
         capabilities: ["launcher-operations-v1"],
       }) as { operation: { deadlineAt: string }; renewAfterMilliseconds: number };

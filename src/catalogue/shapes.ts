@@ -133,7 +133,14 @@ export const generation = z.object({
   invalidatedAt: nullableTs(),
 });
 
-export const ACTIVATION_STATES = ["starting", "confirmed", "degraded", "failed", "lost", "ended"] as const;
+export const ACTIVATION_STATES = [
+  "starting",
+  "confirmed",
+  "degraded",
+  "failed",
+  "lost",
+  "ended",
+] as const;
 
 export const activation = z.object({
   id: uuid(),
@@ -177,12 +184,15 @@ export const resolution = z.object({
   generationId: uuid(),
   activationId: uuid(),
   component: z.string(),
-  own: z.record(z.string(), z.object({
-    component: z.string(),
-    endpoint: z.string(),
-    host: address,
-    dockerNetwork: address.nullable(),
-  })),
+  own: z.record(
+    z.string(),
+    z.object({
+      component: z.string(),
+      endpoint: z.string(),
+      host: address,
+      dockerNetwork: address.nullable(),
+    }),
+  ),
   dependencies: z.record(z.string(), loose()),
 });
 
@@ -193,7 +203,10 @@ export const snapshot = z.object({
   activationId: uuid(),
   component: z.string(),
   own: z.record(z.string(), z.object({ component: z.string(), endpoint: z.string(), address })),
-  dependencies: z.record(z.string(), z.object({ component: z.string(), endpoint: z.string(), address })),
+  dependencies: z.record(
+    z.string(),
+    z.object({ component: z.string(), endpoint: z.string(), address }),
+  ),
 });
 
 export const launcherOperation = z.object({
@@ -219,13 +232,18 @@ export const historyEvent = z.object({
   occurredAt: timestamp(),
 });
 
-export const documentIssue = z.object({ code: z.string(), message: z.string(), path: z.array(z.string()) });
+export const documentIssue = z.object({
+  code: z.string(),
+  message: z.string(),
+  path: z.array(z.string()),
+});
 
 // ── Inputs shared by several tools ────────────────────────────────────────────────────────
 /** Absolute path, validated without touching the filesystem; the daemon canonicalises it. */
 export const absolutePath = (required = false) =>
   (required ? z.string().min(1) : z.string()).refine((p) => p.startsWith("/"), {
-    message: "must be an absolute path (the bridge does not resolve relative paths; the daemon canonicalises absolute ones)",
+    message:
+      "must be an absolute path (the bridge does not resolve relative paths; the daemon canonicalises absolute ones)",
   });
 
 /**
@@ -245,13 +263,20 @@ export const stackDefinitionInput = z.strictObject({
           transport: z.literal("tcp").optional(),
           publish: z.boolean().optional(),
           required: z.boolean().optional(),
-          allocation: z.strictObject({ preferredPort: port().optional(), exactPort: port().optional() }).optional(),
+          allocation: z.strictObject({
+            preferredPort: port().optional(),
+            exactPort: port().optional(),
+          }).optional(),
           docker: z.strictObject({ containerPort: port() }).optional(),
         }),
       ).optional(),
       dependencies: z.record(
         z.string(),
-        z.strictObject({ component: z.string(), endpoint: z.string().optional(), required: z.boolean().optional() }),
+        z.strictObject({
+          component: z.string(),
+          endpoint: z.string().optional(),
+          required: z.boolean().optional(),
+        }),
       ).optional(),
       docker: z.strictObject({ service: z.string() }).optional(),
     }),
@@ -266,7 +291,8 @@ export const custodyTimes = {
 };
 
 /** A renewal that failed since the last call, surfaced instead of swallowed. */
-export const renewalFailure = z.object({ code: z.string(), message: z.string(), at: timestamp() }).optional();
+export const renewalFailure = z.object({ code: z.string(), message: z.string(), at: timestamp() })
+  .optional();
 
 export const ack = z.object({ changed: z.boolean(), at: timestamp() });
 

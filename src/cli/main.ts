@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 import { denoEnv, discoverSocket, SocketPathError } from "../daemon/discovery.ts";
-import { TOOLSETS, type Toolset } from "../catalogue/define.ts";
+import { type Toolset, TOOLSETS } from "../catalogue/define.ts";
 import { LOG_LEVELS, type LogLevelName } from "../transport/logging.ts";
 import { checkLabel } from "./label.ts";
 
@@ -12,7 +12,7 @@ export const HELP = `${PRODUCT} ${SOFTWARE_VERSION} — MCP bridge to the PortRe
 
 Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
-                    [--log-level error|warn|info|debug]
+                    [--log-level error|warn|info|debug] [--custody-ms MS]
   ${PRODUCT} config --host claude|codex|generic [--portable] [--label NAME]
                     [--toolset read|coordinate|full] [--socket PATH] [--json]
   ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ...] [--host claude|codex|generic]
@@ -25,6 +25,9 @@ doctor   checks the whole path from a host to the daemon and says what to fix
 Socket: --socket, else $PORTREEVE_SOCKET, else the platform default
         (\${XDG_STATE_HOME:-$HOME/.local/state}/portreeve/portreeve.sock; macOS:
         ~/Library/Application Support/Portreeve/portreeve.sock). Paths must be absolute.
+
+--custody-ms  how long credentials are held without an explicit extension
+              (default 600000 = 10 min; lower values are for tests and drills).
 
 Exit codes: 0 ok, 2 usage error; doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
 
@@ -59,11 +62,16 @@ export async function run(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"; try \`portreeve-mcp --help\``);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof SocketPathError || error instanceof RangeError) {
+    if (
+      error instanceof UsageError || error instanceof SocketPathError || error instanceof RangeError
+    ) {
       stdio.stderr(`${PRODUCT}: ${error.message}\n`);
       return EXIT.usage;
     }
-    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+    if (
+      error instanceof TypeError && "code" in error &&
+      String(error.code).startsWith("ERR_PARSE_ARGS")
+    ) {
       stdio.stderr(`${PRODUCT}: ${error.message}\n`);
       return EXIT.usage;
     }
@@ -93,6 +101,7 @@ async function runServe(args: string[]): Promise<number> {
       label: { type: "string" },
       toolset: { type: "string", default: "full" },
       "log-level": { type: "string", default: "info" },
+      "custody-ms": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -104,8 +113,20 @@ async function runServe(args: string[]): Promise<number> {
   const logLevel = oneOf(values["log-level"], LOG_LEVELS, "--log-level") as LogLevelName;
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   const socket = discoverSocket(values.socket, denoEnv);
+  const custodyMs = values["custody-ms"] === undefined
+    ? undefined
+    : custodyWindow(values["custody-ms"]);
   const { serve } = await import("../transport/serve.ts");
-  return await serve({ socket, label, toolset, logLevel });
+  return await serve({ socket, label, toolset, logLevel, custodyMs });
+}
+
+/** Default custody window; shorter than 10 minutes only makes sense for tests and drills. */
+function custodyWindow(raw: string): number {
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1000 || ms > 600_000) {
+    throw new UsageError(`--custody-ms must be an integer from 1000 to 600000 (got "${raw}")`);
+  }
+  return ms;
 }
 
 export function oneOf(value: string, allowed: readonly string[], flag: string): string {

@@ -8,9 +8,9 @@ import { shellJoin } from "./shell.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
 
-import { TOOLSETS, type Toolset } from "../toolsets.ts";
+import { type Toolset, TOOLSETS } from "../toolsets.ts";
 import { LABEL_PATTERN } from "../cli/label.ts";
-export { TOOLSETS, type Toolset };
+export { type Toolset, TOOLSETS };
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";
 

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { TOOLSETS, type Toolset } from "../toolsets.ts";
+import { type Toolset, TOOLSETS } from "../toolsets.ts";
 import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
 import { checkLabel } from "../cli/label.ts";
 import { createServer } from "./server.ts";
@@ -15,7 +15,13 @@ import { grantProblem } from "./grant.ts";
 import { configureLogging } from "./logging.ts";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 
-export const DOCTOR_EXIT = { ok: 0, usage: 2, unavailable: 3, incompatible: 4, misconfigured: 5 } as const;
+export const DOCTOR_EXIT = {
+  ok: 0,
+  usage: 2,
+  unavailable: 3,
+  incompatible: 4,
+  misconfigured: 5,
+} as const;
 
 interface IO {
   stdout(text: string): void;
@@ -29,7 +35,12 @@ interface Check {
   detail: string;
 }
 
-const MARK: Record<Status, string> = { ok: "[ok]  ", fail: "[FAIL]", warn: "[warn]", info: "[--]  " };
+const MARK: Record<Status, string> = {
+  ok: "[ok]  ",
+  fail: "[FAIL]",
+  warn: "[warn]",
+  info: "[--]  ",
+};
 
 export async function runDoctor(args: string[], io: IO): Promise<number> {
   const { values } = parseArgs({
@@ -44,19 +55,30 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
     },
   });
   if (!(TOOLSETS as readonly string[]).includes(values.toolset)) {
-    throw new RangeError(`--toolset must be one of ${TOOLSETS.join(", ")} (got "${values.toolset}")`);
+    throw new RangeError(
+      `--toolset must be one of ${TOOLSETS.join(", ")} (got "${values.toolset}")`,
+    );
   }
   const toolset = values.toolset as Toolset;
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
   const socket = discoverSocket(values.socket, denoEnv);
   const checks: Check[] = [];
-  const add = (status: Status, label: string, detail: string) => checks.push({ status, label, detail });
+  const add = (status: Status, label: string, detail: string) =>
+    checks.push({ status, label, detail });
 
-  add("info", "bridge", `${PRODUCT} ${SOFTWARE_VERSION}, toolset ${toolset}${label ? `, label ${label}` : ""}`);
+  add(
+    "info",
+    "bridge",
+    `${PRODUCT} ${SOFTWARE_VERSION}, toolset ${toolset}${label ? `, label ${label}` : ""}`,
+  );
   add("info", "socket", `${socket.path} (from ${socket.source})`);
   const misconfiguration = grantProblem(socket.path);
-  add(misconfiguration ? "fail" : "ok", "permission grant", misconfiguration ?? "covers this socket");
+  add(
+    misconfiguration ? "fail" : "ok",
+    "permission grant",
+    misconfiguration ?? "covers this socket",
+  );
 
   const bridge = createBridge({ socket, label, toolset });
   const { catalogue, services } = bridge;
@@ -64,15 +86,24 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
   try {
     for (const era of ["legacy", "modern"] as const) {
-      const session = await openSession(era, () => createServer(catalogue, services, shutdown.signal));
+      const session = await openSession(
+        era,
+        () => createServer(catalogue, services, shutdown.signal),
+      );
       try {
         const listed = session.frames.find((f) => Array.isArray(f.result?.tools));
         const tools = listed?.result?.tools as unknown[] | undefined;
         const cached = listed?.result?.ttlMs === 0 && listed?.result?.cacheScope === "private";
         add(
           tools && cached ? "ok" : "fail",
-          `MCP handshake (${era === "legacy" ? "2025-11-25 initialize" : "2026-07-28 server/discover"})`,
-          tools ? `${tools.length} tools; tools/list ${cached ? "carries" : "LACKS"} ttlMs 0 / cacheScope private` : "no tools/list answer",
+          `MCP handshake (${
+            era === "legacy" ? "2025-11-25 initialize" : "2026-07-28 server/discover"
+          })`,
+          tools
+            ? `${tools.length} tools; tools/list ${
+              cached ? "carries" : "LACKS"
+            } ttlMs 0 / cacheScope private`
+            : "no tools/list answer",
         );
         if (era === "legacy") verdict = await daemonChecks(session.client, add, verdict);
       } finally {
@@ -103,9 +134,12 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
 const NEXT_STEP: Record<keyof typeof DOCTOR_EXIT, string> = {
   ok: "Everything a host needs works; add the host command above to your agent host.",
   usage: "",
-  unavailable: "Start the daemon (`portreeve start`) or point the bridge at its socket with --socket, then run doctor again.",
-  incompatible: "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.",
-  misconfigured: "Relaunch with the command `portreeve-mcp config` prints for this socket (the permission grant must name it).",
+  unavailable:
+    "Start the daemon (`portreeve start`) or point the bridge at its socket with --socket, then run doctor again.",
+  incompatible:
+    "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.",
+  misconfigured:
+    "Relaunch with the command `portreeve-mcp config` prints for this socket (the permission grant must name it).",
 };
 
 type Add = (status: Status, label: string, detail: string) => void;
@@ -125,16 +159,30 @@ async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCT
   }
   add("ok", "daemon", "answers on the socket");
   const compat = await result("portreeve_compatibility");
-  const data = compat.data as { compatible: boolean; missingCapabilities: string[]; guidance: string | null };
+  const data = compat.data as {
+    compatible: boolean;
+    missingCapabilities: string[];
+    guidance: string | null;
+  };
   add(
     data.compatible ? "ok" : "fail",
     "compatibility",
-    data.compatible ? "protocol 1 and every required capability" : `${data.guidance ?? ""} missing: ${data.missingCapabilities.join(", ") || "none"}`,
+    data.compatible
+      ? "protocol 1 and every required capability"
+      : `${data.guidance ?? ""} missing: ${data.missingCapabilities.join(", ") || "none"}`,
   );
   const health = await result("portreeve_health");
   if (health.ok) {
-    const h = health.data as { softwareVersion: string; protocol: { minimum: number; maximum: number }; pid: number };
-    add("ok", "daemon health", `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`);
+    const h = health.data as {
+      softwareVersion: string;
+      protocol: { minimum: number; maximum: number };
+      pid: number;
+    };
+    add(
+      "ok",
+      "daemon health",
+      `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`,
+    );
   } else {
     add("fail", "daemon health", `${health.error?.code}: ${health.error?.message}`);
   }

@@ -3,9 +3,17 @@ import type { SocketLocation } from "../daemon/discovery.ts";
 import { detectInstallation, renderConfig } from "../profiles/mod.ts";
 import { shellJoin } from "../profiles/shell.ts";
 
-export function hostCommand(host: string, socket: SocketLocation, label: string | undefined, toolset: string): string {
+export function hostCommand(
+  host: string,
+  socket: SocketLocation,
+  label: string | undefined,
+  toolset: string,
+): string {
   try {
-    const result = renderConfig({ host, portable: false, label, toolset, socket }, detectInstallation());
+    const result = renderConfig(
+      { host, portable: false, label, toolset, socket },
+      detectInstallation(),
+    );
     return shellJoin([result.command, ...result.args]);
   } catch (error) {
     return `cannot render: ${error instanceof Error ? error.message : String(error)}`;

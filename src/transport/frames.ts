@@ -116,7 +116,11 @@ export function decodeFrame(bytes: Uint8Array): Frame {
 
 function checkEnvelope(value: unknown): Frame {
   if (Array.isArray(value)) {
-    return reject(null, INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per line.");
+    return reject(
+      null,
+      INVALID_REQUEST,
+      "JSON-RPC batches are not supported; send one message per line.",
+    );
   }
   if (typeof value !== "object" || value === null) {
     return reject(null, INVALID_REQUEST, "A JSON-RPC message must be an object.");
@@ -132,7 +136,10 @@ function checkEnvelope(value: unknown): Frame {
     if (typeof msg.method !== "string" || msg.method.length === 0) {
       return reject(id, INVALID_REQUEST, "The method must be a non-empty string.");
     }
-    if ("params" in msg && (typeof msg.params !== "object" || msg.params === null || Array.isArray(msg.params))) {
+    if (
+      "params" in msg &&
+      (typeof msg.params !== "object" || msg.params === null || Array.isArray(msg.params))
+    ) {
       return reject(id, INVALID_REQUEST, "The params must be an object.");
     }
     return { kind: "message", message: msg as JSONRPCMessage };
@@ -151,7 +158,8 @@ function reject(id: RequestId | null, code: number, message: string): Frame {
   return { kind: "reject", id, code, message };
 }
 
-const HEAD_ID = /^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,128}")/;
+const HEAD_ID =
+  /^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,128}")/;
 const TAIL_ID = /"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,128}")\s*\}\s*$/;
 
 /**

@@ -20,7 +20,9 @@ export function grantProblem(socketPath: string): string | undefined {
     const usual = discoverSocket(undefined, denoEnv).path;
     if (granted(usual)) grantedPath = usual;
   } catch { /* no usual socket to name */ }
-  const grant = grantedPath ? `its permission grant names ${grantedPath}` : "it was built for another socket";
+  const grant = grantedPath
+    ? `its permission grant names ${grantedPath}`
+    : "it was built for another socket";
   return `This bridge may not use ${socketPath}: ${grant}. Run \`portreeve-mcp config --socket ${socketPath}\` ` +
     "and relaunch the bridge with the command it prints (or drop --socket to use the granted socket).";
 }

@@ -1,5 +1,11 @@
 /** Structured logs: one JSON object per line on stderr, never stdout. */
-import { configureSync, getLogger, jsonLinesFormatter, type Logger, type LogRecord } from "@logtape/logtape";
+import {
+  configureSync,
+  getLogger,
+  jsonLinesFormatter,
+  type Logger,
+  type LogRecord,
+} from "@logtape/logtape";
 
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevelName = typeof LOG_LEVELS[number];
@@ -21,7 +27,11 @@ export function configureLogging(level: LogLevelName): void {
     reset: true,
     sinks: { stderr: stderrSink },
     loggers: [
-      { category: ["portreeve-mcp"], lowestLevel: level === "warn" ? "warning" : level, sinks: ["stderr"] },
+      {
+        category: ["portreeve-mcp"],
+        lowestLevel: level === "warn" ? "warning" : level,
+        sinks: ["stderr"],
+      },
       { category: ["logtape", "meta"], lowestLevel: "error", sinks: ["stderr"] },
     ],
   });

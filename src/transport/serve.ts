@@ -6,7 +6,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Toolset } from "../toolsets.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import { createBridge } from "./services.ts";
-import { configureLogging, type LogLevelName, logger } from "./logging.ts";
+import { configureLogging, logger, type LogLevelName } from "./logging.ts";
 import { createServer } from "./server.ts";
 import { FramedStdioTransport } from "./stdio_transport.ts";
 
@@ -15,6 +15,7 @@ export interface ServeOptions {
   label?: string;
   toolset: Toolset;
   logLevel: LogLevelName;
+  custodyMs?: number;
 }
 
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */

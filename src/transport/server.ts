@@ -15,7 +15,11 @@ export const INSTRUCTIONS =
   "consequential changes go through *_preview, a person's explicit approval, then *_execute. " +
   "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,details}} with isError set.";
 
-export function createServer(catalogue: Catalogue, services: Services, shutdown: AbortSignal): Server {
+export function createServer(
+  catalogue: Catalogue,
+  services: Services,
+  shutdown: AbortSignal,
+): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },

@@ -21,6 +21,8 @@ export interface BridgeSetup {
   label?: string;
   toolset: Toolset;
   timeouts?: Partial<Timeouts>;
+  /** Default custody window (10 minutes when unset). */
+  custodyMs?: number;
 }
 
 export interface Bridge {
@@ -42,11 +44,14 @@ export function createBridge(setup: BridgeSetup): Bridge {
     timeouts: setup.timeouts,
     preflight: () =>
       misconfiguration
-        ? new BridgeError(Codes.misconfigured, misconfiguration, false, { socketPath: setup.socket.path })
+        ? new BridgeError(Codes.misconfigured, misconfiguration, false, {
+          socketPath: setup.socket.path,
+        })
         : undefined,
   });
   const custody = new Custody({
     renewers: daemonRenewers(daemon),
+    defaultCustodyMs: setup.custodyMs,
     // Ids and codes only: custody events never carry secrets or handles.
     onEvent: (event) => log.debug("custody {type}", { ...event }),
   });

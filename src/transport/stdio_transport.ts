@@ -68,13 +68,12 @@ export class FramedStdioTransport implements Transport {
   #waitForAnswers(limitMs: number): Promise<void> {
     if (this.#pending.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, limitMs);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.#drained = undefined;
+        this.#drained = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, limitMs);
       this.#drained = done;
     });
   }

@@ -15,7 +15,9 @@ export function installStdoutGuard(): void {
   const toStderr = (...args: unknown[]) => {
     writeStderr(args.map((a) => typeof a === "string" ? a : Deno.inspect(a)).join(" "));
   };
-  for (const method of ["log", "info", "debug", "warn", "error", "trace", "dir", "table"] as const) {
+  for (
+    const method of ["log", "info", "debug", "warn", "error", "trace", "dir", "table"] as const
+  ) {
     console[method] = toStderr;
   }
 }

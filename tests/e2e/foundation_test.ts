@@ -6,7 +6,11 @@ const ERAS: Era[] = ["legacy", "auto", "modern"];
 for (const era of ERAS) {
   Deno.test(`foundation (${era}): tools/list, health and settings against the simulator`, async () => {
     const env = await withSimulator();
-    const bridge = await startBridge({ socketPath: env.socketPath, era, serveArgs: ["--label", "e2e"] });
+    const bridge = await startBridge({
+      socketPath: env.socketPath,
+      era,
+      serveArgs: ["--label", "e2e"],
+    });
     try {
       const list = await bridge.client.listTools();
       const names = list.tools.map((t) => t.name);
@@ -24,7 +28,10 @@ for (const era of ERAS) {
       assert.equal(settings.envelope.data?.leaseTtlMilliseconds, 15000);
 
       const diag = await call(bridge, "portreeve_diagnostics");
-      const data = diag.envelope.data as { bridge: { label: string }; daemon: { compatible: boolean } };
+      const data = diag.envelope.data as {
+        bridge: { label: string };
+        daemon: { compatible: boolean };
+      };
       assert.equal(data.bridge.label, "e2e");
       assert.equal(data.daemon.compatible, true);
     } finally {

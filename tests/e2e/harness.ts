@@ -6,7 +6,7 @@ import { Client, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { confinedFlags } from "../../src/permissions.ts";
-import { type Simulator, startSimulator, type SimulatorOptions } from "../../src/simulator/mod.ts";
+import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
 export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/portreeve-mcp.js", import.meta.url));

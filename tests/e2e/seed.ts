@@ -42,9 +42,16 @@ export async function seedClaim(
 ): Promise<Record<string, unknown>> {
   const lease = await seed.post("/v1/leases/acquire", {
     claim: { project, workspaceRoot, component, endpoint: "http", transport: "tcp" },
-    allocation: { mode: "sticky", replacementPolicy: "never", ...(preferredPort ? { preferredPort } : {}) },
+    allocation: {
+      mode: "sticky",
+      replacementPolicy: "never",
+      ...(preferredPort ? { preferredPort } : {}),
+    },
   });
-  await seed.post(`/v1/leases/${lease.leaseId}/abandon`, { leaseToken: lease.leaseToken, reason: "client-cancelled" });
+  await seed.post(`/v1/leases/${lease.leaseId}/abandon`, {
+    leaseToken: lease.leaseToken,
+    reason: "client-cancelled",
+  });
   return lease;
 }
 

@@ -23,7 +23,18 @@ const DEPARTURES: Record<string, string> = {
   "portreeve_activation_confirm_endpoint:": "object root",
 };
 
-const FACTS = ["type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength", "default", "format"];
+const FACTS = [
+  "type",
+  "enum",
+  "const",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "minLength",
+  "maxLength",
+  "default",
+  "format",
+];
 
 function facts(schema: Json, path: string, out: Map<string, unknown>, tool: string): void {
   if (DEPARTURES[`${tool}:${path}`]) return;
@@ -32,20 +43,28 @@ function facts(schema: Json, path: string, out: Map<string, unknown>, tool: stri
     if (Math.abs(schema[fact] as number) === Number.MAX_SAFE_INTEGER) continue;
     if (fact in schema) out.set(`${path}#${fact}`, JSON.stringify(schema[fact]));
   }
-  if (Array.isArray(schema.required)) out.set(`${path}#required`, JSON.stringify([...schema.required].sort()));
+  if (Array.isArray(schema.required)) {
+    out.set(`${path}#required`, JSON.stringify([...schema.required].sort()));
+  }
   const props = schema.properties as Record<string, Json> | undefined;
   if (props) {
     out.set(`${path}#keys`, JSON.stringify(Object.keys(props).sort()));
-    for (const [key, child] of Object.entries(props)) facts(child, path ? `${path}.${key}` : key, out, tool);
+    for (const [key, child] of Object.entries(props)) {
+      facts(child, path ? `${path}.${key}` : key, out, tool);
+    }
   }
-  if (schema.items && typeof schema.items === "object") facts(schema.items as Json, `${path}[]`, out, tool);
+  if (schema.items && typeof schema.items === "object") {
+    facts(schema.items as Json, `${path}[]`, out, tool);
+  }
   if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
     facts(schema.additionalProperties as Json, `${path}{}`, out, tool);
   }
 }
 
 Deno.test("every tool name exists in the anchor catalogue", () => {
-  for (const tool of ALL_TOOLS) assert.ok(anchorTools.has(tool.name), `${tool.name} is not an anchor tool`);
+  for (const tool of ALL_TOOLS) {
+    assert.ok(anchorTools.has(tool.name), `${tool.name} is not an anchor tool`);
+  }
 });
 
 Deno.test("tool names are unique and registered in a fixed order", () => {
@@ -60,7 +79,9 @@ for (const tool of ALL_TOOLS) {
     facts(describeTool(tool).inputSchema as Json, "", ours, tool.name);
     facts(anchorTools.get(tool.name)!.inputSchema, "", theirs, tool.name);
     for (const [key, value] of theirs) assert.equal(ours.get(key), value, `${tool.name} ${key}`);
-    for (const [key, value] of ours) assert.equal(theirs.get(key), value, `${tool.name} ${key} (extra)`);
+    for (const [key, value] of ours) {
+      assert.equal(theirs.get(key), value, `${tool.name} ${key} (extra)`);
+    }
   });
 }
 
@@ -69,10 +90,15 @@ Deno.test("input schemas are host-safe: object root, no top-level combinators, e
     const schema = describeTool(tool).inputSchema as Json;
     assert.equal(schema.type, "object", tool.name);
     assert.ok(schema.properties, `${tool.name} has explicit properties`);
-    for (const key of ["anyOf", "oneOf", "allOf", "not", "enum"]) assert.ok(!(key in schema), `${tool.name} ${key}`);
+    for (const key of ["anyOf", "oneOf", "allOf", "not", "enum"]) {
+      assert.ok(!(key in schema), `${tool.name} ${key}`);
+    }
     assert.ok(!("required" in schema) || Array.isArray(schema.required), tool.name);
     const output = describeTool(tool).outputSchema as Json;
     assert.equal(output.type, "object", `${tool.name} output root`);
-    assert.ok(!JSON.stringify(output).includes('"pattern":"^([0-9a-fA-F]{8}'), `${tool.name} no UUID regex`);
+    assert.ok(
+      !JSON.stringify(output).includes('"pattern":"^([0-9a-fA-F]{8}'),
+      `${tool.name} no UUID regex`,
+    );
   }
 });

@@ -8,7 +8,13 @@ async function setup(timeouts = {}, maxResponseBytes?: number) {
   const dir = await Deno.makeTempDir();
   const socketPath = `${dir}/d.sock`;
   const sim = await startSimulator({ socketPath, observeHost: false });
-  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID(), label: "unit", timeouts, maxResponseBytes });
+  const client = new DaemonClient({
+    socketPath,
+    runId: crypto.randomUUID(),
+    label: "unit",
+    timeouts,
+    maxResponseBytes,
+  });
   return {
     sim,
     client,
@@ -115,7 +121,11 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
 Deno.test("an incompatible daemon is refused before the call is sent", async () => {
   const dir = await Deno.makeTempDir();
   const socketPath = `${dir}/d.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false, protocol: { minimum: 2, maximum: 3 } });
+  const sim = await startSimulator({
+    socketPath,
+    observeHost: false,
+    protocol: { minimum: 2, maximum: 3 },
+  });
   const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
   try {
     const error = await failure(client.get("/v1/config"));

@@ -4,20 +4,36 @@ import { discoverSocket, SocketPathError } from "../../src/daemon/discovery.ts";
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
 Deno.test("flag wins over environment and defaults", () => {
-  assert.deepEqual(discoverSocket("/a/b.sock", env({ PORTREEVE_SOCKET: "/c.sock", HOME: "/h" }), "linux"), {
-    path: "/a/b.sock",
-    source: "flag",
-  });
+  assert.deepEqual(
+    discoverSocket("/a/b.sock", env({ PORTREEVE_SOCKET: "/c.sock", HOME: "/h" }), "linux"),
+    {
+      path: "/a/b.sock",
+      source: "flag",
+    },
+  );
 });
 
 Deno.test("PORTREEVE_SOCKET, then XDG_STATE_HOME, then HOME on Linux", () => {
-  assert.deepEqual(discoverSocket(undefined, env({ PORTREEVE_SOCKET: "/s/p.sock" }), "linux").source, "PORTREEVE_SOCKET");
-  assert.equal(discoverSocket(undefined, env({ XDG_STATE_HOME: "/x", HOME: "/h" }), "linux").path, "/x/portreeve/portreeve.sock");
-  assert.equal(discoverSocket(undefined, env({ HOME: "/h" }), "linux").path, "/h/.local/state/portreeve/portreeve.sock");
+  assert.deepEqual(
+    discoverSocket(undefined, env({ PORTREEVE_SOCKET: "/s/p.sock" }), "linux").source,
+    "PORTREEVE_SOCKET",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ XDG_STATE_HOME: "/x", HOME: "/h" }), "linux").path,
+    "/x/portreeve/portreeve.sock",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ HOME: "/h" }), "linux").path,
+    "/h/.local/state/portreeve/portreeve.sock",
+  );
 });
 
 Deno.test("empty variables count as unset", () => {
-  const found = discoverSocket(undefined, env({ PORTREEVE_SOCKET: "", XDG_STATE_HOME: "", HOME: "/h" }), "linux");
+  const found = discoverSocket(
+    undefined,
+    env({ PORTREEVE_SOCKET: "", XDG_STATE_HOME: "", HOME: "/h" }),
+    "linux",
+  );
   assert.deepEqual(found, { path: "/h/.local/state/portreeve/portreeve.sock", source: "HOME" });
 });
 
@@ -29,9 +45,15 @@ Deno.test("macOS default under Application Support", () => {
 });
 
 Deno.test("relative, empty and NUL paths are refused with a clear message", () => {
-  assert.throws(() => discoverSocket("rel/p.sock", env({}), "linux"), /--socket must be an absolute path/);
+  assert.throws(
+    () => discoverSocket("rel/p.sock", env({}), "linux"),
+    /--socket must be an absolute path/,
+  );
   assert.throws(() => discoverSocket("", env({}), "linux"), /--socket is empty/);
-  assert.throws(() => discoverSocket(undefined, env({ PORTREEVE_SOCKET: "x.sock" }), "linux"), SocketPathError);
+  assert.throws(
+    () => discoverSocket(undefined, env({ PORTREEVE_SOCKET: "x.sock" }), "linux"),
+    SocketPathError,
+  );
   assert.throws(() => discoverSocket("/a\0b", env({}), "linux"), /NUL/);
   assert.throws(() => discoverSocket(undefined, env({}), "linux"), /HOME is not set/);
 });

@@ -13,7 +13,10 @@ function fails(status: number, text: string): BridgeError {
 }
 
 Deno.test("success returns data", () => {
-  assert.deepEqual(readEnvelope({ status: 200, text: '{"protocolVersion":1,"requestId":"r","data":{"a":1}}' }), { a: 1 });
+  assert.deepEqual(
+    readEnvelope({ status: 200, text: '{"protocolVersion":1,"requestId":"r","data":{"a":1}}' }),
+    { a: 1 },
+  );
 });
 
 Deno.test("daemon errors become portreeve_<code> with retryable and details", () => {
@@ -27,7 +30,10 @@ Deno.test("daemon errors become portreeve_<code> with retryable and details", ()
 });
 
 Deno.test("incompatible_protocol maps to portreeve_incompatible", () => {
-  const error = fails(426, '{"protocolVersion":1,"requestId":"r","error":{"code":"incompatible_protocol","message":"m","retryable":false,"details":{}}}');
+  const error = fails(
+    426,
+    '{"protocolVersion":1,"requestId":"r","error":{"code":"incompatible_protocol","message":"m","retryable":false,"details":{}}}',
+  );
   assert.equal(error.code, "portreeve_incompatible");
 });
 
@@ -35,7 +41,10 @@ Deno.test("garbage is portreeve_invalid_response; another protocol version is in
   assert.equal(fails(200, "<html>").code, "portreeve_invalid_response");
   assert.equal(fails(200, "[1]").code, "portreeve_invalid_response");
   assert.equal(fails(200, '{"data":{}}').code, "portreeve_invalid_response");
-  assert.equal(fails(500, '{"protocolVersion":1,"error":{"code":"boom","message":"x"}}').code, "portreeve_invalid_response");
+  assert.equal(
+    fails(500, '{"protocolVersion":1,"error":{"code":"boom","message":"x"}}').code,
+    "portreeve_invalid_response",
+  );
   assert.equal(fails(200, '{"protocolVersion":2,"data":{}}').code, "portreeve_incompatible");
   assert.equal(fails(404, '{"protocolVersion":1}').code, "portreeve_invalid_response");
 });

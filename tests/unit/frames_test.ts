@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { decodeFrame, INVALID_REQUEST, LineSplitter, PARSE_ERROR } from "../../src/transport/frames.ts";
+import {
+  decodeFrame,
+  INVALID_REQUEST,
+  LineSplitter,
+  PARSE_ERROR,
+} from "../../src/transport/frames.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -20,7 +25,9 @@ Deno.test("a last line without newline is flushed at end of stream", () => {
 
 Deno.test("an oversize frame is rejected unread, with its id when visible, and the next frame still works", () => {
   const splitter = new LineSplitter(1024);
-  const big = `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"${"a".repeat(5000)}"}}`;
+  const big = `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"${
+    "a".repeat(5000)
+  }"}}`;
   const frames = [
     ...splitter.push(enc(big.slice(0, 700))),
     ...splitter.push(enc(big.slice(700) + "\n")),
@@ -28,7 +35,11 @@ Deno.test("an oversize frame is rejected unread, with its id when visible, and t
   ];
   assert.equal(frames.length, 2);
   assert.deepEqual(
-    { kind: frames[0].kind, id: (frames[0] as { id: unknown }).id, code: (frames[0] as { code: number }).code },
+    {
+      kind: frames[0].kind,
+      id: (frames[0] as { id: unknown }).id,
+      code: (frames[0] as { code: number }).code,
+    },
     { kind: "reject", id: 42, code: INVALID_REQUEST },
   );
   assert.match((frames[0] as { message: string }).message, /exceeds the 1024-byte limit/);
@@ -37,7 +48,9 @@ Deno.test("an oversize frame is rejected unread, with its id when visible, and t
 
 Deno.test("oversize id taken from the tail only when it closes the root object", () => {
   const splitter = new LineSplitter(64);
-  const tailId = splitter.push(enc(`{"params":{"x":"${"b".repeat(200)}"},"jsonrpc":"2.0","id":"z9"}\n`));
+  const tailId = splitter.push(
+    enc(`{"params":{"x":"${"b".repeat(200)}"},"jsonrpc":"2.0","id":"z9"}\n`),
+  );
   assert.equal((tailId[0] as { id: unknown }).id, "z9");
   const nested = splitter.push(enc(`{"params":{"x":"${"b".repeat(200)}","id":7}}\n`));
   assert.equal((nested[0] as { id: unknown }).id, null);

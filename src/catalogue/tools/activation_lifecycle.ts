@@ -57,7 +57,11 @@ const heldLease = z.object({
   leaseId: uuid(),
   port: port(),
   bindingKind: z.enum(["process", "docker"]),
-  docker: z.object({ service: z.string(), containerPort: port(), requiredLabels: z.record(z.string(), z.string()) })
+  docker: z.object({
+    service: z.string(),
+    containerPort: port(),
+    requiredLabels: z.record(z.string(), z.string()),
+  })
     .nullable(),
   credentialHandle: handle(),
   leaseExpiresAt: timestamp(),
@@ -95,16 +99,24 @@ export const activationBegin = defineTool({
   }),
   output: beginOutput,
   async call(ctx, input) {
-    const previous = ctx.memory.get<{ activationId: string; leases: BeganLease[] }>(`begin:${input.generationId}`);
+    const previous = ctx.memory.get<{ activationId: string; leases: BeganLease[] }>(
+      `begin:${input.generationId}`,
+    );
     const held = previous && ctx.custody.heldActivation(previous.activationId);
     if (previous && held && held.credentialCount > 0) {
-      const current = await read(ctx, `/v1/stack-activations/${id(previous.activationId)}`) as Activation;
+      const current = await read(
+        ctx,
+        `/v1/stack-activations/${id(previous.activationId)}`,
+      ) as Activation;
       return beginView(false, current, previous.leases, held);
     }
     const docker = Object.values(input.bindings).includes("docker");
     const data = await mutate(ctx, "/v1/stack-activations/begin", input, {
       capabilities: docker ? [...CAPS, "docker-evidence-v1"] : CAPS,
-    }) as { activation: Activation; leases: (BeganLease & { leaseToken: string; expiresAt: string })[] };
+    }) as {
+      activation: Activation;
+      leases: (BeganLease & { leaseToken: string; expiresAt: string })[];
+    };
     const kept = ctx.custody.holdActivation(
       data.activation.id,
       data.leases.map((l) => ({
@@ -120,7 +132,9 @@ export const activationBegin = defineTool({
     return beginView(true, data.activation, leases, kept);
   },
   summary: (d) =>
-    `${d.changed ? "Began" : "Already holding"} activation ${d.activation.id} (${d.activation.state}): ${
+    `${
+      d.changed ? "Began" : "Already holding"
+    } activation ${d.activation.id} (${d.activation.state}): ${
       d.leases.map((l) => `${l.component}.${l.endpoint}=${l.port}`).join(", ")
     }; ${d.credentialCount} credential(s) held until ${d.custodyExpiresAt}.`,
 });
@@ -173,7 +187,9 @@ export const activationCustodyExtend = defineTool({
     });
   },
   summary: (d) =>
-    `${d.changed ? "Extended" : "Unchanged"}: ${d.credentialCount} credential(s) held until ${d.custodyExpiresAt}.`,
+    `${
+      d.changed ? "Extended" : "Unchanged"
+    }: ${d.credentialCount} credential(s) held until ${d.custodyExpiresAt}.`,
 });
 
 const settled = z.object({ changed: z.boolean(), activation });
@@ -197,14 +213,18 @@ function settleEndpoint(
       leaseToken: token,
       ...body,
     }, { capabilities }) as Activation;
-    const stillLeased = new Set(next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!));
+    const stillLeased = new Set(
+      next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!),
+    );
     ctx.custody.settleActivationLeases(activationId, stillLeased);
     return { activation: next };
   });
 }
 
 const settledSummary = (verb: string) => (d: z.output<typeof settled>) =>
-  `${d.changed ? verb : "Already settled"}; activation ${d.activation.id} is ${d.activation.state} (${
+  `${
+    d.changed ? verb : "Already settled"
+  }; activation ${d.activation.id} is ${d.activation.state} (${
     d.activation.endpoints.map((e) => `${e.component}.${e.endpoint} ${e.state}`).join(", ")
   }).`;
 
@@ -232,7 +252,9 @@ export const activationConfirmEndpoint = defineTool({
     if (bindingKind === "docker" && (containerId === undefined || rootPid !== undefined)) {
       return Promise.reject(invalidInput("bindingKind docker needs containerId and no rootPid."));
     }
-    const evidence = bindingKind === "process" ? { bindingKind, rootPid } : { bindingKind, containerId };
+    const evidence = bindingKind === "process"
+      ? { bindingKind, rootPid }
+      : { bindingKind, containerId };
     const caps = bindingKind === "docker" ? [...CAPS, "docker-evidence-v1"] : CAPS;
     return settleEndpoint(ctx, "confirm", activationId, credentialHandle, evidence, caps);
   },
@@ -244,10 +266,12 @@ export const activationSkipEndpoint = defineTool({
   title: "Skip an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description: "Skip one optional endpoint you will not start, releasing its lease and erasing its credential.",
+  description:
+    "Skip one optional endpoint you will not start, releasing its lease and erasing its credential.",
   input: z.strictObject({ activationId: uuid(), credentialHandle: handle() }),
   output: settled,
-  call: (ctx, { activationId, credentialHandle }) => settleEndpoint(ctx, "skip", activationId, credentialHandle, {}),
+  call: (ctx, { activationId, credentialHandle }) =>
+    settleEndpoint(ctx, "skip", activationId, credentialHandle, {}),
   summary: settledSummary("Endpoint skipped"),
 });
 
@@ -258,7 +282,11 @@ export const activationAbandonEndpoint = defineTool({
   capabilities: CAPS,
   description:
     "Report that one endpoint failed to start. A required endpoint fails the whole activation and cancels its other leases.",
-  input: z.strictObject({ activationId: uuid(), credentialHandle: handle(), reason: abandonReason() }),
+  input: z.strictObject({
+    activationId: uuid(),
+    credentialHandle: handle(),
+    reason: abandonReason(),
+  }),
   output: settled,
   call: (ctx, { activationId, credentialHandle, reason }) =>
     settleEndpoint(ctx, "abandon", activationId, credentialHandle, { reason }),
@@ -296,9 +324,14 @@ export const activationEnd = defineTool({
   input: z.strictObject({ activationId: uuid() }),
   output: settled,
   async call(ctx, { activationId }) {
-    const data = await mutate(ctx, `/v1/stack-activations/${id(activationId)}/end`) as z.input<typeof settled>;
+    const data = await mutate(ctx, `/v1/stack-activations/${id(activationId)}/end`) as z.input<
+      typeof settled
+    >;
     ctx.custody.settleActivationLeases(activationId, new Set());
     return data;
   },
-  summary: (d) => d.changed ? `Activation ${d.activation.id} ended.` : `Activation ${d.activation.id} had already ended.`,
+  summary: (d) =>
+    d.changed
+      ? `Activation ${d.activation.id} ended.`
+      : `Activation ${d.activation.id} had already ended.`,
 });

@@ -1,7 +1,15 @@
 /** Activations (read side): a generation being started, running, or ended. */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { ACTIVATION_STATES, activation, name128, page, pageInput, resolution, uuid } from "../shapes.ts";
+import {
+  activation,
+  ACTIVATION_STATES,
+  name128,
+  page,
+  pageInput,
+  resolution,
+  uuid,
+} from "../shapes.ts";
 import { id, read, readByPost } from "../daemon_calls.ts";
 import { paginate, scopeOf } from "../pagination.ts";
 
@@ -24,11 +32,17 @@ export const activationsList = defineTool({
   output: page(activation),
   async call(ctx, { limit, afterCursor, ...filters }) {
     const all = await read(ctx, "/v1/stack-activations", filters) as Activation[];
-    return paginate(all, (a) => [a.createdAt, a.id], { scope: scopeOf("activations", filters), limit, afterCursor });
+    return paginate(all, (a) => [a.createdAt, a.id], {
+      scope: scopeOf("activations", filters),
+      limit,
+      afterCursor,
+    });
   },
   summary: ({ items, page }) =>
     `${items.length} activation(s)${
-      items.length ? `: ${items.map((a) => `${a.id.slice(0, 8)} ${a.state}`).slice(0, 6).join(", ")}` : ""
+      items.length
+        ? `: ${items.map((a) => `${a.id.slice(0, 8)} ${a.state}`).slice(0, 6).join(", ")}`
+        : ""
     }${page.nextCursor ? "; more with afterCursor." : "."}`,
 });
 
@@ -40,9 +54,12 @@ export const activationGet = defineTool({
   description: "Read one activation: state, port and lease deadline of each endpoint.",
   input: z.strictObject({ id: uuid() }),
   output: activation,
-  call: async (ctx, input) => await read(ctx, `/v1/stack-activations/${id(input.id)}`) as Activation,
+  call: async (ctx, input) =>
+    await read(ctx, `/v1/stack-activations/${id(input.id)}`) as Activation,
   summary: (a) =>
-    `Activation ${a.id.slice(0, 8)} is ${a.state}: ${a.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port} ${e.state}`).join(", ")}.`,
+    `Activation ${a.id.slice(0, 8)} is ${a.state}: ${
+      a.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port} ${e.state}`).join(", ")
+    }.`,
 });
 
 export const activationResolve = defineTool({
@@ -50,14 +67,17 @@ export const activationResolve = defineTool({
   title: "Resolve endpoints",
   kind: "read",
   capabilities: ["stack-discovery-v1"],
-  description:
-    "Addresses of a component's own endpoints and of its dependencies in an activation.",
+  description: "Addresses of a component's own endpoints and of its dependencies in an activation.",
   input: z.strictObject({ activationId: uuid(), component: name128() }),
   output: resolution,
   call: async (ctx, { activationId, component }) =>
-    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/resolve`, { component }) as z.input<typeof resolution>,
+    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/resolve`, {
+      component,
+    }) as z.input<typeof resolution>,
   summary: (r) =>
     `${r.component}: ${
-      Object.entries(r.own).map(([name, e]) => `${name}=${e.host.host}:${e.host.port}`).join(", ") || "no own endpoints"
+      Object.entries(r.own).map(([name, e]) => `${name}=${e.host.host}:${e.host.port}`).join(
+        ", ",
+      ) || "no own endpoints"
     }; ${Object.keys(r.dependencies).length} dependency(ies).`,
 });

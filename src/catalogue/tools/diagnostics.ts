@@ -69,7 +69,9 @@ async function probe(ctx: ToolContext): Promise<Probe> {
 function incompatibleGuidance(h: Health, missing: string[]): string {
   const parts = [];
   if (h.protocol.minimum > PROTOCOL_VERSION || h.protocol.maximum < PROTOCOL_VERSION) {
-    parts.push(`it speaks protocol ${h.protocol.minimum}–${h.protocol.maximum}, we speak ${PROTOCOL_VERSION}`);
+    parts.push(
+      `it speaks protocol ${h.protocol.minimum}–${h.protocol.maximum}, we speak ${PROTOCOL_VERSION}`,
+    );
   }
   if (missing.length > 0) parts.push(`it lacks ${missing.join(", ")}`);
   return `PortReeve ${h.softwareVersion} cannot serve this bridge: ${parts.join("; ")}. ` +
@@ -155,7 +157,9 @@ export const compatibility = defineTool({
   },
   summary(d) {
     if (d.compatible) {
-      return `Compatible: daemon ${d.daemon.health!.softwareVersion} speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
+      return `Compatible: daemon ${
+        d.daemon.health!.softwareVersion
+      } speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
     }
     return `Not compatible. ${d.guidance}`;
   },

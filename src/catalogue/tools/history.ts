@@ -26,7 +26,9 @@ export const historyList = defineTool({
     return { items: result.items, page: next ? { nextCursor: next } : {} };
   },
   summary: ({ items, page }) =>
-    items.length === 0 ? "No events match." : `${items.length} event(s), newest ${items[0].eventType} at ${items[0].occurredAt}${
-      page.nextCursor ? "; more with afterCursor." : "."
-    }`,
+    items.length === 0
+      ? "No events match."
+      : `${items.length} event(s), newest ${items[0].eventType} at ${items[0].occurredAt}${
+        page.nextCursor ? "; more with afterCursor." : "."
+      }`,
 });

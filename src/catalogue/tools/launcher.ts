@@ -19,8 +19,12 @@ export const launcherOperationGet = defineTool({
   description: "Read one launcher operation: state, deadline, outcome and evidence.",
   input: z.strictObject({ operationId: uuid() }),
   output: launcherOperation,
-  call: async (ctx, { operationId }) => await read(ctx, `/v1/launcher-operations/${id(operationId)}`) as Operation,
-  summary: (o) => `${o.operation} (${o.executionMode}) is ${o.state}${o.outcome ? `, ${o.outcome}` : `, deadline ${o.deadlineAt}`}.`,
+  call: async (ctx, { operationId }) =>
+    await read(ctx, `/v1/launcher-operations/${id(operationId)}`) as Operation,
+  summary: (o) =>
+    `${o.operation} (${o.executionMode}) is ${o.state}${
+      o.outcome ? `, ${o.outcome}` : `, deadline ${o.deadlineAt}`
+    }.`,
 });
 
 export const launcherOperationsList = defineTool({
@@ -36,13 +40,17 @@ export const launcherOperationsList = defineTool({
   }),
   output: page(launcherOperation),
   async call(ctx, { stackId, limit, afterCursor }) {
-    const all = await read(ctx, `/v1/stacks/${id(stackId)}/launcher-operations`, { limit: DAEMON_MAX }) as Operation[];
+    const all = await read(ctx, `/v1/stacks/${id(stackId)}/launcher-operations`, {
+      limit: DAEMON_MAX,
+    }) as Operation[];
     // Newest first: invert the timestamp order through a descending key.
     const key = (o: Operation) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
     return paginate(all, key, { scope: scopeOf("launcher", { stackId }), limit, afterCursor });
   },
   summary: ({ items, page }) =>
     `${items.length} operation(s)${
-      items.length ? `: ${items.map((o) => `${o.operation} ${o.outcome ?? o.state}`).slice(0, 6).join(", ")}` : ""
+      items.length
+        ? `: ${items.map((o) => `${o.operation} ${o.outcome ?? o.state}`).slice(0, 6).join(", ")}`
+        : ""
     }${page.nextCursor ? "; more with afterCursor." : "."}`,
 });

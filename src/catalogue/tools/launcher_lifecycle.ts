@@ -4,7 +4,15 @@
  */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { custodyTimes, handle, launcherOperation, renewalFailure, revision, timestamp, uuid } from "../shapes.ts";
+import {
+  custodyTimes,
+  handle,
+  launcherOperation,
+  renewalFailure,
+  revision,
+  timestamp,
+  uuid,
+} from "../shapes.ts";
 import { epoch, id, mutate, read } from "../daemon_calls.ts";
 import { custodyTimes as custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../daemon/errors.ts";
@@ -64,7 +72,9 @@ export const launcherOperationBegin = defineTool({
     return heldView(true, data.operation, kept);
   },
   summary: (d) =>
-    `${d.changed ? "Began" : "Already holding"} ${d.operation.operation} operation ${d.operationId}; heartbeats every ${
+    `${
+      d.changed ? "Began" : "Already holding"
+    } ${d.operation.operation} operation ${d.operationId}; heartbeats every ${
       d.renewAfterMilliseconds / 1000
     } s until complete (custody until ${d.custodyExpiresAt}).`,
 });
@@ -72,7 +82,12 @@ export const launcherOperationBegin = defineTool({
 function heldView(
   changed: boolean,
   operation: Operation,
-  held: { handle: string; renewAfterMilliseconds: number; custodyExpiresAt: number; maximumCustodyExpiresAt: number },
+  held: {
+    handle: string;
+    renewAfterMilliseconds: number;
+    custodyExpiresAt: number;
+    maximumCustodyExpiresAt: number;
+  },
 ) {
   return {
     changed,
@@ -114,7 +129,14 @@ export const launcherOperationRenew = defineTool({
 });
 
 const evidence = z.strictObject({
-  classification: z.enum(["stopped", "partial", "fully-observed", "verified", "conflicting", "uncertain"]),
+  classification: z.enum([
+    "stopped",
+    "partial",
+    "fully-observed",
+    "verified",
+    "conflicting",
+    "uncertain",
+  ]),
   source: z.enum(["daemon", "local", "cached", "unavailable"]),
   observedAt: timestamp().nullable(),
   generationId: uuid().nullable(),
@@ -140,7 +162,8 @@ export const launcherOperationComplete = defineTool({
       degraded: z.boolean().default(false),
       beforeEvidence: evidence.nullable().default(null),
       afterEvidence: evidence.nullable().default(null),
-      failure: z.strictObject({ step: z.string(), code: z.string(), message: z.string().max(1024) }).nullable()
+      failure: z.strictObject({ step: z.string(), code: z.string(), message: z.string().max(1024) })
+        .nullable()
         .default(null),
       integration: z.strictObject({
         mode: z.enum(["command-only", "verified-activation"]),
@@ -155,11 +178,17 @@ export const launcherOperationComplete = defineTool({
   call: (ctx, { operationId, credentialHandle, completion }) =>
     ctx.memory.once(`launcher-complete:${credentialHandle}`, async () => {
       const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
-      const data = await mutate(ctx, `/v1/launcher-operations/${id(operationId)}/complete`, { credential, completion }) as {
+      const data = await mutate(ctx, `/v1/launcher-operations/${id(operationId)}/complete`, {
+        credential,
+        completion,
+      }) as {
         operation: Operation;
       };
       ctx.custody.settleLauncher(operationId);
       return { operation: data.operation };
     }),
-  summary: (d) => `${d.changed ? "Completed" : "Already completed"}: ${d.operation.operation} ${d.operation.outcome}.`,
+  summary: (d) =>
+    `${
+      d.changed ? "Completed" : "Already completed"
+    }: ${d.operation.operation} ${d.operation.outcome}.`,
 });

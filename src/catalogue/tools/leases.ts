@@ -4,7 +4,17 @@
  */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { abandonReason, ack, custodyTimes, handle, pid, port, renewalFailure, timestamp, uuid } from "../shapes.ts";
+import {
+  abandonReason,
+  ack,
+  custodyTimes,
+  handle,
+  pid,
+  port,
+  renewalFailure,
+  timestamp,
+  uuid,
+} from "../shapes.ts";
 import { epoch, id, iso, mutate } from "../daemon_calls.ts";
 import { custodyTimes as custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../daemon/errors.ts";
@@ -57,7 +67,9 @@ export const leaseAcquire = defineTool({
   output: acquireOutput,
   async call(ctx, { claim, allocation }) {
     if (!claim.workspaceRoot.startsWith("/")) {
-      throw invalidInput("claim.workspaceRoot must be an absolute path; the bridge does not resolve relative paths.");
+      throw invalidInput(
+        "claim.workspaceRoot must be an absolute path; the bridge does not resolve relative paths.",
+      );
     }
     const component = claim.component ?? claim.service;
     if (!component) throw invalidInput("claim needs `component` (or its legacy alias `service`).");
@@ -65,9 +77,16 @@ export const leaseAcquire = defineTool({
       throw invalidInput("claim.service and claim.component must be equal when both are given.");
     }
     if (allocation.preferredPort !== undefined && allocation.exactPort !== undefined) {
-      throw invalidInput("allocation.preferredPort and allocation.exactPort are mutually exclusive.");
+      throw invalidInput(
+        "allocation.preferredPort and allocation.exactPort are mutually exclusive.",
+      );
     }
-    const identity = JSON.stringify([claim.project, claim.workspaceRoot, component, claim.endpoint]);
+    const identity = JSON.stringify([
+      claim.project,
+      claim.workspaceRoot,
+      component,
+      claim.endpoint,
+    ]);
     const previous = ctx.memory.get<Acquired>(`acquire:${identity}`);
     const held = previous && ctx.custody.heldLease(previous.leaseId);
     if (previous && held) {
@@ -85,7 +104,11 @@ export const leaseAcquire = defineTool({
       claim: { ...claim, component, service: undefined },
       allocation,
     }) as Acquired & { leaseToken: string; expiresAt: string };
-    const kept = ctx.custody.holdLease({ leaseId: data.leaseId, token: data.leaseToken, expiresAt: epoch(data.expiresAt) });
+    const kept = ctx.custody.holdLease({
+      leaseId: data.leaseId,
+      token: data.leaseToken,
+      expiresAt: epoch(data.expiresAt),
+    });
     const acquired: Acquired = {
       claimId: data.claimId,
       leaseId: data.leaseId,
@@ -93,10 +116,18 @@ export const leaseAcquire = defineTool({
       reusedAssignment: data.reusedAssignment,
     };
     ctx.memory.set(`acquire:${identity}`, acquired);
-    return { changed: true, ...acquired, leaseExpiresAt: data.expiresAt, credentialHandle: kept.handle, ...custodyView(kept) };
+    return {
+      changed: true,
+      ...acquired,
+      leaseExpiresAt: data.expiresAt,
+      credentialHandle: kept.handle,
+      ...custodyView(kept),
+    };
   },
   summary: (d) =>
-    `${d.changed ? "Leased" : "Already holding"} port ${d.port} until ${d.leaseExpiresAt} (renewed while held, custody until ${d.custodyExpiresAt}); bind it, then confirm with credentialHandle.`,
+    `${
+      d.changed ? "Leased" : "Already holding"
+    } port ${d.port} until ${d.leaseExpiresAt} (renewed while held, custody until ${d.custodyExpiresAt}); bind it, then confirm with credentialHandle.`,
 });
 
 const confirmOutput = z.object({
@@ -120,15 +151,26 @@ export const leaseConfirm = defineTool({
   call: (ctx, { credentialHandle, rootPid }) =>
     ctx.memory.once(`lease-confirm:${credentialHandle}`, async () => {
       const { leaseId, token } = ctx.custody.useLease(credentialHandle);
-      const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/confirm`, { leaseToken: token, rootPid }) as Omit<
+      const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/confirm`, {
+        leaseToken: token,
+        rootPid,
+      }) as Omit<
         z.input<typeof confirmOutput>,
         "changed"
       >;
       ctx.custody.settleLease(credentialHandle);
-      return { claimId: data.claimId, leaseId: data.leaseId, runId: data.runId, port: data.port, confirmedAt: data.confirmedAt };
+      return {
+        claimId: data.claimId,
+        leaseId: data.leaseId,
+        runId: data.runId,
+        port: data.port,
+        confirmedAt: data.confirmedAt,
+      };
     }),
   summary: (d) =>
-    `${d.changed ? "Confirmed" : "Already confirmed"}: port ${d.port} runs as run ${d.runId}; release it with run_release when done.`,
+    `${
+      d.changed ? "Confirmed" : "Already confirmed"
+    }: port ${d.port} runs as run ${d.runId}; release it with run_release when done.`,
 });
 
 export const leaseAbandon = defineTool({
@@ -143,13 +185,19 @@ export const leaseAbandon = defineTool({
   call: (ctx, { credentialHandle, reason }) =>
     ctx.memory.once(`lease-abandon:${credentialHandle}`, async () => {
       const { leaseId, token } = ctx.custody.useLease(credentialHandle);
-      const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/abandon`, { leaseToken: token, reason }) as z.input<
+      const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/abandon`, {
+        leaseToken: token,
+        reason,
+      }) as z.input<
         typeof ack
       >;
       ctx.custody.settleLease(credentialHandle);
       return { at: data.at };
     }),
-  summary: (d) => d.changed ? `Lease abandoned at ${d.at}; its credential is erased.` : "Lease was already settled.",
+  summary: (d) =>
+    d.changed
+      ? `Lease abandoned at ${d.at}; its credential is erased.`
+      : "Lease was already settled.",
 });
 
 export const runRelease = defineTool({
@@ -161,6 +209,10 @@ export const runRelease = defineTool({
     "Mark a confirmed run released after its process stopped. Sticky claims keep their port. Safe to repeat.",
   input: z.strictObject({ runId: uuid() }),
   output: ack,
-  call: async (ctx, { runId }) => await mutate(ctx, `/v1/runs/${id(runId)}/release`) as z.input<typeof ack>,
-  summary: (d) => d.changed ? `Run released at ${d.at}.` : "Run was already released (or unknown); nothing changed.",
+  call: async (ctx, { runId }) =>
+    await mutate(ctx, `/v1/runs/${id(runId)}/release`) as z.input<typeof ack>,
+  summary: (d) =>
+    d.changed
+      ? `Run released at ${d.at}.`
+      : "Run was already released (or unknown); nothing changed.",
 });

@@ -36,7 +36,9 @@ export const portsList = defineTool({
   summary: ({ items, page }) =>
     items.length === 0
       ? "No ports match."
-      : `${items.length} port(s): ${items.slice(0, 8).map((e) => `${e.port} ${e.classification}`).join(", ")}` +
+      : `${items.length} port(s): ${
+        items.slice(0, 8).map((e) => `${e.port} ${e.classification}`).join(", ")
+      }` +
         `${items.length > 8 ? ", …" : ""}${page.nextCursor ? "; more with afterCursor." : "."}`,
 });
 
@@ -50,5 +52,7 @@ export const portInspect = defineTool({
   output: inventoryEntry,
   call: async (ctx, { port }) => await read(ctx, `/v1/ports/${port}`) as Entry,
   summary: (e) =>
-    `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${e.claim ? ", claimed" : ""}${e.lease ? ", lease pending" : ""}.`,
+    `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${
+      e.claim ? ", claimed" : ""
+    }${e.lease ? ", lease pending" : ""}.`,
 });

@@ -11,7 +11,10 @@ export const settingsGet = defineTool({
     "Read the daemon's global settings: automatic port ranges, excluded ports, lease TTL, grace period and history limits.",
   input: z.strictObject({}),
   output: settings,
-  call: async (ctx) => await ctx.daemon.get("/v1/config", {}, { signal: ctx.signal }) as z.input<typeof settings>,
+  call: async (ctx) =>
+    await ctx.daemon.get("/v1/config", {}, { signal: ctx.signal }) as z.input<typeof settings>,
   summary: (s) =>
-    `Ranges ${s.automaticPortRanges.map((r) => `${r.start}–${r.end}`).join(", ")}; ${s.excludedPorts.length} excluded; lease TTL ${s.leaseTtlMilliseconds} ms.`,
+    `Ranges ${
+      s.automaticPortRanges.map((r) => `${r.start}–${r.end}`).join(", ")
+    }; ${s.excludedPorts.length} excluded; lease TTL ${s.leaseTtlMilliseconds} ms.`,
 });

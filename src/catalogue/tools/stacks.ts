@@ -28,7 +28,11 @@ export const stacksList = defineTool({
   kind: "read",
   description:
     "List registered stacks by project and root. `stackRoot` must be an existing absolute directory.",
-  input: z.strictObject({ ...pageInput, project: z.string().optional(), stackRoot: absolutePath().optional() }),
+  input: z.strictObject({
+    ...pageInput,
+    project: z.string().optional(),
+    stackRoot: absolutePath().optional(),
+  }),
   output: page(stack),
   async call(ctx, { limit, afterCursor, ...filters }) {
     const stacks = await read(ctx, "/v1/stacks", filters) as Stack[];
@@ -39,9 +43,11 @@ export const stacksList = defineTool({
     });
   },
   summary: ({ items, page }) =>
-    items.length === 0 ? "No stacks match." : `${items.length} stack(s): ${
-      items.slice(0, 6).map((s) => `${s.project} at ${s.stackRoot}`).join(", ")
-    }${page.nextCursor ? "; more with afterCursor." : "."}`,
+    items.length === 0
+      ? "No stacks match."
+      : `${items.length} stack(s): ${
+        items.slice(0, 6).map((s) => `${s.project} at ${s.stackRoot}`).join(", ")
+      }${page.nextCursor ? "; more with afterCursor." : "."}`,
 });
 
 export const stackGet = defineTool({
@@ -53,9 +59,9 @@ export const stackGet = defineTool({
   output: stack,
   call: async (ctx, input) => await read(ctx, `/v1/stacks/${id(input.id)}`) as Stack,
   summary: (s) =>
-    `Stack ${s.project} at ${s.stackRoot}, ${Object.keys(s.definition.components ?? {}).length} component(s), revision ${
-      s.currentRevision.slice(0, 12)
-    }.`,
+    `Stack ${s.project} at ${s.stackRoot}, ${
+      Object.keys(s.definition.components ?? {}).length
+    } component(s), revision ${s.currentRevision.slice(0, 12)}.`,
 });
 
 const statusOutput = z.object({
@@ -74,11 +80,14 @@ export const stackStatus = defineTool({
     "A stack's latest generation and activation, with fresh evidence for its confirmed providers.",
   input: z.strictObject({ stackId: uuid() }),
   output: statusOutput,
-  call: async (ctx, { stackId }) => await readByPost(ctx, `/v1/stacks/${id(stackId)}/status`) as z.input<typeof statusOutput>,
+  call: async (ctx, { stackId }) =>
+    await readByPost(ctx, `/v1/stacks/${id(stackId)}/status`) as z.input<typeof statusOutput>,
   summary: ({ stack, generation, activation, providers }) =>
     `${stack.project}: generation ${generation ? generation.state : "none"}, activation ${
       activation ? activation.state : "none"
-    }, ${providers.filter((p) => p.status === "active").length}/${providers.length} provider(s) active.`,
+    }, ${
+      providers.filter((p) => p.status === "active").length
+    }/${providers.length} provider(s) active.`,
 });
 
 const documentOutput = z.object({
@@ -127,11 +136,17 @@ export const stackDefinitionValidate = defineTool({
   input: z.strictObject({ definition: stackDefinitionInput }),
   output: validationOutput,
   call: async (ctx, { definition }) =>
-    await readByPost(ctx, "/v1/actions/stack-definition/validate", { definition }) as z.input<typeof validationOutput>,
+    await readByPost(ctx, "/v1/actions/stack-definition/validate", { definition }) as z.input<
+      typeof validationOutput
+    >,
   summary: (v) =>
     v.valid
       ? `Valid; revision ${v.revision?.slice(0, 12)}.`
-      : `Invalid: ${v.issues.map((i) => `${i.path.join(".") || "definition"}: ${i.message}`).slice(0, 3).join("; ")}.`,
+      : `Invalid: ${
+        v.issues.map((i) => `${i.path.join(".") || "definition"}: ${i.message}`).slice(0, 3).join(
+          "; ",
+        )
+      }.`,
 });
 
 export const stackSnapshot = defineTool({
@@ -144,13 +159,21 @@ export const stackSnapshot = defineTool({
   input: z.strictObject({
     activationId: uuid(),
     component: name128().refine((c) => c.trim() === c, "must not start or end with whitespace"),
-    gatewayHost: z.string().min(1).max(255).refine((h) => !/[\s/]/.test(h), "must contain no whitespace or '/'"),
+    gatewayHost: z.string().min(1).max(255).refine(
+      (h) => !/[\s/]/.test(h),
+      "must contain no whitespace or '/'",
+    ),
   }),
   output: snapshot,
   call: async (ctx, { activationId, component, gatewayHost }) =>
-    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/snapshot`, { component, gatewayHost }) as z.input<
+    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/snapshot`, {
+      component,
+      gatewayHost,
+    }) as z.input<
       typeof snapshot
     >,
   summary: (s) =>
-    `${s.component}: ${Object.keys(s.own).length} own endpoint(s), ${Object.keys(s.dependencies).length} dependency address(es).`,
+    `${s.component}: ${Object.keys(s.own).length} own endpoint(s), ${
+      Object.keys(s.dependencies).length
+    } dependency address(es).`,
 });
