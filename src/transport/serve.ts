@@ -34,7 +34,7 @@ export function serve(options: ServeOptions): Promise<never> {
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping: {reason}", { reason });
+    log.info(`stopping: ${reason}`);
     const hardStop = setTimeout(() => Deno.exit(0), SHUTDOWN_LIMIT_MS);
     shutdown.abort();
     await bridge.close();
@@ -47,7 +47,7 @@ export function serve(options: ServeOptions): Promise<never> {
   const handle = serveStdio(() => createServer(catalogue, services, shutdown.signal), {
     legacy: "serve",
     transport,
-    onerror: (error) => log.warn("transport: {message}", { message: error.message }),
+    onerror: (error) => log.warn(`transport: ${error.message}`),
   });
   transport.onEnd = () => stop("stdin closed");
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

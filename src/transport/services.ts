@@ -36,7 +36,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
   const log = logger("bridge");
   const runId = crypto.randomUUID();
   const misconfiguration = grantProblem(setup.socket.path);
-  if (misconfiguration) log.error("{message}", { message: misconfiguration });
+  if (misconfiguration) log.error(misconfiguration);
   const daemon = new DaemonClient({
     socketPath: setup.socket.path,
     runId,
