@@ -1,0 +1,194 @@
+/**
+ * The stdio transport of the real `serve` process: bad frames, oversize frames, lifecycle,
+ * no daemon traffic at startup, both eras' cache fields, the bundle, and confinement.
+ */
+import assert from "node:assert/strict";
+import { assertFramesOnly, INITIALIZE, request, spawnRaw } from "./raw.ts";
+import { BUNDLE_ENTRY, call, startBridge, withSimulator } from "./harness.ts";
+import { confinedFlags } from "../../src/permissions.ts";
+
+Deno.test("bad frames get specific errors; oversize frames are refused unread; the bridge lives on", async () => {
+  const env = await withSimulator();
+  const bridge = spawnRaw({ socketPath: env.socketPath });
+  try {
+    await bridge.send(INITIALIZE);
+    assert.ok((await bridge.response(0)).result);
+    await bridge.send("this is not json\n");
+    assert.equal(((await bridge.response(null)).error as { code: number }).code, -32700);
+    await bridge.send(
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","pad":"${
+        "a".repeat(1024 * 1024)
+      }"}}\n`,
+    );
+    const big = await bridge.response(7);
+    assert.equal((big.error as { code: number }).code, -32600);
+    assert.match((big.error as { message: string }).message, /exceeds the 1048576-byte limit/);
+    await bridge.send(request(8, "tools/call", { name: "portreeve_nope", arguments: {} }));
+    assert.equal(((await bridge.response(8)).error as { code: number }).code, -32602);
+    await bridge.send(request(9, "no/such/method"));
+    assert.equal(((await bridge.response(9)).error as { code: number }).code, -32601);
+    await bridge.send(
+      request(10, "tools/call", { name: "portreeve_port_inspect", arguments: { port: "eighty" } }),
+    );
+    const invalid = (await bridge.response(10)).result as {
+      isError: boolean;
+      structuredContent: { error: { code: string } };
+    };
+    assert.equal(invalid.isError, true);
+    assert.equal(invalid.structuredContent.error.code, "portreeve_invalid_input");
+    await bridge.send(new Uint8Array([0xff, 0xfe, 0x0a]));
+    assert.match(
+      ((await bridge.response(null)).error as { message: string }).message,
+      /UTF-8|Parse/,
+    );
+    await bridge.send(request(11, "tools/call", { name: "portreeve_health", arguments: {} }));
+    const health = (await bridge.response(11)).result as { isError?: boolean };
+    assert.notEqual(health.isError, true, "still serving after all of that");
+    await bridge.closeStdin();
+    const status = await bridge.exited();
+    assert.equal(status.code, 0);
+    assertFramesOnly(bridge.stdout());
+    assert.ok(!bridge.stdout().includes('"level"'), "no log line on stdout");
+  } finally {
+    await env.cleanup();
+  }
+});
+
+Deno.test("startup and tools/list make no daemon request; both eras carry ttlMs 0 / cacheScope private", async () => {
+  const env = await withSimulator();
+  try {
+    for (const era of ["legacy", "modern"] as const) {
+      const bridge = await startBridge({ socketPath: env.socketPath, era });
+      await bridge.client.listTools();
+      const frame = bridge.stdoutFrames().map((f) => JSON.parse(f)).find((f) => f.result?.tools);
+      assert.equal(frame.result.ttlMs, 0, era);
+      assert.equal(frame.result.cacheScope, "private", era);
+      await bridge.close();
+    }
+    assert.equal(env.sim.requests.length, 0, "no daemon traffic before the first tool call");
+  } finally {
+    await env.cleanup();
+  }
+});
+
+for (
+  const [signal, how] of [["SIGTERM", "SIGTERM"], ["SIGINT", "SIGINT"], [
+    "EOF",
+    "stdin EOF",
+  ]] as const
+) {
+  Deno.test(`${how}: clean exit within one second`, async () => {
+    const env = await withSimulator();
+    const bridge = spawnRaw({ socketPath: env.socketPath });
+    try {
+      await bridge.send(INITIALIZE);
+      await bridge.response(0);
+      const started = performance.now();
+      if (signal === "EOF") await bridge.closeStdin();
+      else bridge.process.kill(signal);
+      const status = await bridge.exited();
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 1000, `exited after ${Math.round(elapsed)} ms`);
+      assert.equal(status.code, 0);
+      await bridge.closeStdin();
+    } finally {
+      await env.cleanup();
+    }
+  });
+}
+
+Deno.test("no daemon: diagnostics and compatibility answer; daemon tools are unavailable; recovery without restart", async () => {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/portreeve.sock`;
+  for (const era of ["legacy", "auto", "modern"] as const) {
+    const bridge = await startBridge({ socketPath, era });
+    try {
+      const diag = await call(bridge, "portreeve_diagnostics");
+      assert.equal(diag.isError, false);
+      assert.equal((diag.envelope.data!.daemon as { available: boolean }).available, false);
+      const compat = await call(bridge, "portreeve_compatibility");
+      assert.equal(compat.isError, false);
+      assert.equal(compat.envelope.data!.compatible, false);
+      const health = await call(bridge, "portreeve_health");
+      assert.equal(health.isError, true);
+      assert.equal(health.envelope.error?.code, "portreeve_unavailable");
+      assert.equal(health.envelope.error?.retryable, true);
+      if (era === "legacy") {
+        const { startSimulator } = await import("../../src/simulator/mod.ts");
+        const sim = await startSimulator({ socketPath, observeHost: false });
+        const again = await call(bridge, "portreeve_health");
+        assert.equal(again.isError, false, again.text);
+        await sim.close();
+      }
+    } finally {
+      await bridge.close();
+    }
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("an incompatible daemon: diagnostics explain, gated tools are portreeve_incompatible (not retryable)", async () => {
+  const env = await withSimulator({ protocol: { minimum: 2, maximum: 3 } });
+  const bridge = await startBridge({ socketPath: env.socketPath });
+  try {
+    const compat = await call(bridge, "portreeve_compatibility");
+    assert.equal(compat.envelope.data!.compatible, false);
+    assert.match(String(compat.envelope.data!.guidance), /protocol 2–3/);
+    const ports = await call(bridge, "portreeve_ports_list");
+    assert.equal(ports.envelope.error?.code, "portreeve_incompatible");
+    assert.equal(ports.envelope.error?.retryable, false);
+  } finally {
+    await bridge.close();
+    await env.cleanup();
+  }
+});
+
+Deno.test("the bundle runs with exactly the same permission flags", async () => {
+  const env = await withSimulator();
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    entry: BUNDLE_ENTRY,
+    era: "auto",
+  });
+  try {
+    assert.equal((await bridge.client.listTools()).tools.length > 40, true);
+    assert.equal((await call(bridge, "portreeve_health")).isError, false);
+  } finally {
+    await bridge.close();
+    await env.cleanup();
+  }
+});
+
+Deno.test("a --socket outside the grant is a clear misconfiguration naming the granted socket", async () => {
+  const env = await withSimulator();
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    serveArgs: ["--socket", "/tmp/elsewhere/portreeve.sock"],
+  });
+  try {
+    const health = await call(bridge, "portreeve_health");
+    assert.equal(health.envelope.error?.code, "portreeve_misconfigured");
+    assert.ok(health.envelope.error?.message.includes(env.socketPath), health.text);
+    assert.match(bridge.stderr(), /may not use \/tmp\/elsewhere/);
+  } finally {
+    await bridge.close();
+    await env.cleanup();
+  }
+});
+
+Deno.test("confinement: under the real flags nothing but the socket can be touched", async () => {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/portreeve.sock`;
+  const probe = new URL("./fixtures/escape_probe.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...confinedFlags(socketPath), probe, import.meta.filename!],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const report = JSON.parse(new TextDecoder().decode(out.stdout)) as Record<string, string>;
+  for (const [attempt, outcome] of Object.entries(report)) {
+    assert.equal(outcome, "denied", `${attempt} was ${outcome}`);
+  }
+  assert.ok(Object.keys(report).length >= 6);
+  await Deno.remove(dir, { recursive: true });
+});
