@@ -21,7 +21,18 @@ console.log(bold("PortReeve MCP demo — against a SIMULATED daemon (not a real 
 console.log(`simulator socket: ${socketPath}\n`);
 
 const entry = fileURLToPath(new URL("../main.ts", import.meta.url));
-const args = ["run", ...confinedFlags(socketPath), entry, "serve", "--socket", socketPath, "--label", "demo", "--log-level", "warn"];
+const args = [
+  "run",
+  ...confinedFlags(socketPath),
+  entry,
+  "serve",
+  "--socket",
+  socketPath,
+  "--label",
+  "demo",
+  "--log-level",
+  "warn",
+];
 console.log(bold("1. Launch the bridge as a host would (confined to this one socket):"));
 console.log(`   deno ${args.join(" ")}\n`);
 
@@ -40,7 +51,9 @@ console.log(
 async function show(step: string, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as { text: string }[]).map((c) => c.text).join(" ");
-  console.log(bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""));
+  console.log(
+    bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
+  );
   console.log(`   ${result.isError ? "ERROR " : ""}${text}\n`);
   return (result.structuredContent as { data?: Record<string, unknown> }).data ?? {};
 }
@@ -50,11 +63,19 @@ await show("4.", "portreeve_ports_list");
 await show("5.", "portreeve_claims_list", { limit: 5 });
 await show("6.", "portreeve_stacks_list");
 const lease = await show("7.", "portreeve_lease_acquire", {
-  claim: { project: "demo-app", workspaceRoot: `${dir}/demo-app`, component: "web", endpoint: "http" },
+  claim: {
+    project: "demo-app",
+    workspaceRoot: `${dir}/demo-app`,
+    component: "web",
+    endpoint: "http",
+  },
 });
 const listener = Deno.listen({ hostname: "127.0.0.1", port: lease.port as number });
 console.log(`   (the demo now listens on 127.0.0.1:${lease.port} as process ${Deno.pid})\n`);
-const run = await show("8.", "portreeve_lease_confirm", { credentialHandle: lease.credentialHandle, rootPid: Deno.pid });
+const run = await show("8.", "portreeve_lease_confirm", {
+  credentialHandle: lease.credentialHandle,
+  rootPid: Deno.pid,
+});
 await show("9.", "portreeve_port_inspect", { port: lease.port });
 listener.close();
 await show("10.", "portreeve_run_release", { runId: run.runId });

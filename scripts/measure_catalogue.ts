@@ -1,5 +1,5 @@
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
-import { describeTool } from "../src/catalogue/catalogue.ts";
+import { describeTool } from "../src/catalogue/describe.ts";
 let total = 0, all = 0;
 for (const t of ALL_TOOLS) {
   const d = describeTool(t);

@@ -17,7 +17,9 @@ export const DAEMON_URL_HOST = "portreeve.invalid";
 export function confinedFlags(socketPath: string): string[] {
   // Deno splits permission lists on commas with no escape, so such a path cannot be granted.
   if (socketPath.includes(",")) {
-    throw new RangeError(`The socket path ${socketPath} contains a comma, which Deno permission flags cannot express; use a path without commas.`);
+    throw new RangeError(
+      `The socket path ${socketPath} contains a comma, which Deno permission flags cannot express; use a path without commas.`,
+    );
   }
   return [
     `--allow-read=${socketPath}`,

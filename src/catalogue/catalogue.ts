@@ -1,37 +1,59 @@
 /**
- * The registered catalogue: the definitions of one toolset, their tools/list entries (built
- * once, on first request), and the call path with input checks and the response builder.
+ * The registered catalogue of one toolset. tools/list is served from `tools_list.json`, which
+ * `deno task gen` derives from the definitions (a test keeps it in step), so start-up neither
+ * builds zod schemas nor converts them to JSON Schema; the definitions themselves load on the
+ * first tools/call.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { annotationsFor, inToolset, type ToolDefinition, type Toolset } from "./define.ts";
-import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
+import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
 import { invalidInput, invalidResponse } from "../daemon/errors.ts";
 import type { ToolContext } from "./context.ts";
+import generated from "./tools_list.json" with { type: "json" };
+
+/** One tools/list entry with what the bridge needs to know about it without loading it. */
+export interface ListedTool {
+  kind: ToolKind;
+  capabilities: string[];
+  tool: Tool;
+}
+
+export type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
+
+const loadDefinitions: DefinitionLoader = async () => (await import("./index.ts")).ALL_TOOLS;
 
 export class Catalogue {
-  readonly tools: readonly ToolDefinition[];
-  #byName: Map<string, ToolDefinition>;
-  #listing?: Tool[];
+  readonly entries: readonly ListedTool[];
+  #names: Set<string>;
+  #listing: Tool[];
+  #definitions?: Promise<Map<string, ToolDefinition>>;
 
-  constructor(all: readonly ToolDefinition[], readonly toolset: Toolset = "full") {
-    this.tools = all.filter((tool) => inToolset(tool.kind, toolset));
-    this.#byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+  constructor(
+    readonly toolset: Toolset = "full",
+    listed: readonly ListedTool[] = generated.tools as unknown as ListedTool[],
+    private readonly load: DefinitionLoader = loadDefinitions,
+  ) {
+    this.entries = listed.filter((entry) => inToolset(entry.kind, toolset));
+    this.#names = new Set(this.entries.map((entry) => entry.tool.name));
+    this.#listing = this.entries.map((entry) => entry.tool);
+  }
+
+  get size(): number {
+    return this.entries.length;
   }
 
   has(name: string): boolean {
-    return this.#byName.has(name);
+    return this.#names.has(name);
   }
 
   /** Capabilities the registered tools need, for the compatibility report. */
   requiredCapabilities(): string[] {
-    return [...new Set(this.tools.flatMap((tool) => tool.capabilities ?? []))].sort();
+    return [...new Set(this.entries.flatMap((entry) => entry.capabilities))].sort();
   }
 
-  /** tools/list entries in registration order; computed once per process. */
+  /** tools/list entries in registration order. */
   listing(): Tool[] {
-    this.#listing ??= this.tools.map(describeTool);
     return this.#listing;
   }
 
@@ -40,8 +62,12 @@ export class Catalogue {
     args: unknown,
     ctx: Omit<ToolContext, "capabilities">,
   ): Promise<CallToolResult> {
-    const tool = this.#byName.get(name);
-    if (!tool) throw new Error(`unknown tool ${name}`);
+    if (!this.has(name)) throw new Error(`unknown tool ${name}`);
+    this.#definitions ??= this.load().then((all) => new Map(all.map((tool) => [tool.name, tool])));
+    const tool = (await this.#definitions).get(name);
+    if (!tool) {
+      throw new Error(`tool ${name} is listed but has no definition; run \`deno task gen\``);
+    }
     try {
       const input = tool.input.safeParse(args ?? {});
       if (!input.success) {
@@ -61,22 +87,6 @@ export class Catalogue {
       return failure(asBridgeError(error));
     }
   }
-}
-
-export function describeTool(tool: ToolDefinition): Tool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: inputJsonSchema(tool.input) as Tool["inputSchema"],
-    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,details}}`; the error
-    // branch is the same for every tool, so it is described once in the instructions.
-    outputSchema: {
-      type: "object",
-      properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) },
-    },
-    annotations: annotationsFor(tool.kind),
-  };
 }
 
 function issues(error: z.ZodError): { path: string; message: string }[] {

@@ -7,7 +7,11 @@ export const REFERENCE_END = "<!-- tool-reference:end -->";
 
 export function toolReference(): string {
   const rows = ALL_TOOLS.map((tool) => {
-    const toolset = inToolset(tool.kind, "read") ? "read" : inToolset(tool.kind, "coordinate") ? "coordinate" : "full";
+    const toolset = inToolset(tool.kind, "read")
+      ? "read"
+      : inToolset(tool.kind, "coordinate")
+      ? "coordinate"
+      : "full";
     const description = tool.description.replace(/\|/g, "\\|");
     return `| \`${tool.name}\` | ${tool.kind} | ${toolset} | ${description} |`;
   });

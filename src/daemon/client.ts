@@ -139,7 +139,9 @@ export class DaemonClient {
     if (missing.length > 0) {
       throw new BridgeError(
         Codes.incompatible,
-        `The PortReeve daemon (version ${verdict.health.softwareVersion}) lacks ${missing.join(", ")}, ` +
+        `The PortReeve daemon (version ${verdict.health.softwareVersion}) lacks ${
+          missing.join(", ")
+        }, ` +
           "which this tool needs. Update PortReeve and restart the daemon.",
         false,
         {
@@ -246,11 +248,14 @@ export class DaemonClient {
 
 function judge(health: Health): Verdict {
   const { minimum, maximum } = health.protocol;
-  if (minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION) return { compatible: true, health };
+  if (minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION) {
+    return { compatible: true, health };
+  }
   return {
     compatible: false,
     health,
-    reason: `the daemon speaks protocol ${minimum}–${maximum}, this bridge speaks ${PROTOCOL_VERSION}`,
+    reason:
+      `the daemon speaks protocol ${minimum}–${maximum}, this bridge speaks ${PROTOCOL_VERSION}`,
   };
 }
 

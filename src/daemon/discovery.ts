@@ -1,13 +1,20 @@
 /** Where the daemon socket is, and how we know: flag, environment or platform default. */
 
-export type SocketSource = "flag" | "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME" | "macOS default";
+export type SocketSource =
+  | "flag"
+  | "PORTREEVE_SOCKET"
+  | "XDG_STATE_HOME"
+  | "HOME"
+  | "macOS default";
 
 export interface SocketLocation {
   path: string;
   source: SocketSource;
 }
 
-export type EnvReader = (name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME") => string | undefined;
+export type EnvReader = (
+  name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME",
+) => string | undefined;
 
 export class SocketPathError extends Error {
   override name = "SocketPathError";
@@ -32,7 +39,9 @@ export function discoverSocket(
   const home = env("HOME");
   if (os === "darwin") {
     if (!home) throw new SocketPathError(noHomeMessage());
-    const path = `${requireAbsolute(home, "HOME")}/Library/Application Support/Portreeve/portreeve.sock`;
+    const path = `${
+      requireAbsolute(home, "HOME")
+    }/Library/Application Support/Portreeve/portreeve.sock`;
     return { path, source: "macOS default" };
   }
   const state = env("XDG_STATE_HOME");
@@ -59,7 +68,9 @@ export function denoEnv(name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME"): s
 }
 
 function requireAbsolute(value: string, origin: string): string {
-  if (value.length === 0) throw new SocketPathError(`${origin} is empty; give an absolute socket path.`);
+  if (value.length === 0) {
+    throw new SocketPathError(`${origin} is empty; give an absolute socket path.`);
+  }
   if (!value.startsWith("/")) {
     throw new SocketPathError(
       `${origin} must be an absolute path (got "${value}"); for example /run/user/1000/portreeve.sock.`,

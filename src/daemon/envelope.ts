@@ -1,7 +1,7 @@
 /** Reads the daemon's response envelope (protocol §1.5) into data or a `BridgeError`. */
 import {
-  BridgeError,
   bridgeCodeFor,
+  BridgeError,
   Codes,
   type Details,
   invalidResponse,
@@ -16,7 +16,9 @@ export function readEnvelope(raw: RawResponse): unknown {
   try {
     body = JSON.parse(raw.text);
   } catch {
-    throw invalidResponse(`HTTP ${raw.status} with a body that is not JSON`, { status: raw.status });
+    throw invalidResponse(`HTTP ${raw.status} with a body that is not JSON`, {
+      status: raw.status,
+    });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw invalidResponse(`HTTP ${raw.status} with a body that is not a JSON object`, {

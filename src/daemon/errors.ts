@@ -18,7 +18,12 @@ export class BridgeError extends Error {
   }
 
   toJSON(): { code: string; message: string; retryable: boolean; details: Details } {
-    return { code: this.code, message: this.message, retryable: this.retryable, details: this.details };
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      details: this.details,
+    };
   }
 }
 

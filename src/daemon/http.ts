@@ -121,9 +121,11 @@ export class UnixHttp {
     // Any other failure may have left a broken pooled connection behind.
     this.reset();
     const cause = describe(error);
-    return new HttpError(/connect|No such file|refused|not found/i.test(cause)
-      ? { kind: "connect", cause }
-      : { kind: "broken", cause });
+    return new HttpError(
+      /connect|No such file|refused|not found/i.test(cause)
+        ? { kind: "connect", cause }
+        : { kind: "broken", cause },
+    );
   }
 }
 

@@ -54,7 +54,7 @@ export function serve(options: ServeOptions): Promise<never> {
     Deno.addSignalListener(signal, () => stop(signal));
   }
   log.info("serving {tools} tools ({toolset}) for socket {socket}", {
-    tools: catalogue.tools.length,
+    tools: catalogue.size,
     toolset: options.toolset,
     socket: options.socket.path,
     runId: services.bridge.runId,

@@ -36,7 +36,7 @@ export function createServer(
     if (!catalogue.has(name)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${name}". Call tools/list for the ${catalogue.tools.length} tools of the ${catalogue.toolset} toolset.`,
+        `Unknown tool "${name}". Call tools/list for the ${catalogue.size} tools of the ${catalogue.toolset} toolset.`,
       );
     }
     const signal = AbortSignal.any([ctx.mcpReq.signal, shutdown]);

@@ -4,7 +4,6 @@
  * `doctor`, so both run exactly the same server.
  */
 import { Catalogue } from "../catalogue/catalogue.ts";
-import { ALL_TOOLS } from "../catalogue/index.ts";
 import type { Services } from "../catalogue/context.ts";
 import { Memory } from "../catalogue/memory.ts";
 import { daemonRenewers } from "../catalogue/renewers.ts";
@@ -55,7 +54,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
     // Ids and codes only: custody events never carry secrets or handles.
     onEvent: (event) => log.debug("custody {type}", { ...event }),
   });
-  const catalogue = new Catalogue(ALL_TOOLS, setup.toolset);
+  const catalogue = new Catalogue(setup.toolset);
   const services: Services = {
     daemon,
     custody,

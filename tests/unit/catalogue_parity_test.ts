@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
-import { describeTool } from "../../src/catalogue/catalogue.ts";
+import { describeTool } from "../../src/catalogue/describe.ts";
 
 type Json = Record<string, unknown>;
 

@@ -23,15 +23,28 @@ export const claimsList = defineTool({
   output: page(claim),
   async call(ctx, { limit, afterCursor, ...filters }) {
     const claims = await read(ctx, "/v1/claims", filters) as Claim[];
-    const key = (c: Claim) =>
-      [c.identity.project, c.identity.workspaceRoot, c.identity.component, c.identity.endpoint, c.id];
+    const key = (
+      c: Claim,
+    ) => [
+      c.identity.project,
+      c.identity.workspaceRoot,
+      c.identity.component,
+      c.identity.endpoint,
+      c.id,
+    ];
     return paginate(claims, key, { scope: scopeOf("claims", filters), limit, afterCursor });
   },
   summary: ({ items, page }) =>
-    items.length === 0 ? "No claims match." : `${items.length} claim(s): ${
-      items.slice(0, 6).map((c) => `${c.identity.project}/${c.identity.component}.${c.identity.endpoint}→${c.assignedPort ?? "none"}`)
-        .join(", ")
-    }${items.length > 6 ? ", …" : ""}${page.nextCursor ? "; more with afterCursor." : "."}`,
+    items.length === 0
+      ? "No claims match."
+      : `${items.length} claim(s): ${
+        items.slice(0, 6).map((c) =>
+          `${c.identity.project}/${c.identity.component}.${c.identity.endpoint}→${
+            c.assignedPort ?? "none"
+          }`
+        )
+          .join(", ")
+      }${items.length > 6 ? ", …" : ""}${page.nextCursor ? "; more with afterCursor." : "."}`,
 });
 
 export const claimGet = defineTool({
@@ -43,5 +56,7 @@ export const claimGet = defineTool({
   output: claim,
   call: async (ctx, input) => await read(ctx, `/v1/claims/${id(input.id)}`) as Claim,
   summary: (c) =>
-    `Claim ${c.identity.project}/${c.identity.component}.${c.identity.endpoint} (${c.mode}) holds port ${c.assignedPort ?? "none"}.`,
+    `Claim ${c.identity.project}/${c.identity.component}.${c.identity.endpoint} (${c.mode}) holds port ${
+      c.assignedPort ?? "none"
+    }.`,
 });

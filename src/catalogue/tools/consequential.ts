@@ -1,6 +1,9 @@
 /** Consequential changes behind evidence-bound preview and execute (issue 5). */
-// deno-lint-ignore no-explicit-any -- definitions differ in their zod generics.
-import type { ToolDefinition } from "../define.ts";
+import type { AnyTool } from "./consequential/receipts.ts";
+import { CLAIM_RECEIPT_TOOLS } from "./consequential/claims.ts";
+import { STACK_RECEIPT_TOOLS } from "./consequential/stacks.ts";
 
-// deno-lint-ignore no-explicit-any -- see above
-export const CONSEQUENTIAL_TOOLS: readonly ToolDefinition<any, any>[] = [];
+export const CONSEQUENTIAL_TOOLS: readonly AnyTool[] = [
+  ...CLAIM_RECEIPT_TOOLS,
+  ...STACK_RECEIPT_TOOLS,
+];

@@ -1,0 +1,34 @@
+/** Derives tools/list entries from the definitions (used by `deno task gen` and its test). */
+import type { Tool } from "@modelcontextprotocol/server";
+import { annotationsFor, type ToolDefinition } from "./define.ts";
+import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
+import type { ListedTool } from "./catalogue.ts";
+
+export function describeTool(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputJsonSchema(tool.input) as Tool["inputSchema"],
+    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,details}}`; the error
+    // branch is the same for every tool, so it is described once in the instructions.
+    outputSchema: {
+      type: "object",
+      properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) },
+    },
+    annotations: annotationsFor(tool.kind),
+  };
+}
+
+export function listTools(
+  definitions: readonly ToolDefinition[],
+): { version: 1; tools: ListedTool[] } {
+  return {
+    version: 1,
+    tools: definitions.map((tool) => ({
+      kind: tool.kind,
+      capabilities: [...(tool.capabilities ?? [])],
+      tool: describeTool(tool),
+    })),
+  };
+}

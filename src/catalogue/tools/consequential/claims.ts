@@ -1,0 +1,199 @@
+/** Receipt pairs for ports and claims: reclaim a port, reassign / delete a claim, prune claims. */
+import { z } from "zod";
+import { type claim as claimShape, loose, port, uuid } from "../../shapes.ts";
+import { id } from "../../daemon_calls.ts";
+import {
+  type AnyTool,
+  APPROVAL,
+  type DaemonPreview,
+  executeTool,
+  previewTool,
+} from "./receipts.ts";
+
+type Claim = z.output<typeof claimShape>;
+
+const POLICIES = ["never", "graceful", "force-after-grace"] as const;
+const olderThan = () => z.int().min(0).max(315_576_000_000);
+
+/** `web api.http (port 5173)`: how a person recognises a claim. */
+export function claimLabel(claim: Claim): string {
+  const { project, component, endpoint } = claim.identity;
+  return `${project} ${component}.${endpoint}${
+    claim.assignedPort ? ` (port ${claim.assignedPort})` : ""
+  }`;
+}
+
+interface ReclaimObserved {
+  port: number;
+  policy: string;
+  outcome: string;
+  reason: string | null;
+  launcherAction: { containerIds?: string[] } | null;
+  targets: { pid: number; command: string | null }[];
+}
+
+export function explainReclaim(preview: DaemonPreview): { effect: string; blockers: string[] } {
+  const o = preview.observed as unknown as ReclaimObserved;
+  const head = `Reclaim port ${o.port} with ${o.policy}:`;
+  const pids = [...new Map(o.targets.map((t) => [t.pid, t.command ?? "unknown"])).entries()];
+  switch (o.outcome) {
+    case "would-terminate":
+      return {
+        effect: `${head} would terminate ${pids.map(([p, c]) => `pid ${p} (${c})`).join(", ")}.`,
+        blockers: [],
+      };
+    case "already-free":
+      return {
+        effect: `${head} nothing listens; executing only releases its confirmed run, if any.`,
+        blockers: [],
+      };
+    case "launcher-action-required":
+      return {
+        effect: `${head} the listener is Docker-published and will not be signalled.`,
+        blockers: [
+          `stop container(s) ${(o.launcherAction?.containerIds ?? []).join(", ")} via the launcher`,
+        ],
+      };
+    default:
+      return {
+        effect: `${head} ${o.outcome}; nothing would be signalled.`,
+        blockers: [o.reason ?? o.outcome],
+      };
+  }
+}
+
+export const portReclaimPreview = previewTool({
+  stem: "port_reclaim",
+  title: "Preview port reclaim",
+  description: `Show which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
+  input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
+  path: ({ port }) => `/v1/actions/ports/${port}/reclaim/preview`,
+  body: ({ policy }) => ({ policy }),
+  explain: explainReclaim,
+});
+
+export const portReclaimExecute = executeTool({
+  stem: "port_reclaim",
+  action: "port.reclaim",
+  title: "Reclaim a port",
+  description: "Signal the approved processes; may wait out the grace period.",
+  input: z.strictObject({ receiptId: uuid(), port: port() }),
+  result: z.looseObject({ outcome: z.string(), reason: z.string().nullable() }),
+  path: ({ port }) => `/v1/actions/ports/${port}/reclaim/execute`,
+  target: ({ port }) => ({ type: "port", id: String(port) }),
+  outcome: (r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ""}.`,
+  // The daemon may wait twice the grace period plus lsof time before answering.
+  timeoutMs: 150_000,
+});
+
+export const claimReassignPreview = previewTool({
+  stem: "claim_reassign",
+  title: "Preview claim reassignment",
+  description: `Pick a new port for an idle claim. ${APPROVAL}`,
+  input: z.strictObject({
+    claimId: uuid(),
+    preferredPort: port().optional(),
+    exactPort: port().optional(),
+  })
+    .refine((i) => i.preferredPort === undefined || i.exactPort === undefined, {
+      message: "preferredPort and exactPort are mutually exclusive; give at most one",
+    }),
+  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/reassign/preview`,
+  body: ({ preferredPort, exactPort }) => ({ preferredPort, exactPort }),
+  explain: ({ observed }) => ({
+    effect: `Move claim ${claimLabel(observed.claim as Claim)} to port ${observed.port}.`,
+    blockers: [],
+  }),
+});
+
+const claimTarget = ({ claimId }: { claimId: string }) => ({
+  type: "claim",
+  id: claimId.toLowerCase(),
+});
+const claimExecuteInput = z.strictObject({ receiptId: uuid(), claimId: uuid() });
+
+export const claimReassignExecute = executeTool({
+  stem: "claim_reassign",
+  action: "claim.reassign",
+  title: "Reassign a claim",
+  description: "Move the claim as approved in its preview.",
+  input: claimExecuteInput,
+  result: z.looseObject({ assignedPort: port().nullable() }),
+  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/reassign/execute`,
+  target: claimTarget,
+  outcome: (r) => `claim now on port ${r.assignedPort}.`,
+});
+
+export const claimDeletePreview = previewTool({
+  stem: "claim_delete",
+  title: "Preview claim deletion",
+  description: `Check an idle claim can be deleted. ${APPROVAL}`,
+  input: z.strictObject({ claimId: uuid() }),
+  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/delete/preview`,
+  explain: ({ observed }) => ({
+    effect: `Delete claim ${
+      claimLabel(observed.claim as Claim)
+    }; its port becomes free for others.`,
+    blockers: [],
+  }),
+});
+
+export const claimDeleteExecute = executeTool({
+  stem: "claim_delete",
+  action: "claim.delete",
+  title: "Delete a claim",
+  description: "Delete the claim as approved in its preview.",
+  input: claimExecuteInput,
+  result: z.looseObject({ deleted: z.boolean() }),
+  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/delete/execute`,
+  target: claimTarget,
+  outcome: (r) => (r.deleted ? "claim deleted." : "nothing deleted."),
+});
+
+interface ClaimPrune {
+  candidates: { claim: Claim }[];
+  skipped: { claimId: string; reason: string }[];
+}
+
+export const claimsPrunePreview = previewTool({
+  stem: "claims_prune",
+  title: "Preview claims prune",
+  description: `List idle claims whose workspace is gone. ${APPROVAL}`,
+  input: z.strictObject({ olderThanMilliseconds: olderThan() }),
+  path: () => "/v1/actions/claims/prune/preview",
+  body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
+  explain: ({ observed }) => {
+    const { candidates, skipped } = observed as unknown as ClaimPrune;
+    return {
+      effect: candidates.length === 0
+        ? "No claim to prune; executing would delete nothing."
+        : `Delete ${candidates.length} claim(s) whose workspace is gone: ${
+          candidates.slice(0, 5).map((c) => claimLabel(c.claim)).join(", ")
+        }${candidates.length > 5 ? ", …" : ""}.`,
+      blockers: skipped.map((s) => `${s.claimId}: ${s.reason}`),
+    };
+  },
+});
+
+export const claimsPruneExecute = executeTool({
+  stem: "claims_prune",
+  action: "claims.prune",
+  title: "Prune claims",
+  description: "Delete the approved claims, re-checking each.",
+  input: z.strictObject({ receiptId: uuid() }),
+  result: z.looseObject({ deletedClaimIds: z.array(uuid()), skipped: z.array(loose()) }),
+  path: () => "/v1/actions/claims/prune/execute",
+  target: () => ({ type: "claim-collection", id: "global" }),
+  outcome: (r) => `${r.deletedClaimIds.length} claim(s) deleted, ${r.skipped.length} skipped.`,
+});
+
+export const CLAIM_RECEIPT_TOOLS: readonly AnyTool[] = [
+  portReclaimPreview,
+  portReclaimExecute,
+  claimReassignPreview,
+  claimReassignExecute,
+  claimDeletePreview,
+  claimDeleteExecute,
+  claimsPrunePreview,
+  claimsPruneExecute,
+];

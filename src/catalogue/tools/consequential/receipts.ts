@@ -1,0 +1,183 @@
+/**
+ * The receipt pattern shared by the seven preview/execute pairs: a preview returns the
+ * daemon's evidence with a short-lived receipt and a summary a person can approve; an execute
+ * sends only the receipt and the explicit target, and the daemon acts or replays.
+ */
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../define.ts";
+import { loose, timestamp, uuid } from "../../shapes.ts";
+import { mutate } from "../../daemon_calls.ts";
+import type { ToolContext } from "../../context.ts";
+import { BridgeError } from "../../../daemon/errors.ts";
+
+const CAPS = ["mcp-foundations-v1"];
+
+/** Preview-description sentence; each preview carries it, so it stays short. */
+export const APPROVAL =
+  "Then stop until the user explicitly approves this preview; host auto-approval is not consent.";
+
+type Json = Record<string, unknown>;
+// deno-lint-ignore no-explicit-any -- definitions differ in their zod generics.
+export type AnyTool = ToolDefinition<any, any>;
+
+const target = z.object({ type: z.string(), id: z.string() });
+
+/** ConsequentialPreview as the daemon sends it (protocol §4.2). */
+export interface DaemonPreview {
+  receiptId: string;
+  action: string;
+  target: { type: string; id: string };
+  proposal: Json;
+  observed: Json;
+  expiresAt: string;
+}
+
+const previewOutput = z.object({
+  receiptId: uuid(),
+  action: z.string(),
+  target,
+  expiresAt: timestamp(),
+  /** What executing would do, for a person to approve. */
+  summary: z.string(),
+  /** Why executing would not do what was asked (empty when nothing stands in the way). */
+  blockers: z.array(z.string()),
+  proposal: loose(),
+  observed: loose(),
+});
+
+export interface PreviewSpec<In extends z.ZodObject> {
+  stem: string;
+  title: string;
+  description: string;
+  input: In;
+  path(input: z.output<In>): string;
+  body?(input: z.output<In>): Json;
+  /** One sentence on the effect, plus the blockers, read from the daemon's evidence. */
+  explain(preview: DaemonPreview): { effect: string; blockers: string[] };
+}
+
+export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyTool {
+  const execute = `portreeve_${spec.stem}_execute`;
+  return defineTool({
+    name: `portreeve_${spec.stem}_preview`,
+    title: spec.title,
+    kind: "preview",
+    capabilities: CAPS,
+    description: spec.description,
+    input: spec.input,
+    output: previewOutput,
+    async call(ctx, input) {
+      const preview = await mutate(
+        ctx,
+        spec.path(input),
+        spec.body?.(input) ?? {},
+      ) as DaemonPreview;
+      const { effect, blockers } = spec.explain(preview);
+      const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
+      return {
+        receiptId: preview.receiptId,
+        action: preview.action,
+        target: preview.target,
+        expiresAt: preview.expiresAt,
+        summary: `${effect}${blocked} Receipt ${preview.receiptId.slice(0, 8)} expires ${
+          clock(preview.expiresAt)
+        }. Ask the user to approve this exact preview before calling ${execute}.`,
+        blockers,
+        proposal: preview.proposal,
+        observed: preview.observed,
+      };
+    },
+    summary: (data) => data.summary,
+  });
+}
+
+/** `12:34:56Z` from an ISO timestamp; a person reads the time, not the date. */
+export function clock(iso: string): string {
+  return iso.length >= 19 ? `${iso.slice(11, 19)}Z` : iso;
+}
+
+export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
+  stem: string;
+  action: string;
+  title: string;
+  description: string;
+  input: In;
+  /** The daemon's `result`; loose unless agents act on its fields. */
+  result: R;
+  path(input: z.output<In>): string;
+  body?(input: z.output<In>): Json;
+  target(input: z.output<In>): { type: string; id: string };
+  /** The first successful execution's outcome, in a few words. */
+  outcome(result: z.output<R>): string;
+  timeoutMs?: number;
+  /** Extra advice for a receipt mismatch (e.g. the stack root must be the preview's). */
+  mismatchHint?: string;
+}
+
+export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
+  spec: ExecuteSpec<In, R>,
+): AnyTool {
+  const output = z.object({
+    receiptId: uuid(),
+    action: z.string(),
+    target,
+    changed: z.boolean(),
+    replayed: z.boolean(),
+    result: spec.result,
+  });
+  return defineTool({
+    name: `portreeve_${spec.stem}_execute`,
+    title: spec.title,
+    kind: "execute",
+    capabilities: CAPS,
+    description: spec.description,
+    input: spec.input,
+    output,
+    async call(ctx: ToolContext, input) {
+      const body = spec.body?.(input) ?? { receiptId: input.receiptId };
+      const data = await mutate(ctx, spec.path(input), body, { timeoutMs: spec.timeoutMs })
+        .catch((error) => {
+          throw withHint(error, spec.mismatchHint);
+        }) as { changed: boolean; replayed: boolean; result: z.input<R> };
+      return {
+        receiptId: input.receiptId as string,
+        action: spec.action,
+        target: spec.target(input),
+        changed: data.changed,
+        replayed: data.replayed,
+        result: data.result,
+      };
+    },
+    summary: (data) =>
+      data.replayed
+        ? `Replayed the recorded outcome of ${data.action}; nothing was re-applied.`
+        : `Executed ${data.action} (${data.changed ? "changed" : "unchanged"}): ${
+          spec.outcome((data as { result: z.output<R> }).result)
+        }`,
+  });
+}
+
+const RECEIPT_HINTS: Record<string, string> = {
+  receipt_mismatch:
+    "The receipt was issued for another target, or the evidence changed since the preview: preview again and ask the user to approve the new preview.",
+  receipt_expired:
+    "Receipts last 5 minutes: preview again and ask the user to approve the new preview.",
+  not_found: "No such receipt: use the receiptId a preview returned.",
+  stack_definition_changed:
+    "portreeve.stack.json changed since the preview (an external edit?): preview again and ask for approval again.",
+};
+
+/** Keeps the daemon's code and details; adds what the agent should do next. */
+function withHint(error: unknown, mismatchHint?: string): unknown {
+  if (!(error instanceof BridgeError)) return error;
+  const key = String(error.details.receiptCode ?? error.details.documentCode ?? "");
+  const hint = RECEIPT_HINTS[key];
+  if (!hint) return error;
+  const extra = key === "receipt_mismatch" && mismatchHint ? ` ${mismatchHint}` : "";
+  return new BridgeError(
+    error.code,
+    `${error.message} ${hint}${extra}`,
+    error.retryable,
+    error.details,
+  );
+}

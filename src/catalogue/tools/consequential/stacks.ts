@@ -1,0 +1,210 @@
+/**
+ * Receipt pairs for stack documents, stack pruning and global settings. The bridge never reads
+ * or writes a file: the daemon reads and writes only `<stack root>/portreeve.stack.json`.
+ */
+import { z } from "zod";
+import { absolutePath, loose, port, stackDefinitionInput, uuid } from "../../shapes.ts";
+import {
+  type AnyTool,
+  APPROVAL,
+  type DaemonPreview,
+  executeTool,
+  previewTool,
+} from "./receipts.ts";
+
+const olderThan = () => z.int().min(0).max(315_576_000_000);
+
+interface StackRef {
+  id: string;
+  project: string;
+  stackRoot: string;
+}
+
+interface ApplyObserved {
+  document: { path: string; kind: string; issues: unknown[] };
+  stack: { changed: boolean; existing: StackRef | null; revision: string };
+}
+
+export function explainApply({ observed }: DaemonPreview): { effect: string; blockers: string[] } {
+  const { document, stack } = observed as unknown as ApplyObserved;
+  const rev = stack.revision.slice(0, 12);
+  const write = document.kind === "missing"
+    ? `Create ${document.path}`
+    : `Replace ${document.path}`;
+  const registry = !stack.existing
+    ? `register a new stack at revision ${rev}`
+    : stack.changed
+    ? `update stack ${stack.existing.id} to revision ${rev}`
+    : `leave stack ${stack.existing.id} unchanged`;
+  const invalid = document.kind === "regular" && document.issues.length > 0
+    ? " (the current file is invalid)"
+    : "";
+  const blockers = document.kind === "non-regular" || document.kind === "oversized"
+    ? [`${document.path} is ${document.kind}; the daemon will not replace it`]
+    : [];
+  return { effect: `${write}${invalid} and ${registry}.`, blockers };
+}
+
+export const stackApplyPreview = previewTool({
+  stem: "stack_apply",
+  title: "Preview stack apply",
+  description:
+    `Check a definition against <stackRoot>/portreeve.stack.json and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
+  input: z.strictObject({ stackRoot: absolutePath(true), definition: stackDefinitionInput }),
+  path: () => "/v1/actions/stacks/apply/preview",
+  body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
+  explain: explainApply,
+});
+
+const applyResult = z.looseObject({
+  applied: z.boolean(),
+  path: z.string(),
+  fingerprint: z.string(),
+  changed: z.boolean().optional(),
+  stack: z.looseObject({ id: uuid() }).optional(),
+});
+type ApplyFailure = { error?: { code: string; message: string } };
+
+export const stackApplyExecute = executeTool({
+  stem: "stack_apply",
+  action: "stack.apply",
+  title: "Apply a stack",
+  description:
+    "Write portreeve.stack.json and apply it as approved; send stackRoot exactly as previewed.",
+  input: z.strictObject({ receiptId: uuid(), stackRoot: absolutePath(true) }),
+  result: applyResult,
+  path: () => "/v1/actions/stacks/apply/execute",
+  // The daemon binds the receipt to the raw string, so it is sent exactly as given.
+  body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
+  target: ({ stackRoot }) => ({ type: "stack-root", id: stackRoot }),
+  outcome: (r) =>
+    r.applied
+      ? `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
+        r.changed ? "applied" : "already current"
+      }.`
+      : `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
+        (r as ApplyFailure).error?.message
+      }`,
+  mismatchHint: "Send stackRoot exactly as it was sent to the preview.",
+});
+
+interface StackPrune {
+  candidates: { stack: StackRef; claimIds: string[] }[];
+  blocked: { stack: StackRef; reasons: string[] }[];
+}
+
+export const stacksPrunePreview = previewTool({
+  stem: "stacks_prune",
+  title: "Preview stacks prune",
+  description: `List stacks whose root is gone, with blockers. ${APPROVAL}`,
+  input: z.strictObject({ olderThanMilliseconds: olderThan() }),
+  path: () => "/v1/actions/stacks/prune/preview",
+  body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
+  explain: ({ observed }) => {
+    const { candidates, blocked } = observed as unknown as StackPrune;
+    const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
+    return {
+      effect: candidates.length === 0
+        ? "No stack to prune; executing would delete nothing."
+        : `Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
+          candidates.slice(0, 5).map((c) => `${c.stack.project} at ${c.stack.stackRoot}`).join(", ")
+        }${candidates.length > 5 ? ", …" : ""}.`,
+      blockers: blocked.map((b) =>
+        `${b.stack.project} at ${b.stack.stackRoot}: ${b.reasons.join(", ")}`
+      ),
+    };
+  },
+});
+
+export const stacksPruneExecute = executeTool({
+  stem: "stacks_prune",
+  action: "stacks.prune",
+  title: "Prune stacks",
+  description: "Delete the approved stacks, re-checking each; signals nothing.",
+  input: z.strictObject({ receiptId: uuid() }),
+  result: z.looseObject({ deletedStackIds: z.array(uuid()), skipped: z.array(loose()) }),
+  path: () => "/v1/actions/stacks/prune/execute",
+  target: () => ({ type: "stack-collection", id: "global" }),
+  outcome: (r) => `${r.deletedStackIds.length} stack(s) deleted, ${r.skipped.length} skipped.`,
+});
+
+const SETTING_KEYS = [
+  "automaticPortRanges",
+  "excludedPorts",
+  "leaseTtlMilliseconds",
+  "ephemeralAssignmentTtlMilliseconds",
+  "gracefulShutdownMilliseconds",
+  "historyMaximumEvents",
+  "diagnosticLogMaximumBytes",
+  "diagnosticLogFiles",
+] as const;
+
+/**
+ * Only the public runtime settings, closed; value ranges are the daemon's to enforce (it
+ * answers with the reason), which keeps the advertised schema identical to the anchor's.
+ */
+export const settingsUpdates = z.strictObject({
+  automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() })).optional(),
+  excludedPorts: z.array(port()).optional(),
+  leaseTtlMilliseconds: z.int().optional(),
+  ephemeralAssignmentTtlMilliseconds: z.int().optional(),
+  gracefulShutdownMilliseconds: z.int().optional(),
+  historyMaximumEvents: z.int().optional(),
+  diagnosticLogMaximumBytes: z.int().optional(),
+  diagnosticLogFiles: z.int().optional(),
+}, {
+  error: (issue) =>
+    issue.code === "unrecognized_keys"
+      ? `unsupported setting(s) ${issue.keys.join(", ")}; only ${
+        SETTING_KEYS.join(", ")
+      } can be changed`
+      : undefined,
+}).refine((u) => Object.keys(u).length > 0, { message: "name at least one setting to change" });
+
+/** A setting value as a person reads it: ranges as `a–b`, long port lists counted. */
+export function showSetting(value: unknown): string {
+  if (!Array.isArray(value)) return String(value);
+  if (value.every((v) => typeof v === "object" && v !== null)) {
+    return value.map((r: { start: number; end: number }) => `${r.start}–${r.end}`).join(", ") ||
+      "none";
+  }
+  return value.length > 8 ? `${value.length} ports` : `[${value.join(", ")}]`;
+}
+
+export const settingsUpdatePreview = previewTool({
+  stem: "settings_update",
+  title: "Preview settings update",
+  description: `Show current and resulting settings. ${APPROVAL}`,
+  input: z.strictObject({ updates: settingsUpdates }),
+  path: () => "/v1/actions/settings/preview",
+  body: ({ updates }) => ({ updates }),
+  explain: ({ proposal, observed }) => {
+    const current = observed.current as Record<string, unknown>;
+    const updates = proposal.updates as Record<string, unknown>;
+    const changes = Object.keys(updates).map((k) =>
+      `${k} ${showSetting(current[k])} → ${showSetting(updates[k])}`
+    );
+    return { effect: `Change ${changes.join("; ")}.`, blockers: [] };
+  },
+});
+
+export const settingsUpdateExecute = executeTool({
+  stem: "settings_update",
+  action: "settings.update",
+  title: "Update settings",
+  description: "Apply the approved settings if the current ones are unchanged.",
+  input: z.strictObject({ receiptId: uuid() }),
+  result: z.looseObject({ settings: loose() }),
+  path: () => "/v1/actions/settings/execute",
+  target: () => ({ type: "settings", id: "global" }),
+  outcome: () => "settings updated.",
+});
+
+export const STACK_RECEIPT_TOOLS: readonly AnyTool[] = [
+  stackApplyPreview,
+  stackApplyExecute,
+  stacksPrunePreview,
+  stacksPruneExecute,
+  settingsUpdatePreview,
+  settingsUpdateExecute,
+];
