@@ -6,7 +6,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Toolset } from "../toolsets.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import { createBridge } from "./services.ts";
-import { configureLogging, logger, type LogLevelName } from "./logging.ts";
+import { configureLogging, flushLogs, logger, type LogLevelName } from "./logging.ts";
 import { createServer } from "./server.ts";
 import { FramedStdioTransport } from "./stdio_transport.ts";
 
@@ -39,6 +39,7 @@ export function serve(options: ServeOptions): Promise<never> {
     shutdown.abort();
     await bridge.close();
     await handle.close().catch(() => {});
+    await flushLogs();
     clearTimeout(hardStop);
     finished();
   };
@@ -53,7 +54,7 @@ export function serve(options: ServeOptions): Promise<never> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => stop(signal));
   }
-  log.info("serving {tools} tools ({toolset}) for socket {socket}", {
+  log.debug("serving {tools} tools ({toolset}) for socket {socket}", {
     tools: catalogue.size,
     toolset: options.toolset,
     socket: options.socket.path,
