@@ -132,11 +132,19 @@ export class DaemonClient {
 
   async #gate(options: CallOptions): Promise<void> {
     const verdict = await this.compatibility(options.signal);
-    if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
+    // A negative verdict is not kept (reliability suite fix): the user is told to upgrade and
+    // restart the daemon, and nothing else would ever re-probe it, so every gated tool stayed
+    // portreeve_incompatible until the bridge itself was restarted. One health GET per call
+    // while incompatible is cheap.
+    if (!verdict.compatible) {
+      this.invalidate();
+      throw incompatible(verdict.health, verdict.reason);
+    }
     const missing = (options.capabilities ?? []).filter((c) =>
       !verdict.health.capabilities.includes(c)
     );
     if (missing.length > 0) {
+      this.invalidate(); // likewise: an upgraded daemon may have gained the capability
       throw new BridgeError(
         Codes.incompatible,
         `The PortReeve daemon (version ${verdict.health.softwareVersion}) lacks ${

@@ -35,6 +35,7 @@ export const Codes = {
   invalidInput: "portreeve_invalid_input",
   misconfigured: "portreeve_misconfigured",
   cancelled: "portreeve_cancelled",
+  conflict: "portreeve_conflict",
   credentialUnavailable: "portreeve_credential_unavailable",
   internal: "portreeve_internal",
 } as const;

@@ -3,6 +3,7 @@
  * abortable), a deadline per call, and response bodies bounded before anything parses them.
  */
 import { DAEMON_URL_HOST } from "../permissions.ts";
+import { type Linked, linkedSignal } from "./signals.ts";
 
 /** Largest daemon body we read. A busy machine's port inventory can pass 1 MiB, so 4 MiB. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -41,30 +42,33 @@ export class UnixHttp {
   constructor(readonly socketPath: string, readonly maxBytes = MAX_RESPONSE_BYTES) {}
 
   async request(req: HttpRequest): Promise<RawResponse> {
-    const deadline = AbortSignal.timeout(req.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    const linked = linkedSignal([req.signal], req.timeoutMs);
     const headers: Record<string, string> = {
       accept: "application/json",
       "content-type": "application/json",
       "x-portreeve-request-id": req.requestId,
     };
-    let response: Response;
     try {
-      response = await fetch(`http://${DAEMON_URL_HOST}${req.path}`, {
-        method: req.method,
-        headers,
-        body: req.body,
-        signal,
-        client: this.#httpClient(),
-      });
-    } catch (error) {
-      throw this.#classify(error, req, deadline);
-    }
-    try {
-      return { status: response.status, text: await this.#readBounded(response) };
-    } catch (error) {
-      if (error instanceof HttpError) throw error;
-      throw this.#classify(error, req, deadline);
+      let response: Response;
+      try {
+        response = await fetch(`http://${DAEMON_URL_HOST}${req.path}`, {
+          method: req.method,
+          headers,
+          body: req.body,
+          signal: linked.signal,
+          client: this.#httpClient(),
+        });
+      } catch (error) {
+        throw this.#classify(error, req, linked);
+      }
+      try {
+        return { status: response.status, text: await this.#readBounded(response) };
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw this.#classify(error, req, linked, true);
+      }
+    } finally {
+      linked.release();
     }
   }
 
@@ -112,17 +116,28 @@ export class UnixHttp {
     return new TextDecoder().decode(body);
   }
 
-  #classify(error: unknown, req: HttpRequest, deadline: AbortSignal): HttpError {
+  #classify(
+    error: unknown,
+    req: HttpRequest,
+    linked: Linked,
+    /** The failure came while reading the answer: the daemon has seen the request. */
+    answering = false,
+  ): HttpError {
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       return new HttpError({ kind: "permission", cause: error.message });
     }
-    if (deadline.aborted) return new HttpError({ kind: "timeout", afterMs: req.timeoutMs });
+    if (linked.timedOut()) return new HttpError({ kind: "timeout", afterMs: req.timeoutMs });
     if (req.signal?.aborted) return new HttpError({ kind: "aborted" });
     // Any other failure may have left a broken pooled connection behind.
     this.reset();
     const cause = describe(error);
+    // Only a failed connect proves the daemon never saw the request. (Reliability suite fix:
+    // the former /connect|.../ also matched "connection", e.g. "error reading a body from
+    // connection" or "connection closed before message completed", so a mutation cut off
+    // mid-answer was reported as "daemon not running" without the unknown-outcome warning,
+    // and a read over a dropped keep-alive connection was not re-sent.)
     return new HttpError(
-      /connect|No such file|refused|not found/i.test(cause)
+      !answering && /\(Connect\)|No such file|Connection refused/i.test(cause)
         ? { kind: "connect", cause }
         : { kind: "broken", cause },
     );

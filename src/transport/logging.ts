@@ -63,7 +63,11 @@ function load(): Promise<typeof import("@logtape/logtape")> {
       reset: true,
       sinks: { stderr: sink },
       loggers: [
-        { category: [ROOT], lowestLevel: configured === "warn" ? "warning" : configured, sinks: ["stderr"] },
+        {
+          category: [ROOT],
+          lowestLevel: configured === "warn" ? "warning" : configured,
+          sinks: ["stderr"],
+        },
         { category: ["logtape", "meta"], lowestLevel: "error", sinks: ["stderr"] },
       ],
     });

@@ -7,6 +7,7 @@ import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
+import { linkedSignal } from "../daemon/signals.ts";
 
 export const INSTRUCTIONS =
   "PortReeve keeps one registry of local development ports per user; its daemon is the only authority. " +
@@ -39,8 +40,10 @@ export function createServer(
         `Unknown tool "${name}". Call tools/list for the ${catalogue.size} tools of the ${catalogue.toolset} toolset.`,
       );
     }
-    const signal = AbortSignal.any([ctx.mcpReq.signal, shutdown]);
-    return catalogue.call(name, args, { ...services, signal });
+    const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
+    return catalogue.call(name, args, { ...services, signal: linked.signal }).finally(
+      linked.release,
+    );
   });
   return server;
 }

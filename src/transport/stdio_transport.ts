@@ -81,8 +81,24 @@ export class FramedStdioTransport implements Transport {
   #dispatch(frames: Frame[]): void {
     for (const frame of frames) {
       if (frame.kind === "message") {
-        const m = frame.message as { id?: string | number; method?: string };
+        const m = frame.message as {
+          id?: string | number;
+          method?: string;
+          params?: { requestId?: unknown };
+        };
         if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+        // A cancelled request is never answered (the SDK drops its result), so stop waiting
+        // for it. (Reliability suite fix: its id stayed pending forever — a leak per cancel —
+        // and every later stdin EOF waited the whole grace period for an answer that never came.)
+        if (m.method === "notifications/cancelled" && m.id === undefined) {
+          const cancelled = m.params?.requestId;
+          if (
+            (typeof cancelled === "string" || typeof cancelled === "number") &&
+            this.#pending.delete(cancelled) && this.#pending.size === 0
+          ) {
+            queueMicrotask(() => this.#drained?.());
+          }
+        }
         this.onmessage?.(frame.message);
       } else {
         this.send({

@@ -267,6 +267,12 @@ Deno.test("coordination end to end", async (t) => {
         completion,
       });
       assert.equal(replay.changed, false);
+      const other = await fails(a, "portreeve_launcher_operation_complete", {
+        operationId,
+        credentialHandle: begun.credentialHandle,
+        completion: { outcome: "failed", exitCode: 1 },
+      }, "portreeve_conflict");
+      assert.equal((other.details as Data).reason, "settled_with_other_arguments");
       assert.equal(
         (await ok(a, "portreeve_launcher_operation_get", { operationId })).outcome,
         "succeeded",

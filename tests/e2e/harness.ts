@@ -9,7 +9,7 @@ import { confinedFlags } from "../../src/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
-export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/portreeve-mcp.js", import.meta.url));
+export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/main.js", import.meta.url));
 
 export type Era = "legacy" | "auto" | "modern";
 

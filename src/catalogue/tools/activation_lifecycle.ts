@@ -206,19 +206,23 @@ function settleEndpoint(
   body: Record<string, unknown>,
   capabilities?: readonly string[],
 ) {
-  return ctx.memory.once(`activation-${action}:${credentialHandle}`, async () => {
-    const { leaseId, token } = ctx.custody.useActivationLease(activationId, credentialHandle);
-    const next = await mutate(ctx, `/v1/stack-activations/${id(activationId)}/${action}`, {
-      leaseId,
-      leaseToken: token,
-      ...body,
-    }, { capabilities }) as Activation;
-    const stillLeased = new Set(
-      next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!),
-    );
-    ctx.custody.settleActivationLeases(activationId, stillLeased);
-    return { activation: next };
-  });
+  return ctx.memory.once(
+    `activation-${action}:${credentialHandle}`,
+    { activationId, body },
+    async () => {
+      const { leaseId, token } = ctx.custody.useActivationLease(activationId, credentialHandle);
+      const next = await mutate(ctx, `/v1/stack-activations/${id(activationId)}/${action}`, {
+        leaseId,
+        leaseToken: token,
+        ...body,
+      }, { capabilities }) as Activation;
+      const stillLeased = new Set(
+        next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!),
+      );
+      ctx.custody.settleActivationLeases(activationId, stillLeased);
+      return { activation: next };
+    },
+  );
 }
 
 const settledSummary = (verb: string) => (d: z.output<typeof settled>) =>

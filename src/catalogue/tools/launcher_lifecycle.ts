@@ -176,17 +176,21 @@ export const launcherOperationComplete = defineTool({
   }),
   output: z.object({ changed: z.boolean(), operation: launcherOperation }),
   call: (ctx, { operationId, credentialHandle, completion }) =>
-    ctx.memory.once(`launcher-complete:${credentialHandle}`, async () => {
-      const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
-      const data = await mutate(ctx, `/v1/launcher-operations/${id(operationId)}/complete`, {
-        credential,
-        completion,
-      }) as {
-        operation: Operation;
-      };
-      ctx.custody.settleLauncher(operationId);
-      return { operation: data.operation };
-    }),
+    ctx.memory.once(
+      `launcher-complete:${credentialHandle}`,
+      { operationId, completion },
+      async () => {
+        const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
+        const data = await mutate(ctx, `/v1/launcher-operations/${id(operationId)}/complete`, {
+          credential,
+          completion,
+        }) as {
+          operation: Operation;
+        };
+        ctx.custody.settleLauncher(operationId);
+        return { operation: data.operation };
+      },
+    ),
   summary: (d) =>
     `${
       d.changed ? "Completed" : "Already completed"

@@ -149,7 +149,7 @@ export const leaseConfirm = defineTool({
   input: z.strictObject({ credentialHandle: handle(), rootPid: pid() }),
   output: confirmOutput,
   call: (ctx, { credentialHandle, rootPid }) =>
-    ctx.memory.once(`lease-confirm:${credentialHandle}`, async () => {
+    ctx.memory.once(`lease-confirm:${credentialHandle}`, { rootPid }, async () => {
       const { leaseId, token } = ctx.custody.useLease(credentialHandle);
       const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/confirm`, {
         leaseToken: token,
@@ -183,7 +183,7 @@ export const leaseAbandon = defineTool({
   input: z.strictObject({ credentialHandle: handle(), reason: abandonReason() }),
   output: ack,
   call: (ctx, { credentialHandle, reason }) =>
-    ctx.memory.once(`lease-abandon:${credentialHandle}`, async () => {
+    ctx.memory.once(`lease-abandon:${credentialHandle}`, { reason }, async () => {
       const { leaseId, token } = ctx.custody.useLease(credentialHandle);
       const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/abandon`, {
         leaseToken: token,

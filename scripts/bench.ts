@@ -1,0 +1,300 @@
+/**
+ * `deno task bench`: start-up, memory, per-call overhead and context cost, each as a ratio
+ * against a baseline measured in the same run, printed as one table. Not a test: it never
+ * asserts a time. Run it on an idle machine; figures are medians over repeated runs.
+ *
+ *   BENCH_RUNS=15 BENCH_SOAK=10000 deno task bench
+ */
+import { fileURLToPath } from "node:url";
+import { confinedFlags } from "../src/permissions.ts";
+import { startSimulator } from "../src/simulator/mod.ts";
+import { TOOLSETS } from "../src/toolsets.ts";
+
+const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
+const SOAK = Number(Deno.env.get("BENCH_SOAK") ?? 10_000);
+const CALLS = 300;
+const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
+const anchor = JSON.parse(await Deno.readTextFile(root("../shared/anchor/measurements.json")));
+
+const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-" }));
+const socketPath = `${dir}/portreeve.sock`;
+const sim = await startSimulator({ socketPath, observeHost: false });
+for (let port = 42000; port < 42030; port++) {
+  sim.control.addListener(port, 60_000 + port, { command: "node" });
+}
+
+const floorDir = `${dir}/floor`;
+await deno([
+  "bundle",
+  "--quiet",
+  "--minify",
+  "--platform=deno",
+  "--code-splitting",
+  "--outdir",
+  floorDir,
+  root("scripts/bench/sdk_floor.ts"),
+]);
+
+const encoder = new TextEncoder();
+const frame = (message: unknown) => JSON.stringify(message) + "\n";
+const OPENING = frame({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "0" },
+  },
+}) + frame({ jsonrpc: "2.0", method: "notifications/initialized" }) +
+  frame({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+
+/** A raw JSON-RPC peer over a child's stdio. */
+class Peer {
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+  #lines = new Map<number, string>();
+  #nextId = 100;
+
+  constructor(args: readonly string[]) {
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...confinedFlags(socketPath), ...args],
+      env: { PORTREEVE_SOCKET: socketPath },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#reader = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  async send(text: string): Promise<void> {
+    await this.#writer.write(encoder.encode(text));
+  }
+
+  async response(id: number): Promise<string> {
+    for (;;) {
+      const found = this.#lines.get(id);
+      if (found !== undefined) {
+        this.#lines.delete(id);
+        return found;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) throw new Error(`stdout closed before response ${id}`);
+      this.#buffer += value;
+      let newline: number;
+      while ((newline = this.#buffer.indexOf("\n")) !== -1) {
+        const text = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        const { id: got } = JSON.parse(text) as { id?: number };
+        if (typeof got === "number") this.#lines.set(got, text);
+      }
+    }
+  }
+
+  async call(name: string, args: Record<string, unknown> = {}): Promise<string> {
+    const id = this.#nextId++;
+    await this.send(
+      frame({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
+    );
+    return await this.response(id);
+  }
+
+  async memory(): Promise<{ hwm: number; rss: number }> {
+    const status = await Deno.readTextFile(`/proc/${this.#child.pid}/status`);
+    const mib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]) / 1024;
+    return { hwm: mib("VmHWM"), rss: mib("VmRSS") };
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    await this.#reader.cancel().catch(() => {});
+    await this.#child.status;
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+async function coldStart(
+  args: readonly string[],
+): Promise<{ ms: number; hwm: number; listBytes: number }> {
+  const times: number[] = [];
+  const hwms: number[] = [];
+  let listBytes = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    const peer = new Peer(args);
+    await peer.send(OPENING);
+    listBytes = (await peer.response(1)).length + 1;
+    times.push(performance.now() - started);
+    hwms.push((await peer.memory()).hwm);
+    await peer.close();
+  }
+  return { ms: median(times), hwm: median(hwms), listBytes };
+}
+
+async function timeCalls(fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 20; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+async function deno(args: string[]): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), { args, stderr: "inherit" }).output();
+  if (!out.success) throw new Error(`deno ${args[0]} failed`);
+}
+
+const rows: string[][] = [];
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+const fmt = (n: number, unit: string) => `${n.toFixed(unit === "ms" && n < 10 ? 2 : 1)} ${unit}`;
+
+// ── Cold start and peak memory ───────────────────────────────────────────────────────────
+console.error(`cold start: ${RUNS} runs each…`);
+const bridgeSrc = await coldStart([root("main.ts"), "serve"]);
+const bridgeBundle = await coldStart([root("dist/main.js"), "serve"]);
+const floorSrc = await coldStart([root("scripts/bench/sdk_floor.ts")]);
+const floorBundle = await coldStart([`${floorDir}/sdk_floor.js`]);
+const bare = await coldStart([root("scripts/bench/bare.ts")]);
+const anchorStart = anchor.coldStart_ms.spawnToToolsListComplete.median as number;
+const anchorRss = anchor.peakRss_MiB.afterToolsList_VmHWM.median as number;
+rows.push([
+  "cold start, source (spawn → tools/list)",
+  fmt(bridgeSrc.ms, "ms"),
+  `${ratio(bridgeSrc.ms, floorSrc.ms)} SDK floor ${fmt(floorSrc.ms, "ms")}`,
+  "≤ 1.15×",
+]);
+rows.push([
+  "cold start, bundle",
+  fmt(bridgeBundle.ms, "ms"),
+  `${ratio(bridgeBundle.ms, floorBundle.ms)} SDK floor ${fmt(floorBundle.ms, "ms")}`,
+  "≤ 1.15×",
+]);
+rows.push([
+  "cold start vs bare Deno / vs anchor",
+  fmt(bridgeBundle.ms, "ms"),
+  `${ratio(bridgeBundle.ms, bare.ms)} bare ${fmt(bare.ms, "ms")}; ${
+    ratio(bridgeBundle.ms, anchorStart)
+  } anchor ${fmt(anchorStart, "ms")}`,
+  "",
+]);
+rows.push([
+  "peak RSS after tools/list, source",
+  fmt(bridgeSrc.hwm, "MiB"),
+  `${ratio(bridgeSrc.hwm, floorSrc.hwm)} SDK floor ${fmt(floorSrc.hwm, "MiB")}`,
+  "≤ 1.15×",
+]);
+rows.push([
+  "peak RSS after tools/list, bundle",
+  fmt(bridgeBundle.hwm, "MiB"),
+  `${ratio(bridgeBundle.hwm, floorBundle.hwm)} SDK floor ${fmt(floorBundle.hwm, "MiB")}; ${
+    ratio(bridgeBundle.hwm, anchorRss)
+  } anchor`,
+  "≤ 1.15×",
+]);
+
+// ── Per-call overhead against the same request sent straight to the socket ──────────────
+console.error(`per call: ${CALLS} calls each…`);
+const peer = new Peer([root("dist/main.js"), "serve"]);
+await peer.send(OPENING);
+await peer.response(1);
+const http = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
+const direct = (path: string) => async () =>
+  await (await fetch(`http://portreeve.invalid${path}`, { client: http })).text();
+const mcpHealth = await timeCalls(() => peer.call("portreeve_health"));
+const directHealth = await timeCalls(direct("/v1/health"));
+const mcpPorts = await timeCalls(() => peer.call("portreeve_ports_list"));
+const directPorts = await timeCalls(direct("/v1/ports"));
+rows.push([
+  "portreeve_health through MCP",
+  fmt(mcpHealth, "ms"),
+  `${ratio(mcpHealth, directHealth)} direct ${fmt(directHealth, "ms")}`,
+  "≤ 1.5×",
+]);
+rows.push([
+  "portreeve_ports_list through MCP (30 ports)",
+  fmt(mcpPorts, "ms"),
+  `${ratio(mcpPorts, directPorts)} direct ${fmt(directPorts, "ms")}`,
+  "≤ 1.1×",
+]);
+
+// ── Soak: RSS growth over SOAK mixed calls ───────────────────────────────────────────────
+console.error(`soak: ${SOAK} calls…`);
+const mix = [
+  "portreeve_health",
+  "portreeve_ports_list",
+  "portreeve_settings_get",
+  "portreeve_claims_list",
+  "portreeve_diagnostics",
+];
+for (let i = 0; i < 500; i++) await peer.call(mix[i % mix.length]);
+const before = await peer.memory();
+for (let i = 0; i < SOAK; i++) await peer.call(mix[i % mix.length]);
+const after = await peer.memory();
+rows.push([
+  "RSS growth over the soak",
+  `${fmt(before.rss, "MiB")} → ${fmt(after.rss, "MiB")}`,
+  `${(((after.rss - before.rss) / before.rss) * 100).toFixed(1)}%`,
+  "≤ 10%",
+]);
+rows.push([
+  "peak RSS after the soak",
+  fmt(after.hwm, "MiB"),
+  `${ratio(after.hwm, anchor.peakRss_MiB.after455WarmCalls.VmHWM_MiB)} anchor after 455 calls`,
+  "",
+]);
+await peer.close();
+http.close();
+
+// ── Context cost per toolset ─────────────────────────────────────────────────────────────
+for (const toolset of TOOLSETS) {
+  const p = new Peer([root("dist/main.js"), "serve", "--toolset", toolset]);
+  await p.send(OPENING);
+  const list = await p.response(1);
+  await p.close();
+  const tools = JSON.parse(list).result.tools as {
+    name: string;
+    description: string;
+    inputSchema: unknown;
+  }[];
+  const visible = tools.reduce(
+    (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
+    0,
+  );
+  const target = toolset === "full" ? "≤ 60 KB / ≤ 22 KB" : "";
+  const anchorNote = toolset === "full"
+    ? `; ${ratio(list.length, anchor.contextCost.toolsListResponseBytes)} anchor total`
+    : "";
+  rows.push([
+    `tools/list, ${toolset} (${tools.length} tools)`,
+    `${(list.length / 1024).toFixed(1)} KB total`,
+    `${(visible / 1024).toFixed(1)} KB model-visible${anchorNote}`,
+    target,
+  ]);
+}
+
+await sim.close();
+await Deno.remove(dir, { recursive: true });
+
+const header = ["measure", "portreeve-mcp", "ratio (same run)", "target"];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const print = (r: string[]) =>
+  console.log(`| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`);
+console.log(
+  `\nportreeve-mcp bench — ${
+    new Date().toISOString().slice(0, 10)
+  }, ${Deno.build.os}/${Deno.build.arch}, ` +
+    `${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, ${RUNS} runs, soak ${SOAK}\n`,
+);
+print(header);
+print(widths.map((w) => "-".repeat(w)));
+rows.forEach(print);
