@@ -4,7 +4,7 @@
  * argument strictly at run time.
  *
  * Inputs drop what a format already says (zod's 140-character UUID regex, the date-time
- * regex), safe-integer bounds and nested closed-object markers (the root stays closed).
+ * regex), safe-integer bounds and closed-object markers (zod rejects unknown keys anyway).
  * Outputs also drop `required`, patterns and numeric bounds, fold `anyOf [X, null]` into a
  * type list, and stay open: the daemon may add fields, and we document what agents act on.
  */
@@ -15,12 +15,12 @@ type Json = Record<string, unknown>;
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 export function inputJsonSchema(schema: z.ZodType): Json {
-  const root = compact(
-    z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json,
-    false,
-  );
-  root.additionalProperties = false;
-  return root;
+  // A sub-schema used twice in one tool (e.g. before/after evidence) is written once under
+  // $defs and referenced, rather than spelled out twice.
+  const full = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "ref" });
+  // Closed-object markers are dropped everywhere: zod still rejects unknown keys at run time
+  // with a clear message, and 51 copies of `"additionalProperties":false` cost 1.3 KB.
+  return compact(full as Json, false);
 }
 
 /**
@@ -77,18 +77,16 @@ function compact(node: Json, output: boolean): Json {
   return out;
 }
 
-/** `anyOf: [{type: T, …}, {type: "null"}]` → `{type: [T, "null"], …}`. */
+/** `anyOf: [{type: T, …}, {type: "null"}]` → `{type: [T, "null"], …}` (siblings kept). */
 function foldNullable(node: Json): Json | undefined {
-  const options = node.anyOf;
-  if (!Array.isArray(options) || options.length !== 2 || Object.keys(node).length !== 1) {
-    return undefined;
-  }
+  const { anyOf: options, ...siblings } = node;
+  if (!Array.isArray(options) || options.length !== 2) return undefined;
   const [a, b] = options as Json[];
   const [value, nul] = b.type === "null" ? [a, b] : [b, a];
   if (nul.type !== "null" || Object.keys(nul).length !== 1 || typeof value.type !== "string") {
     return undefined;
   }
-  return { ...value, type: [value.type, "null"] };
+  return { ...siblings, ...value, type: [value.type, "null"] };
 }
 
 function walk(value: unknown, output: boolean): unknown {

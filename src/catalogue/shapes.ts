@@ -142,25 +142,22 @@ export const ACTIVATION_STATES = [
   "ended",
 ] as const;
 
+/** Activation: the fields agents act on; the daemon's whole record is returned. */
 export const activation = z.object({
   id: uuid(),
   stackId: uuid(),
-  generationId: uuid(),
   state: z.enum(ACTIVATION_STATES),
   endpoints: z.array(z.object({
     component: z.string(),
     endpoint: z.string(),
-    claimId: uuid(),
     port: port(),
     required: z.boolean(),
-    bindingKind: z.enum(["process", "docker"]),
     state: z.enum(["leased", "confirmed", "skipped", "failed", "released"]),
     leaseId: uuid().nullable(),
     runId: uuid().nullable(),
     expiresAt: nullableTs(),
     failureReason: z.string().nullable(),
   })),
-  updatedAt: timestamp(),
   endedAt: nullableTs(),
 });
 
@@ -209,17 +206,14 @@ export const snapshot = z.object({
   ),
 });
 
+/** Launcher operation: the fields agents act on; the daemon's whole record is returned. */
 export const launcherOperation = z.object({
   id: uuid(),
-  stackId: uuid(),
   operation: z.enum(["start", "stop", "restart", "status"]),
-  executionMode: z.enum(["finite", "attached"]),
   state: z.enum(["active", "terminal"]),
   outcome: z.string().nullable(),
   deadlineAt: timestamp(),
   completedAt: nullableTs(),
-  exitCode: z.int().nullable(),
-  failure: loose().nullable(),
 });
 
 export const historyEvent = z.object({

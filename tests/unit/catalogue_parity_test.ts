@@ -36,8 +36,33 @@ const FACTS = [
   "format",
 ];
 
-function facts(schema: Json, path: string, out: Map<string, unknown>, tool: string): void {
+/**
+ * Puts both sides in one form before comparing: `$ref`s resolved, and a nullable written as
+ * `anyOf: [X, {type: "null"}]` (the anchor) folded into `type: [T, "null"]` (ours).
+ */
+function normalise(schema: Json, root: Json): Json {
+  let node = schema;
+  if (typeof node.$ref === "string") {
+    const name = node.$ref.replace("#/$defs/", "");
+    const { $ref: _ref, ...rest } = node;
+    node = { ...((root.$defs as Record<string, Json>)[name]), ...rest };
+  }
+  const options = node.anyOf as Json[] | undefined;
+  if (Array.isArray(options) && options.length === 2) {
+    const value = options.find((o) => o.type !== "null");
+    const nul = options.find((o) => o.type === "null");
+    if (value && nul) {
+      const { anyOf: _anyOf, ...rest } = node;
+      const resolved = normalise(value, root);
+      node = { ...rest, ...resolved, type: [resolved.type, "null"].flat() };
+    }
+  }
+  return node;
+}
+
+function facts(raw: Json, path: string, out: Map<string, unknown>, tool: string, root = raw): void {
   if (DEPARTURES[`${tool}:${path}`]) return;
+  const schema = normalise(raw, root);
   for (const fact of FACTS) {
     // zod's ±2^53-1 bounds on plain integers say nothing; our compact schemas drop them.
     if (Math.abs(schema[fact] as number) === Number.MAX_SAFE_INTEGER) continue;
@@ -50,14 +75,14 @@ function facts(schema: Json, path: string, out: Map<string, unknown>, tool: stri
   if (props) {
     out.set(`${path}#keys`, JSON.stringify(Object.keys(props).sort()));
     for (const [key, child] of Object.entries(props)) {
-      facts(child, path ? `${path}.${key}` : key, out, tool);
+      facts(child, path ? `${path}.${key}` : key, out, tool, root);
     }
   }
   if (schema.items && typeof schema.items === "object") {
-    facts(schema.items as Json, `${path}[]`, out, tool);
+    facts(schema.items as Json, `${path}[]`, out, tool, root);
   }
   if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
-    facts(schema.additionalProperties as Json, `${path}{}`, out, tool);
+    facts(schema.additionalProperties as Json, `${path}{}`, out, tool, root);
   }
 }
 

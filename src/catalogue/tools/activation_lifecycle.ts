@@ -90,7 +90,7 @@ export const activationBegin = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Lease every endpoint of a prepared generation at once. Start each endpoint on its port, then confirm, skip or abandon it by credentialHandle. Repeating it returns the activation already held.",
+    "Lease every endpoint of a prepared generation. Start each on its port, then confirm, skip or abandon it by credentialHandle. A repeat returns the activation held.",
   input: z.strictObject({
     generationId: uuid(),
     requiredEndpoints: z.array(endpointRef).default([]),

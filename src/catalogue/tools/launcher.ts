@@ -22,7 +22,7 @@ export const launcherOperationGet = defineTool({
   call: async (ctx, { operationId }) =>
     await read(ctx, `/v1/launcher-operations/${id(operationId)}`) as Operation,
   summary: (o) =>
-    `${o.operation} (${o.executionMode}) is ${o.state}${
+    `${o.operation} operation ${o.id} is ${o.state}${
       o.outcome ? `, ${o.outcome}` : `, deadline ${o.deadlineAt}`
     }.`,
 });

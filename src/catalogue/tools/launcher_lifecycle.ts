@@ -36,7 +36,7 @@ export const launcherOperationBegin = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Tell the daemon a launcher is starting, stopping, restarting or checking a stack; the bridge heartbeats it until complete. callerOperationId is your retry identity: repeating it returns the held operation.",
+    "Tell the daemon a launcher is starting, stopping, restarting or checking a stack; the bridge heartbeats it until complete. A repeated callerOperationId returns the held operation.",
   input: z.strictObject({
     stackId: uuid(),
     operation: z.enum(["start", "stop", "restart", "status"]),
@@ -128,6 +128,9 @@ export const launcherOperationRenew = defineTool({
     }.`,
 });
 
+/** A short machine code such as a step or reason name. */
+const code = () => z.string().min(1).max(64).regex(/^[a-z0-9_-]+$/);
+
 const evidence = z.strictObject({
   classification: z.enum([
     "stopped",
@@ -142,7 +145,7 @@ const evidence = z.strictObject({
   generationId: uuid().nullable(),
   activationId: uuid().nullable(),
   listenerCount: z.int().min(0).max(10000),
-  reasonCodes: z.array(z.string()).max(32),
+  reasonCodes: z.array(code()).max(32),
 });
 
 export const launcherOperationComplete = defineTool({
@@ -162,7 +165,7 @@ export const launcherOperationComplete = defineTool({
       degraded: z.boolean().default(false),
       beforeEvidence: evidence.nullable().default(null),
       afterEvidence: evidence.nullable().default(null),
-      failure: z.strictObject({ step: z.string(), code: z.string(), message: z.string().max(1024) })
+      failure: z.strictObject({ step: code(), code: code(), message: z.string().min(1).max(1024) })
         .nullable()
         .default(null),
       integration: z.strictObject({

@@ -47,7 +47,7 @@ export const leaseAcquire = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Reserve a port for one endpoint: bind it, then call lease_confirm with the listener's root PID (or lease_abandon). Repeating it returns the lease already held. `workspaceRoot` must be absolute and canonical.",
+    "Reserve a port for one endpoint, bind it, then lease_confirm with the root PID (or lease_abandon). A repeat returns the lease held. workspaceRoot: absolute, canonical.",
   input: z.strictObject({
     claim: z.strictObject({
       project: name(),
