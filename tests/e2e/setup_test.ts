@@ -1,0 +1,177 @@
+/**
+ * Host setup end to end: the generic command `config` prints is run for real and completes an
+ * MCP handshake; toolsets shrink tools/list; doctor's verdicts against the simulator, no
+ * daemon and an incompatible daemon.
+ */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
+import { confinedFlags } from "../../src/permissions.ts";
+
+async function runMain(args: string[], socketPath: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...confinedFlags(socketPath), SOURCE_ENTRY, ...args],
+    env: { PORTREEVE_SOCKET: socketPath },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("the generic command printed by config runs and completes an MCP handshake", async () => {
+  const env = await withSimulator();
+  try {
+    const printed = await runMain([
+      "config",
+      "--host",
+      "generic",
+      "--label",
+      "e2e",
+      "--toolset",
+      "read",
+      "--json",
+    ], env.socketPath);
+    assert.equal(printed.code, 0, printed.stderr);
+    const { config } = JSON.parse(printed.stdout) as {
+      config: { command: string; args: string[] };
+    };
+    assert.ok(config.command.startsWith("/"), "absolute command");
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: {},
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "setup-e2e", version: "0" });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    assert.ok(
+      tools.length > 0 && tools.every((t) => t.annotations?.readOnlyHint === true),
+      "read toolset only",
+    );
+    const health = await client.callTool({ name: "portreeve_health", arguments: {} });
+    assert.notEqual(health.isError, true);
+    await client.close();
+  } finally {
+    await env.cleanup();
+  }
+});
+
+Deno.test("toolsets register only their tools; unknown toolset is a usage error", async () => {
+  const env = await withSimulator();
+  try {
+    const counts: Record<string, number> = {};
+    for (const toolset of ["read", "coordinate", "full"]) {
+      const bridge = await startBridge({
+        socketPath: env.socketPath,
+        serveArgs: ["--toolset", toolset],
+      });
+      const { tools } = await bridge.client.listTools();
+      counts[toolset] = tools.length;
+      if (toolset === "read") {
+        const r = await bridge.client.callTool({ name: "portreeve_lease_acquire", arguments: {} })
+          .catch((e) => e);
+        assert.match(String(r), /Unknown tool/);
+      }
+      if (toolset === "coordinate") {
+        assert.ok(
+          !tools.some((t) => t.name.endsWith("_execute")),
+          "no execute tools in coordinate",
+        );
+        assert.ok(tools.some((t) => t.name === "portreeve_lease_acquire"));
+      }
+      await bridge.close();
+    }
+    assert.deepEqual(counts, { read: 22, coordinate: 37, full: 51 });
+    const bad = await new Deno.Command(Deno.execPath(), {
+      args: bridgeArgs({ socketPath: env.socketPath, serveArgs: ["--toolset", "everything"] }),
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(bad.code, 2);
+    assert.match(
+      new TextDecoder().decode(bad.stderr),
+      /--toolset must be one of read, coordinate, full/,
+    );
+    assert.equal(bad.stdout.length, 0, "nothing on stdout");
+  } finally {
+    await env.cleanup();
+  }
+});
+
+Deno.test("serve refuses a relative socket and a bad label with exit 2 and one clear line", async () => {
+  for (
+    const [args, pattern] of [
+      [["--socket", "relative.sock"], /--socket must be an absolute path/],
+      [["--label", "../x"], /Invalid label/],
+    ] as const
+  ) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: bridgeArgs({ socketPath: "/tmp/x.sock", serveArgs: [...args] }),
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 2);
+    assert.match(new TextDecoder().decode(out.stderr), pattern);
+    assert.equal(out.stdout.length, 0);
+  }
+});
+
+Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompatible daemon", async () => {
+  const env = await withSimulator();
+  try {
+    const ok = await runMain(["doctor", "--host", "codex"], env.socketPath);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /Verdict: OK/);
+    assert.match(ok.stdout, /2025-11-25 initialize\): 51 tools; tools\/list carries ttlMs 0/);
+    assert.match(ok.stdout, /2026-07-28 server\/discover/);
+    assert.match(ok.stdout, /host command \(codex\): .*serve --socket/);
+    const json = await runMain(["doctor", "--json"], env.socketPath);
+    assert.equal(JSON.parse(json.stdout).verdict, "ok");
+  } finally {
+    await env.cleanup();
+  }
+  const none = await runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock");
+  assert.equal(none.code, 3);
+  assert.match(none.stdout, /Verdict: UNAVAILABLE/);
+  const old = await withSimulator({ protocol: { minimum: 2, maximum: 2 } });
+  try {
+    const incompatible = await runMain(["doctor"], old.socketPath);
+    assert.equal(incompatible.code, 4, incompatible.stdout);
+    assert.match(incompatible.stdout, /Verdict: INCOMPATIBLE/);
+  } finally {
+    await old.cleanup();
+  }
+  const mis = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...confinedFlags("/tmp/granted.sock"),
+      SOURCE_ENTRY,
+      "doctor",
+      "--socket",
+      "/tmp/other.sock",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(mis.code, 5, new TextDecoder().decode(mis.stdout));
+});
+
+Deno.test("diagnostics reports the label and socket source; misconfiguration is data, not a crash", async () => {
+  const env = await withSimulator();
+  const bridge = await startBridge({ socketPath: env.socketPath, serveArgs: ["--label", "diag"] });
+  try {
+    const diag = await call(bridge, "portreeve_diagnostics");
+    const data = diag.envelope.data as { bridge: { label: string; socketSource: string } };
+    assert.equal(data.bridge.label, "diag");
+    assert.equal(data.bridge.socketSource, "PORTREEVE_SOCKET");
+  } finally {
+    await bridge.close();
+    await env.cleanup();
+  }
+});
