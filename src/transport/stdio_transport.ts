@@ -112,7 +112,9 @@ export class FramedStdioTransport implements Transport {
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
     let written = 0;
-    while (written < bytes.length) written += await this.#ports.output.write(bytes.subarray(written));
+    while (written < bytes.length) {
+      written += await this.#ports.output.write(bytes.subarray(written));
+    }
   }
 
   async close(): Promise<void> {
