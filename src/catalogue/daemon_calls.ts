@@ -1,5 +1,6 @@
 /** Daemon calls made on behalf of a tool: its signal, its capabilities, lowercase ids. */
 import type { ToolContext } from "./context.ts";
+import { type Page, paginate, scopeOf, type SortKey } from "./pagination.ts";
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -47,4 +48,20 @@ export function iso(ms: number): string {
 /** A path segment for an id: the daemon routes only lowercase UUIDs. */
 export function id(value: string): string {
   return encodeURIComponent(value.toLowerCase());
+}
+
+/**
+ * A bridge-side page of a daemon collection that arrives whole: the filters go to the
+ * daemon, the page is cut here (see pagination.ts), bound to `listing` and those filters.
+ */
+export async function readPage<T>(
+  ctx: ToolContext,
+  path: string,
+  listing: string,
+  input: { limit: number; afterCursor?: string } & Query,
+  key: (item: T) => SortKey,
+): Promise<Page<T>> {
+  const { limit, afterCursor, ...filters } = input;
+  const all = await read(ctx, path, filters) as T[];
+  return paginate(all, key, { scope: scopeOf(listing, filters), limit, afterCursor });
 }

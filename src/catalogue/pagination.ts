@@ -117,3 +117,19 @@ function fnv1a(text: string): string {
   }
   return (hash >>> 0).toString(16).padStart(8, "0");
 }
+
+/** One summary line for a page: count, the first few items, and whether more remain. */
+export function pageSummary<T>(
+  noun: string,
+  items: readonly T[],
+  page: { nextCursor?: string },
+  describe: (item: T) => string,
+  shown = 6,
+): string {
+  if (items.length === 0) return `No ${noun}s match.`;
+  const listed = items.slice(0, shown).map(describe).join(", ");
+  const rest = items.length > shown ? ", …" : "";
+  return `${items.length} ${noun}(s): ${listed}${rest}${
+    page.nextCursor ? "; more with afterCursor." : "."
+  }`;
+}

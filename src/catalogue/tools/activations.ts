@@ -10,8 +10,8 @@ import {
   resolution,
   uuid,
 } from "../shapes.ts";
-import { id, read, readByPost } from "../daemon_calls.ts";
-import { paginate, scopeOf } from "../pagination.ts";
+import { id, read, readByPost, readPage } from "../daemon_calls.ts";
+import { pageSummary } from "../pagination.ts";
 
 // Records arrive whole from the daemon; `createdAt` orders them even though not advertised.
 type Activation = z.output<typeof activation> & { createdAt: string };
@@ -30,20 +30,16 @@ export const activationsList = defineTool({
     state: z.enum(ACTIVATION_STATES).optional(),
   }),
   output: page(activation),
-  async call(ctx, { limit, afterCursor, ...filters }) {
-    const all = await read(ctx, "/v1/stack-activations", filters) as Activation[];
-    return paginate(all, (a) => [a.createdAt, a.id], {
-      scope: scopeOf("activations", filters),
-      limit,
-      afterCursor,
-    });
-  },
+  call: (ctx, input) =>
+    readPage<Activation>(
+      ctx,
+      "/v1/stack-activations",
+      "activations",
+      input,
+      (a) => [a.createdAt, a.id],
+    ),
   summary: ({ items, page }) =>
-    `${items.length} activation(s)${
-      items.length
-        ? `: ${items.map((a) => `${a.id.slice(0, 8)} ${a.state}`).slice(0, 6).join(", ")}`
-        : ""
-    }${page.nextCursor ? "; more with afterCursor." : "."}`,
+    pageSummary("activation", items, page, (a) => `${a.id.slice(0, 8)} ${a.state}`),
 });
 
 export const activationGet = defineTool({

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { absolutePath, claim, page, pageInput, uuid } from "../shapes.ts";
-import { id, read } from "../daemon_calls.ts";
-import { paginate, scopeOf } from "../pagination.ts";
+import { id, read, readPage } from "../daemon_calls.ts";
+import { pageSummary } from "../pagination.ts";
 
 type Claim = z.output<typeof claim>;
 
@@ -21,30 +21,24 @@ export const claimsList = defineTool({
     endpoint: z.string().optional(),
   }),
   output: page(claim),
-  async call(ctx, { limit, afterCursor, ...filters }) {
-    const claims = await read(ctx, "/v1/claims", filters) as Claim[];
-    const key = (
-      c: Claim,
-    ) => [
+  call: (ctx, input) =>
+    readPage<Claim>(ctx, "/v1/claims", "claims", input, (c) => [
       c.identity.project,
       c.identity.workspaceRoot,
       c.identity.component,
       c.identity.endpoint,
       c.id,
-    ];
-    return paginate(claims, key, { scope: scopeOf("claims", filters), limit, afterCursor });
-  },
+    ]),
   summary: ({ items, page }) =>
-    items.length === 0
-      ? "No claims match."
-      : `${items.length} claim(s): ${
-        items.slice(0, 6).map((c) =>
-          `${c.identity.project}/${c.identity.component}.${c.identity.endpoint}→${
-            c.assignedPort ?? "none"
-          }`
-        )
-          .join(", ")
-      }${items.length > 6 ? ", …" : ""}${page.nextCursor ? "; more with afterCursor." : "."}`,
+    pageSummary(
+      "claim",
+      items,
+      page,
+      (c) =>
+        `${c.identity.project}/${c.identity.component}.${c.identity.endpoint}→${
+          c.assignedPort ?? "none"
+        }`,
+    ),
 });
 
 export const claimGet = defineTool({

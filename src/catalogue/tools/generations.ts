@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { generation, page, pageInput, uuid } from "../shapes.ts";
-import { id, read } from "../daemon_calls.ts";
-import { paginate, scopeOf } from "../pagination.ts";
+import { id, read, readPage } from "../daemon_calls.ts";
+import { pageSummary } from "../pagination.ts";
 
 type Generation = z.output<typeof generation>;
 const CAPS = ["stack-activations-v1"];
@@ -20,20 +20,16 @@ export const generationsList = defineTool({
     state: z.enum(["valid", "stale"]).optional(),
   }),
   output: page(generation),
-  async call(ctx, { limit, afterCursor, ...filters }) {
-    const all = await read(ctx, "/v1/stack-generations", filters) as Generation[];
-    return paginate(all, (g) => [g.createdAt, g.id], {
-      scope: scopeOf("generations", filters),
-      limit,
-      afterCursor,
-    });
-  },
+  call: (ctx, input) =>
+    readPage<Generation>(
+      ctx,
+      "/v1/stack-generations",
+      "generations",
+      input,
+      (g) => [g.createdAt, g.id],
+    ),
   summary: ({ items, page }) =>
-    `${items.length} generation(s)${
-      items.length
-        ? `: ${items.map((g) => `${g.id.slice(0, 8)} ${g.state}`).slice(0, 6).join(", ")}`
-        : ""
-    }${page.nextCursor ? "; more with afterCursor." : "."}`,
+    pageSummary("generation", items, page, (g) => `${g.id.slice(0, 8)} ${g.state}`),
 });
 
 export const generationGet = defineTool({

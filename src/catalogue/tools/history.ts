@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { historyEvent, page, pageInput, timestamp } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
+import { pageSummary } from "../pagination.ts";
 
 type HistoryPage = { items: z.output<typeof historyEvent>[]; page: { nextCursor: string | null } };
 
@@ -26,9 +27,5 @@ export const historyList = defineTool({
     return { items: result.items, page: next ? { nextCursor: next } : {} };
   },
   summary: ({ items, page }) =>
-    items.length === 0
-      ? "No events match."
-      : `${items.length} event(s), newest ${items[0].eventType} at ${items[0].occurredAt}${
-        page.nextCursor ? "; more with afterCursor." : "."
-      }`,
+    pageSummary("event", items, page, (e) => `${e.eventType} at ${e.occurredAt}`, 3),
 });

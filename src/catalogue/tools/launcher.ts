@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { launcherOperation, page, uuid } from "../shapes.ts";
 import { id, read } from "../daemon_calls.ts";
-import { paginate, scopeOf } from "../pagination.ts";
+import { pageSummary, paginate, scopeOf } from "../pagination.ts";
 
 // Records arrive whole from the daemon; `startedAt` orders them even though not advertised.
 type Operation = z.output<typeof launcherOperation> & { startedAt: string };
@@ -48,9 +48,5 @@ export const launcherOperationsList = defineTool({
     return paginate(all, key, { scope: scopeOf("launcher", { stackId }), limit, afterCursor });
   },
   summary: ({ items, page }) =>
-    `${items.length} operation(s)${
-      items.length
-        ? `: ${items.map((o) => `${o.operation} ${o.outcome ?? o.state}`).slice(0, 6).join(", ")}`
-        : ""
-    }${page.nextCursor ? "; more with afterCursor." : "."}`,
+    pageSummary("operation", items, page, (o) => `${o.operation} ${o.outcome ?? o.state}`),
 });

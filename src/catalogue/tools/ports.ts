@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { absolutePath, classification, inventoryEntry, page, pageInput, port } from "../shapes.ts";
-import { read } from "../daemon_calls.ts";
-import { paginate, scopeOf } from "../pagination.ts";
+import { read, readPage } from "../daemon_calls.ts";
+import { pageSummary } from "../pagination.ts";
 
 type Entry = z.output<typeof inventoryEntry>;
 
@@ -25,21 +25,9 @@ export const portsList = defineTool({
     port: port().optional(),
   }),
   output: page(inventoryEntry),
-  async call(ctx, { limit, afterCursor, ...filters }) {
-    const entries = await read(ctx, "/v1/ports", filters) as Entry[];
-    return paginate(entries, (e) => [e.port], {
-      scope: scopeOf("ports", filters),
-      limit,
-      afterCursor,
-    });
-  },
+  call: (ctx, input) => readPage<Entry>(ctx, "/v1/ports", "ports", input, (e) => [e.port]),
   summary: ({ items, page }) =>
-    items.length === 0
-      ? "No ports match."
-      : `${items.length} port(s): ${
-        items.slice(0, 8).map((e) => `${e.port} ${e.classification}`).join(", ")
-      }` +
-        `${items.length > 8 ? ", …" : ""}${page.nextCursor ? "; more with afterCursor." : "."}`,
+    pageSummary("port", items, page, (e) => `${e.port} ${e.classification}`, 8),
 });
 
 export const portInspect = defineTool({

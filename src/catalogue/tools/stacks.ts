@@ -17,8 +17,8 @@ import {
   stackDefinitionInput,
   uuid,
 } from "../shapes.ts";
-import { id, read, readByPost } from "../daemon_calls.ts";
-import { paginate, scopeOf } from "../pagination.ts";
+import { id, read, readByPost, readPage } from "../daemon_calls.ts";
+import { pageSummary } from "../pagination.ts";
 
 type Stack = z.output<typeof stack>;
 
@@ -34,20 +34,10 @@ export const stacksList = defineTool({
     stackRoot: absolutePath().optional(),
   }),
   output: page(stack),
-  async call(ctx, { limit, afterCursor, ...filters }) {
-    const stacks = await read(ctx, "/v1/stacks", filters) as Stack[];
-    return paginate(stacks, (s) => [s.project, s.stackRoot, s.id], {
-      scope: scopeOf("stacks", filters),
-      limit,
-      afterCursor,
-    });
-  },
+  call: (ctx, input) =>
+    readPage<Stack>(ctx, "/v1/stacks", "stacks", input, (s) => [s.project, s.stackRoot, s.id]),
   summary: ({ items, page }) =>
-    items.length === 0
-      ? "No stacks match."
-      : `${items.length} stack(s): ${
-        items.slice(0, 6).map((s) => `${s.project} at ${s.stackRoot}`).join(", ")
-      }${page.nextCursor ? "; more with afterCursor." : "."}`,
+    pageSummary("stack", items, page, (s) => `${s.project} at ${s.stackRoot}`),
 });
 
 export const stackGet = defineTool({
