@@ -256,6 +256,14 @@ Deno.test("inspection catalogue end to end", async (t) => {
         (await ok(b, "portreeve_activations_list", { state: "ended" }) as PageData).items.length,
         0,
       );
+      const byGeneration = await ok(b, "portreeve_activations_list", {
+        generationId: generation.id,
+      }) as PageData;
+      assert.equal(byGeneration.items.length, 1);
+      const elsewhere = await ok(b, "portreeve_activations_list", {
+        generationId: crypto.randomUUID(),
+      }) as PageData;
+      assert.equal(elsewhere.items.length, 0);
       const act = await ok(b, "portreeve_activation_get", { id: begun.activation.id });
       assert.ok(!JSON.stringify(act).includes("leaseToken"), "no tokens in activation reads");
       const resolved = await ok(b, "portreeve_activation_resolve", {
@@ -312,6 +320,21 @@ Deno.test("inspection catalogue end to end", async (t) => {
         limit: 200,
       }) as PageData;
       assert.equal(recent.items.length, 8);
+      const one = recent.items[0] as { entityId: string; occurredAt: string };
+      const byEntity = await ok(b, "portreeve_history_list", {
+        entityId: one.entityId,
+        eventType: "claim.created",
+      }) as PageData;
+      assert.equal(byEntity.items.length, 1);
+      const future = await ok(b, "portreeve_history_list", {
+        since: "2999-01-01T00:00:00.000Z",
+      }) as PageData;
+      assert.equal(future.items.length, 0);
+      const since = await ok(b, "portreeve_history_list", {
+        since: one.occurredAt,
+        limit: 200,
+      }) as PageData;
+      assert.ok(since.items.every((e) => (e.occurredAt as string) >= one.occurredAt));
       await fails(b, "portreeve_history_list", { since: "yesterday" }, "portreeve_invalid_input");
       await fails(b, "portreeve_ports_list", { limit: 201 }, "portreeve_invalid_input");
     });
