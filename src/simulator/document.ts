@@ -16,11 +16,13 @@ export async function canonicalStackRoot(
   const invalid = () =>
     style === "reason"
       ? fail.invalid(`Stack root ${stackRoot} is not an existing directory.`, {
+        stackRoot,
         reason: "invalid_stack_root",
       })
       : fail.document(
         "invalid_stack_root",
         `Stack root ${stackRoot} is not an existing directory.`,
+        { stackRoot },
       );
   if (!isAbsolute(stackRoot)) throw invalid();
   try {

@@ -69,35 +69,39 @@ export const fail = {
   leaseExpired: (message: string, details: Details = {}): ProtocolError =>
     new ProtocolError("lease_expired", message, details),
   badToken: (message: string): ProtocolError => new ProtocolError("invalid_lease_token", message),
-  badCredential: (message: string): ProtocolError =>
-    new ProtocolError("invalid_operation_credential", message),
-  receipt: (receiptCode: "not_found" | "receipt_mismatch" | "receipt_expired", message: string) =>
-    receiptCode === "not_found"
-      ? new ProtocolError("not_found", message, { receiptCode })
-      : new ProtocolError("conflict", message, { receiptCode }, { retryable: false }),
+  badCredential: (message: string, details: Details = {}): ProtocolError =>
+    new ProtocolError("invalid_operation_credential", message, details),
+  /** not_found and receipt_mismatch name the receipt too (`receiptId`), like the daemon. */
+  receipt: (
+    receiptCode: "not_found" | "receipt_mismatch" | "receipt_expired",
+    message: string,
+    receiptId?: string,
+  ) => {
+    const details = receiptId === undefined ? { receiptCode } : { receiptCode, receiptId };
+    return receiptCode === "not_found"
+      ? new ProtocolError("not_found", message, details)
+      : new ProtocolError("conflict", message, details, { retryable: false });
+  },
   document: (documentCode: string, message: string, details: Details = {}): ProtocolError =>
     documentCode === "invalid_stack_root" || documentCode === "invalid_stack_definition"
       ? new ProtocolError("invalid_input", message, { ...details, documentCode })
       : new ProtocolError("conflict", message, { ...details, documentCode }, { retryable: false }),
 };
 
-/** Turns a Zod failure into the daemon's schema-validation error. */
-export function schemaError(
-  error: z.ZodError,
-  message = "The request is not valid.",
-): ProtocolError {
-  return new ProtocolError("invalid_input", message, {
-    issues: JSON.parse(JSON.stringify(error.issues)),
+/** The daemon's one message for every schema failure; `details.issues` carries specifics. */
+export const SCHEMA_MESSAGE = "The PortReeve request is invalid.";
+
+/** Turns Zod issues into the daemon's schema-validation error. */
+export function schemaError(issues: z.ZodError["issues"] | z.ZodError): ProtocolError {
+  const list = Array.isArray(issues) ? issues : issues.issues;
+  return new ProtocolError("invalid_input", SCHEMA_MESSAGE, {
+    issues: JSON.parse(JSON.stringify(list)),
   });
 }
 
 /** Parses with a Zod schema, throwing the protocol's invalid_input error on failure. */
-export function parseWith<T extends z.ZodType>(
-  schema: T,
-  value: unknown,
-  message?: string,
-): z.output<T> {
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw schemaError(result.error, message);
+  if (!result.success) throw schemaError(result.error);
   return result.data;
 }

@@ -31,7 +31,11 @@ export interface Observation {
   onPort(port: number): RawListener[];
   listeningPorts(): Set<number>;
   process(pid: number): ProcessFingerprint | null;
-  /** PIDs from `pid` up through its ancestors (pid first), stopping at 0/1 or a loop. */
+  /**
+   * PIDs from `pid` up through its ancestors (pid first). Like the daemon's walk it stops
+   * when the parent is 0 or 1 (or on a loop), so PID 1 is never part of a lineage and can
+   * never be a run's root.
+   */
   lineage(pid: number): number[];
 }
 
@@ -53,7 +57,10 @@ export class EvidenceSource {
     // The declared parent becomes an observable fake process too, unless it really exists,
     // so tests can name it as a run's rootPid.
     const parent = opts.ppid ?? 1;
-    if (parent > 1 && !this.fakeProcesses.has(parent) && !existsOnHost(parent)) {
+    // (Without host observation a real parent could not be seen anyway.)
+    if (
+      parent > 1 && !this.fakeProcesses.has(parent) && !(this.useProc && existsOnHost(parent))
+    ) {
       this.fakeProcesses.set(parent, {
         pid: parent,
         parentPid: 1,
@@ -72,6 +79,11 @@ export class EvidenceSource {
     const kept = pid === undefined ? [] : list.filter((l) => l.pid !== pid);
     if (kept.length) this.fakeListeners.set(port, kept);
     else this.fakeListeners.delete(port);
+  }
+
+  /** Checks (once per process) how host evidence can be read; warns on stderr if it cannot. */
+  probeHost(): HostAccess {
+    return hostAccess();
   }
 
   observe(): Observation {
@@ -109,9 +121,8 @@ export class EvidenceSource {
       lineage: (pid) => {
         const chain: number[] = [];
         let current: number | null = pid;
-        while (current !== null && current > 0 && !chain.includes(current)) {
+        while (current !== null && current > 1 && !chain.includes(current)) {
           chain.push(current);
-          if (current === 1) break;
           current = process(current)?.parentPid ?? null;
         }
         return chain;
@@ -143,7 +154,9 @@ function readText(path: string): string | null {
 /** Parses /proc/net/tcp{,6}; returns LISTEN sockets keyed to PIDs via /proc/[pid]/fd. */
 function readProcListeners(): RawListener[] {
   // Deno grants /proc only under --allow-all; otherwise ask lsof (needs --allow-run).
-  if (!procReadable()) return lsofListeners();
+  const access = hostAccess();
+  if (access.listeners === "lsof") return lsofListeners();
+  if (access.listeners === null) return [];
   const byInode = new Map<string, { port: number; host: string }[]>();
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     const text = readText(file);
@@ -218,18 +231,70 @@ function decodeAddress(hex: string): string {
 
 let bootTimeSeconds: number | null = null;
 
-let procOk: boolean | null = null;
+/** Where host evidence comes from; null = not observable at all. */
+export interface HostAccess {
+  listeners: "proc" | "lsof" | null;
+  processes: "proc" | "ps" | null;
+  /** Why a source was unusable (empty when /proc works). */
+  problems: string[];
+}
 
-function procReadable(): boolean {
-  if (procOk === null) {
+let access: HostAccess | null = null;
+
+/**
+ * Probes what listener and process lookups actually need, once per process. Under Deno 2.x
+ * `/proc/<pid>/*`, `/proc/stat` and `readDir("/proc")` need --allow-all even where
+ * `/proc/net/tcp` is readable with --allow-read, so reading /proc/net/tcp alone proves
+ * nothing. Without /proc, lsof and ps are used when --allow-run grants them. If a source
+ * is missing entirely the simulator says so once on stderr instead of seeing nothing.
+ */
+function hostAccess(): HostAccess {
+  if (access) return access;
+  const problems: string[] = [];
+  const attempt = (what: string, fn: () => unknown): boolean => {
     try {
-      Deno.readTextFileSync("/proc/net/tcp");
-      procOk = true;
+      fn();
+      return true;
     } catch (error) {
-      procOk = error instanceof Deno.errors.NotFound;
+      problems.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
     }
+  };
+  const proc = attempt("/proc/net/tcp", () => Deno.readTextFileSync("/proc/net/tcp")) &&
+    attempt("/proc/self/stat", () => Deno.readTextFileSync("/proc/self/stat")) &&
+    attempt("/proc/stat", () => Deno.readTextFileSync("/proc/stat")) &&
+    attempt("readDir /proc", () => Deno.readDirSync("/proc").next()) &&
+    attempt("/proc/self/fd", () => Deno.readDirSync("/proc/self/fd").next());
+  if (proc) {
+    access = { listeners: "proc", processes: "proc", problems: [] };
+    return access;
   }
-  return procOk;
+  const runnable = (cmd: string, args: string[]): boolean =>
+    attempt(cmd, () => {
+      // Never trigger an interactive permission prompt from a probe.
+      const state = Deno.permissions.querySync({ name: "run", command: cmd }).state;
+      if (state !== "granted") throw new Error(`--allow-run does not grant ${cmd}`);
+      new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).outputSync();
+    });
+  access = {
+    listeners: runnable("lsof", ["-v"]) ? "lsof" : null,
+    processes: runnable("ps", ["-o", "pid=", "-p", String(Deno.pid)]) ? "ps" : null,
+    problems,
+  };
+  if (access.listeners === null || access.processes === null) {
+    const blind = [
+      access.listeners === null ? "listeners" : null,
+      access.processes === null ? "processes" : null,
+    ].filter(Boolean).join(" and ");
+    const effect = access.listeners === null
+      ? "only injected listeners and fake processes are visible"
+      : "host listeners cannot be tied to processes, so confirming them fails";
+    console.error(
+      `SIMULATED PortReeve daemon: cannot observe host ${blind}; ${effect}. Run with -A ` +
+        `(for /proc) or --allow-run (for lsof and ps). Details: ${problems.join("; ")}`,
+    );
+  }
+  return access;
 }
 
 function run(cmd: string, args: string[]): string | null {
@@ -281,7 +346,9 @@ function psProcess(pid: number): ProcessFingerprint | null {
 }
 
 function readProcProcess(pid: number): ProcessFingerprint | null {
-  if (!procReadable()) return psProcess(pid);
+  const source = hostAccess().processes;
+  if (source === "ps") return psProcess(pid);
+  if (source === null) return null;
   const stat = readText(`/proc/${pid}/stat`);
   if (!stat) return null;
   // The command is wrapped in parentheses and may itself contain spaces or ')'.

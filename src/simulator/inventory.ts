@@ -45,7 +45,7 @@ export function describeListener(
     const chain = ownershipChain(obs, l.pid, run.rootPid);
     ownership = chain
       ? { verified: true, reason: "verified", lineage: chain }
-      : { verified: false, reason: "outside-run-lineage", lineage: obs.lineage(l.pid) };
+      : { verified: false, reason: "not-in-run-lineage", lineage: obs.lineage(l.pid) };
   }
   return {
     pid: l.pid,

@@ -98,10 +98,7 @@ export function releaseRun(ctx: Ctx, run: Run, payload: Record<string, unknown> 
 /** Lease checks in the daemon's order: state, then token, then deadline. */
 export function checkLease(lease: Lease, token: string, at: string): void {
   if (lease.state !== "pending") {
-    throw fail.leaseNotPending(`Lease ${lease.id} is ${lease.state}, not pending.`, {
-      leaseId: lease.id,
-      state: lease.state,
-    });
+    throw fail.leaseNotPending(`Lease ${lease.id} is ${lease.state}, not pending.`);
   }
   if (!secretMatches(token, lease.tokenHash)) {
     throw fail.badToken("The lease token does not match this lease.");
@@ -116,17 +113,14 @@ export function checkLease(lease: Lease, token: string, at: string): void {
 
 /**
  * Proves that every listener on `port` belongs to the process tree rooted at `rootPid`
- * and that there is at least one. Returns the fingerprints a run records.
+ * and that there is at least one (the listener evidence comes first, then the root's own
+ * fingerprint). Returns the fingerprints a run records.
  */
 export function proveOwnership(ctx: Ctx, port: number, rootPid: number): {
   root: ProcessFingerprint;
   listeners: ProcessFingerprint[];
 } {
   const obs = ctx.reobserve();
-  const root = obs.process(rootPid);
-  if (!root) {
-    throw fail.conflict(`Process ${rootPid} cannot be observed.`, { port, rootPid });
-  }
   const raw = obs.onPort(port);
   const owned = raw.map((l) => ownershipChain(obs, l.pid, rootPid) !== null);
   if (raw.length === 0 || owned.includes(false)) {
@@ -138,7 +132,7 @@ export function proveOwnership(ctx: Ctx, port: number, rootPid: number): {
       state: "confirmed",
       bindingKind: "process",
       rootPid,
-      rootFingerprint: root,
+      rootFingerprint: null,
       containerId: null,
       providerEvidence: null,
       confirmedAt: ctx.at,
@@ -153,6 +147,10 @@ export function proveOwnership(ctx: Ctx, port: number, rootPid: number): {
         : `Some listeners on port ${port} are outside process ${rootPid}'s tree.`,
       { port, rootPid, listeners, ownership: listeners.map((l) => l.ownership) },
     );
+  }
+  const root = obs.process(rootPid);
+  if (!root) {
+    throw fail.conflict(`Process ${rootPid} cannot be observed.`, { port, rootPid });
   }
   const fingerprints = raw.map((l) => obs.process(l.pid)).filter((p): p is ProcessFingerprint =>
     p !== null

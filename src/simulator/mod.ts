@@ -59,6 +59,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     protocol: opts.protocol ?? { minimum: 1, maximum: 1 },
   });
   core.evidence.useProc = opts.observeHost ?? true;
+  // Say at start-up (once, on stderr) if host evidence cannot be read at all.
+  if (core.evidence.useProc) core.evidence.probeHost();
   const router = new Router();
   router.add(allRoutes);
   const requests: RecordedRequest[] = [];

@@ -1,7 +1,8 @@
 // Route table matching. IDs match lowercase hex-and-dash only (uppercase falls through to
 // 404) and are then validated as UUIDs; ports match digits and are then range-checked.
+import type { z } from "zod";
 import type { Ctx } from "./core.ts";
-import { fail, ProtocolError } from "./errors.ts";
+import { ProtocolError, SCHEMA_MESSAGE } from "./errors.ts";
 import { uuidSchema } from "./schemas.ts";
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
@@ -10,6 +11,18 @@ export interface Route {
   method: "GET" | "POST";
   path: string;
   handler: Handler;
+  /**
+   * The route's body schema(s). Like the daemon, the server checks these right after the
+   * client block and BEFORE protocol negotiation, so a malformed body answers 400 even when
+   * the protocol range would not overlap. Handlers still parse the body themselves.
+   */
+  body?: z.ZodType | z.ZodType[];
+}
+
+export interface RouteMatch {
+  handler: Handler;
+  params: Record<string, string>;
+  body: z.ZodType[];
 }
 
 interface CompiledRoute extends Route {
@@ -34,10 +47,7 @@ export class Router {
   }
 
   /** Returns the handler and validated params, null for no match, or throws a 400. */
-  match(
-    method: string,
-    pathname: string,
-  ): { handler: Handler; params: Record<string, string> } | null {
+  match(method: string, pathname: string): RouteMatch | null {
     for (const route of this.#routes) {
       if (route.method !== method) continue;
       const m = route.regex.exec(pathname);
@@ -47,7 +57,8 @@ export class Router {
         params[name] = m[i + 1];
       });
       validateParams(params);
-      return { handler: route.handler, params };
+      const body = route.body === undefined ? [] : [route.body].flat();
+      return { handler: route.handler, params, body };
     }
     return null;
   }
@@ -58,12 +69,12 @@ function validateParams(params: Record<string, string>): void {
     if (name === "port") {
       const port = Number(value);
       if (!Number.isInteger(port) || port < 1 || port > 65535) {
-        throw new ProtocolError("invalid_input", "The port must be an integer from 1 to 65535.", {
+        throw new ProtocolError("invalid_input", SCHEMA_MESSAGE, {
           issues: [{ code: "too_big", path: ["port"], message: "Port out of range" }],
         });
       }
     } else if (!uuidSchema.safeParse(value).success) {
-      throw fail.invalid(`The path parameter ${name} is not a valid UUID.`, {
+      throw new ProtocolError("invalid_input", SCHEMA_MESSAGE, {
         issues: [{ code: "invalid_format", format: "uuid", path: [name], message: "Invalid UUID" }],
       });
     }

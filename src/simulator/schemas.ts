@@ -73,8 +73,15 @@ export type Settings = z.output<typeof settingsSchema>;
 
 export const settingsUpdateSchema = z.strictObject(settingsShape).partial().refine(
   (u) => Object.keys(u).length > 0,
-  { message: "At least one setting must be updated" },
+  {
+    message: "At least one setting must be updated",
+    // An unknown key alone reports just "Unrecognized key", not an empty update as well.
+    when: (payload) => payload.issues.length === 0,
+  },
 );
+
+/** POST /v1/config and the settings preview: `{ updates }` (unknown setting keys rejected). */
+export const settingsBodySchema = z.object({ updates: settingsUpdateSchema });
 
 export const DEFAULT_SETTINGS: Settings = {
   automaticPortRanges: [{ start: 10240, end: 49151 }],

@@ -157,11 +157,17 @@ async function dispatch(
     // Invalid JSON (even an empty body) is an unexpected error upstream: 500 internal.
     const parsed: unknown = JSON.parse(text);
     const envelope = postEnvelopeSchema.safeParse(parsed);
-    if (!envelope.success) throw schemaError(envelope.error, "The request body is not valid.");
+    if (!envelope.success) throw schemaError(envelope.error);
     body = envelope.data;
     origin = envelope.data.client.origin ?? null;
     const match = router.match(method, url.pathname);
     if (!match) throw unknownRoute(method, url.pathname);
+    // The daemon validates the route's body schema before it negotiates the protocol.
+    const issues = match.body.flatMap((schema) => {
+      const result = schema.safeParse(parsed);
+      return result.success ? [] : result.error.issues;
+    });
+    if (issues.length > 0) throw schemaError(issues);
     negotiate(core, envelope.data.client);
     const ctx = new Ctx(core, { origin, params: match.params, query: url.searchParams, body });
     return await match.handler(ctx);
@@ -173,7 +179,7 @@ async function dispatch(
 }
 
 function unknownRoute(method: string, path: string): ProtocolError {
-  return new ProtocolError("not_found", `There is no route for ${method} ${path}.`);
+  return new ProtocolError("not_found", `No PortReeve endpoint matches ${method} ${path}.`);
 }
 
 /** Protocol overlap plus the static capability list (docker-evidence-v1 is never in it). */

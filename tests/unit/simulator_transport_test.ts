@@ -112,7 +112,12 @@ Deno.test("simulator config validation and history origin", async () => {
   try {
     const unknownKey = await h.post("/v1/config", { updates: { colour: "blue" } });
     assert.deepEqual(unknownKey.status, 400);
-    assert.deepEqual(unknownKey.body.error.details.key, "colour");
+    assert.deepEqual(unknownKey.body.error.details.issues, [{
+      code: "unrecognized_keys",
+      keys: ["colour"],
+      path: ["updates"],
+      message: 'Unrecognized key: "colour"',
+    }]);
     assert.deepEqual((await h.post("/v1/config", { updates: {} })).status, 400);
     const overlap = await h.post("/v1/config", {
       updates: { automaticPortRanges: [{ start: 2000, end: 3000 }, { start: 2500, end: 4000 }] },

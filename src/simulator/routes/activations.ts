@@ -29,7 +29,7 @@ const beginSchema = z.object({
 });
 
 function begin(ctx: Ctx): unknown {
-  const body = parseWith(beginSchema, ctx.body, "The activation request is not valid.");
+  const body = parseWith(beginSchema, ctx.body);
   sweepLeases(ctx);
   const generation = generationOr404(ctx, body.generationId);
   const stack = stackOr404(ctx, generation.stackId);
@@ -219,7 +219,7 @@ function begin(ctx: Ctx): unknown {
 
 export function activationOr404(ctx: Ctx, id: string): Activation {
   const a = ctx.state.activations.get(id);
-  if (!a) throw fail.notFound(`Activation ${id} was not found.`, { activationId: id });
+  if (!a) throw fail.notFound(`Activation ${id} was not found.`);
   return a;
 }
 
@@ -231,11 +231,7 @@ const listQuery = z.object({
 
 function list(ctx: Ctx): unknown {
   // Like upstream, listing does not sweep expired leases first.
-  const q = parseWith(
-    listQuery,
-    Object.fromEntries(ctx.query),
-    "The activation filters are not valid.",
-  );
+  const q = parseWith(listQuery, Object.fromEntries(ctx.query));
   return [...ctx.state.activations.values()].filter((a) =>
     (q.stackId === undefined || a.stackId === q.stackId) &&
     (q.generationId === undefined || a.generationId === q.generationId) &&
@@ -281,7 +277,7 @@ const renewSchema = z.object({
 });
 
 function renew(ctx: Ctx): unknown {
-  const body = parseWith(renewSchema, ctx.body, "The renew request is not valid.");
+  const body = parseWith(renewSchema, ctx.body);
   sweepLeases(ctx);
   const activation = activationOr404(ctx, ctx.params.activationId);
   if (activation.state !== "starting") {
@@ -326,7 +322,7 @@ const confirmSchema = z.union([
 ]);
 
 function confirm(ctx: Ctx): unknown {
-  const body = parseWith(confirmSchema, ctx.body, "The confirm request is not valid.");
+  const body = parseWith(confirmSchema, ctx.body);
   sweepLeases(ctx);
   const activation = activationOr404(ctx, ctx.params.activationId);
   const { endpoint, lease } = leasedEndpoint(ctx, activation, body.leaseId, body.leaseToken);
@@ -379,7 +375,7 @@ const abandonSchema = z.object({
 });
 
 function abandon(ctx: Ctx): unknown {
-  const body = parseWith(abandonSchema, ctx.body, "The abandon request is not valid.");
+  const body = parseWith(abandonSchema, ctx.body);
   sweepLeases(ctx);
   const activation = activationOr404(ctx, ctx.params.activationId);
   const { endpoint, lease } = leasedEndpoint(ctx, activation, body.leaseId, body.leaseToken);
@@ -390,7 +386,7 @@ function abandon(ctx: Ctx): unknown {
 const skipSchema = z.object({ leaseId: uuidSchema, leaseToken: tokenSchema });
 
 function skip(ctx: Ctx): unknown {
-  const body = parseWith(skipSchema, ctx.body, "The skip request is not valid.");
+  const body = parseWith(skipSchema, ctx.body);
   sweepLeases(ctx);
   const activation = activationOr404(ctx, ctx.params.activationId);
   const { endpoint, lease } = leasedEndpoint(ctx, activation, body.leaseId, body.leaseToken);
@@ -425,7 +421,16 @@ function releaseConfirmed(ctx: Ctx, activation: Activation, failureReason: strin
   for (const e of activation.endpoints) {
     if (e.state !== "confirmed") continue;
     const run = e.runId ? ctx.state.runs.get(e.runId) : undefined;
-    if (run && run.state === "confirmed") releaseRun(ctx, run, { activationId: activation.id });
+    if (run && run.state === "confirmed") {
+      // After a loss the daemon's run.released payload also says why.
+      releaseRun(
+        ctx,
+        run,
+        failureReason === null
+          ? { activationId: activation.id }
+          : { activationId: activation.id, reason: failureReason },
+      );
+    }
     e.state = "released";
     e.failureReason = failureReason;
     e.updatedAt = ctx.at;
@@ -445,7 +450,13 @@ function reconcile(ctx: Ctx): unknown {
     activation.state = "lost";
     activation.updatedAt = ctx.at;
     ctx.event("stack.activation.lost", "stack-activation", activation.id, {
-      providers: providers.map((p) => `${p.component}.${p.endpoint}`),
+      providers: providers.map((p) => ({
+        component: p.component,
+        endpoint: p.endpoint,
+        bindingKind: p.bindingKind,
+        status: p.status,
+        reason: p.reason,
+      })),
     });
   }
   return { changed: lost, activation: activationView(activation), providers };
@@ -491,13 +502,33 @@ function end(ctx: Ctx): unknown {
 }
 
 export const activationRoutes: Route[] = [
-  { method: "POST", path: "/v1/stack-activations/begin", handler: begin },
+  { method: "POST", path: "/v1/stack-activations/begin", handler: begin, body: beginSchema },
   { method: "GET", path: "/v1/stack-activations", handler: list },
   { method: "GET", path: "/v1/stack-activations/:activationId", handler: getOne },
-  { method: "POST", path: "/v1/stack-activations/:activationId/renew", handler: renew },
-  { method: "POST", path: "/v1/stack-activations/:activationId/confirm", handler: confirm },
-  { method: "POST", path: "/v1/stack-activations/:activationId/abandon", handler: abandon },
-  { method: "POST", path: "/v1/stack-activations/:activationId/skip", handler: skip },
+  {
+    method: "POST",
+    path: "/v1/stack-activations/:activationId/renew",
+    handler: renew,
+    body: renewSchema,
+  },
+  {
+    method: "POST",
+    path: "/v1/stack-activations/:activationId/confirm",
+    handler: confirm,
+    body: confirmSchema,
+  },
+  {
+    method: "POST",
+    path: "/v1/stack-activations/:activationId/abandon",
+    handler: abandon,
+    body: abandonSchema,
+  },
+  {
+    method: "POST",
+    path: "/v1/stack-activations/:activationId/skip",
+    handler: skip,
+    body: skipSchema,
+  },
   { method: "POST", path: "/v1/stack-activations/:activationId/reconcile", handler: reconcile },
   { method: "POST", path: "/v1/stack-activations/:activationId/end", handler: end },
 ];

@@ -27,7 +27,6 @@ function resolveTargets(ctx: Ctx, component: string): {
   if (["failed", "lost", "ended"].includes(activation.state)) {
     throw fail.conflict(`Activation ${activation.id} is ${activation.state}.`, {
       activationId: activation.id,
-      state: activation.state,
       reason: "activation_inactive",
     });
   }
@@ -44,7 +43,12 @@ function resolveTargets(ctx: Ctx, component: string): {
     });
   }
   const spec = stack.definition.components[component];
-  if (!spec) throw fail.notFound(`Component ${component} is not in the stack.`, { component });
+  if (!spec) {
+    throw fail.notFound(`Component ${component} is not in the stack.`, {
+      stackId: stack.id,
+      component,
+    });
+  }
   const slot = (c: string, e: string): GenerationEndpoint | undefined =>
     generation.endpoints.find((g) => g.component === c && g.endpoint === e);
   const target = (c: string, e: string, g: GenerationEndpoint): Target => {
@@ -119,7 +123,7 @@ function resolveTargets(ctx: Ctx, component: string): {
 const resolveSchema = z.strictObject({ client: z.unknown(), component: name128 });
 
 function resolve(ctx: Ctx): unknown {
-  const body = parseWith(resolveSchema, ctx.body, "The resolve request is not valid.");
+  const body = parseWith(resolveSchema, ctx.body);
   const r = resolveTargets(ctx, body.component);
   const view = (t: Target) => ({
     component: t.component,
@@ -141,7 +145,7 @@ const snapshotSchema = z.strictObject({
 });
 
 function snapshot(ctx: Ctx): unknown {
-  const body = parseWith(snapshotSchema, ctx.body, "The snapshot request is not valid.");
+  const body = parseWith(snapshotSchema, ctx.body);
   const r = resolveTargets(ctx, body.component);
   const view = (t: Target) => ({
     component: t.component,
@@ -156,6 +160,16 @@ function snapshot(ctx: Ctx): unknown {
 }
 
 export const discoveryRoutes: Route[] = [
-  { method: "POST", path: "/v1/stack-activations/:activationId/resolve", handler: resolve },
-  { method: "POST", path: "/v1/stack-activations/:activationId/snapshot", handler: snapshot },
+  {
+    method: "POST",
+    path: "/v1/stack-activations/:activationId/resolve",
+    handler: resolve,
+    body: resolveSchema,
+  },
+  {
+    method: "POST",
+    path: "/v1/stack-activations/:activationId/snapshot",
+    handler: snapshot,
+    body: snapshotSchema,
+  },
 ];

@@ -129,11 +129,7 @@ const listQuery = z.object({
 });
 
 function list(ctx: Ctx): unknown {
-  const q = parseWith(
-    listQuery,
-    Object.fromEntries(ctx.query),
-    "The generation filters are not valid.",
-  );
+  const q = parseWith(listQuery, Object.fromEntries(ctx.query));
   return [...ctx.state.generations.values()].filter((g) =>
     (q.stackId === undefined || g.stackId === q.stackId) &&
     (q.state === undefined || g.state === q.state)
@@ -142,7 +138,7 @@ function list(ctx: Ctx): unknown {
 
 export function generationOr404(ctx: Ctx, id: string): Generation {
   const g = ctx.state.generations.get(id);
-  if (!g) throw fail.notFound(`Generation ${id} was not found.`, { generationId: id });
+  if (!g) throw fail.notFound(`Generation ${id} was not found.`);
   return g;
 }
 

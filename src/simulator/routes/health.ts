@@ -1,9 +1,9 @@
 // Health, settings, diagnostic logs and server stop.
 import { z } from "zod";
 import type { Ctx } from "../core.ts";
-import { fail, parseWith } from "../errors.ts";
+import { parseWith } from "../errors.ts";
 import type { Route } from "../router.ts";
-import { type Settings, settingsSchema, settingsUpdateSchema } from "../schemas.ts";
+import { type Settings, settingsBodySchema, settingsSchema } from "../schemas.ts";
 import { clone } from "../util.ts";
 
 export const SOFTWARE_VERSION = "0.1.0";
@@ -23,18 +23,9 @@ export function mergeSettings(current: Settings, updates: unknown): {
   updates: Record<string, unknown>;
   merged: Settings;
 } {
-  if (updates !== null && typeof updates === "object" && !Array.isArray(updates)) {
-    const unknown = Object.keys(updates).find((k) => !(k in current));
-    if (unknown !== undefined) {
-      throw fail.invalid(`Unknown setting ${unknown}.`, { key: unknown });
-    }
-  }
-  const parsed = parseWith(settingsUpdateSchema, updates, "The settings update is not valid.");
-  const merged = parseWith(
-    settingsSchema,
-    { ...clone(current), ...parsed },
-    "The resulting settings are not valid.",
-  );
+  // Unknown keys fail the strict schema with a zod "Unrecognized key" issue, as upstream.
+  const parsed = parseWith(settingsBodySchema, { updates }).updates;
+  const merged = parseWith(settingsSchema, { ...clone(current), ...parsed });
   return { updates: parsed as Record<string, unknown>, merged };
 }
 
@@ -55,7 +46,7 @@ const logsQuery = z.object({
 });
 
 function logs(ctx: Ctx): unknown {
-  const q = parseWith(logsQuery, Object.fromEntries(ctx.query), "The log query is not valid.");
+  const q = parseWith(logsQuery, Object.fromEntries(ctx.query));
   const limit = q.limit ?? 100;
   return clone(ctx.state.logs.slice(-limit));
 }
@@ -69,7 +60,7 @@ function stop(ctx: Ctx): unknown {
 export const healthRoutes: Route[] = [
   { method: "GET", path: "/v1/health", handler: health },
   { method: "GET", path: "/v1/config", handler: (ctx) => clone(ctx.settings) },
-  { method: "POST", path: "/v1/config", handler: setConfig },
+  { method: "POST", path: "/v1/config", handler: setConfig, body: settingsBodySchema },
   { method: "GET", path: "/v1/logs", handler: logs },
   { method: "POST", path: "/v1/server/stop", handler: stop },
 ];

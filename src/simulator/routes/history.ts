@@ -48,11 +48,7 @@ function newestFirst(a: HistoryEvent, b: HistoryEvent): number {
 }
 
 function history(ctx: Ctx): unknown {
-  const q = parseWith(
-    historyQuery,
-    Object.fromEntries(ctx.query),
-    "The history query is not valid.",
-  );
+  const q = parseWith(historyQuery, Object.fromEntries(ctx.query));
   const limit = q.limit ?? 50;
   const after = q.afterCursor !== undefined ? decodeCursor(q.afterCursor) : null;
   const matching = ctx.state.history.filter((e) =>

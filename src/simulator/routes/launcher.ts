@@ -100,16 +100,19 @@ const beginSchema = z.strictObject({
   launcherRevision: hex64Schema,
   callerOperationId: uuidSchema,
   generationId: uuidSchema.nullable().default(null),
+}).superRefine((b, issues) => {
+  // A schema issue upstream (details.issues), not a domain error with a reason.
+  if (b.executionMode === "attached" && b.operation !== "start") {
+    issues.addIssue({
+      code: "custom",
+      path: ["executionMode"],
+      message: "attached execution is available only for Start",
+    });
+  }
 });
 
 function begin(ctx: Ctx): unknown {
-  const body = parseWith(beginSchema, ctx.body, "The launcher operation request is not valid.");
-  if (body.executionMode === "attached" && body.operation !== "start") {
-    throw fail.invalid("Only start operations can run attached.", {
-      operation: body.operation,
-      reason: "attached_operation_invalid",
-    });
-  }
+  const body = parseWith(beginSchema, ctx.body);
   const stack = stackOr404(ctx, body.stackId);
   if (body.generationId !== null) {
     const g = ctx.state.generations.get(body.generationId);
@@ -128,6 +131,7 @@ function begin(ctx: Ctx): unknown {
   const existing = records.find((r) => r.callerOperationId === body.callerOperationId);
   if (existing) {
     throw fail.conflict("This callerOperationId was already used for the stack.", {
+      stackId: stack.id,
       operationId: existing.id,
       reason: "caller_operation_exists",
     });
@@ -138,6 +142,7 @@ function begin(ctx: Ctx): unknown {
     (body.operation === "status" || body.operation === "stop");
   if (active.length > 0 && !companionAllowed) {
     throw fail.conflict(`Stack ${stack.id} already has an active launcher operation.`, {
+      stackId: stack.id,
       activeOperations: active.map((r) => ({
         id: r.id,
         operation: r.operation,
@@ -181,20 +186,26 @@ function begin(ctx: Ctx): unknown {
 
 function entryOr404(ctx: Ctx): LauncherEntry {
   const entry = ctx.state.launcher.get(ctx.params.operationId);
-  if (!entry) throw fail.notFound(`Launcher operation ${ctx.params.operationId} was not found.`);
+  if (!entry) {
+    throw fail.notFound(`Launcher operation ${ctx.params.operationId} was not found.`, {
+      operationId: ctx.params.operationId,
+    });
+  }
   return entry;
 }
 
 function checkCredential(entry: LauncherEntry, credential: string): void {
   if (!secretMatches(credential, entry.credentialHash)) {
-    throw fail.badCredential("The operation credential does not match.");
+    throw fail.badCredential("The operation credential does not match.", {
+      operationId: entry.record.id,
+    });
   }
 }
 
 const renewSchema = z.strictObject({ client: z.unknown(), credential: tokenSchema });
 
 function renew(ctx: Ctx): unknown {
-  const body = parseWith(renewSchema, ctx.body, "The renew request is not valid.");
+  const body = parseWith(renewSchema, ctx.body);
   expireLauncherOps(ctx);
   const entry = entryOr404(ctx);
   checkCredential(entry, body.credential);
@@ -202,7 +213,6 @@ function renew(ctx: Ctx): unknown {
   if (record.state !== "active") {
     throw fail.conflict(`Launcher operation ${record.id} has already finished.`, {
       operationId: record.id,
-      outcome: record.outcome,
       reason: "launcher_operation_terminal",
     });
   }
@@ -218,7 +228,7 @@ const completeSchema = z.strictObject({
 });
 
 function complete(ctx: Ctx): unknown {
-  const body = parseWith(completeSchema, ctx.body, "The completion is not valid.");
+  const body = parseWith(completeSchema, ctx.body);
   expireLauncherOps(ctx);
   const entry = entryOr404(ctx);
   checkCredential(entry, body.credential);
@@ -238,7 +248,6 @@ function complete(ctx: Ctx): unknown {
     if (!same) {
       throw fail.conflict(`Launcher operation ${record.id} was completed differently.`, {
         operationId: record.id,
-        outcome: record.outcome,
         reason: "launcher_completion_mismatch",
       });
     }
@@ -273,11 +282,7 @@ const listQuery = z.object({
 });
 
 function list(ctx: Ctx): unknown {
-  const q = parseWith(
-    listQuery,
-    Object.fromEntries(ctx.query),
-    "The launcher list query is not valid.",
-  );
+  const q = parseWith(listQuery, Object.fromEntries(ctx.query));
   const stack = stackOr404(ctx, ctx.params.stackId);
   expireLauncherOps(ctx);
   const key = (r: LauncherRecord) => r.completedAt ?? r.startedAt;
@@ -286,9 +291,19 @@ function list(ctx: Ctx): unknown {
 }
 
 export const launcherRoutes: Route[] = [
-  { method: "POST", path: "/v1/launcher-operations/begin", handler: begin },
+  { method: "POST", path: "/v1/launcher-operations/begin", handler: begin, body: beginSchema },
   { method: "GET", path: "/v1/launcher-operations/:operationId", handler: getOne },
-  { method: "POST", path: "/v1/launcher-operations/:operationId/renew", handler: renew },
-  { method: "POST", path: "/v1/launcher-operations/:operationId/complete", handler: complete },
+  {
+    method: "POST",
+    path: "/v1/launcher-operations/:operationId/renew",
+    handler: renew,
+    body: renewSchema,
+  },
+  {
+    method: "POST",
+    path: "/v1/launcher-operations/:operationId/complete",
+    handler: complete,
+    body: completeSchema,
+  },
   { method: "GET", path: "/v1/stacks/:stackId/launcher-operations", handler: list },
 ];

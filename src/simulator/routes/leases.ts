@@ -48,7 +48,7 @@ const acquireSchema = z.object({
 });
 
 async function acquire(ctx: Ctx): Promise<unknown> {
-  const body = parseWith(acquireSchema, ctx.body, "The acquire request is not valid.");
+  const body = parseWith(acquireSchema, ctx.body);
   sweepLeases(ctx);
   expireEphemeralAssignments(ctx);
   const component = (body.claim.component ?? body.claim.service)!;
@@ -104,7 +104,9 @@ async function acquire(ctx: Ctx): Promise<unknown> {
       }
     }
   }
-  const port = choosePort(ctx, claim ?? null, alloc.preferredPort, alloc.exactPort);
+  // The daemon stores a new claim before it picks a port, so the claim (and its
+  // claim.created event) survives even when no port can be leased, e.g. an exact port that
+  // already has a listener.
   if (!claim) {
     claim = {
       id: uuid(),
@@ -129,6 +131,7 @@ async function acquire(ctx: Ctx): Promise<unknown> {
       exactPort: claim.exactPort,
     });
   }
+  const port = choosePort(ctx, claim, alloc.preferredPort, alloc.exactPort);
   const token = newSecret();
   const lease: Lease = {
     id: uuid(),
@@ -158,20 +161,17 @@ async function acquire(ctx: Ctx): Promise<unknown> {
 
 function choosePort(
   ctx: Ctx,
-  claim: Claim | null,
+  claim: Claim,
   preferred: number | undefined,
   exact: number | undefined,
 ): number {
-  const claimId = claim?.id ?? null;
+  const claimId = claim.id;
   // A claim that already holds an assignment only ever gets that port.
-  const fixed = claim?.assignedPort ?? exact;
+  const fixed = claim.assignedPort ?? exact;
   if (fixed !== undefined && fixed !== null) {
     const blocker = blockerFor(ctx, fixed, claimId);
     if (blocker === "live_listener") {
-      throw fail.conflict(`Port ${fixed} already has a listener.`, {
-        port: fixed,
-        reason: "live_listener",
-      });
+      throw fail.conflict(`Port ${fixed} already has a listener.`, { port: fixed });
     }
     if (blocker) {
       throw fail.conflict(`Port ${fixed} is held by another claim or lease.`, {
@@ -197,7 +197,7 @@ function leaseFor(ctx: Ctx): Lease {
 const renewSchema = z.object({ leaseToken: tokenSchema });
 
 function renew(ctx: Ctx): unknown {
-  const body = parseWith(renewSchema, ctx.body, "The renew request is not valid.");
+  const body = parseWith(renewSchema, ctx.body);
   sweepLeases(ctx);
   const lease = leaseFor(ctx);
   checkLease(lease, body.leaseToken, ctx.at);
@@ -217,11 +217,14 @@ const confirmSchema = z.object({
 });
 
 function confirm(ctx: Ctx): unknown {
-  const body = parseWith(confirmSchema, ctx.body, "The confirm request is not valid.");
+  const body = parseWith(confirmSchema, ctx.body);
   // No sweep here: an overdue lease reports lease_expired, as upstream.
   const lease = leaseFor(ctx);
-  checkLease(lease, body.leaseToken, ctx.at);
+  // The daemon takes fresh listener evidence BEFORE it looks at the lease state or token:
+  // with nothing (or a stranger) listening, even a bad token or a settled lease is a 409
+  // ownership conflict.
   const proof = proveOwnership(ctx, lease.port, body.rootPid);
+  checkLease(lease, body.leaseToken, ctx.at);
   const run = newRun(ctx, lease, body.rootPid, proof);
   lease.state = "confirmed";
   lease.updatedAt = ctx.at;
@@ -250,7 +253,7 @@ function confirm(ctx: Ctx): unknown {
 const abandonSchema = z.object({ leaseToken: tokenSchema, reason: abandonReasonSchema });
 
 function abandon(ctx: Ctx): unknown {
-  const body = parseWith(abandonSchema, ctx.body, "The abandon request is not valid.");
+  const body = parseWith(abandonSchema, ctx.body);
   const lease = leaseFor(ctx);
   checkLease(lease, body.leaseToken, ctx.at);
   lease.state = body.reason === "address-in-use" ? "collision" : "abandoned";
@@ -267,9 +270,9 @@ function release(ctx: Ctx): unknown {
 }
 
 export const leaseRoutes: Route[] = [
-  { method: "POST", path: "/v1/leases/acquire", handler: acquire },
-  { method: "POST", path: "/v1/leases/:leaseId/renew", handler: renew },
-  { method: "POST", path: "/v1/leases/:leaseId/confirm", handler: confirm },
-  { method: "POST", path: "/v1/leases/:leaseId/abandon", handler: abandon },
+  { method: "POST", path: "/v1/leases/acquire", handler: acquire, body: acquireSchema },
+  { method: "POST", path: "/v1/leases/:leaseId/renew", handler: renew, body: renewSchema },
+  { method: "POST", path: "/v1/leases/:leaseId/confirm", handler: confirm, body: confirmSchema },
+  { method: "POST", path: "/v1/leases/:leaseId/abandon", handler: abandon, body: abandonSchema },
   { method: "POST", path: "/v1/runs/:runId/release", handler: release },
 ];

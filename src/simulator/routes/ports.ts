@@ -31,7 +31,7 @@ const portsQuery = z.object({
 });
 
 function listPorts(ctx: Ctx): unknown {
-  const q = parseWith(portsQuery, Object.fromEntries(ctx.query), "The port filters are not valid.");
+  const q = parseWith(portsQuery, Object.fromEntries(ctx.query));
   const ports = q.port !== undefined
     ? knownPorts(ctx).filter((p) => p === q.port)
     : knownPorts(ctx);
@@ -53,7 +53,7 @@ function listPorts(ctx: Ctx): unknown {
 const reclaimSchema = z.object({ policy: policySchema, dryRun: z.boolean().default(false) });
 
 async function reclaimRoute(ctx: Ctx): Promise<unknown> {
-  const body = parseWith(reclaimSchema, ctx.body, "The reclaim request is not valid.");
+  const body = parseWith(reclaimSchema, ctx.body);
   return await reclaim(ctx, Number(ctx.params.port), body.policy, body.dryRun, "reclaim");
 }
 
@@ -64,7 +64,7 @@ const evictSchema = z.object({
 });
 
 async function evictRoute(ctx: Ctx): Promise<unknown> {
-  const body = parseWith(evictSchema, ctx.body, "The eviction request is not valid.");
+  const body = parseWith(evictSchema, ctx.body);
   return await reclaim(ctx, Number(ctx.params.port), body.policy, body.dryRun, "unsafe-eviction");
 }
 
@@ -75,6 +75,6 @@ export const portRoutes: Route[] = [
     path: "/v1/ports/:port",
     handler: (ctx) => inventoryEntry(ctx, Number(ctx.params.port)),
   },
-  { method: "POST", path: "/v1/ports/:port/reclaim", handler: reclaimRoute },
-  { method: "POST", path: "/v1/ports/:port/unsafe-evict", handler: evictRoute },
+  { method: "POST", path: "/v1/ports/:port/reclaim", handler: reclaimRoute, body: reclaimSchema },
+  { method: "POST", path: "/v1/ports/:port/unsafe-evict", handler: evictRoute, body: evictSchema },
 ];

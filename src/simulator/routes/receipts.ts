@@ -7,7 +7,7 @@ import { fail, parseWith, ProtocolError } from "../errors.ts";
 import { forecast, type Policy, reclaim } from "../reclamation.ts";
 import { inventoryEntry } from "../inventory.ts";
 import type { Route } from "../router.ts";
-import { policySchema, uuidSchema } from "../schemas.ts";
+import { policySchema, settingsBodySchema, uuidSchema } from "../schemas.ts";
 import { documentText, normalizeDefinition, type StackDefinition } from "../stackdef.ts";
 import type { Receipt } from "../state.ts";
 import { canonicalJson, clone, iso, sha256Hex, uuid } from "../util.ts";
@@ -40,6 +40,9 @@ interface ActionSpec {
   execute(ctx: Ctx, proposal: Json, target: string, receipt: Receipt): unknown | Promise<unknown>;
   /** Optional hook run on fresh evidence before the hash check (document drift). */
   precheck?(receipt: Receipt, fresh: Json): void;
+  /** Body schemas checked before negotiation (besides the idempotency key / receipt id). */
+  previewBody?: z.ZodType[];
+  executeBody?: z.ZodType[];
 }
 
 const keySchema = z.object({ idempotencyKey: z.string().min(1).max(256).optional() });
@@ -48,7 +51,7 @@ const executeSchema = z.object({ receiptId: uuidSchema });
 const hashOf = (proposal: Json, observed: Json) => sha256Hex(canonicalJson({ proposal, observed }));
 
 async function preview(ctx: Ctx, spec: ActionSpec): Promise<unknown> {
-  const { idempotencyKey } = parseWith(keySchema, ctx.body, "The preview request is not valid.");
+  const { idempotencyKey } = parseWith(keySchema, ctx.body);
   const targetId = spec.target(ctx);
   const proposal = await spec.proposal(ctx);
   const observed = await spec.observe(ctx, proposal, targetId);
@@ -101,14 +104,15 @@ function previewView(r: Receipt): unknown {
 }
 
 async function execute(ctx: Ctx, spec: ActionSpec): Promise<unknown> {
-  const { receiptId } = parseWith(executeSchema, ctx.body, "The execute request is not valid.");
+  const { receiptId } = parseWith(executeSchema, ctx.body);
   const receipt = ctx.state.receipts.get(receiptId);
-  if (!receipt) throw fail.receipt("not_found", `Receipt ${receiptId} was not found.`);
+  if (!receipt) throw fail.receipt("not_found", `Receipt ${receiptId} was not found.`, receiptId);
   const targetId = spec.target(ctx);
   if (receipt.action !== spec.action || receipt.targetId !== targetId) {
     throw fail.receipt(
       "receipt_mismatch",
       "The receipt was issued for a different action or target.",
+      receipt.id,
     );
   }
   if (receipt.state === "completed") {
@@ -123,6 +127,7 @@ async function execute(ctx: Ctx, spec: ActionSpec): Promise<unknown> {
     throw fail.receipt(
       "receipt_mismatch",
       "The evidence changed since the preview; preview again.",
+      receipt.id,
     );
   }
   receipt.state = "executing";
@@ -137,11 +142,14 @@ async function execute(ctx: Ctx, spec: ActionSpec): Promise<unknown> {
   }
 }
 
+const reclaimBody = z.object({ policy: policySchema });
+
 const reclaimAction: ActionSpec = {
   action: "port.reclaim",
   targetType: "port",
+  previewBody: [reclaimBody],
   target: (ctx) => ctx.params.port,
-  proposal: (ctx) => ({ policy: parseWith(z.object({ policy: policySchema }), ctx.body).policy }),
+  proposal: (ctx) => ({ policy: parseWith(reclaimBody, ctx.body).policy }),
   observe: (ctx, p, target) => {
     const port = Number(target);
     const f = forecast(ctx, port, p.policy as Policy, "reclaim");
@@ -161,9 +169,10 @@ const reclaimAction: ActionSpec = {
 const reassignAction: ActionSpec = {
   action: "claim.reassign",
   targetType: "claim",
+  previewBody: [reassignSchema],
   target: (ctx) => ctx.params.claimId,
   proposal: (ctx) => {
-    const p = parseWith(reassignSchema, ctx.body, "The reassign preview is not valid.");
+    const p = parseWith(reassignSchema, ctx.body);
     return clone(p) as Json;
   },
   observe: (ctx, p, target) => {
@@ -201,8 +210,9 @@ const olderThanBody = z.object({ olderThanMilliseconds: olderThanSchema });
 const claimsPruneAction: ActionSpec = {
   action: "claims.prune",
   targetType: "claim-collection",
+  previewBody: [olderThanBody],
   target: () => "global",
-  proposal: (ctx) => parseWith(olderThanBody, ctx.body, "The prune preview is not valid."),
+  proposal: (ctx) => parseWith(olderThanBody, ctx.body),
   observe: (ctx, p) => pruneClaims(ctx, p.olderThanMilliseconds as number, true),
   execute: (ctx, p) => pruneClaims(ctx, p.olderThanMilliseconds as number, false),
 };
@@ -210,8 +220,9 @@ const claimsPruneAction: ActionSpec = {
 const stacksPruneAction: ActionSpec = {
   action: "stacks.prune",
   targetType: "stack-collection",
+  previewBody: [olderThanBody],
   target: () => "global",
-  proposal: (ctx) => parseWith(olderThanBody, ctx.body, "The prune preview is not valid."),
+  proposal: (ctx) => parseWith(olderThanBody, ctx.body),
   observe: (ctx, p) => pruneStacks(ctx, p.olderThanMilliseconds as number, true),
   execute: (ctx, p) => pruneStacks(ctx, p.olderThanMilliseconds as number, false),
 };
@@ -219,6 +230,7 @@ const stacksPruneAction: ActionSpec = {
 const settingsAction: ActionSpec = {
   action: "settings.update",
   targetType: "settings",
+  previewBody: [settingsBodySchema],
   target: () => "global",
   proposal: (ctx) => {
     const { updates, merged } = mergeSettings(ctx.settings, ctx.body.updates);
@@ -237,7 +249,10 @@ const stackRootBody = z.object({ stackRoot: z.string().min(1) });
 const applyAction: ActionSpec = {
   action: "stack.apply",
   targetType: "stack-root",
-  target: (ctx) => parseWith(stackRootBody, ctx.body, "stackRoot is required.").stackRoot,
+  // The definition itself is checked later and reported with documentCode.
+  previewBody: [stackRootBody],
+  executeBody: [stackRootBody],
+  target: (ctx) => parseWith(stackRootBody, ctx.body).stackRoot,
   proposal: (ctx) => {
     const result = normalizeDefinition(ctx.body.definition);
     if (!result.ok) {
@@ -300,8 +315,18 @@ const applyAction: ActionSpec = {
 
 function pair(path: string, spec: ActionSpec): Route[] {
   return [
-    { method: "POST", path: `${path}/preview`, handler: (ctx) => preview(ctx, spec) },
-    { method: "POST", path: `${path}/execute`, handler: (ctx) => execute(ctx, spec) },
+    {
+      method: "POST",
+      path: `${path}/preview`,
+      handler: (ctx) => preview(ctx, spec),
+      body: [keySchema, ...(spec.previewBody ?? [])],
+    },
+    {
+      method: "POST",
+      path: `${path}/execute`,
+      handler: (ctx) => execute(ctx, spec),
+      body: [executeSchema, ...(spec.executeBody ?? [])],
+    },
   ];
 }
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { canonicalStackRoot, readDocument } from "../document.ts";
 import type { Ctx } from "../core.ts";
-import { fail, parseWith } from "../errors.ts";
+import { fail, parseWith, SCHEMA_MESSAGE } from "../errors.ts";
 import { sweepLeases } from "../lifecycle.ts";
 import { providersFor } from "../providers.ts";
 import type { Route } from "../router.ts";
@@ -19,7 +19,7 @@ import { olderThanSchema } from "./claims.ts";
 
 export function stackOr404(ctx: Ctx, stackId: string): Stack {
   const stack = ctx.state.stacks.get(stackId);
-  if (!stack) throw fail.notFound(`Stack ${stackId} was not found.`, { stackId });
+  if (!stack) throw fail.notFound(`Stack ${stackId} was not found.`);
   return stack;
 }
 
@@ -198,11 +198,7 @@ async function listStacks(ctx: Ctx): Promise<unknown> {
       filter: "workspaceRoot",
     });
   }
-  const q = parseWith(
-    stacksQuery,
-    Object.fromEntries(ctx.query),
-    "The stack filters are not valid.",
-  );
+  const q = parseWith(stacksQuery, Object.fromEntries(ctx.query));
   const root = q.stackRoot !== undefined ? await canonicalStackRoot(q.stackRoot, "reason") : null;
   return [...ctx.state.stacks.values()].filter((s) =>
     (q.project === undefined || s.project === q.project) && (root === null || s.stackRoot === root)
@@ -217,11 +213,11 @@ const applySchema = z.strictObject({
 });
 
 async function apply(ctx: Ctx): Promise<unknown> {
-  const body = parseWith(applySchema, ctx.body, "The stack definition is not valid.");
+  const body = parseWith(applySchema, ctx.body);
   const root = await canonicalStackRoot(body.stackRoot, "reason");
   const normalized = normalizeDefinition(body.definition);
   if (!normalized.ok) {
-    throw fail.invalid("The stack definition is not valid.", { issues: normalized.issues });
+    throw fail.invalid(SCHEMA_MESSAGE, { issues: normalized.issues });
   }
   return applyStack(ctx, root, normalized.definition, normalized.revision);
 }
@@ -250,16 +246,17 @@ function status(ctx: Ctx): unknown {
   };
 }
 
+const documentQuery = z.object({ stackRoot: z.string().min(1) });
+
 async function stackDocument(ctx: Ctx): Promise<unknown> {
-  const stackRoot = ctx.query.get("stackRoot");
-  if (stackRoot === null || stackRoot === "") throw fail.invalid("stackRoot is required.");
+  const { stackRoot } = parseWith(documentQuery, Object.fromEntries(ctx.query));
   return await readDocument(await canonicalStackRoot(stackRoot, "documentCode"));
 }
 
 const validateSchema = z.strictObject({ client: z.unknown(), definition: z.unknown() });
 
 function validate(ctx: Ctx): unknown {
-  const body = parseWith(validateSchema, ctx.body, "The validation request is not valid.");
+  const body = parseWith(validateSchema, ctx.body);
   const result = normalizeDefinition(body.definition);
   return result.ok
     ? { valid: true, definition: result.definition, revision: result.revision, issues: [] }
@@ -362,7 +359,7 @@ export function pruneStacks(ctx: Ctx, olderThan: number, dryRun: boolean): Recor
 const pruneSchema = z.object({ olderThanMilliseconds: olderThanSchema, dryRun: z.boolean() });
 
 function pruneRoute(ctx: Ctx): unknown {
-  const body = parseWith(pruneSchema, ctx.body, "The prune request is not valid.");
+  const body = parseWith(pruneSchema, ctx.body);
   return pruneStacks(ctx, body.olderThanMilliseconds, body.dryRun);
 }
 
@@ -373,9 +370,14 @@ export const stackRoutes: Route[] = [
     path: "/v1/stacks/:stackId",
     handler: (ctx) => stackView(stackOr404(ctx, ctx.params.stackId)),
   },
-  { method: "POST", path: "/v1/stacks/apply", handler: apply },
-  { method: "POST", path: "/v1/stacks/prune", handler: pruneRoute },
+  { method: "POST", path: "/v1/stacks/apply", handler: apply, body: applySchema },
+  { method: "POST", path: "/v1/stacks/prune", handler: pruneRoute, body: pruneSchema },
   { method: "POST", path: "/v1/stacks/:stackId/status", handler: status },
   { method: "GET", path: "/v1/stack-document", handler: stackDocument },
-  { method: "POST", path: "/v1/actions/stack-definition/validate", handler: validate },
+  {
+    method: "POST",
+    path: "/v1/actions/stack-definition/validate",
+    handler: validate,
+    body: validateSchema,
+  },
 ];
