@@ -28,8 +28,9 @@ export function confinedFlags(socketPath: string): string[] {
     `--allow-env=${SOCKET_ENV_VARS.join(",")}`,
     "--no-prompt",
     "--quiet",
-    // A long-lived bridge makes many small requests; V8's default young generation grows to
-    // tens of MiB of RSS that it never returns. 1 MiB semi-spaces keep RSS flat over a soak.
-    "--v8-flags=--max-semi-space-size=1",
+    // A long-lived bridge makes many small requests. V8's defaults let the young generation
+    // and the old-space growth factor settle at ~130 MiB RSS after a few thousand calls;
+    // 1 MiB semi-spaces and --optimize-for-size settle near 93 MiB for ~0.1 ms per call.
+    "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
   ];
 }
