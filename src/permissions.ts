@@ -8,10 +8,12 @@
 export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as const;
 
 /**
- * URL host used for HTTP over the Unix socket. `.invalid` can never resolve (RFC 6761), so
- * the net grant for it cannot reach any real machine.
+ * URL host used for HTTP over the Unix socket. Deno looks the URL host up even when the
+ * connection goes to a Unix socket, so a name would cost a DNS query per new connection (and
+ * stall where DNS is unreachable). An IP literal from the discard-only prefix (RFC 6666)
+ * needs no lookup, and the net grant for it cannot reach any machine.
  */
-export const DAEMON_URL_HOST = "portreeve.invalid";
+export const DAEMON_URL_HOST = "[100::]";
 
 /** Deno `run`/`compile` flags confining the process to one daemon socket (plus one V8 flag). */
 export function confinedFlags(socketPath: string): string[] {
@@ -27,6 +29,8 @@ export function confinedFlags(socketPath: string): string[] {
     `--allow-net=unix:${socketPath},${DAEMON_URL_HOST}`,
     `--allow-env=${SOCKET_ENV_VARS.join(",")}`,
     "--no-prompt",
+    // No code from the network at run time: a compromised dependency cannot import() a URL.
+    "--no-remote",
     "--quiet",
     // A long-lived bridge makes many small requests. V8's defaults let the young generation
     // and the old-space growth factor settle at ~130 MiB RSS after a few thousand calls;

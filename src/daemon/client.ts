@@ -132,10 +132,8 @@ export class DaemonClient {
 
   async #gate(options: CallOptions): Promise<void> {
     const verdict = await this.compatibility(options.signal);
-    // A negative verdict is not kept (reliability suite fix): the user is told to upgrade and
-    // restart the daemon, and nothing else would ever re-probe it, so every gated tool stayed
-    // portreeve_incompatible until the bridge itself was restarted. One health GET per call
-    // while incompatible is cheap.
+    // A negative verdict is not kept: the user is told to upgrade and restart the daemon, and
+    // the next call must see the new one. One health GET per call while incompatible is cheap.
     if (!verdict.compatible) {
       this.invalidate();
       throw incompatible(verdict.health, verdict.reason);

@@ -131,11 +131,8 @@ export class UnixHttp {
     // Any other failure may have left a broken pooled connection behind.
     this.reset();
     const cause = describe(error);
-    // Only a failed connect proves the daemon never saw the request. (Reliability suite fix:
-    // the former /connect|.../ also matched "connection", e.g. "error reading a body from
-    // connection" or "connection closed before message completed", so a mutation cut off
-    // mid-answer was reported as "daemon not running" without the unknown-outcome warning,
-    // and a read over a dropped keep-alive connection was not re-sent.)
+    // Only a failed connect proves the daemon never saw the request; anything after that
+    // (e.g. "connection closed before message completed") leaves a mutation's outcome unknown.
     return new HttpError(
       !answering && /\(Connect\)|No such file|Connection refused/i.test(cause)
         ? { kind: "connect", cause }

@@ -3,7 +3,7 @@
  * never buffered whole or parsed: we keep only a short head and tail, so that the error we
  * answer can still carry the request id when it is plainly visible at the top level.
  */
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
 const EDGE_BYTES = 256;
@@ -142,10 +142,22 @@ function checkEnvelope(value: unknown): Frame {
     ) {
       return reject(id, INVALID_REQUEST, "The params must be an object.");
     }
-    return { kind: "message", message: msg as JSONRPCMessage };
+    // The SDK silently drops a message its strict schemas refuse, and the host would wait
+    // forever: pass on only the JSON-RPC members, and answer what it would still refuse.
+    const message = {
+      jsonrpc: "2.0",
+      ...(hasId ? { id: msg.id } : {}),
+      method: msg.method,
+      ...("params" in msg ? { params: msg.params } : {}),
+    } as JSONRPCMessage;
+    if (hasId && !isJSONRPCRequest(message)) {
+      return reject(id, INVALID_REQUEST, "The params do not match MCP's request envelope (_meta).");
+    }
+    return { kind: "message", message };
   }
   if (hasId && ("result" in msg || "error" in msg)) {
-    return { kind: "message", message: msg as JSONRPCMessage };
+    const body = "result" in msg ? { result: msg.result } : { error: msg.error };
+    return { kind: "message", message: { jsonrpc: "2.0", id: msg.id, ...body } as JSONRPCMessage };
   }
   return reject(id, INVALID_REQUEST, "Not a JSON-RPC request, notification or response.");
 }

@@ -81,8 +81,22 @@ export class FramedStdioTransport implements Transport {
   #dispatch(frames: Frame[]): void {
     for (const frame of frames) {
       if (frame.kind === "message") {
-        const m = frame.message as { id?: string | number; method?: string };
+        const m = frame.message as {
+          id?: string | number;
+          method?: string;
+          params?: { requestId?: unknown };
+        };
         if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+        // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
+        if (m.method === "notifications/cancelled" && m.id === undefined) {
+          const cancelled = m.params?.requestId;
+          if (
+            (typeof cancelled === "string" || typeof cancelled === "number") &&
+            this.#pending.delete(cancelled) && this.#pending.size === 0
+          ) {
+            queueMicrotask(() => this.#drained?.());
+          }
+        }
         this.onmessage?.(frame.message);
       } else {
         this.send({

@@ -31,6 +31,15 @@ export const HEALTH = {
   mode: "fake",
 };
 
+/** Marks `record` aborted if the client drops `request` before `answered` is set. */
+export function watchAbort(request: Request, record: FakeRequest): { answered: boolean } {
+  const state = { answered: false };
+  request.signal.addEventListener("abort", () => {
+    if (!state.answered) record.aborted = true;
+  }, { once: true });
+  return state;
+}
+
 export function envelope(data: unknown): string {
   return JSON.stringify({ protocolVersion: 1, requestId: crypto.randomUUID(), data });
 }
@@ -38,8 +47,10 @@ export function envelope(data: unknown): string {
 export async function startFakeDaemon(socketPath: string, route: FakeRoute): Promise<FakeDaemon> {
   const requests: FakeRequest[] = [];
   const fake: FakeDaemon = { socketPath, requests, route, close: () => Promise.resolve() };
-  const server = await new Promise<Deno.HttpServer<Deno.UnixAddr>>((resolve) => {
-    const s = Deno.serve({ path: socketPath, onListen: () => resolve(s) }, async (request) => {
+  const listening = Promise.withResolvers<void>();
+  const server = Deno.serve(
+    { path: socketPath, onListen: () => listening.resolve() },
+    async (request) => {
       const url = new URL(request.url);
       const text = await request.text();
       const record: FakeRequest = {
@@ -49,13 +60,13 @@ export async function startFakeDaemon(socketPath: string, route: FakeRoute): Pro
         aborted: false,
       };
       requests.push(record);
-      request.signal.addEventListener("abort", () => record.aborted = true, { once: true });
       if (url.pathname === "/v1/health") {
         return new Response(envelope(HEALTH), { headers: { "content-type": "application/json" } });
       }
       return await fake.route(request, record);
-    });
-  });
+    },
+  );
+  await listening.promise;
   fake.close = async () => {
     await server.shutdown();
     await Deno.remove(socketPath).catch(() => {});

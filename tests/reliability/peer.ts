@@ -109,7 +109,9 @@ export function attachPeer(
     const isResponse = "id" in m && ("result" in m || "error" in m);
     const isNotification = typeof m.method === "string" && !("id" in m);
     if (!isResponse && !isNotification) {
-      violations.push(`line ${frames}: neither a response nor a notification: ${text.slice(0, 200)}`);
+      violations.push(
+        `line ${frames}: neither a response nor a notification: ${text.slice(0, 200)}`,
+      );
       return;
     }
     if ("error" in m) {
@@ -224,20 +226,28 @@ export function frame(message: unknown): string {
   return JSON.stringify(message) + "\n";
 }
 
+/** Reads /proc/<pid>/status through `cat`: Deno asks for --allow-all to read another /proc. */
+async function procStatus(pid: number): Promise<string | undefined> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return out.success ? new TextDecoder().decode(out.stdout) : undefined;
+}
+
 export async function readMemory(pid: number): Promise<{ rssKiB: number; hwmKiB: number }> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
+  const status = await procStatus(pid);
+  if (!status) throw new Error(`process ${pid} is gone`);
+  const field = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
   return { rssKiB: field("VmRSS"), hwmKiB: field("VmHWM") };
 }
 
 /** Whether `pid` still runs (a zombie awaiting its reaper counts as gone). */
-export function alive(pid: number): boolean {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    return !/^State:\s+[ZX]/m.test(status);
-  } catch {
-    return false;
-  }
+export async function alive(pid: number): Promise<boolean> {
+  const status = await procStatus(pid);
+  return status !== undefined && !/^State:\s+[ZX]/m.test(status);
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -263,7 +273,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function until(check: () => boolean, timeoutMs: number, stepMs = 20): Promise<boolean> {
+export async function until(
+  check: () => boolean,
+  timeoutMs: number,
+  stepMs = 20,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (check()) return true;

@@ -1,0 +1,82 @@
+/**
+ * Issue 7 §5 — output flood. 200 concurrent calls written in one burst (large list answers
+ * among them, so stdout carries megabytes), then a long run of sequential calls. Every answer
+ * must match its own request, each id is answered exactly once, stdout stays frames only, and
+ * the bridge's memory stays bounded (VmRSS / VmHWM from /proc). No time is asserted: where
+ * DNS is slow (as in the CI sandbox) the burst takes 10–25 s, because every NEW daemon
+ * connection first looks up the URL host `portreeve.invalid` (see the suite's report).
+ */
+import assert from "node:assert/strict";
+import { withSimulator } from "../e2e/harness.ts";
+import { seeder } from "../e2e/seed.ts";
+import { checkAnswer, mib, mixedCall, seedClaims } from "./load.ts";
+import { frame, idKey, sleep, spawnPeer, type ToolResult } from "./peer.ts";
+
+const CONCURRENT = 200;
+const SEQUENTIAL = 1_500;
+/** Peak RSS bound for the bridge process (a bare Deno is ~35 MiB, the SDK ~70 MiB). */
+const PEAK_LIMIT_MIB = 300;
+
+Deno.test("output flood: 200 concurrent and 1,500 sequential calls stay correct, one answer per id, bounded memory", async () => {
+  const env = await withSimulator();
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
+  const seed = seeder(env.socketPath);
+  const peer = spawnPeer({ socketPath: env.socketPath });
+  try {
+    const seeded = await seedClaims(seed, workspace, 120);
+    await peer.initialize();
+    const idle = await peer.memory();
+
+    const calls = Array.from({ length: CONCURRENT }, (_, i) => mixedCall(i, seeded));
+    const burst = calls.map((call, i) =>
+      frame({
+        jsonrpc: "2.0",
+        id: `flood-${i}`,
+        method: "tools/call",
+        params: { name: call.name, arguments: call.args },
+      })
+    ).join("");
+    const started = performance.now();
+    await peer.send(burst);
+    const answers = await Promise.all(calls.map((_, i) => peer.response(`flood-${i}`, 60_000)));
+    const burstMs = performance.now() - started;
+    answers.forEach((m, i) => {
+      assert.ok("result" in m, `flood-${i}: ${JSON.stringify(m.error)}`);
+      checkAnswer(calls[i], m.result as ToolResult);
+    });
+    const afterBurst = await peer.memory();
+    const stdoutBytes = peer.stdoutText().length;
+
+    const seqStarted = performance.now();
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const call = mixedCall(CONCURRENT + i, seeded);
+      checkAnswer(call, await peer.tool(call.name, call.args, 30_000));
+    }
+    const seqMs = performance.now() - seqStarted;
+    await sleep(300); // any duplicate answer would have arrived by now
+    for (let i = 0; i < CONCURRENT; i++) {
+      assert.equal(peer.byId.get(idKey(`flood-${i}`))?.length, 1, `flood-${i} answered once`);
+    }
+    for (const [key, list] of peer.byId) assert.equal(list.length, 1, `${key} answered once`);
+    const end = await peer.memory();
+    assert.deepEqual(peer.violations, [], "stdout carried frames only");
+    assert.ok(end.hwmKiB < PEAK_LIMIT_MIB * 1024, `peak RSS ${mib(end.hwmKiB)}`);
+    console.log(
+      `burst of ${CONCURRENT}: ${Math.round(burstMs)} ms, ${
+        (stdoutBytes / 1024 / 1024).toFixed(1)
+      } MiB of stdout; ${SEQUENTIAL} sequential: ${Math.round(seqMs)} ms (${
+        (seqMs / SEQUENTIAL).toFixed(2)
+      } ms/call)\nbridge RSS idle ${mib(idle.rssKiB)}, after burst ${mib(afterBurst.rssKiB)}, end ${
+        mib(end.rssKiB)
+      }, peak ${mib(end.hwmKiB)}`,
+    );
+    await peer.closeStdin();
+    assert.equal((await peer.exited()).code, 0);
+  } finally {
+    await peer.closeStdin();
+    await peer.exited();
+    seed.close();
+    await env.cleanup();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
