@@ -4,9 +4,10 @@
  * asserts a time. Run it on an idle machine; figures are medians over repeated runs.
  *
  *   BENCH_RUNS=15 BENCH_SOAK=10000 deno task bench
+ *   PORTREEVE_LIVE_SOCKET=/path/to/portreeve.sock deno task bench   # also per call vs a real daemon
  */
 import { fileURLToPath } from "node:url";
-import { confinedFlags } from "../src/permissions.ts";
+import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
 
@@ -59,10 +60,10 @@ class Peer {
   #lines = new Map<number, string>();
   #nextId = 100;
 
-  constructor(args: readonly string[]) {
+  constructor(args: readonly string[], socket = socketPath) {
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...confinedFlags(socketPath), ...args],
-      env: { PORTREEVE_SOCKET: socketPath },
+      args: ["run", ...confinedFlags(socket), ...args],
+      env: { PORTREEVE_SOCKET: socket },
       stdin: "piped",
       stdout: "piped",
       stderr: "null",
@@ -139,15 +140,24 @@ async function coldStart(
   return { ms: median(times), hwm: median(hwms), listBytes };
 }
 
-async function timeCalls(fn: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 20; i++) await fn();
-  const times: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
+/** Times two ways of doing the same thing, alternating call by call so both see the same machine. */
+async function timePair(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<[number, number]> {
+  for (let i = 0; i < 20; i++) {
+    await a();
+    await b();
   }
-  return median(times);
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < CALLS; i++) {
+    for (const [k, fn] of [[0, a], [1, b]] as const) {
+      const started = performance.now();
+      await fn();
+      times[k].push(performance.now() - started);
+    }
+  }
+  return [median(times[0]), median(times[1])];
 }
 
 async function deno(args: string[]): Promise<void> {
@@ -205,32 +215,44 @@ rows.push([
 
 // ── Per-call overhead against the same request sent straight to the socket ──────────────
 console.error(`per call: ${CALLS} calls each…`);
-const peer = new Peer([root("dist/main.js"), "serve"]);
-await peer.send(OPENING);
-await peer.response(1);
-const http = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
-const direct = (path: string) => async () =>
-  await (await fetch(`http://portreeve.invalid${path}`, { client: http })).text();
-const mcpHealth = await timeCalls(() => peer.call("portreeve_health"));
-const directHealth = await timeCalls(direct("/v1/health"));
-const mcpPorts = await timeCalls(() => peer.call("portreeve_ports_list"));
-const directPorts = await timeCalls(direct("/v1/ports"));
-rows.push([
-  "portreeve_health through MCP",
-  fmt(mcpHealth, "ms"),
-  `${ratio(mcpHealth, directHealth)} direct ${fmt(directHealth, "ms")}; ${
-    ratio(mcpHealth, anchor.warmLatency_ms.portreeve_health_x200.median)
-  } anchor`,
-  "≤ 1.5×",
-]);
-rows.push([
-  "portreeve_ports_list through MCP (fresh lsof)",
-  fmt(mcpPorts, "ms"),
-  `${ratio(mcpPorts, directPorts)} direct ${fmt(directPorts, "ms")}; ${
-    ratio(mcpPorts, anchor.warmLatency_ms.portreeve_ports_list_x200.median)
-  } anchor`,
-  "≤ 1.1×",
-]);
+/** Health and ports_list through MCP against the same requests sent straight to `socket`. */
+async function perCall(socket: string, label: string): Promise<Peer> {
+  const peer = new Peer([root("dist/main.js"), "serve"], socket);
+  await peer.send(OPENING);
+  await peer.response(1);
+  const http = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+  const direct = (path: string) => async () =>
+    await (await fetch(`http://${DAEMON_URL_HOST}${path}`, { client: http })).text();
+  const [mcpHealth, directHealth] = await timePair(
+    () => peer.call("portreeve_health"),
+    direct("/v1/health"),
+  );
+  const [mcpPorts, directPorts] = await timePair(
+    () => peer.call("portreeve_ports_list"),
+    direct("/v1/ports"),
+  );
+  http.close();
+  rows.push([
+    `portreeve_health through MCP${label}`,
+    fmt(mcpHealth, "ms"),
+    `${ratio(mcpHealth, directHealth)} direct ${fmt(directHealth, "ms")}; ${
+      ratio(mcpHealth, anchor.warmLatency_ms.portreeve_health_x200.median)
+    } anchor`,
+    "≤ 1.5×",
+  ]);
+  rows.push([
+    `portreeve_ports_list through MCP${label}`,
+    fmt(mcpPorts, "ms"),
+    `${ratio(mcpPorts, directPorts)} direct ${fmt(directPorts, "ms")}; ${
+      ratio(mcpPorts, anchor.warmLatency_ms.portreeve_ports_list_x200.median)
+    } anchor`,
+    "≤ 1.1×",
+  ]);
+  return peer;
+}
+const live = Deno.env.get("PORTREEVE_LIVE_SOCKET");
+if (live) await (await perCall(live, " (real daemon)")).close();
+const peer = await perCall(socketPath, " (simulator)");
 
 // ── Soak: RSS growth over SOAK mixed calls ───────────────────────────────────────────────
 console.error(`soak: ${SOAK} calls…`);
@@ -258,7 +280,6 @@ rows.push([
   "",
 ]);
 await peer.close();
-http.close();
 
 // ── Context cost per toolset ─────────────────────────────────────────────────────────────
 for (const toolset of TOOLSETS) {
