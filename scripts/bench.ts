@@ -122,22 +122,30 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
-async function coldStart(
-  args: readonly string[],
-): Promise<{ ms: number; hwm: number; listBytes: number }> {
-  const times: number[] = [];
-  const hwms: number[] = [];
-  let listBytes = 0;
+interface Cold {
+  ms: number;
+  hwm: number;
+}
+
+/**
+ * Spawn → initialize → tools/list for each program, round-robin (one run of each, RUNS
+ * times), so drift on a busy machine hits every program alike; medians of time and VmHWM.
+ */
+async function coldStarts(programs: readonly (readonly string[])[]): Promise<Cold[]> {
+  const times = programs.map(() => [] as number[]);
+  const hwms = programs.map(() => [] as number[]);
   for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    const peer = new Peer(args);
-    await peer.send(OPENING);
-    listBytes = (await peer.response(1)).length + 1;
-    times.push(performance.now() - started);
-    hwms.push((await peer.memory()).hwm);
-    await peer.close();
+    for (const [k, args] of programs.entries()) {
+      const started = performance.now();
+      const peer = new Peer(args);
+      await peer.send(OPENING);
+      await peer.response(1);
+      times[k].push(performance.now() - started);
+      hwms[k].push((await peer.memory()).hwm);
+      await peer.close();
+    }
   }
-  return { ms: median(times), hwm: median(hwms), listBytes };
+  return programs.map((_, k) => ({ ms: median(times[k]), hwm: median(hwms[k]) }));
 }
 
 /** Times two ways of doing the same thing, alternating call by call so both see the same machine. */
@@ -171,11 +179,13 @@ const fmt = (n: number, unit: string) => `${n.toFixed(unit === "ms" && n < 10 ? 
 
 // ── Cold start and peak memory ───────────────────────────────────────────────────────────
 console.error(`cold start: ${RUNS} runs each…`);
-const bridgeSrc = await coldStart([root("main.ts"), "serve"]);
-const bridgeBundle = await coldStart([root("dist/main.js"), "serve"]);
-const floorSrc = await coldStart([root("scripts/bench/sdk_floor.ts")]);
-const floorBundle = await coldStart([`${floorDir}/sdk_floor.js`]);
-const bare = await coldStart([root("scripts/bench/bare.ts")]);
+const [bridgeSrc, bridgeBundle, floorSrc, floorBundle, bare] = await coldStarts([
+  [root("main.ts"), "serve"],
+  [root("dist/main.js"), "serve"],
+  [root("scripts/bench/sdk_floor.ts")],
+  [`${floorDir}/sdk_floor.js`],
+  [root("scripts/bench/bare.ts")],
+]);
 const anchorStart = anchor.coldStart_ms.spawnToToolsListComplete.median as number;
 const anchorRss = anchor.peakRss_MiB.afterToolsList_VmHWM.median as number;
 rows.push([

@@ -81,14 +81,14 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   );
 
   const bridge = createBridge({ socket, label, toolset });
-  const { catalogue, services } = bridge;
+  const { catalogue } = bridge;
   const shutdown = new AbortController();
   let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
   try {
     for (const era of ["legacy", "modern"] as const) {
       const session = await openSession(
         era,
-        () => createServer(catalogue, services, shutdown.signal),
+        () => createServer(catalogue, bridge.services, shutdown.signal),
       );
       try {
         const listed = session.frames.find((f) => Array.isArray(f.result?.tools));

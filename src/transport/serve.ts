@@ -25,7 +25,7 @@ export function serve(options: ServeOptions): Promise<never> {
   configureLogging(options.logLevel);
   const log = logger("serve");
   const bridge = createBridge(options);
-  const { catalogue, services } = bridge;
+  const { catalogue } = bridge;
 
   const shutdown = new AbortController();
   let finished: () => void;
@@ -45,7 +45,7 @@ export function serve(options: ServeOptions): Promise<never> {
   };
 
   const transport = new FramedStdioTransport();
-  const handle = serveStdio(() => createServer(catalogue, services, shutdown.signal), {
+  const handle = serveStdio(() => createServer(catalogue, bridge.services, shutdown.signal), {
     legacy: "serve",
     transport,
     onerror: (error) => log.warn(`transport: ${error.message}`),
@@ -58,7 +58,7 @@ export function serve(options: ServeOptions): Promise<never> {
     tools: catalogue.size,
     toolset: options.toolset,
     socket: options.socket.path,
-    runId: services.bridge.runId,
+    runId: bridge.runId,
   });
   return done.then(() => Deno.exit(0));
 }

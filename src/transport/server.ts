@@ -18,7 +18,7 @@ export const INSTRUCTIONS =
 
 export function createServer(
   catalogue: Catalogue,
-  services: Services,
+  services: () => Promise<Services>,
   shutdown: AbortSignal,
 ): Server {
   const server = new Server(
@@ -41,9 +41,9 @@ export function createServer(
       );
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
-    return catalogue.call(name, args, { ...services, signal: linked.signal }).finally(
-      linked.release,
-    );
+    return services()
+      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal }))
+      .finally(linked.release);
   });
   return server;
 }

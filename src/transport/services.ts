@@ -1,16 +1,13 @@
 /**
  * Builds what a served catalogue needs, once per process: the daemon client, custody with its
  * renewers, the memory of settled calls and the facts diagnostics report. Used by `serve` and
- * `doctor`, so both run exactly the same server.
+ * `doctor`, so both run exactly the same server. The services load on the first tools/call:
+ * a handshake and tools/list need none of them, so hosts get their answer sooner.
  */
 import { Catalogue } from "../catalogue/catalogue.ts";
 import type { Services } from "../catalogue/context.ts";
-import { Memory } from "../catalogue/memory.ts";
-import { daemonRenewers } from "../catalogue/renewers.ts";
-import { Custody } from "../custody/mod.ts";
-import { DaemonClient, type Timeouts } from "../daemon/client.ts";
+import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
-import { BridgeError, Codes } from "../daemon/errors.ts";
 import type { Toolset } from "../toolsets.ts";
 import { grantProblem } from "./grant.ts";
 import { logger } from "./logging.ts";
@@ -26,16 +23,48 @@ export interface BridgeSetup {
 
 export interface Bridge {
   catalogue: Catalogue;
-  services: Services;
+  runId: string;
+  /** The services, built on first use and shared by every call after. */
+  services(): Promise<Services>;
   /** Stops renewals, erases every credential and drops daemon connections. */
   close(): Promise<void>;
 }
 
 export function createBridge(setup: BridgeSetup): Bridge {
-  const log = logger("bridge");
   const runId = crypto.randomUUID();
+  const catalogue = new Catalogue(setup.toolset);
   const misconfiguration = grantProblem(setup.socket.path);
-  if (misconfiguration) log.error(misconfiguration);
+  if (misconfiguration) logger("bridge").error(misconfiguration);
+  let built: Promise<Services> | undefined;
+  return {
+    catalogue,
+    runId,
+    services: () => built ??= build(setup, catalogue, runId, misconfiguration),
+    async close() {
+      if (!built) return;
+      const services = await built;
+      await services.custody.close();
+      services.daemon.close();
+    },
+  };
+}
+
+async function build(
+  setup: BridgeSetup,
+  catalogue: Catalogue,
+  runId: string,
+  misconfiguration: string | undefined,
+): Promise<Services> {
+  const [{ DaemonClient }, { Custody }, { Memory }, { daemonRenewers }, { BridgeError, Codes }] =
+    await Promise
+      .all([
+        import("../daemon/client.ts"),
+        import("../custody/mod.ts"),
+        import("../catalogue/memory.ts"),
+        import("../catalogue/renewers.ts"),
+        import("../daemon/errors.ts"),
+      ]);
+  const log = logger("bridge");
   const daemon = new DaemonClient({
     socketPath: setup.socket.path,
     runId,
@@ -54,8 +83,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
     // Ids and codes only: custody events never carry secrets or handles.
     onEvent: (event) => log.debug("custody {type}", { ...event }),
   });
-  const catalogue = new Catalogue(setup.toolset);
-  const services: Services = {
+  return {
     daemon,
     custody,
     memory: new Memory(),
@@ -67,14 +95,6 @@ export function createBridge(setup: BridgeSetup): Bridge {
       toolset: setup.toolset,
       requiredCapabilities: catalogue.requiredCapabilities(),
       misconfiguration,
-    },
-  };
-  return {
-    catalogue,
-    services,
-    async close() {
-      await custody.close();
-      daemon.close();
     },
   };
 }
