@@ -26,6 +26,7 @@ for (let port = 42000; port < 42030; port++) {
 }
 
 const floorDir = `${dir}/floor`;
+const floorCallEntry = root("scripts/bench/sdk_call_floor.ts");
 await deno([
   "bundle",
   "--quiet",
@@ -148,24 +149,18 @@ async function coldStarts(programs: readonly (readonly string[])[]): Promise<Col
   return programs.map((_, k) => ({ ms: median(times[k]), hwm: median(hwms[k]) }));
 }
 
-/** Times two ways of doing the same thing, alternating call by call so both see the same machine. */
-async function timePair(
-  a: () => Promise<unknown>,
-  b: () => Promise<unknown>,
-): Promise<[number, number]> {
-  for (let i = 0; i < 20; i++) {
-    await a();
-    await b();
-  }
-  const times: [number[], number[]] = [[], []];
+/** Times ways of doing the same thing, alternating call by call so all see the same machine. */
+async function timeAlternating(fns: (() => Promise<unknown>)[]): Promise<number[]> {
+  for (let i = 0; i < 20; i++) for (const fn of fns) await fn();
+  const times = fns.map(() => [] as number[]);
   for (let i = 0; i < CALLS; i++) {
-    for (const [k, fn] of [[0, a], [1, b]] as const) {
+    for (const [k, fn] of fns.entries()) {
       const started = performance.now();
       await fn();
       times[k].push(performance.now() - started);
     }
   }
-  return [median(times[0]), median(times[1])];
+  return times.map(median);
 }
 
 async function deno(args: string[]): Promise<void> {
@@ -228,36 +223,37 @@ console.error(`per call: ${CALLS} calls each…`);
 /** Health and ports_list through MCP against the same requests sent straight to `socket`. */
 async function perCall(socket: string, label: string): Promise<Peer> {
   const peer = new Peer([root("dist/main.js"), "serve"], socket);
-  await peer.send(OPENING);
-  await peer.response(1);
+  const floor = new Peer([floorCallEntry], socket);
+  for (const p of [peer, floor]) {
+    await p.send(OPENING);
+    await p.response(1);
+  }
   const http = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
   const direct = (path: string) => async () =>
     await (await fetch(`http://${DAEMON_URL_HOST}${path}`, { client: http })).text();
-  const [mcpHealth, directHealth] = await timePair(
-    () => peer.call("portreeve_health"),
-    direct("/v1/health"),
-  );
-  const [mcpPorts, directPorts] = await timePair(
-    () => peer.call("portreeve_ports_list"),
-    direct("/v1/ports"),
-  );
+  for (
+    const [tool, path, target] of [
+      ["portreeve_health", "/v1/health", "≤ 1.5×"],
+      ["portreeve_ports_list", "/v1/ports", "≤ 1.1×"],
+    ] as const
+  ) {
+    const [mcp, viaFloor, straight] = await timeAlternating([
+      () => peer.call(tool),
+      () => floor.call("get", { path }),
+      direct(path),
+    ]);
+    const anchorMs = anchor.warmLatency_ms[`${tool}_x200`].median as number;
+    rows.push([
+      `${tool} through MCP${label}`,
+      fmt(mcp, "ms"),
+      `${ratio(mcp, straight)} direct ${fmt(straight, "ms")}; ${
+        ratio(mcp, viaFloor)
+      } SDK call floor ${fmt(viaFloor, "ms")}; ${ratio(mcp, anchorMs)} anchor`,
+      target,
+    ]);
+  }
   http.close();
-  rows.push([
-    `portreeve_health through MCP${label}`,
-    fmt(mcpHealth, "ms"),
-    `${ratio(mcpHealth, directHealth)} direct ${fmt(directHealth, "ms")}; ${
-      ratio(mcpHealth, anchor.warmLatency_ms.portreeve_health_x200.median)
-    } anchor`,
-    "≤ 1.5×",
-  ]);
-  rows.push([
-    `portreeve_ports_list through MCP${label}`,
-    fmt(mcpPorts, "ms"),
-    `${ratio(mcpPorts, directPorts)} direct ${fmt(directPorts, "ms")}; ${
-      ratio(mcpPorts, anchor.warmLatency_ms.portreeve_ports_list_x200.median)
-    } anchor`,
-    "≤ 1.1×",
-  ]);
+  await floor.close();
   return peer;
 }
 const live = Deno.env.get("PORTREEVE_LIVE_SOCKET");
