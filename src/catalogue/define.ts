@@ -85,6 +85,11 @@ const TOOLSET_OF: Record<ToolKind, Toolset> = {
   execute: "full",
 };
 
+/** The smallest toolset that registers a tool of this kind. */
+export function toolsetOf(kind: ToolKind): Toolset {
+  return TOOLSET_OF[kind];
+}
+
 /** Whether a tool of this kind is registered under `toolset`. */
 export function inToolset(kind: ToolKind, toolset: Toolset): boolean {
   return TOOLSETS.indexOf(TOOLSET_OF[kind]) <= TOOLSETS.indexOf(toolset);

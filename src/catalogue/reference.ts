@@ -1,17 +1,13 @@
 /** The README's tool reference, derived from the definitions (kept in sync by a test). */
 import { ALL_TOOLS } from "./index.ts";
-import { inToolset } from "./define.ts";
+import { toolsetOf } from "./define.ts";
 
 export const REFERENCE_START = "<!-- tool-reference:start -->";
 export const REFERENCE_END = "<!-- tool-reference:end -->";
 
 export function toolReference(): string {
   const rows = ALL_TOOLS.map((tool) => {
-    const toolset = inToolset(tool.kind, "read")
-      ? "read"
-      : inToolset(tool.kind, "coordinate")
-      ? "coordinate"
-      : "full";
+    const toolset = toolsetOf(tool.kind);
     const description = tool.description.replace(/\|/g, "\\|");
     return `| \`${tool.name}\` | ${tool.kind} | ${toolset} | ${description} |`;
   });

@@ -36,7 +36,6 @@ export const Codes = {
   misconfigured: "portreeve_misconfigured",
   cancelled: "portreeve_cancelled",
   conflict: "portreeve_conflict",
-  credentialUnavailable: "portreeve_credential_unavailable",
   internal: "portreeve_internal",
 } as const;
 
