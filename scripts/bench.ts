@@ -183,18 +183,16 @@ const [bridgeSrc, bridgeBundle, floorSrc, floorBundle, bare] = await coldStarts(
 ]);
 const anchorStart = anchor.coldStart_ms.spawnToToolsListComplete.median as number;
 const anchorRss = anchor.peakRss_MiB.afterToolsList_VmHWM.median as number;
-rows.push([
-  "cold start, source (spawn → tools/list)",
-  fmt(bridgeSrc.ms, "ms"),
-  `${ratio(bridgeSrc.ms, floorSrc.ms)} SDK floor ${fmt(floorSrc.ms, "ms")}`,
-  "≤ 1.15×",
-]);
-rows.push([
-  "cold start, bundle",
-  fmt(bridgeBundle.ms, "ms"),
-  `${ratio(bridgeBundle.ms, floorBundle.ms)} SDK floor ${fmt(floorBundle.ms, "ms")}`,
-  "≤ 1.15×",
-]);
+/** A row comparing the bridge with the SDK floor run the same way. */
+const versusFloor = (label: string, ours: number, floor: number, unit: string, extra = "") =>
+  rows.push([
+    label,
+    fmt(ours, unit),
+    `${ratio(ours, floor)} SDK floor ${fmt(floor, unit)}${extra}`,
+    "≤ 1.15×",
+  ]);
+versusFloor("cold start, source (spawn → tools/list)", bridgeSrc.ms, floorSrc.ms, "ms");
+versusFloor("cold start, bundle", bridgeBundle.ms, floorBundle.ms, "ms");
 rows.push([
   "cold start vs bare Deno / vs anchor",
   fmt(bridgeBundle.ms, "ms"),
@@ -203,20 +201,14 @@ rows.push([
   } anchor ${fmt(anchorStart, "ms")}`,
   "",
 ]);
-rows.push([
-  "peak RSS after tools/list, source",
-  fmt(bridgeSrc.hwm, "MiB"),
-  `${ratio(bridgeSrc.hwm, floorSrc.hwm)} SDK floor ${fmt(floorSrc.hwm, "MiB")}`,
-  "≤ 1.15×",
-]);
-rows.push([
+versusFloor("peak RSS after tools/list, source", bridgeSrc.hwm, floorSrc.hwm, "MiB");
+versusFloor(
   "peak RSS after tools/list, bundle",
-  fmt(bridgeBundle.hwm, "MiB"),
-  `${ratio(bridgeBundle.hwm, floorBundle.hwm)} SDK floor ${fmt(floorBundle.hwm, "MiB")}; ${
-    ratio(bridgeBundle.hwm, anchorRss)
-  } anchor`,
-  "≤ 1.15×",
-]);
+  bridgeBundle.hwm,
+  floorBundle.hwm,
+  "MiB",
+  `; ${ratio(bridgeBundle.hwm, anchorRss)} anchor`,
+);
 
 // ── Per-call overhead against the same request sent straight to the socket ──────────────
 console.error(`per call: ${CALLS} calls each…`);

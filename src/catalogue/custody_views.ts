@@ -2,7 +2,7 @@
 import type { RenewalFailure } from "../custody/mod.ts";
 import { iso } from "./daemon_calls.ts";
 
-export function custodyTimes(held: { custodyExpiresAt: number; maximumCustodyExpiresAt: number }) {
+export function custodyView(held: { custodyExpiresAt: number; maximumCustodyExpiresAt: number }) {
   return {
     custodyExpiresAt: iso(held.custodyExpiresAt),
     maximumCustodyExpiresAt: iso(held.maximumCustodyExpiresAt),

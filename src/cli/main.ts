@@ -2,9 +2,9 @@
 import { parseArgs } from "node:util";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 import { denoEnv, discoverSocket, SocketPathError } from "../daemon/discovery.ts";
-import { type Toolset, TOOLSETS } from "../catalogue/define.ts";
-import { LOG_LEVELS, type LogLevelName } from "../transport/logging.ts";
-import { checkLabel } from "./label.ts";
+import { TOOLSETS } from "../toolsets.ts";
+import { LOG_LEVELS } from "../transport/logging.ts";
+import { checkLabel, oneOf, UsageError } from "./options.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 
@@ -30,8 +30,6 @@ Socket: --socket, else $PORTREEVE_SOCKET, else the platform default
               (default 600000 = 10 min; lower values are for tests and drills).
 
 Exit codes: 0 ok, 2 usage error; doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
-
-class UsageError extends Error {}
 
 export async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -109,8 +107,8 @@ async function runServe(args: string[]): Promise<number> {
     stdio.stdout(HELP + "\n");
     return EXIT.ok;
   }
-  const toolset = oneOf(values.toolset, TOOLSETS, "--toolset") as Toolset;
-  const logLevel = oneOf(values["log-level"], LOG_LEVELS, "--log-level") as LogLevelName;
+  const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
+  const logLevel = oneOf(values["log-level"], LOG_LEVELS, "--log-level");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   const socket = discoverSocket(values.socket, denoEnv);
   const custodyMs = values["custody-ms"] === undefined
@@ -127,11 +125,4 @@ function custodyWindow(raw: string): number {
     throw new UsageError(`--custody-ms must be an integer from 1000 to 600000 (got "${raw}")`);
   }
   return ms;
-}
-
-export function oneOf(value: string, allowed: readonly string[], flag: string): string {
-  if (!allowed.includes(value)) {
-    throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
-  }
-  return value;
 }

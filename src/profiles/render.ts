@@ -9,7 +9,7 @@ import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
 
 import { type Toolset, TOOLSETS } from "../toolsets.ts";
-import { LABEL_PATTERN } from "../cli/label.ts";
+import { LABEL_PATTERN } from "../cli/options.ts";
 export { type Toolset, TOOLSETS };
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";

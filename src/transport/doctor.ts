@@ -6,9 +6,9 @@
 import { parseArgs } from "node:util";
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { type Toolset, TOOLSETS } from "../toolsets.ts";
+import { TOOLSETS } from "../toolsets.ts";
 import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
-import { checkLabel } from "../cli/label.ts";
+import { checkLabel, oneOf } from "../cli/options.ts";
 import { createServer } from "./server.ts";
 import { createBridge } from "./services.ts";
 import { grantProblem } from "./grant.ts";
@@ -54,12 +54,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
       json: { type: "boolean" },
     },
   });
-  if (!(TOOLSETS as readonly string[]).includes(values.toolset)) {
-    throw new RangeError(
-      `--toolset must be one of ${TOOLSETS.join(", ")} (got "${values.toolset}")`,
-    );
-  }
-  const toolset = values.toolset as Toolset;
+  const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
   const socket = discoverSocket(values.socket, denoEnv);

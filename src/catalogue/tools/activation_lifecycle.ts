@@ -17,7 +17,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, id, mutate, read } from "../daemon_calls.ts";
-import { custodyTimes as custodyView } from "../custody_views.ts";
+import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
 import { invalidInput } from "../../daemon/errors.ts";
 

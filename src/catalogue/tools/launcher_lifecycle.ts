@@ -14,7 +14,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, id, mutate, read } from "../daemon_calls.ts";
-import { custodyTimes as custodyView, failureView } from "../custody_views.ts";
+import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../daemon/errors.ts";
 
 const CAPS = ["launcher-operations-v1"];

@@ -16,7 +16,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, id, iso, mutate } from "../daemon_calls.ts";
-import { custodyTimes as custodyView, failureView } from "../custody_views.ts";
+import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../daemon/errors.ts";
 
 const CAPS = ["two-phase-allocation-v1"];
