@@ -21,7 +21,10 @@ export function readByPost(
   });
 }
 
-/** A POST that changes state: sent once, never retried by the bridge. */
+/**
+ * A POST that changes state. Re-sent only when the daemon provably never had it (a write on a
+ * connection the daemon had closed); an answer-less failure is reported as an unknown outcome.
+ */
 export function mutate(
   ctx: ToolContext,
   path: string,

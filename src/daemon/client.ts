@@ -47,6 +47,13 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** `retrySafe`: a read, may be re-sent after a broken connection. `gated`: checked against the
+ * compatibility verdict before sending. */
+interface SendMode {
+  retrySafe: boolean;
+  gated: boolean;
+}
+
 type Query = Record<string, string | number | boolean | undefined>;
 
 export class DaemonClient {
@@ -72,7 +79,7 @@ export class DaemonClient {
     const data = await this.#send("GET", "/v1/health", undefined, {
       signal,
       timeoutMs: this.#timeouts.probeMs,
-    }, true);
+    }, { retrySafe: true, gated: false });
     return checkHealth(data);
   }
 
@@ -98,12 +105,13 @@ export class DaemonClient {
     return this.#send("GET", path + toQueryString(query), undefined, {
       ...options,
       timeoutMs: options.timeoutMs ?? this.#timeouts.readMs,
-    }, true);
+    }, { retrySafe: true, gated: true });
   }
 
   /**
    * POSTs `body` plus our `client` block. `safe` marks read-like routes (status, resolve,
-   * validate...), which may be re-sent once over a fresh connection; mutations never are.
+   * validate...), which may be re-sent once over a fresh connection. Mutations are re-sent only
+   * when the daemon never had them (see `#attempt`).
    */
   async post(
     path: string,
@@ -114,7 +122,10 @@ export class DaemonClient {
     const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
     const timeoutMs = options.timeoutMs ??
       (options.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
-    return this.#send("POST", path, payload, { ...options, timeoutMs }, options.safe ?? false);
+    return this.#send("POST", path, payload, { ...options, timeoutMs }, {
+      retrySafe: options.safe ?? false,
+      gated: true,
+    });
   }
 
   close(): void {
@@ -164,17 +175,17 @@ export class DaemonClient {
     path: string,
     body: string | undefined,
     options: CallOptions & { timeoutMs: number },
-    retrySafe: boolean,
+    mode: SendMode,
   ): Promise<unknown> {
     const blocked = this.#preflight?.();
     if (blocked) throw blocked;
     let raw: RawResponse;
     try {
-      raw = await this.#attempt(method, path, body, options, retrySafe);
+      raw = await this.#attempt(method, path, body, options, mode);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       if (error.failure.kind !== "aborted") this.invalidate();
-      throw this.#mapFailure(error.failure, method === "POST" && !retrySafe);
+      throw this.#mapFailure(error.failure, method === "POST" && !mode.retrySafe);
     }
     try {
       return readEnvelope(raw);
@@ -189,7 +200,7 @@ export class DaemonClient {
     path: string,
     body: string | undefined,
     options: CallOptions & { timeoutMs: number },
-    retrySafe: boolean,
+    { retrySafe, gated }: SendMode,
   ): Promise<RawResponse> {
     const request = () =>
       this.#http.request({
@@ -203,11 +214,20 @@ export class DaemonClient {
     try {
       return await request();
     } catch (error) {
-      // A pooled connection the daemon closed (e.g. it restarted) fails before any answer;
-      // a read may safely go again once over a fresh connection.
-      if (retrySafe && error instanceof HttpError && error.failure.kind === "broken") {
+      if (!(error instanceof HttpError)) throw error;
+      const { kind } = error.failure;
+      // The daemon closed the pooled connection (it restarted) and never had the request, so
+      // even a mutation may go again once, over a fresh connection. A restarted daemon may be
+      // another version: gated calls re-check compatibility first.
+      if (kind === "unsent") {
+        if (gated) {
+          this.invalidate();
+          await this.#gate(options);
+        }
         return await request();
       }
+      // Whether the daemon saw a broken request is unknown: only reads may go again.
+      if (kind === "broken" && retrySafe) return await request();
       throw error;
     }
   }
@@ -218,6 +238,7 @@ export class DaemonClient {
       : "";
     switch (failure.kind) {
       case "connect":
+      case "unsent": // the daemon never had the request: nothing to be unsure about
         return unavailable(this.socketPath, failure.cause);
       case "broken": {
         const error = unavailable(this.socketPath, failure.cause);

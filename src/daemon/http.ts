@@ -19,6 +19,8 @@ export type HttpFailure =
   | { kind: "aborted" }
   | { kind: "permission"; cause: string }
   | { kind: "oversize"; limit: number }
+  /** The write failed on a connection the daemon had closed: it never got the whole request. */
+  | { kind: "unsent"; cause: string }
   | { kind: "broken"; cause: string };
 
 export class HttpError extends Error {
@@ -131,13 +133,16 @@ export class UnixHttp {
     // Any other failure may have left a broken pooled connection behind.
     this.reset();
     const cause = describe(error);
-    // Only a failed connect proves the daemon never saw the request; anything after that
-    // (e.g. "connection closed before message completed") leaves a mutation's outcome unknown.
-    return new HttpError(
-      !answering && /\(Connect\)|No such file|Connection refused/i.test(cause)
-        ? { kind: "connect", cause }
-        : { kind: "broken", cause },
-    );
+    if (answering) return new HttpError({ kind: "broken", cause });
+    // A failed connect, or EPIPE while writing (the peer had closed, typically a pooled
+    // connection to a daemon that has since restarted), prove the daemon never had the whole
+    // request. Anything else (e.g. "connection closed before message completed") leaves a
+    // mutation's outcome unknown.
+    if (/\(Connect\)|No such file|Connection refused/i.test(cause)) {
+      return new HttpError({ kind: "connect", cause });
+    }
+    if (/Broken pipe|os error 32\b/i.test(cause)) return new HttpError({ kind: "unsent", cause });
+    return new HttpError({ kind: "broken", cause });
   }
 }
 

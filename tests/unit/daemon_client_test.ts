@@ -83,6 +83,64 @@ Deno.test("daemon down → portreeve_unavailable (retryable); back up → works 
   }
 });
 
+/** A valid lease request for the simulator; `component` keeps each one distinct. */
+function acquireBody(workspaceRoot: string, component: string) {
+  return {
+    claim: { project: "restart", workspaceRoot, component, endpoint: "http", transport: "tcp" },
+    allocation: { mode: "ephemeral" },
+  };
+}
+
+Deno.test("after a daemon restart, a mutation on the stale pooled connection still lands, once", async () => {
+  const t = await setup();
+  const workspace = await Deno.makeTempDir();
+  try {
+    // Each round leaves a pooled keep-alive connection to the old daemon behind; the write on
+    // it fails with EPIPE, so the daemon never had the request and it may go again.
+    for (let round = 0; round < 10; round++) {
+      await t.client.get("/v1/config");
+      await t.sim.restart();
+      const healthBefore = t.sim.requests.filter((r) => r.path === "/v1/health").length;
+      await t.client.post("/v1/leases/acquire", acquireBody(workspace, `c${round}`));
+      const sent = t.sim.requests.filter((r) =>
+        r.path === "/v1/leases/acquire" &&
+        (r.body as { claim: { component: string } }).claim.component === `c${round}`
+      );
+      assert.equal(sent.length, 1, `round ${round}: the mutation reached the daemon once`);
+      const healthAfter = t.sim.requests.filter((r) => r.path === "/v1/health").length;
+      assert.ok(healthAfter - healthBefore <= 1, "at most one re-check of the new daemon");
+    }
+  } finally {
+    await t.done();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
+
+Deno.test("a daemon restarted as an incompatible version gets no mutation", async () => {
+  const t = await setup();
+  try {
+    await t.client.get("/v1/config");
+    await t.sim.close();
+    // Same socket, newer daemon speaking another protocol; the bridge's verdict is now stale.
+    const newer = await startSimulator({
+      socketPath: t.socketPath,
+      observeHost: false,
+      protocol: { minimum: 2, maximum: 2 },
+    });
+    try {
+      const error = await failure(
+        t.client.post("/v1/leases/acquire", acquireBody(t.socketPath, "api")),
+      );
+      assert.equal(error.code, "portreeve_incompatible", error.message);
+      assert.equal(newer.requests.filter((r) => r.path === "/v1/leases/acquire").length, 0);
+    } finally {
+      await newer.close();
+    }
+  } finally {
+    await t.done();
+  }
+});
+
 Deno.test("a missing capability is portreeve_incompatible with the missing names", async () => {
   const t = await setup();
   try {
