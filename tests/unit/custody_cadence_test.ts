@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
+import { holdLauncherO1, setupCustody as setup, T } from "./custody_fixture.ts";
 import { FakeClock } from "../../src/custody/fake_clock.ts";
 import { FakeRenewers } from "../../src/custody/fake_renewers.ts";
-import { Custody, type CustodyEvent, realClock, renewDelay } from "../../src/custody/mod.ts";
-
-const T = "t".repeat(43);
-
-function setup() {
-  const clock = new FakeClock();
-  const renewers = new FakeRenewers(clock);
-  const events: CustodyEvent[] = [];
-  const custody = new Custody({ clock, renewers, onEvent: (e) => events.push(e) });
-  return { clock, renewers, custody, events, t0: clock.now() };
-}
+import { Custody, realClock, renewDelay } from "../../src/custody/mod.ts";
 
 /** Offsets (ms from t0) of the renewer calls of one kind. */
 const offsets = (renewers: FakeRenewers, t0: number, kind = "lease") =>
@@ -85,12 +76,7 @@ Deno.test("an activation renews all its leases in one batch timed by the soonest
 
 Deno.test("launcher cadence is min(10 s, renewAfter, deadline/3)", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  custody.holdLauncher({
-    operationId: "O1",
-    credential: T,
-    deadlineAt: t0 + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
+  holdLauncherO1(custody, t0);
   await clock.advance(30_000);
   assert.deepEqual(offsets(renewers, t0, "launcher"), [10_000, 20_000, 30_000]);
   assert.equal(custody.heldLauncher("O1")?.deadlineAt, t0 + 60_000);
@@ -104,12 +90,7 @@ Deno.test("launcher cadence is min(10 s, renewAfter, deadline/3)", async () => {
 
 Deno.test("a short launcher deadline renews at a third of it", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  custody.holdLauncher({
-    operationId: "O1",
-    credential: T,
-    deadlineAt: t0 + 6_000,
-    renewAfterMilliseconds: 10_000,
-  });
+  holdLauncherO1(custody, t0, { deadlineAt: t0 + 6_000 });
   await clock.advance(2_000);
   assert.deepEqual(offsets(renewers, t0, "launcher"), [2_000]);
   await custody.close();

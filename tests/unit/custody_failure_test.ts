@@ -1,25 +1,16 @@
 import assert from "node:assert/strict";
+import { holdLauncherO1, setupCustody as setup, T } from "./custody_fixture.ts";
 import { FakeClock } from "../../src/custody/fake_clock.ts";
 import { FakeRenewalError, FakeRenewers } from "../../src/custody/fake_renewers.ts";
 import {
   CredentialUnavailableError,
   Custody,
-  type CustodyEvent,
   MINUTE_MS,
   RenewalFailedError,
 } from "../../src/custody/mod.ts";
 
-const T = "t".repeat(43);
 const unavailable = () => new FakeRenewalError("portreeve_unavailable", true, "daemon is down");
 const expired = () => new FakeRenewalError("portreeve_lease_expired", false, "lease expired");
-
-function setup(options: { maxTombstones?: number } = {}) {
-  const clock = new FakeClock();
-  const renewers = new FakeRenewers(clock);
-  const events: CustodyEvent[] = [];
-  const custody = new Custody({ clock, renewers, onEvent: (e) => events.push(e), ...options });
-  return { clock, renewers, custody, events, t0: clock.now() };
-}
 
 const lapsed = (code: string, at: number) => (e: unknown) =>
   e instanceof CredentialUnavailableError && e.renewalFailure?.code === code &&
@@ -267,12 +258,7 @@ Deno.test("a successful batch racing a partial settlement updates only held leas
 
 Deno.test("concurrent renewals of one operation are coalesced", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  const op = custody.holdLauncher({
-    operationId: "O1",
-    credential: T,
-    deadlineAt: t0 + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
+  const op = holdLauncherO1(custody, t0);
   const release = renewers.block();
   await clock.advance(10_000); // background renewal in flight
   const a = custody.renewLauncherNow("O1", op.handle);
@@ -290,12 +276,7 @@ Deno.test("concurrent renewals of one operation are coalesced", async () => {
 
 Deno.test("an explicit renewal failure rejects with RenewalFailedError and is recorded", async () => {
   const { renewers, custody, t0 } = setup();
-  const op = custody.holdLauncher({
-    operationId: "O1",
-    credential: T,
-    deadlineAt: t0 + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
+  const op = holdLauncherO1(custody, t0);
   renewers.failNext(unavailable());
   await assert.rejects(
     custody.renewLauncherNow("O1", op.handle, 30),
@@ -369,12 +350,7 @@ Deno.test("an onEvent that throws does not disturb custody", async () => {
 
 Deno.test("a launcher whose deadline passes unrenewed is erased with its last failure", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  const op = custody.holdLauncher({
-    operationId: "O1",
-    credential: T,
-    deadlineAt: t0 + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
+  const op = holdLauncherO1(custody, t0);
   renewers.failNext(unavailable(), 1_000);
   await clock.advance(30_000);
   assert.equal(custody.size, 0);

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../../src/custody/fake_clock.ts";
-import { FakeRenewers } from "../../src/custody/fake_renewers.ts";
+import { holdLauncherO1, setupCustody } from "./custody_fixture.ts";
 import {
   CredentialUnavailableError,
-  Custody,
+  type Custody,
   HANDLE_PATTERN,
   HandleCollisionError,
   isHandle,
@@ -11,11 +10,19 @@ import {
 
 const TOKEN = "tok_" + "S".repeat(39) + "-secret";
 
-function setup(randomFill?: (bytes: Uint8Array) => void) {
-  const clock = new FakeClock();
-  const renewers = new FakeRenewers(clock);
-  const custody = new Custody({ clock, renewers, randomFill });
-  return { clock, renewers, custody };
+/** Lease "L1" and activation "A1" (one lease, "L2"), both with 15 s left. */
+function holdLeaseAndActivation(custody: Custody, t0: number) {
+  const lease = custody.holdLease({ leaseId: "L1", token: TOKEN, expiresAt: t0 + 15_000 });
+  const act = custody.holdActivation("A1", [
+    {
+      leaseId: "L2",
+      token: TOKEN + "2",
+      expiresAt: t0 + 15_000,
+      component: "web",
+      endpoint: "http",
+    },
+  ]);
+  return { lease, act };
 }
 
 function decode(handle: string): Uint8Array {
@@ -24,7 +31,7 @@ function decode(handle: string): Uint8Array {
 }
 
 Deno.test("handles are 43-char base64url of 32 random bytes and never contain the secret", async () => {
-  const { clock, custody } = setup();
+  const { clock, custody } = setupCustody();
   const held = custody.holdLease({ leaseId: "L1", token: TOKEN, expiresAt: clock.now() + 15_000 });
   assert.match(held.handle, HANDLE_PATTERN);
   assert.ok(isHandle(held.handle));
@@ -42,7 +49,7 @@ Deno.test("handles are 43-char base64url of 32 random bytes and never contain th
 });
 
 Deno.test("handles are unique and spread over the whole alphabet", async () => {
-  const { clock, custody } = setup();
+  const { clock, custody } = setupCustody();
   const seen = new Set<string>();
   const chars = new Set<string>();
   for (let i = 0; i < 500; i++) {
@@ -71,8 +78,8 @@ Deno.test("isHandle rejects anything but exactly 43 base64url characters", () =>
 });
 
 Deno.test("a handle from one Custody is unknown to another", async () => {
-  const a = setup();
-  const b = setup();
+  const a = setupCustody();
+  const b = setupCustody();
   const held = a.custody.holdLease({
     leaseId: "L1",
     token: TOKEN,
@@ -86,23 +93,9 @@ Deno.test("a handle from one Custody is unknown to another", async () => {
 });
 
 Deno.test("a handle is bound to its kind", async () => {
-  const { clock, custody } = setup();
-  const lease = custody.holdLease({ leaseId: "L1", token: TOKEN, expiresAt: clock.now() + 15_000 });
-  const act = custody.holdActivation("A1", [
-    {
-      leaseId: "L2",
-      token: TOKEN + "2",
-      expiresAt: clock.now() + 15_000,
-      component: "web",
-      endpoint: "http",
-    },
-  ]);
-  const op = custody.holdLauncher({
-    operationId: "O1",
-    credential: TOKEN + "3",
-    deadlineAt: clock.now() + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
+  const { custody, t0 } = setupCustody();
+  const { lease, act } = holdLeaseAndActivation(custody, t0);
+  const op = holdLauncherO1(custody, t0, { credential: TOKEN + "3" });
   const actHandle = act.leases[0].handle;
   assert.throws(() => custody.useActivationLease("A1", lease.handle), CredentialUnavailableError);
   assert.throws(() => custody.useLauncher("L1", lease.handle), CredentialUnavailableError);
@@ -119,17 +112,8 @@ Deno.test("a handle is bound to its kind", async () => {
 });
 
 Deno.test("every unusable handle gets the same error", async () => {
-  const { clock, custody } = setup();
-  const lease = custody.holdLease({ leaseId: "L1", token: TOKEN, expiresAt: clock.now() + 15_000 });
-  const act = custody.holdActivation("A1", [
-    {
-      leaseId: "L2",
-      token: TOKEN + "2",
-      expiresAt: clock.now() + 15_000,
-      component: "web",
-      endpoint: "http",
-    },
-  ]);
+  const { custody, t0 } = setupCustody();
+  const { lease, act } = holdLeaseAndActivation(custody, t0);
   const messages = new Set<string>();
   const capture = (fn: () => unknown) => {
     try {
@@ -154,7 +138,7 @@ Deno.test("every unusable handle gets the same error", async () => {
 });
 
 Deno.test("a handle collision rolls the whole group back", async () => {
-  const { clock, custody } = setup((bytes) => bytes.fill(7));
+  const { clock, custody } = setupCustody({ randomFill: (bytes) => bytes.fill(7) });
   const now = clock.now();
   assert.throws(
     () =>
@@ -187,7 +171,7 @@ Deno.test("a handle collision rolls the whole group back", async () => {
 });
 
 Deno.test("holding validates its input without echoing secrets", async () => {
-  const { clock, custody } = setup();
+  const { clock, custody } = setupCustody();
   const now = clock.now();
   const bad = [
     () => custody.holdLease({ leaseId: "", token: TOKEN, expiresAt: now }),

@@ -1,24 +1,12 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../../src/custody/fake_clock.ts";
-import { FakeRenewers } from "../../src/custody/fake_renewers.ts";
+import { holdLauncherO1, setupCustody as setup, T } from "./custody_fixture.ts";
 import {
   CredentialUnavailableError,
-  Custody,
+  type Custody,
   CustodyClosedError,
-  type CustodyEvent,
   CustodyLimitError,
   MINUTE_MS,
 } from "../../src/custody/mod.ts";
-
-const T = "t".repeat(43);
-
-function setup() {
-  const clock = new FakeClock();
-  const renewers = new FakeRenewers(clock);
-  const events: CustodyEvent[] = [];
-  const custody = new Custody({ clock, renewers, onEvent: (e) => events.push(e) });
-  return { clock, renewers, custody, events, t0: clock.now() };
-}
 
 function holdThree(custody: Custody, t0: number) {
   return custody.holdActivation("A1", [
@@ -26,15 +14,6 @@ function holdThree(custody: Custody, t0: number) {
     { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "db", endpoint: "pg" },
     { leaseId: "L3", token: T + "3", expiresAt: t0 + 15_000, component: "cache", endpoint: "x" },
   ]);
-}
-
-function holdOp(custody: Custody, t0: number) {
-  return custody.holdLauncher({
-    operationId: "O1",
-    credential: T,
-    deadlineAt: t0 + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
 }
 
 Deno.test("custody lasts 10 minutes, then erases and stops renewing", async () => {
@@ -144,7 +123,7 @@ Deno.test("standalone leases can be extended too", async () => {
 
 Deno.test("renewLauncherNow heartbeats at once, extends, and reschedules", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  const op = holdOp(custody, t0);
+  const op = holdLauncherO1(custody, t0);
   await clock.advance(4_000);
   const beat = await custody.renewLauncherNow("O1", op.handle, 45);
   assert.deepEqual(renewers.calls.map((c) => c.at - t0), [4_000]);
@@ -174,7 +153,7 @@ Deno.test("renewLauncherNow heartbeats at once, extends, and reschedules", async
 Deno.test("settlement erases at once and is one-shot", async () => {
   const { clock, renewers, custody, t0 } = setup();
   const lease = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
-  const op = holdOp(custody, t0);
+  const op = holdLauncherO1(custody, t0);
   assert.equal(custody.settleLease(lease.handle), true);
   assert.equal(custody.settleLease(lease.handle), false);
   assert.throws(() => custody.useLease(lease.handle), CredentialUnavailableError);
@@ -220,7 +199,7 @@ Deno.test("activation settlement erases every credential no longer leased", asyn
 Deno.test("an activation or launcher handle used with the wrong owner is unavailable", async () => {
   const { custody, t0 } = setup();
   const act = holdThree(custody, t0);
-  const op = holdOp(custody, t0);
+  const op = holdLauncherO1(custody, t0);
   const h = act.leases[0].handle;
   assert.throws(() => custody.useActivationLease("A2", h), CredentialUnavailableError);
   assert.throws(() => custody.useLauncher("O2", op.handle), CredentialUnavailableError);
@@ -235,7 +214,7 @@ Deno.test("replay lookups return the existing handles while held", async () => {
   const { custody, t0 } = setup();
   const lease = custody.holdLease({ leaseId: "L9", token: T, expiresAt: t0 + 15_000 });
   const act = holdThree(custody, t0);
-  const op = holdOp(custody, t0);
+  const op = holdLauncherO1(custody, t0);
   assert.deepEqual(custody.heldLease("L9"), lease);
   assert.deepEqual(custody.heldActivation("A1"), act);
   assert.deepEqual(custody.heldLauncher("O1"), op);
@@ -261,7 +240,7 @@ Deno.test("close() aborts renewals, cancels timers, erases everything", async ()
   const { clock, renewers, custody, t0 } = setup();
   const lease = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
   holdThree(custody, t0);
-  const op = holdOp(custody, t0);
+  const op = holdLauncherO1(custody, t0);
   renewers.block();
   await clock.advance(5_000); // lease and activation renewals now hang
   assert.equal(renewers.calls.length, 2);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { holdLauncherO1 } from "./custody_fixture.ts";
 import { FakeClock } from "../../src/custody/fake_clock.ts";
 import { FakeRenewalError, FakeRenewers } from "../../src/custody/fake_renewers.ts";
 import { Custody, type CustodyEvent, MINUTE_MS } from "../../src/custody/mod.ts";
@@ -59,12 +60,7 @@ Deno.test("no public result, error, event or console line contains a raw secret"
       { leaseId: "L2", token: s2, expiresAt: t0 + 15_000, component: "web", endpoint: "http" },
       { leaseId: "L3", token: s3, expiresAt: t0 + 15_000, component: "db", endpoint: "pg" },
     ]));
-    const op = record(custody.holdLauncher({
-      operationId: "O1",
-      credential: s4,
-      deadlineAt: t0 + 30_000,
-      renewAfterMilliseconds: 10_000,
-    }));
+    const op = record(holdLauncherO1(custody, t0, { credential: s4 }));
     const doomed = record(custody.holdLease({ leaseId: "L5", token: s5, expiresAt: t0 + 15_000 }));
     const flaky = record(custody.holdLease({ leaseId: "L6", token: s6, expiresAt: t0 + 15_000 }));
     for (const handle of [lease.handle, op.handle, ...act.leases.map((l) => l.handle)]) {
