@@ -2,6 +2,7 @@
  * HTTP/1.1 over the daemon's Unix socket: `fetch` through a Unix-socket client (keep-alive,
  * abortable), a deadline per call, and response bodies bounded before anything parses them.
  */
+import { concatBytes } from "../bytes.ts";
 import { DAEMON_URL_HOST } from "../permissions.ts";
 import { type Linked, linkedSignal } from "./signals.ts";
 
@@ -109,13 +110,7 @@ export class UnixHttp {
       }
       parts.push(value);
     }
-    const body = new Uint8Array(size);
-    let offset = 0;
-    for (const part of parts) {
-      body.set(part, offset);
-      offset += part.length;
-    }
-    return new TextDecoder().decode(body);
+    return new TextDecoder().decode(concatBytes(parts, size));
   }
 
   #classify(

@@ -3,6 +3,7 @@
  * never buffered whole or parsed: we keep only a short head and tail, so that the error we
  * answer can still carry the request id when it is plainly visible at the top level.
  */
+import { concatBytes } from "../bytes.ts";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -51,7 +52,7 @@ export class LineSplitter {
   #append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     if (!this.#oversize && this.#size + bytes.length > this.maxBytes) {
-      const whole = concat(this.#parts, this.#size);
+      const whole = concatBytes(this.#parts, this.#size);
       this.#head = whole.slice(0, EDGE_BYTES);
       this.#tail = whole.slice(-EDGE_BYTES);
       this.#parts = [];
@@ -59,10 +60,10 @@ export class LineSplitter {
     }
     this.#size += bytes.length;
     if (this.#oversize) {
-      const joined = concat([this.#tail, bytes], this.#tail.length + bytes.length);
+      const joined = concatBytes([this.#tail, bytes], this.#tail.length + bytes.length);
       this.#tail = joined.slice(-EDGE_BYTES);
       if (this.#head.length < EDGE_BYTES) {
-        this.#head = concat([this.#head, bytes], this.#head.length + bytes.length)
+        this.#head = concatBytes([this.#head, bytes], this.#head.length + bytes.length)
           .slice(0, EDGE_BYTES);
       }
     } else {
@@ -73,7 +74,7 @@ export class LineSplitter {
   #finish(): Frame | undefined {
     const size = this.#size;
     const oversize = this.#oversize;
-    const body = oversize ? undefined : concat(this.#parts, size);
+    const body = oversize ? undefined : concatBytes(this.#parts, size);
     const head = this.#head;
     const tail = this.#tail;
     this.#parts = [];
@@ -187,15 +188,4 @@ function visibleId(head: Uint8Array, tail: Uint8Array): RequestId | null {
 
 function isBlank(bytes: Uint8Array): boolean {
   return bytes.every((b) => b === 32 || b === 9 || b === 13);
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

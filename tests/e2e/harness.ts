@@ -45,6 +45,17 @@ export function bridgeArgs(opts: BridgeOptions): string[] {
   ];
 }
 
+/** The confined `serve` process with piped stdio, for tests that speak raw frames. */
+export function spawnBridgeProcess(opts: BridgeOptions): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: bridgeArgs(opts),
+    env: { PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
 export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),

@@ -2,7 +2,7 @@
  * A raw stdio peer for the real `serve` process: writes exact bytes, reads every stdout byte,
  * so tests can send what no SDK client would and check that stdout carries frames only.
  */
-import { bridgeArgs, type BridgeOptions } from "./harness.ts";
+import { type BridgeOptions, spawnBridgeProcess } from "./harness.ts";
 
 export interface RawBridge {
   process: Deno.ChildProcess;
@@ -17,13 +17,7 @@ export interface RawBridge {
 }
 
 export function spawnRaw(opts: BridgeOptions): RawBridge {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: bridgeArgs(opts),
-    env: { PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const process = spawnBridgeProcess(opts);
   const writer = process.stdin.getWriter();
   const decoder = new TextDecoder();
   let out = "";

@@ -10,6 +10,7 @@
  * and no schema-invalid call reaches the daemon. The PRNG seed is printed; rerun a failure
  * with RELIABILITY_SEED=<seed>.
  */
+import { concatBytes } from "../../src/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelopeOf, type Id, idKey, type Message, sleep, spawnPeer } from "./peer.ts";
@@ -350,7 +351,7 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
       const tail = encoder.encode(`"}}`);
       add(
         `invalid UTF-8 ${bad.map((b) => b.toString(16)).join(" ")}`,
-        concat(head, new Uint8Array(bad), tail),
+        concatBytes([head, new Uint8Array(bad), tail]),
       );
     }
     for (const depth of [64, 1_000, 10_000, 100_000, 400_000]) {
@@ -430,7 +431,7 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
 
     const phaseB = expectations.slice(phaseA);
     // Write in irregular chunks so frames straddle reads.
-    const stream = concat(...phaseB.map((c) => concatLine(c.bytes)));
+    const stream = concatBytes(phaseB.map((c) => concatLine(c.bytes)));
     for (let offset = 0; offset < stream.length;) {
       const n = 1 + int(256 * 1024);
       await peer.send(stream.subarray(offset, offset + n));
@@ -517,15 +518,5 @@ function preview(bytes: Uint8Array): string {
 }
 
 function concatLine(bytes: Uint8Array): Uint8Array {
-  return concat(bytes, new Uint8Array([10]));
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  return concatBytes([bytes, new Uint8Array([10])]);
 }

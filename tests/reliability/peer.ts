@@ -4,7 +4,8 @@
  * UTF-8, one JSON-RPC 2.0 message per line). Responses are indexed by id, so thousands of
  * pipelined calls cost O(1) each (tests/e2e/raw.ts re-parses all of stdout per lookup).
  */
-import { bridgeArgs, type BridgeOptions } from "../e2e/harness.ts";
+import { concatBytes } from "../../src/bytes.ts";
+import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;
 export type Message = Record<string, unknown> & { id?: Id | null };
@@ -57,13 +58,7 @@ export interface Peer {
 }
 
 export function spawnPeer(opts: BridgeOptions): Peer {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: bridgeArgs(opts),
-    env: { PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const process = spawnBridgeProcess(opts);
   return attachPeer(process, process.stdin, process.stdout, process.stderr);
 }
 
@@ -138,7 +133,7 @@ export function attachPeer(
       let start = 0;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
         partial.push(chunk.subarray(start, i));
-        onLine(concat(partial));
+        onLine(concatBytes(partial));
         partial = [];
         start = i + 1;
       }
@@ -208,7 +203,7 @@ export function attachPeer(
     byId,
     frameCount: () => frames,
     violations,
-    stdoutText: () => new TextDecoder().decode(concat(chunks)),
+    stdoutText: () => new TextDecoder().decode(concatBytes(chunks)),
     stderrText: () => err,
     closeStdin: async () => {
       await writer.close().catch(() => {});
@@ -248,18 +243,6 @@ export async function readMemory(pid: number): Promise<{ rssKiB: number; hwmKiB:
 export async function alive(pid: number): Promise<boolean> {
   const status = await procStatus(pid);
   return status !== undefined && !/^State:\s+[ZX]/m.test(status);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const size = parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /** The tool envelope of a result, asserting the result carries one. */
