@@ -2,15 +2,12 @@
  * Issue 7 §5 — output flood. 200 concurrent calls written in one burst (large list answers
  * among them, so stdout carries megabytes), then a long run of sequential calls. Every answer
  * must match its own request, each id is answered exactly once, stdout stays frames only, and
- * the bridge's memory stays bounded (VmRSS / VmHWM from /proc). No time is asserted: where
- * DNS is slow (as in the CI sandbox) the burst takes 10–25 s, because every NEW daemon
- * connection first looks up the URL host `portreeve.invalid` (see the suite's report).
+ * the bridge's memory stays bounded (VmRSS / VmHWM from /proc). No time is asserted: the
+ * burst's duration depends on the machine, and is printed instead.
  */
 import assert from "node:assert/strict";
-import { withSimulator } from "../e2e/harness.ts";
-import { seeder } from "../e2e/seed.ts";
-import { checkAnswer, mib, mixedCall, seedClaims } from "./load.ts";
-import { frame, idKey, sleep, spawnPeer, type ToolResult } from "./peer.ts";
+import { checkAnswer, mib, mixedCall, withLoadedBridge } from "./load.ts";
+import { frame, idKey, sleep, type ToolResult } from "./peer.ts";
 
 const CONCURRENT = 200;
 const SEQUENTIAL = 1_500;
@@ -18,13 +15,7 @@ const SEQUENTIAL = 1_500;
 const PEAK_LIMIT_MIB = 300;
 
 Deno.test("output flood: 200 concurrent and 1,500 sequential calls stay correct, one answer per id, bounded memory", async () => {
-  const env = await withSimulator();
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const seed = seeder(env.socketPath);
-  const peer = spawnPeer({ socketPath: env.socketPath });
-  try {
-    const seeded = await seedClaims(seed, workspace, 120);
-    await peer.initialize();
+  await withLoadedBridge(120, async (peer, seeded) => {
     const idle = await peer.memory();
 
     const calls = Array.from({ length: CONCURRENT }, (_, i) => mixedCall(i, seeded));
@@ -70,13 +61,5 @@ Deno.test("output flood: 200 concurrent and 1,500 sequential calls stay correct,
         mib(end.rssKiB)
       }, peak ${mib(end.hwmKiB)}`,
     );
-    await peer.closeStdin();
-    assert.equal((await peer.exited()).code, 0);
-  } finally {
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-  }
+  });
 });

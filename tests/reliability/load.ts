@@ -4,14 +4,42 @@
  * pipelined runner that keeps a window of calls in flight over one bridge.
  */
 import assert from "node:assert/strict";
-import { seedClaim, type Seeder } from "../e2e/seed.ts";
-import { envelopeOf, frame, idKey, type Peer, type ToolResult } from "./peer.ts";
+import { withSimulator } from "../e2e/harness.ts";
+import { seedClaim, type Seeder, seeder } from "../e2e/seed.ts";
+import { envelopeOf, frame, idKey, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
 
 export interface Seeded {
   claims: { id: string; port: number }[];
 }
 
-export async function seedClaims(seed: Seeder, workspace: string, n: number): Promise<Seeded> {
+/**
+ * Runs `body` against one initialized bridge over a simulator holding `claims` seeded claims.
+ * When `body` returns, the bridge is closed and must exit 0; everything is cleaned up either way.
+ */
+export async function withLoadedBridge(
+  claims: number,
+  body: (peer: Peer, seeded: Seeded) => Promise<void>,
+): Promise<void> {
+  const env = await withSimulator();
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
+  const seed = seeder(env.socketPath);
+  const peer = spawnPeer({ socketPath: env.socketPath });
+  try {
+    const seeded = await seedClaims(seed, workspace, claims);
+    await peer.initialize();
+    await body(peer, seeded);
+    await peer.closeStdin();
+    assert.equal((await peer.exited()).code, 0);
+  } finally {
+    await peer.closeStdin();
+    await peer.exited();
+    seed.close();
+    await env.cleanup();
+    await Deno.remove(workspace, { recursive: true });
+  }
+}
+
+async function seedClaims(seed: Seeder, workspace: string, n: number): Promise<Seeded> {
   const claims = [];
   for (let i = 0; i < n; i++) {
     const lease = await seedClaim(seed, "load", workspace, `c${i}`);

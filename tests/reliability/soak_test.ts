@@ -12,10 +12,7 @@
  * call 500 is still printed so the ramp stays visible.
  */
 import assert from "node:assert/strict";
-import { withSimulator } from "../e2e/harness.ts";
-import { seeder } from "../e2e/seed.ts";
-import { mib, pipelined, seedClaims } from "./load.ts";
-import { spawnPeer } from "./peer.ts";
+import { mib, pipelined, withLoadedBridge } from "./load.ts";
 
 const MEASURED = 10_000;
 const EARLY = 500;
@@ -25,13 +22,7 @@ const WINDOW = 16;
 const MAX_GROWTH = 0.10;
 
 Deno.test("soak: 10,000 mixed calls through one bridge after a warm-up; RSS growth ≤ 10%", async () => {
-  const env = await withSimulator();
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const seed = seeder(env.socketPath);
-  const peer = spawnPeer({ socketPath: env.socketPath });
-  try {
-    const seeded = await seedClaims(seed, workspace, 40);
-    await peer.initialize();
+  await withLoadedBridge(40, async (peer, seeded) => {
     const start = await peer.memory();
     const started = performance.now();
     await pipelined(peer, seeded, 0, EARLY, WINDOW);
@@ -60,13 +51,5 @@ Deno.test("soak: 10,000 mixed calls through one bridge after a warm-up; RSS grow
       growth <= MAX_GROWTH,
       `RSS grew ${(growth * 100).toFixed(1)}% after warm-up (limit ${MAX_GROWTH * 100}%)`,
     );
-    await peer.closeStdin();
-    assert.equal((await peer.exited()).code, 0);
-  } finally {
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-  }
+  });
 });
