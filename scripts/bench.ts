@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
+import { measureScrub } from "./bench/scrub.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
 const SOAK = Number(Deno.env.get("BENCH_SOAK") ?? 10_000);
@@ -278,6 +279,17 @@ rows.push([
   "",
 ]);
 await peer.close();
+
+// ── Credential scrubber on the stdout path ───────────────────────────────────────────────
+for (const held of [10, 1000]) {
+  const cost = measureScrub(held);
+  rows.push([
+    `credential scrubber, ${held} credentials held`,
+    `${cost.msPerMiB.toFixed(1)} ms/MiB of frames`,
+    `${(cost.msPerMiB / cost.stringifyMsPerMiB).toFixed(1)}× JSON.stringify of the same frames`,
+    "",
+  ]);
+}
 
 // ── Context cost per toolset ─────────────────────────────────────────────────────────────
 for (const toolset of TOOLSETS) {

@@ -8,7 +8,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
-import { invalidInput, invalidResponse } from "../daemon/errors.ts";
+import { BridgeError, invalidInput, invalidResponse } from "../daemon/errors.ts";
+import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
@@ -73,7 +74,9 @@ export class Catalogue {
       if (!input.success) {
         throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
       }
-      const raw = await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data);
+      const raw = withoutCredentialFields(
+        await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data),
+      );
       // The output schema documents and checks the fields agents act on; the daemon's record
       // is returned whole (not stripped to those fields), so nothing it says is lost.
       const checked = tool.output.safeParse(raw);
@@ -84,7 +87,11 @@ export class Catalogue {
       }
       return success(raw, tool.summary(checked.data, input.data));
     } catch (error) {
-      return failure(asBridgeError(error));
+      const reported = asBridgeError(error);
+      const { code, message, retryable, details, nextStep } = reported;
+      return failure(
+        new BridgeError(code, message, retryable, withoutCredentialFields(details), nextStep),
+      );
     }
   }
 }

@@ -46,6 +46,12 @@
  * erases everything; afterwards every call throws `CustodyClosedError` (settle* return
  * quietly). JS strings cannot be zeroed: erasure drops every reference.
  *
+ * ## Scrubbing
+ * Every secret handed over is first recorded as keyed hashes of its 12-character windows
+ * (fragments.ts); `scrub(text)` replaces any such fragment in outgoing text, also split by
+ * spaces or punctuation, with `[redacted]`. The hashes outlive erasure (the process must
+ * still recognise what it once held) and die with the process; they give no secret back.
+ *
  * ## Errors
  * All extend `CustodyError` { code, retryable, message, details } so the catalogue can turn
  * them into result envelopes: `CredentialUnavailableError` (portreeve_credential_unavailable,
@@ -72,5 +78,6 @@ export {
   RenewalTimeoutError,
 } from "./errors.ts";
 export { HANDLE_PATTERN, isHandle } from "./handle.ts";
+export { CredentialFragments, FRAGMENT_LENGTH, REDACTED } from "./fragments.ts";
 export { Custody } from "./vault.ts";
 export type * from "./types.ts";

@@ -1,5 +1,6 @@
 import type { Clock } from "./clock.ts";
 import type { RandomFill } from "./handle.ts";
+import type { CredentialFragments } from "./fragments.ts";
 
 export type CredentialKind = "lease" | "activation" | "launcher";
 
@@ -74,6 +75,11 @@ export interface CustodyOptions<R extends LauncherRenewal = LauncherRenewal> {
   /** Bound on remembered terminal renewal failures (default 256). */
   maxTombstones?: number;
   onEvent?: (event: CustodyEvent) => void;
+  /**
+   * Where the vault records keyed hashes of its secrets' fragments, so output can be scrubbed
+   * of them even after erasure (one per process; a fresh one when unset).
+   */
+  fragments?: CredentialFragments;
   /** Test seam for handle generation; defaults to crypto.getRandomValues. */
   randomFill?: RandomFill;
 }

@@ -11,6 +11,7 @@ import {
   safeDetails,
 } from "./errors.ts";
 import { cryptoFill, newHandle, type RandomFill } from "./handle.ts";
+import { CredentialFragments } from "./fragments.ts";
 import {
   activationView,
   checkedEntry,
@@ -66,6 +67,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   readonly #groups = new Map<string, Group<R>>();
   readonly #handles = new Map<string, Group<R>>();
   readonly #tombstones = new Map<string, Tombstone>();
+  readonly #fragments: CredentialFragments;
   #closed = false;
 
   constructor(options: CustodyOptions<R>) {
@@ -77,6 +79,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     this.#maxTombstones = options.maxTombstones ?? 256;
     this.#onEvent = options.onEvent;
     this.#fill = options.randomFill ?? cryptoFill;
+    this.#fragments = options.fragments ?? new CredentialFragments();
     if (!(this.#defaultMs > 0 && this.#defaultMs <= this.#maximumMs)) {
       throw new RangeError("custody: need 0 < defaultCustodyMs <= maximumCustodyMs");
     }
@@ -97,6 +100,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   // ---- holding ----------------------------------------------------------------------------
 
   holdLease(lease: { leaseId: string; token: string; expiresAt: number }): HeldLease {
+    this.#recognise(lease.token);
     requireId("leaseId", lease.leaseId);
     const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
     return leaseView(this.#insert("lease", lease.leaseId, [entry], Infinity));
@@ -112,6 +116,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       endpoint: string;
     }[],
   ): HeldActivation {
+    if (Array.isArray(leases)) { for (const l of leases) this.#recognise(l?.token); }
     requireId("activationId", activationId);
     if (!Array.isArray(leases) || leases.length === 0) {
       throw new TypeError("custody: an activation needs at least one lease");
@@ -133,6 +138,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     renewAfterMilliseconds: number;
   }): HeldLauncher {
     const { operationId, credential, deadlineAt, renewAfterMilliseconds } = operation;
+    this.#recognise(credential);
     requireId("operationId", operationId);
     requireTime("renewAfterMilliseconds", renewAfterMilliseconds);
     const entry = checkedEntry(operationId, credential, deadlineAt, "", "");
@@ -281,7 +287,20 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     await Promise.allSettled(inflight);
   }
 
+  /**
+   * Replaces every fragment (12+ characters) of any credential ever handed to this vault
+   * with `[redacted]`; see fragments.ts. Keeps working after erasure and after close.
+   */
+  scrub(text: string, mode: "json" | "text" = "json"): string {
+    return this.#fragments.scrub(text, mode);
+  }
+
   // ---- internals --------------------------------------------------------------------------
+
+  /** Learns a secret's fragments before anything can fail, so even a refused hold is known. */
+  #recognise(secret: unknown): void {
+    if (typeof secret === "string") this.#fragments.remember(secret);
+  }
 
   #open(): void {
     if (this.#closed) throw new CustodyClosedError();

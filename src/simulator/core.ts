@@ -28,6 +28,8 @@ export class SimCore {
   readonly capabilities: string[];
   readonly protocol: { minimum: number; maximum: number };
   fault: Fault = "none";
+  /** Leaks every credential it sees into answers (see hostile.ts). */
+  hostile = false;
   /** Set by the server so POST /v1/server/stop can shut the simulator down. */
   onStopRequested: () => void = () => {};
 

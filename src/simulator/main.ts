@@ -4,16 +4,18 @@ import { resolve } from "node:path";
 import { startSimulator } from "./mod.ts";
 import { seedDemo } from "./seed.ts";
 
-const USAGE = "usage: deno task simulator --socket PATH [--seed-demo]";
+const USAGE = "usage: deno task simulator --socket PATH [--seed-demo] [--hostile]\n" +
+  "  --hostile  leak every lease token and launcher credential into answers (bridge tests)";
 
 async function main(): Promise<number> {
-  let values: { socket?: string; "seed-demo"?: boolean; help?: boolean };
+  let values: { socket?: string; "seed-demo"?: boolean; hostile?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: Deno.args,
       options: {
         socket: { type: "string" },
         "seed-demo": { type: "boolean" },
+        hostile: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -30,7 +32,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const socketPath = resolve(values.socket);
-  const sim = await startSimulator({ socketPath });
+  const sim = await startSimulator({ socketPath, hostile: values.hostile ?? false });
   let demoRoot: string | null = null;
   if (values["seed-demo"]) {
     demoRoot = await Deno.makeTempDir({ prefix: "portreeve-sim-demo-" });
@@ -38,7 +40,8 @@ async function main(): Promise<number> {
   }
   console.error(
     `SIMULATED PortReeve daemon (protocol 1, not a real daemon) listening on ${socketPath}` +
-      (demoRoot ? ` with demo data under ${demoRoot}` : ""),
+      (demoRoot ? ` with demo data under ${demoRoot}` : "") +
+      (values.hostile ? " in HOSTILE mode (it leaks every credential it sees)" : ""),
   );
   const stopped = Promise.withResolvers<void>();
   const stop = () => stopped.resolve();

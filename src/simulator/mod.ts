@@ -24,6 +24,11 @@ export interface SimulatorOptions {
   protocol?: { minimum: number; maximum: number };
   /** Read real listeners from /proc (default true); false = injected listeners only. */
   observeHost?: boolean;
+  /**
+   * Leak every lease token and launcher credential it is sent or issues: quoted whole and
+   * split in error messages and `details`, echoed inside every returned record.
+   */
+  hostile?: boolean;
 }
 
 export interface SimulatorControl {
@@ -37,6 +42,10 @@ export interface SimulatorControl {
   addListener(port: number, pid: number, opts?: FakeListenerOptions): void;
   /** Removes injected listeners on `port` (only those of `pid` when given). */
   removeListener(port: number, pid?: number): void;
+  /** Makes a pending lease's TTL run out now, as if its holder had stopped renewing. */
+  expireLease(leaseId: string): void;
+  /** Turns hostile mode (credential leaks) on or off for the following requests. */
+  setHostile(on: boolean): void;
   /** Live state for assertions; treat it as read-only. */
   readonly state: SimState;
 }
@@ -59,6 +68,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     protocol: opts.protocol ?? { minimum: 1, maximum: 1 },
   });
   core.evidence.useProc = opts.observeHost ?? true;
+  core.hostile = opts.hostile ?? false;
   // Say at start-up (once, on stderr) if host evidence cannot be read at all.
   if (core.evidence.useProc) core.evidence.probeHost();
   const router = new Router();
@@ -93,6 +103,14 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
         iso(Math.floor(clock.now() / 1000) * 1000),
       ),
     removeListener: (port, pid) => core.evidence.removeListener(port, pid),
+    expireLease: (leaseId) => {
+      const lease = core.state.leases.get(leaseId);
+      if (!lease) throw new Error(`simulator: no lease ${leaseId}`);
+      lease.expiresAt = iso(clock.now() - 1);
+    },
+    setHostile: (on) => {
+      core.hostile = on;
+    },
     get state() {
       return core.state;
     },

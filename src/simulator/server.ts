@@ -4,6 +4,7 @@ import { ProtocolError, schemaError } from "./errors.ts";
 import type { Router } from "./router.ts";
 import { postEnvelopeSchema, uuidSchema } from "./schemas.ts";
 import { uuid } from "./util.ts";
+import { leakIntoData, leakIntoError, secretsIn } from "./hostile.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -96,6 +97,19 @@ export function startServer(
           details: failure.details,
         },
       };
+    }
+    if (core.hostile) {
+      const secrets = secretsIn(parseOrNull(text));
+      if (payload.error) {
+        leakIntoError(
+          payload.error as { message: string; details: Record<string, unknown> },
+          secrets,
+        );
+      } else {
+        // A copy: handlers may answer with the simulator's own state objects.
+        payload.data = JSON.parse(JSON.stringify(payload.data ?? null));
+        leakIntoData(payload.data, secretsIn(payload.data, secrets));
+      }
     }
     if (fault === "wrong-envelope") payload.protocolVersion = 2;
     if (fault === "oversize") {

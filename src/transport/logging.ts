@@ -21,11 +21,17 @@ let threshold: number = LOG_LEVELS.indexOf("info");
 let configured: LogLevelName = "info";
 let logtape: Promise<typeof import("@logtape/logtape")> | undefined;
 let pending: Promise<void> = Promise.resolve();
+let scrubLine: (line: string) => string = (line) => line;
 const encoder = new TextEncoder();
 
 export function configureLogging(level: LogLevelName): void {
   configured = level;
   threshold = LOG_LEVELS.indexOf(level);
+}
+
+/** Every log line passes `scrub` (a JSON line in, a JSON line out) on its way to stderr. */
+export function scrubLogLines(scrub: (line: string) => string): void {
+  scrubLine = scrub;
 }
 
 export function logger(...category: string[]): Log {
@@ -51,7 +57,7 @@ export function flushLogs(): Promise<void> {
 function load(): Promise<typeof import("@logtape/logtape")> {
   logtape ??= import("@logtape/logtape").then((lib) => {
     const sink = (record: LogRecord) => {
-      const bytes = encoder.encode(lib.jsonLinesFormatter(record));
+      const bytes = encoder.encode(scrubLine(lib.jsonLinesFormatter(record)));
       let written = 0;
       try {
         while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));

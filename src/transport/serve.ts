@@ -6,7 +6,15 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Toolset } from "../toolsets.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import { createBridge } from "./services.ts";
-import { configureLogging, flushLogs, logger, type LogLevelName } from "./logging.ts";
+import {
+  configureLogging,
+  flushLogs,
+  logger,
+  type LogLevelName,
+  scrubLogLines,
+} from "./logging.ts";
+import { scrubConsole } from "./stdout_guard.ts";
+import { CredentialFragments } from "../custody/fragments.ts";
 import { createServer } from "./server.ts";
 import { FramedStdioTransport } from "./stdio_transport.ts";
 
@@ -23,8 +31,13 @@ const SHUTDOWN_LIMIT_MS = 800;
 
 export function serve(options: ServeOptions): Promise<never> {
   configureLogging(options.logLevel);
+  // One record of every credential this process is given, consulted by every writer: stdout
+  // frames, log lines and stray console output alike.
+  const fragments = new CredentialFragments();
+  scrubLogLines((line) => fragments.scrub(line));
+  scrubConsole((text) => fragments.scrub(text, "text"));
   const log = logger("serve");
-  const bridge = createBridge(options);
+  const bridge = createBridge({ ...options, fragments });
   const { catalogue } = bridge;
 
   const shutdown = new AbortController();
@@ -45,6 +58,7 @@ export function serve(options: ServeOptions): Promise<never> {
   };
 
   const transport = new FramedStdioTransport();
+  transport.scrub = (json) => fragments.scrub(json);
   const handle = serveStdio(() => createServer(catalogue, bridge.services, shutdown.signal), {
     legacy: "serve",
     transport,

@@ -9,6 +9,7 @@ import type { Services } from "../catalogue/context.ts";
 import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import type { Toolset } from "../toolsets.ts";
+import type { CredentialFragments } from "../custody/fragments.ts";
 import { grantProblem } from "./grant.ts";
 import { logger } from "./logging.ts";
 
@@ -19,6 +20,8 @@ export interface BridgeSetup {
   timeouts?: Partial<Timeouts>;
   /** Default custody window (10 minutes when unset). */
   custodyMs?: number;
+  /** The process's record of credential fragments, shared with its output scrubbers. */
+  fragments?: CredentialFragments;
 }
 
 export interface Bridge {
@@ -80,6 +83,7 @@ async function build(
   const custody = new Custody({
     renewers: daemonRenewers(daemon),
     defaultCustodyMs: setup.custodyMs,
+    fragments: setup.fragments,
     // Ids and codes only: custody events never carry secrets or handles.
     onEvent: (event) => log.debug("custody {type}", { ...event }),
   });

@@ -23,6 +23,8 @@ export class FramedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Called once when the transport has closed for good (stdin ended or stdout broke). */
   onEnd?: () => void;
+  /** Applied to every serialised frame before it is written (credential redaction). */
+  scrub: (json: string) => string = (json) => json;
 
   #ports: StdioPorts;
   #splitter: LineSplitter;
@@ -114,7 +116,7 @@ export class FramedStdioTransport implements Transport {
     if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id)) {
       if (this.#pending.size === 0) queueMicrotask(() => this.#drained?.());
     }
-    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    const bytes = this.#encoder.encode(this.scrub(JSON.stringify(message)) + "\n");
     const write = this.#writes.then(() => this.#writeAll(bytes));
     this.#writes = write.catch(() => {});
     return write.catch(async (error) => {

@@ -4,8 +4,15 @@
  * `console.*` method writes to stderr instead.
  */
 const encoder = new TextEncoder();
+let scrub: (text: string) => string = (text) => text;
 
-function writeStderr(text: string): void {
+/** Every console line passes `scrubber` (plain text in and out) on its way to stderr. */
+export function scrubConsole(scrubber: (text: string) => string): void {
+  scrub = scrubber;
+}
+
+function writeStderr(raw: string): void {
+  const text = scrub(raw);
   const bytes = encoder.encode(text.endsWith("\n") ? text : text + "\n");
   let written = 0;
   while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));

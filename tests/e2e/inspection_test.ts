@@ -223,12 +223,33 @@ Deno.test("inspection catalogue end to end", async (t) => {
       });
       assert.equal(broken.valid, false);
       assert.ok((broken.issues as unknown[]).length > 0);
+      // Definitions of the wrong shape are the daemon's to judge: its verdict comes back.
+      const validations = () =>
+        env.sim.requests.filter((r) => r.path === "/v1/actions/stack-definition/validate").length;
+      const before = validations();
+      for (
+        const definition of [
+          { version: 2 },
+          "a string",
+          null,
+          [1, 2],
+          { ...TWO_COMPONENT_STACK, unknownKey: true },
+        ]
+      ) {
+        const verdict = await ok(b, "portreeve_stack_definition_validate", { definition });
+        assert.equal(verdict.valid, false, JSON.stringify(definition));
+        assert.equal(verdict.definition, null);
+        assert.ok((verdict.issues as unknown[]).length > 0, JSON.stringify(definition));
+      }
+      assert.equal(validations() - before, 5, "every definition reached the daemon");
+      await fails(b, "portreeve_stack_definition_validate", {}, "portreeve_invalid_input");
       await fails(
         b,
         "portreeve_stack_definition_validate",
-        { definition: { version: 2 } },
+        { definition: {}, extra: 1 },
         "portreeve_invalid_input",
       );
+      assert.equal(validations() - before, 5, "malformed arguments never reach the daemon");
       const status = await ok(b, "portreeve_stack_status", { stackId: stack.id });
       assert.equal((status.activation as Data).state, "starting");
     });

@@ -1,15 +1,21 @@
 /**
- * Issue 7 §6 — credentials. A full scenario over the raw peer with `--log-level debug` and a
+ * Credentials. A full scenario over the raw peer with `--log-level debug` and a
  * 1.5 s lease TTL (so renewals carry tokens all along): standalone leases (confirm, abandon,
  * release), a two-endpoint activation (extend, confirm, resolve, reconcile, end), a launcher
  * operation (renew, complete), replays and failures. Then every byte the bridge wrote to
  * stdout and stderr is scanned for every raw token and credential the simulator issued — whole,
  * and their first and last 16 characters. Zero matches.
+ *
+ * Then the same against a HOSTILE simulator, which quotes every token it is sent (whole, split
+ * by spaces and by a newline) in error messages and `details` and echoes it inside every
+ * record it returns: every credential-bearing tool, succeeding and failing, and renewals that
+ * succeed and fail. Every 12-character window of every secret is looked for in stdout and
+ * stderr, also with everything outside the token alphabet removed (so split copies count).
  */
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, sleep, spawnPeer } from "./peer.ts";
+import { envelopeOf, type Peer, sleep, spawnPeer, until } from "./peer.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;
@@ -154,6 +160,224 @@ Deno.test("credentials: no raw token or credential ever reaches stdout or stderr
     );
   } finally {
     for (const l of listeners) l.close();
+    await peer.closeStdin();
+    await peer.exited();
+    seed.close();
+    await env.cleanup();
+    await Deno.remove(workspace, { recursive: true });
+    await Deno.remove(stackRoot, { recursive: true });
+  }
+});
+
+/** Occurrences of any 12-character window of any secret, as written and with splits joined. */
+function fragmentHits(text: string, secrets: Iterable<string>): number {
+  const joined = text.replace(/[^A-Za-z0-9_-]/g, "");
+  let hits = 0;
+  for (const secret of secrets) {
+    for (let i = 0; i + 12 <= secret.length; i++) {
+      const piece = secret.slice(i, i + 12);
+      hits += text.split(piece).length - 1 + joined.split(piece).length - 1;
+    }
+  }
+  return hits;
+}
+
+/** Keys named like credentials anywhere in the frames' JSON. */
+function credentialKeys(frames: string): number {
+  return (frames.match(/"(leaseToken|credential|token|operationCredential)":/g) ?? []).length;
+}
+
+const THREE_COMPONENT_STACK = {
+  version: 1,
+  project: "hostile",
+  components: {
+    api: { endpoints: { http: {} } },
+    web: { endpoints: { http: {} } },
+    metrics: { endpoints: { http: { required: false } } },
+  },
+};
+
+Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, whole or in part", async () => {
+  const env = await withSimulator({ hostile: true, settings: { leaseTtlMilliseconds: 3_000 } });
+  const { sim } = env;
+  const seed = seeder(env.socketPath);
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
+  const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
+  const peer: Peer = spawnPeer({
+    socketPath: env.socketPath,
+    serveArgs: ["--log-level", "debug", "--label", "hostile"],
+  });
+  const call = async (tool: string, args: Data = {}) => envelopeOf(await peer.tool(tool, args));
+  const ok = async (tool: string, args: Data = {}): Promise<Data> => {
+    const e = await call(tool, args);
+    assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
+    return e.data!;
+  };
+  const fails = async (tool: string, args: Data): Promise<string> => {
+    const e = await call(tool, args);
+    assert.equal(e.ok, false, `${tool} should fail`);
+    return e.error!.code;
+  };
+  const renewalFailed = (id: string) =>
+    peer.stderrText().split("\n").some((line) =>
+      line.includes('"type":"renewal-failed"') && line.includes(id)
+    );
+  /** Jumps the daemon's clock past every TTL and deadline (the bridge's view stays behind). */
+  const expireInDaemon = () => sim.control.advance(60_000);
+  const codes: string[] = [];
+  try {
+    await peer.initialize();
+
+    // Standalone leases: renewals echo; confirm fails (no listener), then succeeds; a lease
+    // the daemon expired fails its renewal and its abandon.
+    const workspaceClaim = (component: string) => ({
+      claim: { project: "hostile", workspaceRoot: workspace, component },
+    });
+    const lease = await ok("portreeve_lease_acquire", workspaceClaim("api"));
+    await sleep(1_200);
+    codes.push(
+      await fails("portreeve_lease_confirm", {
+        credentialHandle: lease.credentialHandle,
+        rootPid: 4_242,
+      }),
+    );
+    sim.control.addListener(lease.port as number, 4_242);
+    await ok("portreeve_lease_confirm", {
+      credentialHandle: lease.credentialHandle,
+      rootPid: 4_242,
+    });
+    // A lease whose background renewal fails terminally: the failure is logged (debug) and
+    // reported on the next use.
+    const lapsing = await ok("portreeve_lease_acquire", workspaceClaim("queue"));
+    sim.control.expireLease(lapsing.leaseId as string);
+    assert.ok(
+      await until(() => renewalFailed(lapsing.leaseId as string), 5_000),
+      "its renewal failed",
+    );
+    codes.push(
+      await fails("portreeve_lease_confirm", {
+        credentialHandle: lapsing.credentialHandle,
+        rootPid: 4_242,
+      }),
+    );
+
+    const doomed = await ok("portreeve_lease_acquire", workspaceClaim("worker"));
+    const abandoned = await ok("portreeve_lease_acquire", workspaceClaim("cron"));
+    await ok("portreeve_lease_abandon", {
+      credentialHandle: abandoned.credentialHandle,
+      reason: "client-cancelled",
+    });
+    expireInDaemon();
+    codes.push(
+      await fails("portreeve_lease_abandon", {
+        credentialHandle: doomed.credentialHandle,
+        reason: "startup-error",
+      }),
+    );
+
+    // Activation: begin echoes into the activation record; confirm and skip fail, then
+    // confirm, skip and abandon succeed with the token echoed in the records returned.
+    const { stack } = await seed.post("/v1/stacks/apply", {
+      stackRoot,
+      definition: THREE_COMPONENT_STACK,
+    }) as { stack: { id: string } };
+    const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
+    const begun = await ok("portreeve_activation_begin", {
+      generationId: (prepared.generation as { id: string }).id,
+    });
+    const activationId = (begun.activation as { id: string }).id;
+    await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
+    await sleep(1_200); // batch renewals, echoed
+    const leases = begun.leases as { component: string; port: number; credentialHandle: string }[];
+    const of = (component: string) => leases.find((l) => l.component === component)!;
+    const confirmApi = {
+      activationId,
+      credentialHandle: of("api").credentialHandle,
+      bindingKind: "process",
+      rootPid: 4_343,
+    };
+    codes.push(await fails("portreeve_activation_confirm_endpoint", confirmApi));
+    codes.push(
+      await fails("portreeve_activation_skip_endpoint", {
+        activationId,
+        credentialHandle: of("web").credentialHandle,
+      }),
+    );
+    sim.control.addListener(of("api").port, 4_343);
+    await ok("portreeve_activation_confirm_endpoint", confirmApi);
+    await ok("portreeve_activation_skip_endpoint", {
+      activationId,
+      credentialHandle: of("metrics").credentialHandle,
+    });
+    await ok("portreeve_activation_abandon_endpoint", {
+      activationId,
+      credentialHandle: of("web").credentialHandle,
+      reason: "startup-error",
+    });
+    await ok("portreeve_activation_get", { id: activationId });
+    await call("portreeve_activation_end", { activationId });
+
+    // Launcher operations: begin, renew and complete echo into the operation record; after
+    // the daemon's deadline passes, renew and complete fail quoting the credential.
+    const launcher = (callerOperationId: string) => ({
+      stackId: stack.id,
+      operation: "status",
+      launcherRevision: "f".repeat(64),
+      callerOperationId,
+    });
+    const op = await ok("portreeve_launcher_operation_begin", launcher(crypto.randomUUID()));
+    await ok("portreeve_launcher_operation_renew", {
+      operationId: op.operationId,
+      credentialHandle: op.credentialHandle,
+    });
+    await ok("portreeve_launcher_operation_complete", {
+      operationId: op.operationId,
+      credentialHandle: op.credentialHandle,
+      completion: { outcome: "succeeded", exitCode: 0 },
+    });
+    const late = await ok("portreeve_launcher_operation_begin", launcher(crypto.randomUUID()));
+    expireInDaemon();
+    codes.push(
+      await fails("portreeve_launcher_operation_renew", {
+        operationId: late.operationId,
+        credentialHandle: late.credentialHandle,
+      }),
+    );
+    const completed = await call("portreeve_launcher_operation_complete", {
+      operationId: late.operationId,
+      credentialHandle: late.credentialHandle,
+      completion: { outcome: "failed", exitCode: 1 },
+    });
+    codes.push(completed.ok ? "ok" : completed.error!.code);
+    await ok("portreeve_diagnostics");
+    await peer.closeStdin();
+    assert.equal((await peer.exited()).code, 0);
+
+    const secrets = issuedSecrets(sim);
+    assert.ok(secrets.size >= 9, `the scenario used ${secrets.size} secrets`);
+    const credentialRequests = sim.requests.filter((r) =>
+      /leaseToken|credential/.test(JSON.stringify(r.body))
+    ).length;
+    const stdout = peer.stdoutText();
+    const stderr = peer.stderrText();
+    assert.ok(stderr.includes('"level":"DEBUG"') || stderr.includes('"level"'), "debug logs");
+    const hits = { stdout: fragmentHits(stdout, secrets), stderr: fragmentHits(stderr, secrets) };
+    assert.deepEqual(hits, { stdout: 0, stderr: 0 }, "raw credential fragments were written");
+    assert.equal(credentialKeys(stdout), 0, "credential-named fields were passed through");
+    const redacted = {
+      stdout: stdout.split("[redacted]").length - 1,
+      stderr: stderr.split("[redacted]").length - 1,
+    };
+    // The daemon really did leak: the bridge caught it on both streams.
+    assert.ok(redacted.stdout > 0 && redacted.stderr > 0, JSON.stringify(redacted));
+    assert.deepEqual(peer.violations, []);
+    console.log(
+      `hostile: ${secrets.size} secrets, ${credentialRequests} credential-bearing requests, ` +
+        `failures ${codes.join(", ")}; 0 fragments on stdout (${stdout.length} chars, ` +
+        `${redacted.stdout} redactions) and stderr (${stderr.length} chars, ` +
+        `${redacted.stderr} redactions)`,
+    );
+  } finally {
     await peer.closeStdin();
     await peer.exited();
     seed.close();

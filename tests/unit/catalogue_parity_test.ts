@@ -16,8 +16,8 @@ const anchorTools = new Map(anchor.pages.flatMap((p) => p.result.tools).map((t) 
 
 /** Paths (tool:path) where we differ on purpose. */
 const DEPARTURES: Record<string, string> = {
-  // Typed definition instead of `any`, so agents see the shape from the schema.
-  "portreeve_stack_definition_validate:definition": "typed",
+  // Typed definition instead of `any`, so agents see the shape from the schema (the tool
+  // that writes; validate takes any JSON value, as the anchor does).
   "portreeve_stack_apply_preview:definition": "typed",
   // Object root instead of a top-level anyOf, which some hosts reject.
   "portreeve_activation_confirm_endpoint:": "object root",

@@ -20,6 +20,8 @@ import { epoch, id, mutate, read } from "../daemon_calls.ts";
 import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
 import { invalidInput } from "../../daemon/errors.ts";
+import { CredentialUnavailableError } from "../../custody/mod.ts";
+import { heldWithOtherArguments } from "../memory.ts";
 
 const CAPS = ["stack-activations-v1"];
 type Activation = z.output<typeof activation>;
@@ -76,6 +78,11 @@ const beginOutput = z.object({
   ...custodyTimes,
 });
 
+interface Began {
+  activationId: string;
+  leases: BeganLease[];
+}
+
 interface BeganLease {
   component: string;
   endpoint: string;
@@ -99,38 +106,56 @@ export const activationBegin = defineTool({
     bindings: z.record(z.string().min(1).max(128), z.enum(["process", "docker"])).default({}),
   }),
   output: beginOutput,
-  async call(ctx, input) {
-    const previous = ctx.memory.get<{ activationId: string; leases: BeganLease[] }>(
-      `begin:${input.generationId}`,
-    );
-    const held = previous && ctx.custody.heldActivation(previous.activationId);
-    if (previous && held && held.credentialCount > 0) {
-      const current = await read(
-        ctx,
-        `/v1/stack-activations/${id(previous.activationId)}`,
-      ) as Activation;
-      return beginView(false, current, previous.leases, held);
-    }
-    const docker = Object.values(input.bindings).includes("docker");
-    const data = await mutate(ctx, "/v1/stack-activations/begin", input, {
-      capabilities: docker ? [...CAPS, "docker-evidence-v1"] : CAPS,
-    }) as {
-      activation: Activation;
-      leases: (BeganLease & { leaseToken: string; expiresAt: string })[];
+  call(ctx, input) {
+    // Endpoint lists are sets: the same endpoints in another order are the same request.
+    const sorted = (refs: { component: string; endpoint: string }[]) =>
+      refs.map((r) => `${r.component}.${r.endpoint}`).sort();
+    const request = {
+      required: sorted(input.requiredEndpoints),
+      skipped: sorted(input.skippedEndpoints),
+      bindings: input.bindings,
     };
-    const kept = ctx.custody.holdActivation(
-      data.activation.id,
-      data.leases.map((l) => ({
-        leaseId: l.leaseId,
-        token: l.leaseToken,
-        expiresAt: epoch(l.expiresAt),
-        component: l.component,
-        endpoint: l.endpoint,
-      })),
-    );
-    const leases = data.leases.map(({ leaseToken: _secret, expiresAt: _e, ...lease }) => lease);
-    ctx.memory.set(`begin:${input.generationId}`, { activationId: data.activation.id, leases });
-    return beginView(true, data.activation, leases, kept);
+    return ctx.memory.target(`begin:${input.generationId}`, request, {
+      held: (previous: Began) =>
+        (ctx.custody.heldActivation(previous.activationId)?.credentialCount ?? 0) > 0,
+      async replay(previous: Began) {
+        const current = await read(
+          ctx,
+          `/v1/stack-activations/${id(previous.activationId)}`,
+        ) as Activation;
+        const held = ctx.custody.heldActivation(previous.activationId);
+        if (!held) throw new CredentialUnavailableError();
+        return beginView(false, current, previous.leases, held);
+      },
+      async start() {
+        const docker = Object.values(input.bindings).includes("docker");
+        const data = await mutate(ctx, "/v1/stack-activations/begin", input, {
+          capabilities: docker ? [...CAPS, "docker-evidence-v1"] : CAPS,
+        }) as {
+          activation: Activation;
+          leases: (BeganLease & { leaseToken: string; expiresAt: string })[];
+        };
+        const kept = ctx.custody.holdActivation(
+          data.activation.id,
+          data.leases.map((l) => ({
+            leaseId: l.leaseId,
+            token: l.leaseToken,
+            expiresAt: epoch(l.expiresAt),
+            component: l.component,
+            endpoint: l.endpoint,
+          })),
+        );
+        const leases = data.leases.map(({ leaseToken: _secret, expiresAt: _e, ...lease }) => lease);
+        const record: Began = { activationId: data.activation.id, leases };
+        return { result: beginView(true, data.activation, leases, kept), record };
+      },
+      conflict: (previous: Began) =>
+        heldWithOtherArguments(
+          `activation ${previous.activationId} of this generation`,
+          "to begin with other endpoints or bindings, abandon its pending endpoints (portreeve_activation_abandon_endpoint) and end it (portreeve_activation_end) first, then begin again.",
+          { activationId: previous.activationId },
+        ),
+    });
   },
   summary: (d) =>
     `${

@@ -16,6 +16,8 @@ import {
 import { epoch, id, mutate, read } from "../daemon_calls.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../daemon/errors.ts";
+import { CredentialUnavailableError } from "../../custody/mod.ts";
+import { heldWithOtherArguments } from "../memory.ts";
 
 const CAPS = ["launcher-operations-v1"];
 type Operation = z.output<typeof launcherOperation>;
@@ -51,25 +53,38 @@ export const launcherOperationBegin = defineTool({
       throw invalidInput("executionMode attached is only allowed with operation start.");
     }
     const key = `launcher:${input.stackId}:${input.callerOperationId}`;
-    const previous = ctx.memory.get<string>(key);
-    const held = previous && ctx.custody.heldLauncher(previous);
-    if (previous && held) {
-      const operation = await read(ctx, `/v1/launcher-operations/${id(previous)}`) as Operation;
-      return heldView(false, operation, held);
-    }
-    const data = await mutate(ctx, "/v1/launcher-operations/begin", input) as {
-      operation: Operation;
-      credential: string;
-      renewAfterMilliseconds: number;
-    };
-    const kept = ctx.custody.holdLauncher({
-      operationId: data.operation.id,
-      credential: data.credential,
-      deadlineAt: epoch(data.operation.deadlineAt),
-      renewAfterMilliseconds: data.renewAfterMilliseconds,
+    return await ctx.memory.target(key, input, {
+      held: (operationId: string) => ctx.custody.heldLauncher(operationId) !== undefined,
+      async replay(operationId: string) {
+        const operation = await read(
+          ctx,
+          `/v1/launcher-operations/${id(operationId)}`,
+        ) as Operation;
+        const held = ctx.custody.heldLauncher(operationId);
+        if (!held) throw new CredentialUnavailableError();
+        return heldView(false, operation, held);
+      },
+      async start() {
+        const data = await mutate(ctx, "/v1/launcher-operations/begin", input) as {
+          operation: Operation;
+          credential: string;
+          renewAfterMilliseconds: number;
+        };
+        const kept = ctx.custody.holdLauncher({
+          operationId: data.operation.id,
+          credential: data.credential,
+          deadlineAt: epoch(data.operation.deadlineAt),
+          renewAfterMilliseconds: data.renewAfterMilliseconds,
+        });
+        return { result: heldView(true, data.operation, kept), record: data.operation.id };
+      },
+      conflict: (operationId: string) =>
+        heldWithOtherArguments(
+          `launcher operation ${operationId} for this callerOperationId`,
+          "complete it (portreeve_launcher_operation_complete) first, or begin with a new callerOperationId.",
+          { operationId },
+        ),
     });
-    ctx.memory.set(key, data.operation.id);
-    return heldView(true, data.operation, kept);
   },
   summary: (d) =>
     `${

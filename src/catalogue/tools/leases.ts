@@ -18,6 +18,7 @@ import {
 import { epoch, id, iso, mutate } from "../daemon_calls.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../daemon/errors.ts";
+import { heldWithOtherArguments } from "../memory.ts";
 
 const CAPS = ["two-phase-allocation-v1"];
 const name = () => z.string().trim().min(1).max(128);
@@ -87,42 +88,58 @@ export const leaseAcquire = defineTool({
       component,
       claim.endpoint,
     ]);
-    const previous = ctx.memory.get<Acquired>(`acquire:${identity}`);
-    const held = previous && ctx.custody.heldLease(previous.leaseId);
-    if (previous && held) {
-      const use = ctx.custody.useLease(held.handle);
-      return {
-        changed: false,
-        ...previous,
-        leaseExpiresAt: iso(held.expiresAt),
-        credentialHandle: held.handle,
-        ...custodyView(held),
-        ...failureView(use.renewalFailure),
-      };
-    }
-    const data = await mutate(ctx, "/v1/leases/acquire", {
-      claim: { ...claim, component, service: undefined },
-      allocation,
-    }) as Acquired & { leaseToken: string; expiresAt: string };
-    const kept = ctx.custody.holdLease({
-      leaseId: data.leaseId,
-      token: data.leaseToken,
-      expiresAt: epoch(data.expiresAt),
+    // `service` is only an alias of `component`: spelling it either way is the same request.
+    const request = { claim: { ...claim, component, service: undefined }, allocation };
+    return await ctx.memory.target(`acquire:${identity}`, request, {
+      held: (previous: Acquired) => ctx.custody.heldLease(previous.leaseId) !== undefined,
+      replay(previous: Acquired) {
+        const held = ctx.custody.heldLease(previous.leaseId)!;
+        const use = ctx.custody.useLease(held.handle);
+        return {
+          changed: false,
+          ...previous,
+          leaseExpiresAt: iso(held.expiresAt),
+          credentialHandle: held.handle,
+          ...custodyView(held),
+          ...failureView(use.renewalFailure),
+        };
+      },
+      async start() {
+        const data = await mutate(ctx, "/v1/leases/acquire", request) as Acquired & {
+          leaseToken: string;
+          expiresAt: string;
+        };
+        const kept = ctx.custody.holdLease({
+          leaseId: data.leaseId,
+          token: data.leaseToken,
+          expiresAt: epoch(data.expiresAt),
+        });
+        const acquired: Acquired = {
+          claimId: data.claimId,
+          leaseId: data.leaseId,
+          port: data.port,
+          reusedAssignment: data.reusedAssignment,
+        };
+        const result = {
+          changed: true,
+          ...acquired,
+          leaseExpiresAt: data.expiresAt,
+          credentialHandle: kept.handle,
+          ...custodyView(kept),
+        };
+        return { result, record: acquired };
+      },
+      conflict: (previous: Acquired) =>
+        heldWithOtherArguments(
+          `the pending lease ${previous.leaseId} for this claim`,
+          "to change its mode or port, abandon it (portreeve_lease_abandon with its credentialHandle) or confirm and release it first, then acquire again.",
+          {
+            leaseId: previous.leaseId,
+            port: previous.port,
+            credentialHandle: ctx.custody.heldLease(previous.leaseId)?.handle,
+          },
+        ),
     });
-    const acquired: Acquired = {
-      claimId: data.claimId,
-      leaseId: data.leaseId,
-      port: data.port,
-      reusedAssignment: data.reusedAssignment,
-    };
-    ctx.memory.set(`acquire:${identity}`, acquired);
-    return {
-      changed: true,
-      ...acquired,
-      leaseExpiresAt: data.expiresAt,
-      credentialHandle: kept.handle,
-      ...custodyView(kept),
-    };
   },
   summary: (d) =>
     `${

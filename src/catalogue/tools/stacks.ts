@@ -14,7 +14,6 @@ import {
   revision,
   snapshot,
   stack,
-  stackDefinitionInput,
   uuid,
 } from "../shapes.ts";
 import { id, read, readByPost, readPage } from "../daemon_calls.ts";
@@ -123,7 +122,11 @@ export const stackDefinitionValidate = defineTool({
   capabilities: ["mcp-foundations-v1"],
   description:
     "Check and normalise a stack definition without touching any file; returns its revision or issues.",
-  input: z.strictObject({ definition: stackDefinitionInput }),
+  // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
+  // to judge it. The tools that write (stack_apply_preview) keep the typed schema.
+  input: z.strictObject({
+    definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value"),
+  }),
   output: validationOutput,
   call: async (ctx, { definition }) =>
     await readByPost(ctx, "/v1/actions/stack-definition/validate", { definition }) as z.input<
