@@ -4,12 +4,13 @@
  * builds zod schemas nor converts them to JSON Schema; the definitions themselves load on the
  * first tools/call.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
 import { invalidInput, invalidResponse } from "../daemon/errors.ts";
 import type { ToolContext } from "./context.ts";
+import { AnswerNeeded } from "./host_channel.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
 /** One tools/list entry with what the bridge needs to know about it without loading it. */
@@ -61,7 +62,7 @@ export class Catalogue {
     name: string,
     args: unknown,
     ctx: Omit<ToolContext, "capabilities">,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | InputRequiredResult> {
     if (!this.has(name)) throw new Error(`unknown tool ${name}`);
     this.#definitions ??= this.load().then((all) => new Map(all.map((tool) => [tool.name, tool])));
     const tool = (await this.#definitions).get(name);
@@ -84,6 +85,8 @@ export class Catalogue {
       }
       return success(raw, tool.summary(checked.data, input.data));
     } catch (error) {
+      // 2026-07-28: the person is asked by the host, which retries this call with the answer.
+      if (error instanceof AnswerNeeded) return error.result();
       return failure(asBridgeError(error));
     }
   }

@@ -3,11 +3,21 @@
  * in both protocol eras. Built on the SDK's low-level `Server` so tools/list is served from
  * a list we build once instead of regenerating JSON Schema on every request.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
+import type { HostChannel } from "../catalogue/host_channel.ts";
+
+/** Which protocol era this server instance serves (serveStdio pins one per connection). */
+export type Era = "legacy" | "modern";
 
 export const INSTRUCTIONS =
   "PortReeve keeps one registry of local development ports per user; its daemon is the only authority. " +
@@ -20,6 +30,7 @@ export function createServer(
   catalogue: Catalogue,
   services: () => Promise<Services>,
   shutdown: AbortSignal,
+  era: Era = "legacy",
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
@@ -41,9 +52,46 @@ export function createServer(
       );
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
+    const host = hostChannel(server, era, ctx);
     return services()
-      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal }))
+      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal, host }))
       .finally(linked.release);
   });
   return server;
+}
+
+/**
+ * How a tool call can reach the person at the host. 2025 era: the client's `initialize`
+ * capabilities, and a real `elicitation/create` request. 2026-07-28: the capabilities on the
+ * request's own envelope, and the answers a retried call carries.
+ */
+function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel {
+  if (era === "modern") {
+    const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+    const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
+    const state: unknown = ctx.mcpReq.requestState();
+    return {
+      canAsk: asksForms(declared),
+      retried: {
+        state: typeof state === "string" ? state : undefined,
+        responses: ctx.mcpReq.inputResponses,
+      },
+    };
+  }
+  return {
+    canAsk: asksForms(server.getClientCapabilities()),
+    ask: (form, { timeoutMs, signal }) =>
+      ctx.mcpReq.elicitInput(form, { timeout: timeoutMs, signal }),
+  };
+}
+
+/** Form-mode elicitation: declared as `{}` (the 2025-06-18 form) or with a `form` entry. */
+function asksForms(capabilities: unknown): boolean {
+  const elicitation = isObject(capabilities) ? Reflect.get(capabilities, "elicitation") : undefined;
+  if (!isObject(elicitation)) return false;
+  return !("url" in elicitation) || "form" in elicitation;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -9,6 +9,12 @@ import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../daemon/errors.ts";
+import {
+  APPROVAL_ROUTES,
+  type ApprovalRoute,
+  approvalRoute,
+  obtainApproval,
+} from "../../approval.ts";
 
 const CAPS = ["mcp-foundations-v1"];
 
@@ -43,6 +49,11 @@ const previewOutput = z.object({
   blockers: z.array(z.string()),
   proposal: loose(),
   observed: loose(),
+  /**
+   * How approval happens: the execute asks the user through the host, the agent must ask the
+   * user itself, or (`--approval required` on a host that cannot ask) execute will refuse.
+   */
+  approval: z.enum(APPROVAL_ROUTES),
 });
 
 export interface PreviewSpec<In extends z.ZodObject> {
@@ -54,6 +65,8 @@ export interface PreviewSpec<In extends z.ZodObject> {
   body?(input: z.output<In>): Json;
   /** One sentence on the effect, plus the blockers, read from the daemon's evidence. */
   explain(preview: DaemonPreview): { effect: string; blockers: string[] };
+  /** The target exactly as its execute will send it, so a mismatch is found before asking. */
+  target(input: z.output<In>): { type: string; id: string };
 }
 
 export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyTool {
@@ -74,22 +87,41 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
       ) as DaemonPreview;
       const { effect, blockers } = spec.explain(preview);
       const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
+      const receipt = `Receipt ${preview.receiptId.slice(0, 8)} expires ${
+        clock(preview.expiresAt)
+      }.`;
+      ctx.receipts.remember({
+        receiptId: preview.receiptId,
+        action: preview.action,
+        target: spec.target(input),
+        expiresAt: preview.expiresAt,
+        question: `PortReeve: the agent asks to make this change. ${effect}${blocked} ${receipt}`,
+      });
+      const approval = approvalRoute(ctx);
       return {
         receiptId: preview.receiptId,
         action: preview.action,
         target: preview.target,
         expiresAt: preview.expiresAt,
-        summary: `${effect}${blocked} Receipt ${preview.receiptId.slice(0, 8)} expires ${
-          clock(preview.expiresAt)
-        }. Ask the user to approve this exact preview before calling ${execute}.`,
+        summary: `${effect}${blocked} ${receipt} ${NEXT[approval](execute)}`,
         blockers,
         proposal: preview.proposal,
         observed: preview.observed,
+        approval,
       };
     },
     summary: (data) => data.summary,
   });
 }
+
+const NEXT: Record<ApprovalRoute, (execute: string) => string> = {
+  host_asks_user: (execute) =>
+    `Calling ${execute} asks the user, through the host, to approve this exact preview.`,
+  agent_asks_user: (execute) =>
+    `Ask the user to approve this exact preview before calling ${execute}.`,
+  unavailable: (execute) =>
+    `This bridge requires the host to ask the user, and this host cannot: ${execute} will refuse.`,
+};
 
 /** `12:34:56Z` from an ISO timestamp; a person reads the time, not the date. */
 export function clock(iso: string): string {
@@ -134,13 +166,25 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     input: spec.input,
     output,
     async call(ctx: ToolContext, input) {
-      const body = spec.body?.(input) ?? { receiptId: input.receiptId };
+      const receiptId = input.receiptId as string;
+      // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
+      await obtainApproval(ctx, {
+        tool: `portreeve_${spec.stem}_execute`,
+        action: spec.action,
+        target: spec.target(input),
+        receiptId,
+      }).catch((error) => {
+        throw withHint(error, spec.mismatchHint);
+      });
+      const body = spec.body?.(input) ?? { receiptId };
       const data = await mutate(ctx, spec.path(input), body, { timeoutMs: spec.timeoutMs })
         .catch((error) => {
           throw withHint(error, spec.mismatchHint);
         }) as { changed: boolean; replayed: boolean; result: z.input<R> };
+      // Executed (or replayed): a later repeat needs no question, the daemon replays it.
+      ctx.receipts.decide(receiptId, "approved");
       return {
-        receiptId: input.receiptId as string,
+        receiptId,
         action: spec.action,
         target: spec.target(input),
         changed: data.changed,

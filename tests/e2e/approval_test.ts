@@ -1,0 +1,269 @@
+/**
+ * A person approves executes through the host: the real `serve` process, a client that
+ * declares form elicitation and answers like a person would, in the 2025 era (a real
+ * `elicitation/create` request), `auto` and pinned 2026-07-28 (input-required rounds). The
+ * simulator's request log proves what reached the daemon.
+ */
+import assert from "node:assert/strict";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
+import type { SimulatorOptions } from "../../src/simulator/mod.ts";
+
+type Data = Record<string, unknown>;
+type Env = Awaited<ReturnType<typeof withSimulator>>;
+type Question = ElicitRequest["params"];
+
+const ERAS: readonly Era[] = ["legacy", "auto", "modern"];
+
+/** A scripted person: each question takes the next answer; every question is kept. */
+function person(...answers: (ElicitResult | (() => Promise<ElicitResult>))[]) {
+  const questions: Question[] = [];
+  return {
+    questions,
+    answer: (question: Question): Promise<ElicitResult> => {
+      questions.push(question);
+      const next = answers.shift();
+      if (next === undefined) return Promise.reject(new Error("no answer scripted"));
+      return typeof next === "function" ? next() : Promise.resolve(next);
+    },
+  };
+}
+
+const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
+const UNTICKED: ElicitResult = { action: "accept", content: { approve: false } };
+const DECLINE: ElicitResult = { action: "decline" };
+const CANCEL: ElicitResult = { action: "cancel" };
+const DECLINED = "portreeve_approval_declined";
+const UNAVAILABLE = "portreeve_approval_unavailable";
+
+async function session(
+  era: Era,
+  opts: {
+    answers?: ReturnType<typeof person>;
+    serveArgs?: string[];
+    simulator?: Partial<SimulatorOptions>;
+  },
+  body: (bridge: Bridge, env: Env) => Promise<void>,
+): Promise<void> {
+  const env = await withSimulator(opts.simulator);
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    era,
+    serveArgs: opts.serveArgs,
+    elicitation: opts.answers?.answer,
+  });
+  try {
+    await body(bridge, env);
+  } finally {
+    await bridge.close();
+    await env.cleanup();
+  }
+}
+
+async function ok(bridge: Bridge, name: string, args: Data): Promise<{ data: Data; text: string }> {
+  const r = await call(bridge, name, args);
+  assert.equal(r.isError, false, `${name}: ${r.text}`);
+  return { data: r.envelope.data!, text: r.text };
+}
+
+async function fails(bridge: Bridge, name: string, args: Data, code: string) {
+  const r = await call(bridge, name, args);
+  assert.equal(r.isError, true, `${name} should fail: ${r.text}`);
+  assert.equal(r.envelope.error?.code, code, r.text);
+  return r.envelope.error!;
+}
+
+/** An idle claim and its delete preview. */
+async function deletePreview(bridge: Bridge, env: Env, component: string) {
+  const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+    claim: { project: "web", workspaceRoot: env.dir, component },
+  });
+  await ok(bridge, "portreeve_lease_abandon", {
+    credentialHandle: lease.credentialHandle,
+    reason: "client-cancelled",
+  });
+  const claimId = lease.claimId as string;
+  const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
+  return { claimId, receiptId: data.receiptId as string, preview: data };
+}
+
+/** Runs `action` and asserts it sent nothing to the daemon. */
+async function sendsNothing<T>(env: Env, action: () => Promise<T>): Promise<T> {
+  const before = env.sim.requests.length;
+  const result = await action();
+  assert.equal(env.sim.requests.length, before, "nothing may reach the daemon");
+  return result;
+}
+
+for (const era of ERAS) {
+  Deno.test(`approval (${era}): accept executes once; the replay asks nothing`, async () => {
+    const answers = person(ACCEPT);
+    await session(era, { answers }, async (bridge, env) => {
+      const { claimId, receiptId, preview } = await deletePreview(bridge, env, "api");
+      assert.equal(preview.approval, "host_asks_user");
+      assert.match(preview.summary as string, /asks the user, through the host/);
+
+      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(done.data.changed, true);
+      assert.equal(answers.questions.length, 1);
+      const [question] = answers.questions;
+      assert.match(question.message, /Delete claim web api\.default/);
+      assert.match(question.message, new RegExp(`Receipt ${receiptId.slice(0, 8)} expires`));
+      assert.ok("requestedSchema" in question);
+      assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
+      assert.equal(question.requestedSchema.properties.approve.type, "boolean");
+
+      const again = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(again.data.replayed, true);
+      assert.equal(answers.questions.length, 1, "a replay is never asked about");
+    });
+  });
+
+  Deno.test(`approval (${era}): decline, cancel and an unticked box send nothing`, async () => {
+    const answers = person(DECLINE, CANCEL, UNTICKED);
+    await session(era, { answers }, async (bridge, env) => {
+      const refused: { claimId: string; receiptId: string }[] = [];
+      for (const component of ["declined", "cancelled", "unticked"]) {
+        const { claimId, receiptId } = await deletePreview(bridge, env, component);
+        const error = await sendsNothing(
+          env,
+          () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, DECLINED),
+        );
+        assert.equal(error.retryable, false);
+        assert.equal(error.details.receiptId, receiptId);
+        assert.match(error.message, /nothing was sent to the daemon/);
+        refused.push({ claimId, receiptId });
+      }
+      assert.equal(answers.questions.length, 3);
+
+      // An answered receipt is never put to the user again, and stays refused.
+      for (const args of refused) {
+        await sendsNothing(
+          env,
+          () => fails(bridge, "portreeve_claim_delete_execute", args, DECLINED),
+        );
+      }
+      assert.equal(answers.questions.length, 3);
+      assert.equal(env.sim.control.state.claims.size, 3, "every claim is still there");
+    });
+  });
+
+  Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
+    const slow = () => new Promise<ElicitResult>((done) => setTimeout(() => done(ACCEPT), 2500));
+    const answers = person(slow, ACCEPT);
+    await session(era, { answers, serveArgs: ["--approval-ms", "1000"] }, async (bridge, env) => {
+      const { claimId, receiptId } = await deletePreview(bridge, env, "slow");
+      const error = await sendsNothing(
+        env,
+        () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+      );
+      assert.equal(error.retryable, true);
+      assert.equal(error.details.reason, "no_answer");
+      // The late "yes" did not count: the receipt was never answered, so it is asked again.
+      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(done.data.changed, true);
+      assert.equal(answers.questions.length, 2);
+    });
+  });
+
+  Deno.test(`approval (${era}): mismatched and unknown receipts fail before any question`, async () => {
+    const answers = person();
+    await session(era, { answers }, async (bridge, env) => {
+      const first = await deletePreview(bridge, env, "first");
+      const second = await deletePreview(bridge, env, "second");
+      const mismatch = await sendsNothing(
+        env,
+        () =>
+          fails(bridge, "portreeve_claim_delete_execute", {
+            receiptId: first.receiptId,
+            claimId: second.claimId,
+          }, "portreeve_conflict"),
+      );
+      assert.equal(mismatch.details.receiptCode, "receipt_mismatch");
+      assert.equal(mismatch.retryable, false);
+      assert.match(mismatch.message, /preview again/);
+
+      const unknown = await sendsNothing(
+        env,
+        () =>
+          fails(bridge, "portreeve_claim_delete_execute", {
+            receiptId: crypto.randomUUID(),
+            claimId: first.claimId,
+          }, "portreeve_not_found"),
+      );
+      assert.equal(unknown.details.receiptCode, "not_found");
+      assert.match(unknown.message, /portreeve_claim_delete_preview again/);
+      assert.equal(answers.questions.length, 0);
+    });
+  });
+
+  Deno.test(`approval (${era}): an expired receipt fails before any question`, async () => {
+    const answers = person();
+    // Once the claim exists, the daemon's clock falls 10 minutes behind: the receipt it issues
+    // is already past its expiry by the clock the bridge and the person live by.
+    let lagMs = 0;
+    const simulator = { clock: { now: () => Date.now() - lagMs } };
+    await session(era, { answers, simulator }, async (bridge, env) => {
+      const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+        claim: { project: "web", workspaceRoot: env.dir, component: "late" },
+      });
+      await ok(bridge, "portreeve_lease_abandon", {
+        credentialHandle: lease.credentialHandle,
+        reason: "client-cancelled",
+      });
+      lagMs = 600_000;
+      const claimId = lease.claimId as string;
+      const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
+      const receiptId = data.receiptId as string;
+      const expired = await sendsNothing(
+        env,
+        () =>
+          fails(
+            bridge,
+            "portreeve_claim_delete_execute",
+            { receiptId, claimId },
+            "portreeve_conflict",
+          ),
+      );
+      assert.equal(expired.details.receiptCode, "receipt_expired");
+      assert.match(expired.message, /preview again/);
+      assert.equal(answers.questions.length, 0);
+    });
+  });
+
+  Deno.test(`approval (${era}): --approval off never asks`, async () => {
+    const answers = person();
+    await session(era, { answers, serveArgs: ["--approval", "off"] }, async (bridge, env) => {
+      const { claimId, receiptId, preview } = await deletePreview(bridge, env, "off");
+      assert.equal(preview.approval, "agent_asks_user");
+      assert.match(preview.summary as string, /Ask the user to approve this exact preview/);
+      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(done.data.changed, true);
+      assert.equal(answers.questions.length, 0);
+    });
+  });
+
+  for (const mode of ["auto", "required", "off"] as const) {
+    Deno.test(`approval (${era}): a client that cannot ask, --approval ${mode}`, async () => {
+      await session(era, { serveArgs: ["--approval", mode] }, async (bridge, env) => {
+        const { claimId, receiptId, preview } = await deletePreview(bridge, env, mode);
+        if (mode === "required") {
+          assert.equal(preview.approval, "unavailable");
+          assert.match(preview.summary as string, /will refuse/);
+          const error = await sendsNothing(
+            env,
+            () =>
+              fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+          );
+          assert.equal(error.details.reason, "host_cannot_ask");
+          assert.match(error.message, /--approval required/);
+          return;
+        }
+        // Today's receipt flow: the agent was told to ask; the daemon checks the receipt.
+        assert.equal(preview.approval, "agent_asks_user");
+        const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+        assert.equal(done.data.changed, true);
+      });
+    });
+  }
+}
