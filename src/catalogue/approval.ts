@@ -8,7 +8,13 @@ import { z } from "zod";
 import { BridgeError, Codes } from "../daemon/errors.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../approval_modes.ts";
-import { AnswerNeeded, APPROVAL_KEY, type ApprovalForm, type HostChannel } from "./host_channel.ts";
+import {
+  AnswerNeeded,
+  APPROVAL_KEY,
+  type ApprovalForm,
+  HostAskError,
+  type HostChannel,
+} from "./host_channel.ts";
 
 /** How a preview's receipt will be approved, as its data tells the agent. */
 export type ApprovalRoute = "host_asks_user" | "agent_asks_user" | "unavailable";
@@ -149,9 +155,13 @@ function answerFromRetry(
   const answer = retried?.responses?.[APPROVAL_KEY];
   if (question && question.receiptId === call.receiptId && answer !== undefined) {
     if (Date.now() > question.deadline) {
-      throw noAnswer(call, question.deadline - question.askedAt, new Error("the answer came late"));
+      throw noAnswer(call, question.deadline - question.askedAt, undefined);
     }
-    return readAnswer(answer);
+    try {
+      return readAnswer(answer);
+    } catch (error) {
+      throw noAnswer(call, 0, error);
+    }
   }
   throw new AnswerNeeded(form, book.openQuestion(call.receiptId, deadline));
 }
@@ -164,7 +174,7 @@ const elicitAnswer = z.object({
 /** Only an accepted form whose box is ticked approves; anything the user typed is dropped. */
 function readAnswer(raw: unknown): boolean {
   const answer = elicitAnswer.safeParse(raw);
-  if (!answer.success) throw new Error("the host's answer was not an elicitation result");
+  if (!answer.success) throw new HostAskError(false, "its answer was not an elicitation result");
   return answer.data.action === "accept" && answer.data.content?.approve === true;
 }
 
@@ -201,16 +211,21 @@ function hostCannotAsk(call: ExecuteCall): BridgeError {
 }
 
 function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeError {
-  const why = cause instanceof Error ? cause.message : String(cause);
+  const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
+  const why = timedOut
+    ? `No answer from the user about receipt ${short(call.receiptId)} within ${
+      Math.round(waitedMs / 1000)
+    } s`
+    : `The host could not ask the user about receipt ${short(call.receiptId)} (${
+      cause instanceof Error ? cause.message : String(cause)
+    })`;
   return new BridgeError(
     Codes.approvalUnavailable,
-    `No answer from the user about receipt ${short(call.receiptId)} within ${
-      Math.round(waitedMs / 1000)
-    } s (${why}); nothing was sent to the daemon. Call ${call.tool} again to ask again while the receipt is valid, or call ${
+    `${why}; nothing was sent to the daemon. Call ${call.tool} again to ask again while the receipt is valid, or call ${
       previewOf(call.tool)
     } again.`,
     true,
-    { receiptId: call.receiptId, reason: "no_answer" },
+    { receiptId: call.receiptId, reason: timedOut ? "no_answer" : "host_failed" },
   );
 }
 

@@ -24,10 +24,18 @@ export interface ApprovalForm {
 export interface HostChannel {
   /** The client declared it can put a form question to its user. */
   canAsk: boolean;
-  /** 2025 era: sends `elicitation/create` now and waits for the answer. */
+  /** 2025 era: sends `elicitation/create` now and waits; rejects with `HostAskError`. */
   ask?(form: ApprovalForm, options: { timeoutMs: number; signal: AbortSignal }): Promise<unknown>;
   /** 2026-07-28 era: what a retried call carried back (echoed state and the answers). */
   retried?: { state?: string; responses?: Record<string, unknown> };
+}
+
+/** Why `ask` got no answer: the wait ran out, or the host failed to put the question. */
+export class HostAskError extends Error {
+  override name = "HostAskError";
+  constructor(readonly timedOut: boolean, message: string) {
+    super(message);
+  }
 }
 
 /** A host that cannot ask (doctor's probes, unit tests, clients without elicitation). */

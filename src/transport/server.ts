@@ -7,6 +7,8 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -14,7 +16,7 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
-import type { HostChannel } from "../catalogue/host_channel.ts";
+import { HostAskError, type HostChannel } from "../catalogue/host_channel.ts";
 
 /** Which protocol era this server instance serves (serveStdio pins one per connection). */
 export type Era = "legacy" | "modern";
@@ -81,7 +83,10 @@ function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel 
   return {
     canAsk: asksForms(server.getClientCapabilities()),
     ask: (form, { timeoutMs, signal }) =>
-      ctx.mcpReq.elicitInput(form, { timeout: timeoutMs, signal }),
+      ctx.mcpReq.elicitInput(form, { timeout: timeoutMs, signal }).catch((error: unknown) => {
+        const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+        throw new HostAskError(timedOut, error instanceof Error ? error.message : String(error));
+      }),
   };
 }
 

@@ -112,6 +112,12 @@ for (const era of ERAS) {
       assert.ok("requestedSchema" in question);
       assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
       assert.equal(question.requestedSchema.properties.approve.type, "boolean");
+      // 2025: a real server-to-client request; 2026-07-28: an input-required round, retried.
+      const frames = bridge.stdoutFrames().map((line) => JSON.parse(line));
+      const pushed = frames.filter((f) => f.method === "elicitation/create" && "id" in f);
+      const rounds = frames.filter((f) => f.result?.resultType === "input_required");
+      if (era === "legacy") assert.deepEqual([pushed.length, rounds.length], [1, 0]);
+      if (era === "modern") assert.deepEqual([pushed.length, rounds.length], [0, 1]);
 
       const again = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
       assert.equal(again.data.replayed, true);
@@ -267,3 +273,34 @@ for (const era of ERAS) {
     });
   }
 }
+
+Deno.test("approval (legacy): one question per receipt at a time; a failing host is retryable", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((done) => release = done);
+  const answers = person(async () => {
+    await held;
+    return ACCEPT;
+  }, () => Promise.reject(new Error("the dialog crashed")));
+  await session("legacy", { answers }, async (bridge, env) => {
+    const { claimId, receiptId } = await deletePreview(bridge, env, "busy");
+    const first = call(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+    while (answers.questions.length === 0) await new Promise((done) => setTimeout(done, 20));
+    const second = await sendsNothing(
+      env,
+      () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+    );
+    assert.equal(second.details.reason, "question_open");
+    release();
+    assert.equal((await first).isError, false);
+    assert.equal(answers.questions.length, 1);
+
+    const other = await deletePreview(bridge, env, "crash");
+    const failed = await sendsNothing(env, () =>
+      fails(bridge, "portreeve_claim_delete_execute", {
+        receiptId: other.receiptId,
+        claimId: other.claimId,
+      }, UNAVAILABLE));
+    assert.equal(failed.retryable, true);
+    assert.equal(failed.details.reason, "host_failed");
+  });
+});

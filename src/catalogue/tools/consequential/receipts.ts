@@ -214,6 +214,8 @@ const RECEIPT_HINTS: Record<string, string> = {
 /** Keeps the daemon's code and details; adds what the agent should do next. */
 function withHint(error: unknown, mismatchHint?: string): unknown {
   if (!(error instanceof BridgeError)) return error;
+  // The bridge's own "not issued here" already says what to do.
+  if (error.details.reason === "not_previewed_here") return error;
   const key = String(error.details.receiptCode ?? error.details.documentCode ?? "");
   const hint = RECEIPT_HINTS[key];
   if (!hint) return error;
