@@ -159,7 +159,12 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
     configuration,
     setupCommand,
     socket,
-    notes: [...modeNotes(input, installation), ...profile.notes, NOTHING_WRITTEN],
+    notes: [
+      ...modeNotes(input, installation),
+      ...approvalNotes(approval),
+      ...profile.notes,
+      NOTHING_WRITTEN,
+    ],
   };
 }
 
@@ -200,6 +205,18 @@ function formatConfiguration(language: ConfigurationLanguage, value: Json): stri
     throw new Error("a TOML configuration must be a table");
   }
   return stringifyToml(value).trimEnd();
+}
+
+function approvalNotes(approval: ApprovalMode | undefined): string[] {
+  if (approval === "required") {
+    return [
+      "--approval required: every *_execute is refused unless this host can show you the bridge's question (MCP elicitation).",
+    ];
+  }
+  if (approval === "off") {
+    return ["--approval off: the bridge never asks you; the agent must ask before executing."];
+  }
+  return [];
 }
 
 const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";

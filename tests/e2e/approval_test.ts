@@ -99,6 +99,8 @@ for (const era of ERAS) {
   Deno.test(`approval (${era}): accept executes once; the replay asks nothing`, async () => {
     const answers = person(ACCEPT);
     await session(era, { answers }, async (bridge, env) => {
+      const diag = await ok(bridge, "portreeve_diagnostics", {});
+      assert.deepEqual((diag.data.bridge as Data).approval, { mode: "auto", hostCanAsk: true });
       const { claimId, receiptId, preview } = await deletePreview(bridge, env, "api");
       assert.equal(preview.approval, "host_asks_user");
       assert.match(preview.summary as string, /asks the user, through the host/);
