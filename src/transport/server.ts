@@ -91,7 +91,7 @@ function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel 
 }
 
 /** Form-mode elicitation: declared as `{}` (the 2025-06-18 form) or with a `form` entry. */
-function asksForms(capabilities: unknown): boolean {
+export function asksForms(capabilities: unknown): boolean {
   const elicitation = isObject(capabilities) ? Reflect.get(capabilities, "elicitation") : undefined;
   if (!isObject(elicitation)) return false;
   return !("url" in elicitation) || "form" in elicitation;

@@ -30,6 +30,11 @@ function person(...answers: (ElicitResult | (() => Promise<ElicitResult>))[]) {
 }
 
 const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
+/** Whatever else a host lets the user type must never travel on. */
+const ACCEPT_TYPED: ElicitResult = {
+  action: "accept",
+  content: { approve: true, note: "typed by the user" },
+};
 const UNTICKED: ElicitResult = { action: "accept", content: { approve: false } };
 const DECLINE: ElicitResult = { action: "decline" };
 const CANCEL: ElicitResult = { action: "cancel" };
@@ -97,7 +102,7 @@ async function sendsNothing<T>(env: Env, action: () => Promise<T>): Promise<T> {
 
 for (const era of ERAS) {
   Deno.test(`approval (${era}): accept executes once; the replay asks nothing`, async () => {
-    const answers = person(ACCEPT);
+    const answers = person(ACCEPT_TYPED);
     await session(era, { answers }, async (bridge, env) => {
       const diag = await ok(bridge, "portreeve_diagnostics", {});
       assert.deepEqual((diag.data.bridge as Data).approval, { mode: "auto", hostCanAsk: true });
@@ -120,6 +125,11 @@ for (const era of ERAS) {
       const rounds = frames.filter((f) => f.result?.resultType === "input_required");
       if (era === "legacy") assert.deepEqual([pushed.length, rounds.length], [1, 0]);
       if (era === "modern") assert.deepEqual([pushed.length, rounds.length], [0, 1]);
+
+      const sent = env.sim.requests.filter((r) => r.path.endsWith("/delete/execute"));
+      assert.equal(sent.length, 1);
+      assert.equal((sent[0].body as Data).receiptId, receiptId);
+      assert.doesNotMatch(JSON.stringify(sent[0].body), /typed by the user/);
 
       const again = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
       assert.equal(again.data.replayed, true);
@@ -304,5 +314,81 @@ Deno.test("approval (legacy): one question per receipt at a time; a failing host
       }, UNAVAILABLE));
     assert.equal(failed.retryable, true);
     assert.equal(failed.details.reason, "host_failed");
+  });
+});
+
+const definition = (components: string[]) => ({
+  version: 1,
+  project: "shop",
+  components: Object.fromEntries(components.map((c) => [c, { endpoints: { http: {} } }])),
+});
+
+Deno.test("approval: each question names what will happen, to what, and the expiry", async () => {
+  const answers = person(ACCEPT, ACCEPT, ACCEPT, ACCEPT);
+  await session("legacy", { answers }, async (bridge, env) => {
+    const asked = () => answers.questions.at(-1)!.message;
+    const execute = async (name: string, preview: Data, args: Data) => {
+      const done = await ok(bridge, `portreeve_${name}_execute`, {
+        receiptId: preview.receiptId,
+        ...args,
+      });
+      assert.equal(done.data.changed, true);
+      assert.match(
+        asked(),
+        new RegExp(
+          `Receipt ${(preview.receiptId as string).slice(0, 8)} expires \\d\\d:\\d\\d:\\d\\dZ`,
+        ),
+      );
+    };
+
+    // Port reclaim: the port, and each pid with its command.
+    const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+      claim: { project: "web", workspaceRoot: env.dir, component: "vite" },
+    });
+    const port = lease.port as number;
+    env.sim.control.addListener(port, 4242, { command: "node" });
+    await ok(bridge, "portreeve_lease_confirm", {
+      credentialHandle: lease.credentialHandle,
+      rootPid: 4242,
+    });
+    const reclaim = await ok(bridge, "portreeve_port_reclaim_preview", {
+      port,
+      policy: "graceful",
+    });
+    await execute("port_reclaim", reclaim.data, { port });
+    assert.match(
+      asked(),
+      new RegExp(`Reclaim port ${port} with graceful: would terminate pid 4242 \\(node\\)`),
+    );
+
+    // Stack apply: the file's path, and the fingerprint of the bytes it replaces.
+    const root = `${env.dir}/shop`;
+    await Deno.mkdir(root);
+    const create = await ok(bridge, "portreeve_stack_apply_preview", {
+      stackRoot: root,
+      definition: definition(["web"]),
+    });
+    await execute("stack_apply", create.data, { stackRoot: root });
+    assert.match(asked(), /Create \/.*\/shop\/portreeve\.stack\.json and register a new stack/);
+    const replace = await ok(bridge, "portreeve_stack_apply_preview", {
+      stackRoot: root,
+      definition: definition(["web", "db"]),
+    });
+    const fingerprint = ((replace.data.observed as Data).document as Data).fingerprint as string;
+    await execute("stack_apply", replace.data, { stackRoot: root });
+    assert.match(
+      asked(),
+      new RegExp(
+        `Replace /.*/portreeve\\.stack\\.json \\(fingerprint ${fingerprint.slice(0, 12)}\\)`,
+      ),
+    );
+
+    // Settings: each setting's old and new value.
+    const settings = await ok(bridge, "portreeve_settings_update_preview", {
+      updates: { leaseTtlMilliseconds: 20_000 },
+    });
+    await execute("settings_update", settings.data, {});
+    assert.match(asked(), /Change leaseTtlMilliseconds 15000 → 20000\./);
+    assert.equal(answers.questions.length, 4);
   });
 });
