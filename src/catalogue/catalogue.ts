@@ -4,13 +4,14 @@
  * builds zod schemas nor converts them to JSON Schema; the definitions themselves load on the
  * first tools/call.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
 import { BridgeError, invalidInput, invalidResponse } from "../daemon/errors.ts";
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
+import { AnswerNeeded } from "./host_channel.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
 /** One tools/list entry with what the bridge needs to know about it without loading it. */
@@ -62,7 +63,7 @@ export class Catalogue {
     name: string,
     args: unknown,
     ctx: Omit<ToolContext, "capabilities">,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | InputRequiredResult> {
     if (!this.has(name)) throw new Error(`unknown tool ${name}`);
     this.#definitions ??= this.load().then((all) => new Map(all.map((tool) => [tool.name, tool])));
     const tool = (await this.#definitions).get(name);
@@ -87,6 +88,8 @@ export class Catalogue {
       }
       return success(raw, tool.summary(checked.data, input.data));
     } catch (error) {
+      // 2026-07-28: the person is asked by the host, which retries this call with the answer.
+      if (error instanceof AnswerNeeded) return error.result();
       const reported = asBridgeError(error);
       const { code, message, retryable, details, nextStep } = reported;
       return failure(

@@ -4,6 +4,9 @@ import type { SocketSource } from "../daemon/discovery.ts";
 import type { Custody } from "../custody/mod.ts";
 import type { LauncherRenewalResult } from "./renewers.ts";
 import type { Memory } from "./memory.ts";
+import type { ApprovalMode } from "../approval_modes.ts";
+import type { HostChannel } from "./host_channel.ts";
+import type { ReceiptBook } from "./receipt_book.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -15,6 +18,10 @@ export interface BridgeFacts {
   requiredCapabilities: readonly string[];
   /** Set when the process may not use its socket (outside the permission grant). */
   misconfiguration?: string;
+  /** Whether executes ask the person through the host (`serve --approval`). */
+  approval: ApprovalMode;
+  /** How long a question waits for the person's answer. */
+  approvalMs: number;
 }
 
 export interface Services {
@@ -24,6 +31,8 @@ export interface Services {
   custody: Custody<LauncherRenewalResult>;
   /** What this process already did, so a repeated call returns the achieved state. */
   memory: Memory;
+  /** Receipts this bridge's previews returned, and the person's answers about them. */
+  receipts: ReceiptBook;
 }
 
 export interface ToolContext extends Services {
@@ -31,4 +40,6 @@ export interface ToolContext extends Services {
   signal: AbortSignal;
   /** The running tool's daemon capabilities, sent as `requiredCapabilities` on POSTs. */
   capabilities: readonly string[];
+  /** How this request can reach the person at the host (MCP elicitation), if at all. */
+  host: HostChannel;
 }

@@ -5,6 +5,7 @@ import { denoEnv, discoverSocket, SocketPathError } from "../daemon/discovery.ts
 import { TOOLSETS } from "../toolsets.ts";
 import { LOG_LEVELS } from "../transport/logging.ts";
 import { checkLabel, oneOf, UsageError } from "./options.ts";
+import { APPROVAL_MODES } from "../approval_modes.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 
@@ -13,9 +14,11 @@ export const HELP = `${PRODUCT} ${SOFTWARE_VERSION} — MCP bridge to the PortRe
 Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
                     [--log-level error|warn|info|debug] [--custody-ms MS]
+                    [--approval required|auto|off] [--approval-ms MS]
   ${PRODUCT} config --host claude|codex|generic [--portable] [--label NAME]
-                    [--toolset read|coordinate|full] [--socket PATH] [--json]
+                    [--toolset read|coordinate|full] [--approval ...] [--socket PATH] [--json]
   ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ...] [--host claude|codex|generic]
+                    [--approval ...]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)
@@ -28,6 +31,10 @@ Socket: --socket, else $PORTREEVE_SOCKET, else the platform default
 
 --custody-ms  how long credentials are held without an explicit extension
               (default 600000 = 10 min; lower values are for tests and drills).
+--approval    how a person approves *_execute: auto (default) asks the user through the
+              host when it can (MCP elicitation); required refuses executes when the host
+              cannot ask; off never asks (the agent must ask the user itself).
+--approval-ms how long a question waits for the user's answer (default 120000 = 2 min).
 
 Exit codes: 0 ok, 2 usage error; doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
 
@@ -100,6 +107,8 @@ async function runServe(args: string[]): Promise<number> {
       toolset: { type: "string", default: "full" },
       "log-level": { type: "string", default: "info" },
       "custody-ms": { type: "string" },
+      approval: { type: "string", default: "auto" },
+      "approval-ms": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -114,8 +123,21 @@ async function runServe(args: string[]): Promise<number> {
   const custodyMs = values["custody-ms"] === undefined
     ? undefined
     : custodyWindow(values["custody-ms"]);
+  const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
+  const approvalMs = values["approval-ms"] === undefined
+    ? undefined
+    : approvalWait(values["approval-ms"]);
   const { serve } = await import("../transport/serve.ts");
-  return await serve({ socket, label, toolset, logLevel, custodyMs });
+  return await serve({ socket, label, toolset, logLevel, custodyMs, approval, approvalMs });
+}
+
+/** A person needs time to read; a receipt lasts 5 minutes, so longer waits are pointless. */
+function approvalWait(raw: string): number {
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1000 || ms > 300_000) {
+    throw new UsageError(`--approval-ms must be an integer from 1000 to 300000 (got "${raw}")`);
+  }
+  return ms;
 }
 
 /** Default custody window; shorter than 10 minutes only makes sense for tests and drills. */

@@ -39,6 +39,10 @@ export const Codes = {
   cancelled: "portreeve_cancelled",
   conflict: "portreeve_conflict",
   internal: "portreeve_internal",
+  /** The person said no (or dismissed the question); nothing was sent to the daemon. */
+  approvalDeclined: "portreeve_approval_declined",
+  /** No person's answer could be had (no answer in time, or the host cannot ask). */
+  approvalUnavailable: "portreeve_approval_unavailable",
 } as const;
 
 /** The daemon's closed set of error codes (protocol §6.1). */

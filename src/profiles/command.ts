@@ -10,6 +10,7 @@ import { formatHuman } from "./human.ts";
 import { HOST_IDS } from "./hosts.ts";
 import { detectInstallation, type Installation } from "./installation.ts";
 import { ConfigError, renderConfig, TOOLSETS } from "./render.ts";
+import { APPROVAL_MODES } from "../approval_modes.ts";
 
 export interface CommandIO {
   stdout(text: string): void;
@@ -27,7 +28,9 @@ export interface ConfigDeps {
 
 export const CONFIG_USAGE =
   `usage: portreeve-mcp config --host ${HOST_IDS.join("|")} [--portable] [--label NAME] ` +
-  `[--toolset ${TOOLSETS.join("|")}] [--socket PATH] [--json]`;
+  `[--toolset ${TOOLSETS.join("|")}] [--approval ${
+    APPROVAL_MODES.join("|")
+  }] [--socket PATH] [--json]`;
 
 export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps = {}): number {
   const json = args.includes("--json");
@@ -50,6 +53,7 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       portable: options.portable ?? false,
       label: options.label,
       toolset: options.toolset,
+      approval: options.approval,
       socket,
     }, installation);
     if (result.mode === "exact" && installation.kind === "compiled") {
@@ -81,6 +85,7 @@ interface Options {
   portable?: boolean;
   label?: string;
   toolset?: string;
+  approval?: string;
   socket?: string;
   json?: boolean;
   help?: boolean;
@@ -97,6 +102,7 @@ function parseOptions(args: string[]): Options {
         portable: { type: "boolean" },
         label: { type: "string" },
         toolset: { type: "string" },
+        approval: { type: "string" },
         socket: { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },

@@ -10,6 +10,7 @@ import { stringifyToml } from "./toml.ts";
 
 import { type Toolset, TOOLSETS } from "../toolsets.ts";
 import { LABEL_PATTERN } from "../cli/options.ts";
+import { APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../approval_modes.ts";
 export { type Toolset, TOOLSETS };
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";
@@ -19,6 +20,8 @@ export interface ConfigInput {
   portable: boolean;
   label?: string;
   toolset?: string;
+  /** `serve --approval`; rendered only when it is not the default (`auto`). */
+  approval?: string;
   /** The socket this user's bridge would use (`discoverSocket`). */
   socket: SocketLocation;
 }
@@ -73,6 +76,17 @@ export function validateToolset(raw: string): Toolset {
   return found;
 }
 
+export function validateApproval(raw: string): ApprovalMode {
+  const found = APPROVAL_MODES.find((mode) => mode === raw);
+  if (found === undefined) {
+    throw new ConfigError(
+      "usage",
+      `unknown --approval ${JSON.stringify(raw)}; valid modes: ${APPROVAL_MODES.join(", ")}`,
+    );
+  }
+  return found;
+}
+
 export function requireHost(id: string): HostProfile {
   const profile = findHost(id);
   if (profile === undefined) {
@@ -100,11 +114,15 @@ export function serveArgs(
   socket: string | null,
   label: string | undefined,
   toolset: Toolset | undefined,
+  approval?: ApprovalMode,
 ): string[] {
   const args = ["serve"];
   if (socket !== null) args.push("--socket", socket);
   if (label !== undefined) args.push("--label", label);
   if (toolset !== undefined && toolset !== "full") args.push("--toolset", toolset);
+  if (approval !== undefined && approval !== DEFAULT_APPROVAL_MODE) {
+    args.push("--approval", approval);
+  }
   return args;
 }
 
@@ -113,8 +131,9 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
   const profile = requireHost(input.host);
   const label = input.label === undefined ? undefined : validateLabel(input.label);
   const toolset = input.toolset === undefined ? undefined : validateToolset(input.toolset);
+  const approval = input.approval === undefined ? undefined : validateApproval(input.approval);
   const socket = pinsSocket(input.portable, input.socket) ? input.socket.path : null;
-  const serve = serveArgs(socket, label, toolset);
+  const serve = serveArgs(socket, label, toolset, approval);
   const { command, args } = input.portable
     ? { command: PORTABLE_COMMAND, args: serve }
     : exactCommand(installation, input.socket.path, serve);
@@ -140,7 +159,12 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
     configuration,
     setupCommand,
     socket,
-    notes: [...modeNotes(input, installation), ...profile.notes, NOTHING_WRITTEN],
+    notes: [
+      ...modeNotes(input, installation),
+      ...approvalNotes(approval),
+      ...profile.notes,
+      NOTHING_WRITTEN,
+    ],
   };
 }
 
@@ -181,6 +205,18 @@ function formatConfiguration(language: ConfigurationLanguage, value: Json): stri
     throw new Error("a TOML configuration must be a table");
   }
   return stringifyToml(value).trimEnd();
+}
+
+function approvalNotes(approval: ApprovalMode | undefined): string[] {
+  if (approval === "required") {
+    return [
+      "--approval required: every *_execute is refused unless this host can show you the bridge's question (MCP elicitation).",
+    ];
+  }
+  if (approval === "off") {
+    return ["--approval off: the bridge never asks you; the agent must ask before executing."];
+  }
+  return [];
 }
 
 const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";

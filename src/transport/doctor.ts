@@ -7,6 +7,8 @@ import { parseArgs } from "node:util";
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { TOOLSETS } from "../toolsets.ts";
+import { APPROVAL_MODES } from "../approval_modes.ts";
+import { approvalReport } from "./doctor_approval.ts";
 import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
 import { checkLabel, oneOf } from "../cli/options.ts";
 import { createServer } from "./server.ts";
@@ -51,10 +53,12 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
       label: { type: "string" },
       toolset: { type: "string", default: "full" },
       host: { type: "string", default: "generic" },
+      approval: { type: "string", default: "auto" },
       json: { type: "boolean" },
     },
   });
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
+  const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
   const socket = discoverSocket(values.socket, denoEnv);
@@ -75,7 +79,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
     misconfiguration ?? "covers this socket",
   );
 
-  const bridge = createBridge({ socket, label, toolset });
+  const bridge = createBridge({ socket, label, toolset, approval });
   const { catalogue } = bridge;
   const shutdown = new AbortController();
   let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
@@ -83,7 +87,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
     for (const era of ["legacy", "modern"] as const) {
       const session = await openSession(
         era,
-        () => createServer(catalogue, bridge.services, shutdown.signal),
+        () => createServer(catalogue, bridge.services, shutdown.signal, era),
       );
       try {
         const listed = session.frames.find((f) => Array.isArray(f.result?.tools));
@@ -114,7 +118,12 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   }
 
   const { hostCommand } = await import("./doctor_host.ts");
-  add("info", `host command (${values.host})`, hostCommand(values.host, socket, label, toolset));
+  add("info", `approval (${values.host})`, approvalReport(approval, values.host));
+  add(
+    "info",
+    `host command (${values.host})`,
+    hostCommand(values.host, socket, label, toolset, approval),
+  );
 
   const next = NEXT_STEP[verdict];
   if (values.json) {

@@ -8,10 +8,11 @@ export function hostCommand(
   socket: SocketLocation,
   label: string | undefined,
   toolset: string,
+  approval?: string,
 ): string {
   try {
     const result = renderConfig(
-      { host, portable: false, label, toolset, socket },
+      { host, portable: false, label, toolset, approval, socket },
       detectInstallation(),
     );
     return shellJoin([result.command, ...result.args]);

@@ -4,6 +4,7 @@
  */
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Toolset } from "../toolsets.ts";
+import type { ApprovalMode } from "../approval_modes.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import { createBridge } from "./services.ts";
 import {
@@ -24,6 +25,8 @@ export interface ServeOptions {
   toolset: Toolset;
   logLevel: LogLevelName;
   custodyMs?: number;
+  approval?: ApprovalMode;
+  approvalMs?: number;
 }
 
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */
@@ -59,18 +62,22 @@ export function serve(options: ServeOptions): Promise<never> {
 
   const transport = new FramedStdioTransport();
   transport.scrub = (json) => fragments.scrub(json);
-  const handle = serveStdio(() => createServer(catalogue, bridge.services, shutdown.signal), {
-    legacy: "serve",
-    transport,
-    onerror: (error) => log.warn(`transport: ${error.message}`),
-  });
+  const handle = serveStdio(
+    ({ era }) => createServer(catalogue, bridge.services, shutdown.signal, era),
+    {
+      legacy: "serve",
+      transport,
+      onerror: (error) => log.warn(`transport: ${error.message}`),
+    },
+  );
   transport.onEnd = () => stop("stdin closed");
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => stop(signal));
   }
-  log.debug("serving {tools} tools ({toolset}) for socket {socket}", {
+  log.debug("serving {tools} tools ({toolset}, approval {approval}) for socket {socket}", {
     tools: catalogue.size,
     toolset: options.toolset,
+    approval: options.approval ?? "auto",
     socket: options.socket.path,
     runId: bridge.runId,
   });

@@ -3,11 +3,23 @@
  * in both protocol eras. Built on the SDK's low-level `Server` so tools/list is served from
  * a list we build once instead of regenerating JSON Schema on every request.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
+import { HostAskError, type HostChannel } from "../catalogue/host_channel.ts";
+
+/** Which protocol era this server instance serves (serveStdio pins one per connection). */
+export type Era = "legacy" | "modern";
 
 /**
  * Some hosts cut instructions to about 250 characters, so the rule that matters most comes
@@ -23,6 +35,7 @@ export function createServer(
   catalogue: Catalogue,
   services: () => Promise<Services>,
   shutdown: AbortSignal,
+  era: Era = "legacy",
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
@@ -44,9 +57,49 @@ export function createServer(
       );
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
+    const host = hostChannel(server, era, ctx);
     return services()
-      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal }))
+      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal, host }))
       .finally(linked.release);
   });
   return server;
+}
+
+/**
+ * How a tool call can reach the person at the host. 2025 era: the client's `initialize`
+ * capabilities, and a real `elicitation/create` request. 2026-07-28: the capabilities on the
+ * request's own envelope, and the answers a retried call carries.
+ */
+function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel {
+  if (era === "modern") {
+    const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+    const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
+    const state: unknown = ctx.mcpReq.requestState();
+    return {
+      canAsk: asksForms(declared),
+      retried: {
+        state: typeof state === "string" ? state : undefined,
+        responses: ctx.mcpReq.inputResponses,
+      },
+    };
+  }
+  return {
+    canAsk: asksForms(server.getClientCapabilities()),
+    ask: (form, { timeoutMs, signal }) =>
+      ctx.mcpReq.elicitInput(form, { timeout: timeoutMs, signal }).catch((error: unknown) => {
+        const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+        throw new HostAskError(timedOut, error instanceof Error ? error.message : String(error));
+      }),
+  };
+}
+
+/** Form-mode elicitation: declared as `{}` (the 2025-06-18 form) or with a `form` entry. */
+export function asksForms(capabilities: unknown): boolean {
+  const elicitation = isObject(capabilities) ? Reflect.get(capabilities, "elicitation") : undefined;
+  if (!isObject(elicitation)) return false;
+  return !("url" in elicitation) || "form" in elicitation;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,11 @@ import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import type { Toolset } from "../toolsets.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
+import {
+  type ApprovalMode,
+  DEFAULT_APPROVAL_MODE,
+  DEFAULT_APPROVAL_MS,
+} from "../approval_modes.ts";
 import { grantProblem } from "./grant.ts";
 import { logger } from "./logging.ts";
 
@@ -22,6 +27,10 @@ export interface BridgeSetup {
   custodyMs?: number;
   /** The process's record of credential fragments, shared with its output scrubbers. */
   fragments?: CredentialFragments;
+  /** Whether executes ask the person through the host (`auto` when unset). */
+  approval?: ApprovalMode;
+  /** How long a question waits for the person (2 minutes when unset). */
+  approvalMs?: number;
 }
 
 export interface Bridge {
@@ -58,15 +67,21 @@ async function build(
   runId: string,
   misconfiguration: string | undefined,
 ): Promise<Services> {
-  const [{ DaemonClient }, { Custody }, { Memory }, { daemonRenewers }, { BridgeError, Codes }] =
-    await Promise
-      .all([
-        import("../daemon/client.ts"),
-        import("../custody/mod.ts"),
-        import("../catalogue/memory.ts"),
-        import("../catalogue/renewers.ts"),
-        import("../daemon/errors.ts"),
-      ]);
+  const [
+    { DaemonClient },
+    { Custody },
+    { Memory },
+    { daemonRenewers },
+    { BridgeError, Codes },
+    { ReceiptBook },
+  ] = await Promise.all([
+    import("../daemon/client.ts"),
+    import("../custody/mod.ts"),
+    import("../catalogue/memory.ts"),
+    import("../catalogue/renewers.ts"),
+    import("../daemon/errors.ts"),
+    import("../catalogue/receipt_book.ts"),
+  ]);
   const log = logger("bridge");
   const daemon = new DaemonClient({
     socketPath: setup.socket.path,
@@ -91,6 +106,7 @@ async function build(
     daemon,
     custody,
     memory: new Memory(),
+    receipts: new ReceiptBook(),
     bridge: {
       runId,
       label: setup.label ?? null,
@@ -99,6 +115,8 @@ async function build(
       toolset: setup.toolset,
       requiredCapabilities: catalogue.requiredCapabilities(),
       misconfiguration,
+      approval: setup.approval ?? DEFAULT_APPROVAL_MODE,
+      approvalMs: setup.approvalMs ?? DEFAULT_APPROVAL_MS,
     },
   };
 }

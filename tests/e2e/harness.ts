@@ -3,7 +3,12 @@
  * drives it with the MCP SDK client over real stdio, against a simulator on a real socket.
  */
 import assert from "node:assert/strict";
-import { Client, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import {
+  Client,
+  type ElicitRequest,
+  type ElicitResult,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { confinedFlags } from "../../src/permissions.ts";
@@ -23,6 +28,8 @@ export interface BridgeOptions {
   /** Socket the permission grant names (defaults to socketPath). */
   grantSocket?: string;
   env?: Record<string, string>;
+  /** Declares form elicitation and answers the bridge's questions with this (a person). */
+  elicitation?: (request: ElicitRequest["params"]) => Promise<ElicitResult>;
 }
 
 export interface Bridge {
@@ -74,8 +81,11 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
       versionNegotiation: {
         mode: era === "modern" ? { pin: "2026-07-28" } : era,
       },
+      ...(opts.elicitation ? { capabilities: { elicitation: { form: {} } } } : {}),
     },
   );
+  const answer = opts.elicitation;
+  if (answer) client.setRequestHandler("elicitation/create", (request) => answer(request.params));
   await client.connect(transport);
   const inner = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage) => {

@@ -109,6 +109,8 @@ Deno.test("serve refuses a relative socket and a bad label with exit 2 and one c
     const [args, pattern] of [
       [["--socket", "relative.sock"], /--socket must be an absolute path/],
       [["--label", "../x"], /Invalid label/],
+      [["--approval", "ask"], /--approval must be one of required, auto, off/],
+      [["--approval-ms", "10"], /--approval-ms must be an integer from 1000 to 300000/],
     ] as const
   ) {
     const out = await new Deno.Command(Deno.execPath(), {
@@ -131,6 +133,17 @@ Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompa
     assert.match(ok.stdout, /2025-11-25 initialize\): 51 tools; tools\/list carries ttlMs 0/);
     assert.match(ok.stdout, /2026-07-28 server\/discover/);
     assert.match(ok.stdout, /host command \(codex\): .*serve --socket/);
+    assert.match(ok.stdout, /approval \(codex\): auto: .*`codex exec`/);
+    const required = await runMain(
+      ["doctor", "--host", "claude", "--approval", "required"],
+      env.socketPath,
+    );
+    assert.equal(required.code, 0, required.stdout + required.stderr);
+    assert.match(required.stdout, /approval \(claude\): required: .*`claude -p`/);
+    assert.match(
+      required.stdout,
+      /host command \(claude\): .*serve --socket \S+ --approval required/,
+    );
     const json = await runMain(["doctor", "--json"], env.socketPath);
     assert.equal(JSON.parse(json.stdout).verdict, "ok");
   } finally {
@@ -170,6 +183,10 @@ Deno.test("diagnostics reports the label and socket source; misconfiguration is 
     const data = diag.envelope.data as { bridge: { label: string; socketSource: string } };
     assert.equal(data.bridge.label, "diag");
     assert.equal(data.bridge.socketSource, "PORTREEVE_SOCKET");
+    assert.deepEqual(
+      (diag.envelope.data as { bridge: { approval: unknown } }).bridge.approval,
+      { mode: "auto", hostCanAsk: false },
+    );
   } finally {
     await bridge.close();
     await env.cleanup();

@@ -4,12 +4,15 @@
  * and receipt errors that keep their code and details but say what to do next.
  */
 import assert from "node:assert/strict";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { listTools } from "../../src/catalogue/describe.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
 import { CONSEQUENTIAL_TOOLS } from "../../src/catalogue/tools/consequential.ts";
 import { showSetting } from "../../src/catalogue/tools/consequential/stacks.ts";
 import { BridgeError } from "../../src/daemon/errors.ts";
+import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
+import { NO_HOST_CHANNEL } from "../../src/catalogue/host_channel.ts";
 
 interface Sent {
   path: string;
@@ -30,7 +33,13 @@ function scripted(answer: (path: string) => Answer) {
     },
   };
   // Only the daemon and the signal are used by these tools.
-  const ctx = { daemon, signal: new AbortController().signal } as unknown as Omit<
+  const ctx = {
+    daemon,
+    signal: new AbortController().signal,
+    receipts: new ReceiptBook(),
+    bridge: { approval: "auto", approvalMs: 1000 },
+    host: NO_HOST_CHANNEL,
+  } as unknown as Omit<
     ToolContext,
     "capabilities"
   >;
@@ -42,7 +51,9 @@ function scripted(answer: (path: string) => Answer) {
   return {
     sent,
     call: async (name: string, args: Record<string, unknown>) => {
-      const r = await catalogue.call(`portreeve_${name}`, args, ctx);
+      const answer = await catalogue.call(`portreeve_${name}`, args, ctx);
+      if (answer.resultType === "input_required") throw new Error(`${name} asked for input`);
+      const r = answer as CallToolResult;
       const structured = r.structuredContent as {
         ok: boolean;
         data?: Record<string, unknown>;

@@ -142,6 +142,7 @@ Deno.test("config: labels are validated", () => {
 
 Deno.test("config: toolsets, sockets and stray arguments are usage errors", () => {
   assertUsage(["--host", "codex", "--toolset", "write"], /valid toolsets: read, coordinate, full/);
+  assertUsage(["--host", "codex", "--approval", "ask"], /valid modes: required, auto, off/);
   assertUsage(["--host", "codex", "--socket", "rel/p.sock"], /--socket must be an absolute path/);
   assertUsage(["--host", "codex", "--socket", ""], /--socket must be an absolute path/);
   assertUsage(["--host", "codex", "--force"], /Unknown option '--force'/);

@@ -32,6 +32,11 @@ const CASES: readonly Case[] = [
     SCRIPT,
   ],
   ["exact, awkward paths", { portable: false, socket: awkward.socket }, awkward.script],
+  [
+    "exact, compiled, --approval required",
+    { portable: false, socket: HOME_SOCKET, approval: "required" },
+    COMPILED,
+  ],
 ];
 
 function render(host: string): string {

@@ -18,6 +18,7 @@ import type { SocketLocation } from "../../src/daemon/discovery.ts";
 interface Variant {
   label?: string;
   toolset?: Toolset;
+  approval?: string;
 }
 const VARIANTS: readonly Variant[] = [
   {},
@@ -25,6 +26,9 @@ const VARIANTS: readonly Variant[] = [
   { toolset: "read" },
   { label: "ci.runner_2", toolset: "coordinate" },
   { toolset: "full" },
+  { approval: "required" },
+  { label: "unattended", approval: "off" },
+  { approval: "auto" },
 ];
 
 /** The command and args we expect, built independently of the renderer. */
@@ -41,6 +45,8 @@ function expected(
     ...(pin ? ["--socket", socket.path] : []),
     ...(variant.label ? ["--label", variant.label] : []),
     ...(variant.toolset && variant.toolset !== "full" ? ["--toolset", variant.toolset] : []),
+    // The default (auto) is left out, like the default toolset.
+    ...(variant.approval && variant.approval !== "auto" ? ["--approval", variant.approval] : []),
   ];
   if (mode === "portable") return { command: "portreeve-mcp", args: serve };
   if (mode === "compiled") return { command: installation.execPath, args: serve };

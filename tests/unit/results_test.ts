@@ -20,7 +20,8 @@ function split(text: string): { line: string; json: unknown } {
   return { line: text.slice(0, cut), json: JSON.parse(text.slice(cut + 1)) };
 }
 
-const textOf = (r: { content: unknown[] }) => {
+const textOf = (r: object) => {
+  assert.ok("content" in r && Array.isArray(r.content), "a tool result, not a request for input");
   assert.equal(r.content.length, 1, "one text block");
   return (r.content[0] as { type: string; text: string }).text;
 };

@@ -94,6 +94,8 @@ export const diagnostics = defineTool({
       socketSource: z.string(),
       version: z.string(),
       toolset: z.string(),
+      /** `serve --approval`, and whether this host can put the bridge's question to its user. */
+      approval: z.object({ mode: z.string(), hostCanAsk: z.boolean() }),
     }),
     daemon: daemonShape,
     guidance: z.string().nullable(),
@@ -111,6 +113,7 @@ export const diagnostics = defineTool({
         socketSource: b.socketSource,
         version: SOFTWARE_VERSION,
         toolset: b.toolset,
+        approval: { mode: b.approval, hostCanAsk: ctx.host.canAsk },
       },
       daemon: { available: p.available, compatible: p.compatible, health: p.health },
       guidance: p.guidance,

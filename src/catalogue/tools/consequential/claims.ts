@@ -13,6 +13,12 @@ import {
 type Claim = z.output<typeof claimShape>;
 
 const POLICIES = ["never", "graceful", "force-after-grace"] as const;
+const portTarget = ({ port }: { port: number }) => ({ type: "port", id: String(port) });
+const claimTarget = ({ claimId }: { claimId: string }) => ({
+  type: "claim",
+  id: claimId.toLowerCase(),
+});
+const claimsTarget = () => ({ type: "claim-collection", id: "global" });
 const olderThan = () => z.int().min(0).max(315_576_000_000);
 
 /** `web api.http (port 5173)`: how a person recognises a claim. */
@@ -70,6 +76,7 @@ export const portReclaimPreview = previewTool({
   path: ({ port }) => `/v1/actions/ports/${port}/reclaim/preview`,
   body: ({ policy }) => ({ policy }),
   explain: explainReclaim,
+  target: portTarget,
 });
 
 export const portReclaimExecute = executeTool({
@@ -80,7 +87,7 @@ export const portReclaimExecute = executeTool({
   input: z.strictObject({ receiptId: uuid(), port: port() }),
   result: z.looseObject({ outcome: z.string(), reason: z.string().nullable() }),
   path: ({ port }) => `/v1/actions/ports/${port}/reclaim/execute`,
-  target: ({ port }) => ({ type: "port", id: String(port) }),
+  target: portTarget,
   outcome: (r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ""}.`,
   // The daemon may wait twice the grace period plus lsof time before answering.
   timeoutMs: 150_000,
@@ -105,12 +112,9 @@ export const claimReassignPreview = previewTool({
     effect: `Move claim ${claimLabel(observed.claim as Claim)} to port ${observed.port}.`,
     blockers: [],
   }),
+  target: claimTarget,
 });
 
-const claimTarget = ({ claimId }: { claimId: string }) => ({
-  type: "claim",
-  id: claimId.toLowerCase(),
-});
 const claimExecuteInput = z.strictObject({ receiptId: uuid(), claimId: uuid() });
 
 export const claimReassignExecute = executeTool({
@@ -137,6 +141,7 @@ export const claimDeletePreview = previewTool({
     }; its port becomes free for others.`,
     blockers: [],
   }),
+  target: claimTarget,
 });
 
 export const claimDeleteExecute = executeTool({
@@ -174,6 +179,7 @@ export const claimsPrunePreview = previewTool({
       blockers: skipped.map((s) => `${s.claimId}: ${s.reason}`),
     };
   },
+  target: claimsTarget,
 });
 
 export const claimsPruneExecute = executeTool({
@@ -184,7 +190,7 @@ export const claimsPruneExecute = executeTool({
   input: z.strictObject({ receiptId: uuid() }),
   result: z.looseObject({ deletedClaimIds: z.array(uuid()), skipped: z.array(loose()) }),
   path: () => "/v1/actions/claims/prune/execute",
-  target: () => ({ type: "claim-collection", id: "global" }),
+  target: claimsTarget,
   outcome: (r) => `${r.deletedClaimIds.length} claim(s) deleted, ${r.skipped.length} skipped.`,
 });
 

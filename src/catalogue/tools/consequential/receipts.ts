@@ -9,6 +9,12 @@ import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../daemon/errors.ts";
+import {
+  APPROVAL_ROUTES,
+  type ApprovalRoute,
+  approvalRoute,
+  obtainApproval,
+} from "../../approval.ts";
 
 const CAPS = ["mcp-foundations-v1"];
 
@@ -45,6 +51,11 @@ const previewOutput = z.object({
   nextStep: z.string(),
   proposal: loose(),
   observed: loose(),
+  /**
+   * How approval happens: the execute asks the user through the host, the agent must ask the
+   * user itself, or (`--approval required` on a host that cannot ask) execute will refuse.
+   */
+  approval: z.enum(APPROVAL_ROUTES),
 });
 
 export interface PreviewSpec<In extends z.ZodObject> {
@@ -56,6 +67,8 @@ export interface PreviewSpec<In extends z.ZodObject> {
   body?(input: z.output<In>): Json;
   /** One sentence on the effect, plus the blockers, read from the daemon's evidence. */
   explain(preview: DaemonPreview): { effect: string; blockers: string[] };
+  /** The target exactly as its execute will send it, so a mismatch is found before asking. */
+  target(input: z.output<In>): { type: string; id: string };
 }
 
 export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyTool {
@@ -76,18 +89,28 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
       ) as DaemonPreview;
       const { effect, blockers } = spec.explain(preview);
       const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
+      const receipt = `Receipt ${preview.receiptId.slice(0, 8)} expires ${
+        clock(preview.expiresAt)
+      }.`;
+      ctx.receipts.remember({
+        receiptId: preview.receiptId,
+        action: preview.action,
+        target: spec.target(input),
+        expiresAt: preview.expiresAt,
+        question: `PortReeve: the agent asks to make this change. ${effect}${blocked} ${receipt}`,
+      });
+      const approval = approvalRoute(ctx);
       return {
         receiptId: preview.receiptId,
         action: preview.action,
         target: preview.target,
         expiresAt: preview.expiresAt,
-        summary: `${effect}${blocked} Receipt ${preview.receiptId.slice(0, 8)} expires ${
-          clock(preview.expiresAt)
-        }.`,
+        summary: `${effect}${blocked} ${receipt}`,
         blockers,
-        nextStep: approvalStep(execute, preview, blockers.length > 0),
+        nextStep: approvalStep(execute, preview, blockers.length > 0, approval),
         proposal: preview.proposal,
         observed: preview.observed,
+        approval,
       };
     },
     summary: (data) => `${data.summary} ${data.nextStep}`,
@@ -98,9 +121,21 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
  * Hosts that auto-approve tool calls would otherwise let a model go straight from preview to
  * execute; this sentence sits in the data because some hosts never show a success's text.
  */
-function approvalStep(execute: string, preview: DaemonPreview, blocked: boolean): string {
-  const ask =
-    `Stop and show this preview to the user; only after they explicitly approve it, call ${execute} with receiptId ${preview.receiptId} before ${preview.expiresAt}. Host auto-approval is not consent.`;
+function approvalStep(
+  execute: string,
+  preview: DaemonPreview,
+  blocked: boolean,
+  route: ApprovalRoute,
+): string {
+  const call = `${execute} with receiptId ${preview.receiptId} before ${preview.expiresAt}`;
+  const ask = {
+    host_asks_user:
+      `Show this preview to the user; calling ${call} makes the host ask them to approve it, and nothing changes unless they do.`,
+    agent_asks_user:
+      `Stop and show this preview to the user; only after they explicitly approve it, call ${call}. Host auto-approval is not consent.`,
+    unavailable:
+      `Stop: this bridge runs with --approval required and this host cannot ask the user, so ${execute} will refuse; tell the user.`,
+  }[route];
   return blocked
     ? `Executing would not do all that was asked (see blockers): resolve them and preview again, or ${
       ask.charAt(0).toLowerCase()
@@ -151,13 +186,25 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     input: spec.input,
     output,
     async call(ctx: ToolContext, input) {
-      const body = spec.body?.(input) ?? { receiptId: input.receiptId };
+      const receiptId = input.receiptId as string;
+      // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
+      await obtainApproval(ctx, {
+        tool: `portreeve_${spec.stem}_execute`,
+        action: spec.action,
+        target: spec.target(input),
+        receiptId,
+      }).catch((error) => {
+        throw withHint(error, spec.mismatchHint);
+      });
+      const body = spec.body?.(input) ?? { receiptId };
       const data = await mutate(ctx, spec.path(input), body, { timeoutMs: spec.timeoutMs })
         .catch((error) => {
           throw withHint(error, spec.mismatchHint);
         }) as { changed: boolean; replayed: boolean; result: z.input<R> };
+      // Executed (or replayed): a later repeat needs no question, the daemon replays it.
+      ctx.receipts.decide(receiptId, "approved");
       return {
-        receiptId: input.receiptId as string,
+        receiptId,
         action: spec.action,
         target: spec.target(input),
         changed: data.changed,
@@ -187,6 +234,8 @@ const RECEIPT_HINTS: Record<string, string> = {
 /** Keeps the daemon's code and details; adds what the agent should do next. */
 function withHint(error: unknown, mismatchHint?: string): unknown {
   if (!(error instanceof BridgeError)) return error;
+  // The bridge's own "not issued here" already says what to do.
+  if (error.details.reason === "not_previewed_here") return error;
   const key = String(error.details.receiptCode ?? error.details.documentCode ?? "");
   const hint = RECEIPT_HINTS[key];
   if (!hint) return error;

@@ -13,6 +13,13 @@ import {
 } from "./receipts.ts";
 
 const olderThan = () => z.int().min(0).max(315_576_000_000);
+// The daemon binds a stack receipt to the stackRoot string exactly as sent.
+const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
+  type: "stack-root",
+  id: stackRoot,
+});
+const stacksTarget = () => ({ type: "stack-collection", id: "global" });
+const settingsTarget = () => ({ type: "settings", id: "global" });
 
 interface StackRef {
   id: string;
@@ -21,7 +28,7 @@ interface StackRef {
 }
 
 interface ApplyObserved {
-  document: { path: string; kind: string; issues: unknown[] };
+  document: { path: string; kind: string; fingerprint?: string | null; issues: unknown[] };
   stack: { changed: boolean; existing: StackRef | null; revision: string };
 }
 
@@ -30,7 +37,9 @@ export function explainApply({ observed }: DaemonPreview): { effect: string; blo
   const rev = stack.revision.slice(0, 12);
   const write = document.kind === "missing"
     ? `Create ${document.path}`
-    : `Replace ${document.path}`;
+    : `Replace ${document.path}${
+      document.fingerprint ? ` (fingerprint ${document.fingerprint.slice(0, 12)})` : ""
+    }`;
   const registry = !stack.existing
     ? `register a new stack at revision ${rev}`
     : stack.changed
@@ -54,6 +63,7 @@ export const stackApplyPreview = previewTool({
   path: () => "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
   explain: explainApply,
+  target: stackRootTarget,
 });
 
 const applyResult = z.looseObject({
@@ -76,7 +86,7 @@ export const stackApplyExecute = executeTool({
   path: () => "/v1/actions/stacks/apply/execute",
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
-  target: ({ stackRoot }) => ({ type: "stack-root", id: stackRoot }),
+  target: stackRootTarget,
   outcome: (r) =>
     r.applied
       ? `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
@@ -114,6 +124,7 @@ export const stacksPrunePreview = previewTool({
       ),
     };
   },
+  target: stacksTarget,
 });
 
 export const stacksPruneExecute = executeTool({
@@ -124,7 +135,7 @@ export const stacksPruneExecute = executeTool({
   input: z.strictObject({ receiptId: uuid() }),
   result: z.looseObject({ deletedStackIds: z.array(uuid()), skipped: z.array(loose()) }),
   path: () => "/v1/actions/stacks/prune/execute",
-  target: () => ({ type: "stack-collection", id: "global" }),
+  target: stacksTarget,
   outcome: (r) => `${r.deletedStackIds.length} stack(s) deleted, ${r.skipped.length} skipped.`,
 });
 
@@ -190,6 +201,7 @@ export const settingsUpdatePreview = previewTool({
     );
     return { effect: `Change ${changes.join("; ")}.`, blockers: [] };
   },
+  target: settingsTarget,
 });
 
 export const settingsUpdateExecute = executeTool({
@@ -200,7 +212,7 @@ export const settingsUpdateExecute = executeTool({
   input: z.strictObject({ receiptId: uuid() }),
   result: z.looseObject({ settings: loose() }),
   path: () => "/v1/actions/settings/execute",
-  target: () => ({ type: "settings", id: "global" }),
+  target: settingsTarget,
   outcome: () => "settings updated.",
 });
 

@@ -1,0 +1,251 @@
+/**
+ * A person's approval of a consequential change, asked through the host (MCP elicitation)
+ * before an execute sends anything to the daemon. The receipt stays the binding evidence:
+ * the question is about one receipt, an answered receipt is never asked about again, and
+ * what the bridge learnt from the preview it returned is checked before anyone is asked.
+ */
+import { z } from "zod";
+import { BridgeError, Codes } from "../daemon/errors.ts";
+import type { ReceiptBook } from "./receipt_book.ts";
+import type { ApprovalMode } from "../approval_modes.ts";
+import {
+  AnswerNeeded,
+  APPROVAL_KEY,
+  type ApprovalForm,
+  HostAskError,
+  type HostChannel,
+} from "./host_channel.ts";
+
+/** How a preview's receipt will be approved, as its data tells the agent. */
+export type ApprovalRoute = "host_asks_user" | "agent_asks_user" | "unavailable";
+export const APPROVAL_ROUTES = ["host_asks_user", "agent_asks_user", "unavailable"] as const;
+
+export interface ApprovalContext {
+  bridge: { approval: ApprovalMode; approvalMs: number };
+  receipts: ReceiptBook;
+  host: HostChannel;
+  signal: AbortSignal;
+}
+
+/** What the preview tells the agent: who will ask the person, or that nobody can. */
+export function approvalRoute(ctx: Pick<ApprovalContext, "bridge" | "host">): ApprovalRoute {
+  if (ctx.bridge.approval === "off") return "agent_asks_user";
+  if (ctx.host.canAsk) return "host_asks_user";
+  return ctx.bridge.approval === "required" ? "unavailable" : "agent_asks_user";
+}
+
+export function approvalForm(message: string): ApprovalForm {
+  return {
+    message,
+    requestedSchema: {
+      type: "object",
+      properties: {
+        approve: {
+          type: "boolean",
+          title: "Approve this change",
+          description: "Tick to let PortReeve make exactly this change; leave unticked to refuse.",
+          default: false,
+        },
+      },
+      required: ["approve"],
+    },
+  };
+}
+
+export interface ExecuteCall {
+  /** The execute tool's name, e.g. portreeve_claim_delete_execute. */
+  tool: string;
+  action: string;
+  target: { type: string; id: string };
+  receiptId: string;
+}
+
+/**
+ * Resolves when the execute may go to the daemon; throws a `BridgeError` (or `AnswerNeeded`)
+ * otherwise. Nothing here talks to the daemon.
+ */
+export async function obtainApproval(ctx: ApprovalContext, call: ExecuteCall): Promise<void> {
+  const mode = ctx.bridge.approval;
+  if (mode === "off") return;
+  const book = ctx.receipts;
+  const issued = book.get(call.receiptId);
+  // An answered receipt is never asked about again; an approved one goes on to the daemon,
+  // which executes it or replays its recorded outcome.
+  if (issued?.decision === "approved") return;
+  if (issued?.decision === "declined") throw declined(call);
+  if (!ctx.host.canAsk) {
+    if (mode === "required") throw hostCannotAsk(call);
+    return;
+  }
+  if (!issued) throw notIssuedHere(call);
+  if (issued.action !== call.action || !sameTarget(issued.target, call.target)) {
+    throw receiptConflict(
+      "receipt_mismatch",
+      "The receipt was issued for a different action or target.",
+      call.receiptId,
+    );
+  }
+  const now = Date.now();
+  const expiresAt = Date.parse(issued.expiresAt);
+  if (!(expiresAt > now)) {
+    throw receiptConflict(
+      "receipt_expired",
+      `Receipt ${call.receiptId} expired at ${issued.expiresAt}.`,
+    );
+  }
+  const deadline = Math.min(now + ctx.bridge.approvalMs, expiresAt);
+  const form = approvalForm(issued.question);
+  const approved = ctx.host.ask
+    ? await askNow(ctx, call, form, deadline)
+    : answerFromRetry(ctx, call, form, deadline);
+  book.decide(call.receiptId, approved ? "approved" : "declined");
+  if (!approved) throw declined(call);
+}
+
+/** 2025 era: one question at a time per receipt, waited for until the deadline. */
+async function askNow(
+  ctx: ApprovalContext,
+  call: ExecuteCall,
+  form: ApprovalForm,
+  deadline: number,
+): Promise<boolean> {
+  const release = ctx.receipts.startAsking(call.receiptId);
+  if (!release) {
+    throw new BridgeError(
+      Codes.approvalUnavailable,
+      `The user is already being asked about receipt ${
+        short(call.receiptId)
+      }; nothing was sent to the daemon. Wait for that answer, then call ${call.tool} again.`,
+      true,
+      { receiptId: call.receiptId, reason: "question_open" },
+    );
+  }
+  const timeoutMs = Math.max(1, deadline - Date.now());
+  try {
+    return readAnswer(await ctx.host.ask!(form, { timeoutMs, signal: ctx.signal }));
+  } catch (error) {
+    if (error instanceof BridgeError) throw error;
+    if (ctx.signal.aborted) {
+      throw new BridgeError(
+        Codes.cancelled,
+        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
+        false,
+        { receiptId: call.receiptId },
+      );
+    }
+    throw noAnswer(call, timeoutMs, error);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * 2026-07-28 era: the server holds no request open. The first call returns the question; the
+ * host retries with the answer and the state we minted, which must name this receipt.
+ */
+function answerFromRetry(
+  ctx: ApprovalContext,
+  call: ExecuteCall,
+  form: ApprovalForm,
+  deadline: number,
+): boolean {
+  const book = ctx.receipts;
+  const retried = ctx.host.retried;
+  const question = retried?.state === undefined ? undefined : book.takeQuestion(retried.state);
+  const answer = retried?.responses?.[APPROVAL_KEY];
+  if (question && question.receiptId === call.receiptId && answer !== undefined) {
+    if (Date.now() > question.deadline) {
+      throw noAnswer(call, question.deadline - question.askedAt, undefined);
+    }
+    try {
+      return readAnswer(answer);
+    } catch (error) {
+      throw noAnswer(call, 0, error);
+    }
+  }
+  throw new AnswerNeeded(form, book.openQuestion(call.receiptId, deadline));
+}
+
+const elicitAnswer = z.object({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.unknown()).nullish(),
+});
+
+/** Only an accepted form whose box is ticked approves; anything the user typed is dropped. */
+function readAnswer(raw: unknown): boolean {
+  const answer = elicitAnswer.safeParse(raw);
+  if (!answer.success) throw new HostAskError(false, "its answer was not an elicitation result");
+  return answer.data.action === "accept" && answer.data.content?.approve === true;
+}
+
+function sameTarget(a: { type: string; id: string }, b: { type: string; id: string }): boolean {
+  return a.type === b.type && a.id === b.id;
+}
+
+function short(receiptId: string): string {
+  return receiptId.slice(0, 8);
+}
+
+function previewOf(tool: string): string {
+  return tool.replace(/_execute$/, "_preview");
+}
+
+function declined(call: ExecuteCall): BridgeError {
+  return new BridgeError(
+    Codes.approvalDeclined,
+    `The user did not approve ${call.action} (receipt ${
+      short(call.receiptId)
+    }); nothing was sent to the daemon. Do not retry this receipt: ask the user what they want instead.`,
+    false,
+    { receiptId: call.receiptId, action: call.action },
+  );
+}
+
+function hostCannotAsk(call: ExecuteCall): BridgeError {
+  return new BridgeError(
+    Codes.approvalUnavailable,
+    `This bridge runs with --approval required and this host cannot ask its user (it did not declare MCP elicitation); nothing was sent to the daemon. Use a host that can show the question, or have the user restart the bridge with --approval auto.`,
+    false,
+    { receiptId: call.receiptId, reason: "host_cannot_ask" },
+  );
+}
+
+function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeError {
+  const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
+  const why = timedOut
+    ? `No answer from the user about receipt ${short(call.receiptId)} within ${
+      Math.round(waitedMs / 1000)
+    } s`
+    : `The host could not ask the user about receipt ${short(call.receiptId)} (${
+      cause instanceof Error ? cause.message : String(cause)
+    })`;
+  return new BridgeError(
+    Codes.approvalUnavailable,
+    `${why}; nothing was sent to the daemon. Call ${call.tool} again to ask again while the receipt is valid, or call ${
+      previewOf(call.tool)
+    } again.`,
+    true,
+    { receiptId: call.receiptId, reason: timedOut ? "no_answer" : "host_failed" },
+  );
+}
+
+function notIssuedHere(call: ExecuteCall): BridgeError {
+  return new BridgeError(
+    `portreeve_not_found`,
+    `This bridge did not issue receipt ${call.receiptId}, so it cannot show the user what it would do; nothing was sent to the daemon. Call ${
+      previewOf(call.tool)
+    } again and execute the receipt it returns.`,
+    false,
+    { receiptCode: "not_found", receiptId: call.receiptId, reason: "not_previewed_here" },
+  );
+}
+
+/** The daemon's own receipt conflicts, found before the question instead of after it. */
+function receiptConflict(receiptCode: string, message: string, receiptId?: string): BridgeError {
+  return new BridgeError(
+    Codes.conflict,
+    message,
+    false,
+    receiptId === undefined ? { receiptCode } : { receiptCode, receiptId },
+  );
+}

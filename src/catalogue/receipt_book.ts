@@ -1,0 +1,76 @@
+/**
+ * What this bridge knows about the receipts its previews returned: action, target, expiry,
+ * the question a person would be asked, and the person's answer once given. Lets an execute
+ * be checked and put to the user before anything reaches the daemon. Bounded (oldest
+ * forgotten first), never persisted, holds no secrets.
+ */
+
+export type Decision = "approved" | "declined";
+
+export interface IssuedReceipt {
+  receiptId: string;
+  action: string;
+  /** The target as the bridge sends it on execute (port string, lowercase claim id, …). */
+  target: { type: string; id: string };
+  expiresAt: string;
+  /** The one message the person is shown for this receipt. */
+  question: string;
+  decision?: Decision;
+}
+
+interface OpenQuestion {
+  receiptId: string;
+  askedAt: number;
+  deadline: number;
+}
+
+export class ReceiptBook {
+  #receipts = new Map<string, IssuedReceipt>();
+  #questions = new Map<string, OpenQuestion>();
+  #asking = new Set<string>();
+
+  constructor(private readonly capacity = 500) {}
+
+  remember(receipt: IssuedReceipt): void {
+    const known = this.#receipts.get(receipt.receiptId);
+    // The daemon returns the same receipt for a repeated idempotent preview: keep its answer.
+    this.#receipts.delete(receipt.receiptId);
+    this.#receipts.set(receipt.receiptId, { ...receipt, decision: known?.decision });
+    trim(this.#receipts, this.capacity);
+  }
+
+  get(receiptId: string): IssuedReceipt | undefined {
+    return this.#receipts.get(receiptId);
+  }
+
+  decide(receiptId: string, decision: Decision): void {
+    const receipt = this.#receipts.get(receiptId);
+    if (receipt && receipt.decision === undefined) receipt.decision = decision;
+  }
+
+  /** Marks a question about `receiptId` as open; undefined if one already is. */
+  startAsking(receiptId: string): (() => void) | undefined {
+    if (this.#asking.has(receiptId)) return undefined;
+    this.#asking.add(receiptId);
+    return () => this.#asking.delete(receiptId);
+  }
+
+  /** A question handed to the host for a later retry; returns the unguessable state. */
+  openQuestion(receiptId: string, deadline: number): string {
+    const state = crypto.randomUUID();
+    this.#questions.set(state, { receiptId, askedAt: Date.now(), deadline });
+    trim(this.#questions, this.capacity);
+    return state;
+  }
+
+  /** The question a retry names, forgotten once read so its answer counts only once. */
+  takeQuestion(state: string): OpenQuestion | undefined {
+    const question = this.#questions.get(state);
+    this.#questions.delete(state);
+    return question;
+  }
+}
+
+function trim<V>(map: Map<string, V>, capacity: number): void {
+  while (map.size > capacity) map.delete(map.keys().next().value!);
+}

@@ -1,0 +1,394 @@
+/**
+ * A person approves executes through the host: the real `serve` process, a client that
+ * declares form elicitation and answers like a person would, in the 2025 era (a real
+ * `elicitation/create` request), `auto` and pinned 2026-07-28 (input-required rounds). The
+ * simulator's request log proves what reached the daemon.
+ */
+import assert from "node:assert/strict";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
+import type { SimulatorOptions } from "../../src/simulator/mod.ts";
+
+type Data = Record<string, unknown>;
+type Env = Awaited<ReturnType<typeof withSimulator>>;
+type Question = ElicitRequest["params"];
+
+const ERAS: readonly Era[] = ["legacy", "auto", "modern"];
+
+/** A scripted person: each question takes the next answer; every question is kept. */
+function person(...answers: (ElicitResult | (() => Promise<ElicitResult>))[]) {
+  const questions: Question[] = [];
+  return {
+    questions,
+    answer: (question: Question): Promise<ElicitResult> => {
+      questions.push(question);
+      const next = answers.shift();
+      if (next === undefined) return Promise.reject(new Error("no answer scripted"));
+      return typeof next === "function" ? next() : Promise.resolve(next);
+    },
+  };
+}
+
+const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
+/** Whatever else a host lets the user type must never travel on. */
+const ACCEPT_TYPED: ElicitResult = {
+  action: "accept",
+  content: { approve: true, note: "typed by the user" },
+};
+const UNTICKED: ElicitResult = { action: "accept", content: { approve: false } };
+const DECLINE: ElicitResult = { action: "decline" };
+const CANCEL: ElicitResult = { action: "cancel" };
+const DECLINED = "portreeve_approval_declined";
+const UNAVAILABLE = "portreeve_approval_unavailable";
+
+async function session(
+  era: Era,
+  opts: {
+    answers?: ReturnType<typeof person>;
+    serveArgs?: string[];
+    simulator?: Partial<SimulatorOptions>;
+  },
+  body: (bridge: Bridge, env: Env) => Promise<void>,
+): Promise<void> {
+  const env = await withSimulator(opts.simulator);
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    era,
+    serveArgs: opts.serveArgs,
+    elicitation: opts.answers?.answer,
+  });
+  try {
+    await body(bridge, env);
+  } finally {
+    await bridge.close();
+    await env.cleanup();
+  }
+}
+
+async function ok(bridge: Bridge, name: string, args: Data): Promise<{ data: Data; text: string }> {
+  const r = await call(bridge, name, args);
+  assert.equal(r.isError, false, `${name}: ${r.text}`);
+  return { data: r.envelope.data!, text: r.text };
+}
+
+async function fails(bridge: Bridge, name: string, args: Data, code: string) {
+  const r = await call(bridge, name, args);
+  assert.equal(r.isError, true, `${name} should fail: ${r.text}`);
+  assert.equal(r.envelope.error?.code, code, r.text);
+  return r.envelope.error!;
+}
+
+/** An idle claim and its delete preview. */
+async function deletePreview(bridge: Bridge, env: Env, component: string) {
+  const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+    claim: { project: "web", workspaceRoot: env.dir, component },
+  });
+  await ok(bridge, "portreeve_lease_abandon", {
+    credentialHandle: lease.credentialHandle,
+    reason: "client-cancelled",
+  });
+  const claimId = lease.claimId as string;
+  const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
+  return { claimId, receiptId: data.receiptId as string, preview: data };
+}
+
+/** Runs `action` and asserts it sent nothing to the daemon. */
+async function sendsNothing<T>(env: Env, action: () => Promise<T>): Promise<T> {
+  const before = env.sim.requests.length;
+  const result = await action();
+  assert.equal(env.sim.requests.length, before, "nothing may reach the daemon");
+  return result;
+}
+
+for (const era of ERAS) {
+  Deno.test(`approval (${era}): accept executes once; the replay asks nothing`, async () => {
+    const answers = person(ACCEPT_TYPED);
+    await session(era, { answers }, async (bridge, env) => {
+      const diag = await ok(bridge, "portreeve_diagnostics", {});
+      assert.deepEqual((diag.data.bridge as Data).approval, { mode: "auto", hostCanAsk: true });
+      const { claimId, receiptId, preview } = await deletePreview(bridge, env, "api");
+      assert.equal(preview.approval, "host_asks_user");
+      assert.match(preview.nextStep as string, /makes the host ask them to approve it/);
+
+      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(done.data.changed, true);
+      assert.equal(answers.questions.length, 1);
+      const [question] = answers.questions;
+      assert.match(question.message, /Delete claim web api\.default/);
+      assert.match(question.message, new RegExp(`Receipt ${receiptId.slice(0, 8)} expires`));
+      assert.ok("requestedSchema" in question);
+      assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
+      assert.equal(question.requestedSchema.properties.approve.type, "boolean");
+      // 2025: a real server-to-client request; 2026-07-28: an input-required round, retried.
+      const frames = bridge.stdoutFrames().map((line) => JSON.parse(line));
+      const pushed = frames.filter((f) => f.method === "elicitation/create" && "id" in f);
+      const rounds = frames.filter((f) => f.result?.resultType === "input_required");
+      if (era === "legacy") assert.deepEqual([pushed.length, rounds.length], [1, 0]);
+      if (era === "modern") assert.deepEqual([pushed.length, rounds.length], [0, 1]);
+
+      const sent = env.sim.requests.filter((r) => r.path.endsWith("/delete/execute"));
+      assert.equal(sent.length, 1);
+      assert.equal((sent[0].body as Data).receiptId, receiptId);
+      assert.doesNotMatch(JSON.stringify(sent[0].body), /typed by the user/);
+
+      const again = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(again.data.replayed, true);
+      assert.equal(answers.questions.length, 1, "a replay is never asked about");
+    });
+  });
+
+  Deno.test(`approval (${era}): decline, cancel and an unticked box send nothing`, async () => {
+    const answers = person(DECLINE, CANCEL, UNTICKED);
+    await session(era, { answers }, async (bridge, env) => {
+      const refused: { claimId: string; receiptId: string }[] = [];
+      for (const component of ["declined", "cancelled", "unticked"]) {
+        const { claimId, receiptId } = await deletePreview(bridge, env, component);
+        const error = await sendsNothing(
+          env,
+          () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, DECLINED),
+        );
+        assert.equal(error.retryable, false);
+        assert.equal(error.details.receiptId, receiptId);
+        assert.match(error.message, /nothing was sent to the daemon/);
+        refused.push({ claimId, receiptId });
+      }
+      assert.equal(answers.questions.length, 3);
+
+      // An answered receipt is never put to the user again, and stays refused.
+      for (const args of refused) {
+        await sendsNothing(
+          env,
+          () => fails(bridge, "portreeve_claim_delete_execute", args, DECLINED),
+        );
+      }
+      assert.equal(answers.questions.length, 3);
+      assert.equal(env.sim.control.state.claims.size, 3, "every claim is still there");
+    });
+  });
+
+  Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
+    const slow = () => new Promise<ElicitResult>((done) => setTimeout(() => done(ACCEPT), 2500));
+    const answers = person(slow, ACCEPT);
+    await session(era, { answers, serveArgs: ["--approval-ms", "1000"] }, async (bridge, env) => {
+      const { claimId, receiptId } = await deletePreview(bridge, env, "slow");
+      const error = await sendsNothing(
+        env,
+        () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+      );
+      assert.equal(error.retryable, true);
+      assert.equal(error.details.reason, "no_answer");
+      // The late "yes" did not count: the receipt was never answered, so it is asked again.
+      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(done.data.changed, true);
+      assert.equal(answers.questions.length, 2);
+    });
+  });
+
+  Deno.test(`approval (${era}): mismatched and unknown receipts fail before any question`, async () => {
+    const answers = person();
+    await session(era, { answers }, async (bridge, env) => {
+      const first = await deletePreview(bridge, env, "first");
+      const second = await deletePreview(bridge, env, "second");
+      const mismatch = await sendsNothing(
+        env,
+        () =>
+          fails(bridge, "portreeve_claim_delete_execute", {
+            receiptId: first.receiptId,
+            claimId: second.claimId,
+          }, "portreeve_conflict"),
+      );
+      assert.equal(mismatch.details.receiptCode, "receipt_mismatch");
+      assert.equal(mismatch.retryable, false);
+      assert.match(mismatch.nextStep, /preview again/);
+
+      const unknown = await sendsNothing(
+        env,
+        () =>
+          fails(bridge, "portreeve_claim_delete_execute", {
+            receiptId: crypto.randomUUID(),
+            claimId: first.claimId,
+          }, "portreeve_not_found"),
+      );
+      assert.equal(unknown.details.receiptCode, "not_found");
+      assert.match(unknown.message, /portreeve_claim_delete_preview again/);
+      assert.equal(answers.questions.length, 0);
+    });
+  });
+
+  Deno.test(`approval (${era}): an expired receipt fails before any question`, async () => {
+    const answers = person();
+    // Once the claim exists, the daemon's clock falls 10 minutes behind: the receipt it issues
+    // is already past its expiry by the clock the bridge and the person live by.
+    let lagMs = 0;
+    const simulator = { clock: { now: () => Date.now() - lagMs } };
+    await session(era, { answers, simulator }, async (bridge, env) => {
+      const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+        claim: { project: "web", workspaceRoot: env.dir, component: "late" },
+      });
+      await ok(bridge, "portreeve_lease_abandon", {
+        credentialHandle: lease.credentialHandle,
+        reason: "client-cancelled",
+      });
+      lagMs = 600_000;
+      const claimId = lease.claimId as string;
+      const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
+      const receiptId = data.receiptId as string;
+      const expired = await sendsNothing(
+        env,
+        () =>
+          fails(
+            bridge,
+            "portreeve_claim_delete_execute",
+            { receiptId, claimId },
+            "portreeve_conflict",
+          ),
+      );
+      assert.equal(expired.details.receiptCode, "receipt_expired");
+      assert.match(expired.nextStep, /preview again/);
+      assert.equal(answers.questions.length, 0);
+    });
+  });
+
+  Deno.test(`approval (${era}): --approval off never asks`, async () => {
+    const answers = person();
+    await session(era, { answers, serveArgs: ["--approval", "off"] }, async (bridge, env) => {
+      const { claimId, receiptId, preview } = await deletePreview(bridge, env, "off");
+      assert.equal(preview.approval, "agent_asks_user");
+      assert.match(preview.nextStep as string, /only after they explicitly approve it/);
+      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+      assert.equal(done.data.changed, true);
+      assert.equal(answers.questions.length, 0);
+    });
+  });
+
+  for (const mode of ["auto", "required", "off"] as const) {
+    Deno.test(`approval (${era}): a client that cannot ask, --approval ${mode}`, async () => {
+      await session(era, { serveArgs: ["--approval", mode] }, async (bridge, env) => {
+        const { claimId, receiptId, preview } = await deletePreview(bridge, env, mode);
+        if (mode === "required") {
+          assert.equal(preview.approval, "unavailable");
+          assert.match(preview.nextStep as string, /will refuse/);
+          const error = await sendsNothing(
+            env,
+            () =>
+              fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+          );
+          assert.equal(error.details.reason, "host_cannot_ask");
+          assert.match(error.message, /--approval required/);
+          return;
+        }
+        // Today's receipt flow: the agent was told to ask; the daemon checks the receipt.
+        assert.equal(preview.approval, "agent_asks_user");
+        const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+        assert.equal(done.data.changed, true);
+      });
+    });
+  }
+}
+
+Deno.test("approval (legacy): one question per receipt at a time; a failing host is retryable", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((done) => release = done);
+  const answers = person(async () => {
+    await held;
+    return ACCEPT;
+  }, () => Promise.reject(new Error("the dialog crashed")));
+  await session("legacy", { answers }, async (bridge, env) => {
+    const { claimId, receiptId } = await deletePreview(bridge, env, "busy");
+    const first = call(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+    while (answers.questions.length === 0) await new Promise((done) => setTimeout(done, 20));
+    const second = await sendsNothing(
+      env,
+      () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+    );
+    assert.equal(second.details.reason, "question_open");
+    release();
+    assert.equal((await first).isError, false);
+    assert.equal(answers.questions.length, 1);
+
+    const other = await deletePreview(bridge, env, "crash");
+    const failed = await sendsNothing(env, () =>
+      fails(bridge, "portreeve_claim_delete_execute", {
+        receiptId: other.receiptId,
+        claimId: other.claimId,
+      }, UNAVAILABLE));
+    assert.equal(failed.retryable, true);
+    assert.equal(failed.details.reason, "host_failed");
+  });
+});
+
+const definition = (components: string[]) => ({
+  version: 1,
+  project: "shop",
+  components: Object.fromEntries(components.map((c) => [c, { endpoints: { http: {} } }])),
+});
+
+Deno.test("approval: each question names what will happen, to what, and the expiry", async () => {
+  const answers = person(ACCEPT, ACCEPT, ACCEPT, ACCEPT);
+  await session("legacy", { answers }, async (bridge, env) => {
+    const asked = () => answers.questions.at(-1)!.message;
+    const execute = async (name: string, preview: Data, args: Data) => {
+      const done = await ok(bridge, `portreeve_${name}_execute`, {
+        receiptId: preview.receiptId,
+        ...args,
+      });
+      assert.equal(done.data.changed, true);
+      assert.match(
+        asked(),
+        new RegExp(
+          `Receipt ${(preview.receiptId as string).slice(0, 8)} expires \\d\\d:\\d\\d:\\d\\dZ`,
+        ),
+      );
+    };
+
+    // Port reclaim: the port, and each pid with its command.
+    const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+      claim: { project: "web", workspaceRoot: env.dir, component: "vite" },
+    });
+    const port = lease.port as number;
+    env.sim.control.addListener(port, 4242, { command: "node" });
+    await ok(bridge, "portreeve_lease_confirm", {
+      credentialHandle: lease.credentialHandle,
+      rootPid: 4242,
+    });
+    const reclaim = await ok(bridge, "portreeve_port_reclaim_preview", {
+      port,
+      policy: "graceful",
+    });
+    await execute("port_reclaim", reclaim.data, { port });
+    assert.match(
+      asked(),
+      new RegExp(`Reclaim port ${port} with graceful: would terminate pid 4242 \\(node\\)`),
+    );
+
+    // Stack apply: the file's path, and the fingerprint of the bytes it replaces.
+    const root = `${env.dir}/shop`;
+    await Deno.mkdir(root);
+    const create = await ok(bridge, "portreeve_stack_apply_preview", {
+      stackRoot: root,
+      definition: definition(["web"]),
+    });
+    await execute("stack_apply", create.data, { stackRoot: root });
+    assert.match(asked(), /Create \/.*\/shop\/portreeve\.stack\.json and register a new stack/);
+    const replace = await ok(bridge, "portreeve_stack_apply_preview", {
+      stackRoot: root,
+      definition: definition(["web", "db"]),
+    });
+    const fingerprint = ((replace.data.observed as Data).document as Data).fingerprint as string;
+    await execute("stack_apply", replace.data, { stackRoot: root });
+    assert.match(
+      asked(),
+      new RegExp(
+        `Replace /.*/portreeve\\.stack\\.json \\(fingerprint ${fingerprint.slice(0, 12)}\\)`,
+      ),
+    );
+
+    // Settings: each setting's old and new value.
+    const settings = await ok(bridge, "portreeve_settings_update_preview", {
+      updates: { leaseTtlMilliseconds: 20_000 },
+    });
+    await execute("settings_update", settings.data, {});
+    assert.match(asked(), /Change leaseTtlMilliseconds 15000 → 20000\./);
+    assert.equal(answers.questions.length, 4);
+  });
+});
