@@ -8,6 +8,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { childEnv } from "../src/child_env.ts";
 import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
@@ -72,7 +73,7 @@ class Peer {
   constructor(args: readonly string[], socket = socketPath) {
     this.#child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...confinedFlags(socket), ...args],
-      env: { PORTREEVE_SOCKET: socket },
+      env: childEnv({ PORTREEVE_SOCKET: socket }),
       stdin: "piped",
       stdout: "piped",
       stderr: "null",
