@@ -1,3 +1,5 @@
+import { RUN_ENV } from "./permissions.ts";
+
 /**
  * The environment of every child process this project starts (demo, tests, bench): the
  * caller's own plus what the child needs on top. Deno itself needs variables such as
@@ -6,5 +8,5 @@
  * confined bridge still reads only the variables its permission set allows.
  */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { ...Deno.env.toObject(), DENO_NO_UPDATE_CHECK: "1", ...extra };
+  return { ...Deno.env.toObject(), ...RUN_ENV, ...extra };
 }

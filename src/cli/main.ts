@@ -1,7 +1,7 @@
 /** Argument parsing and dispatch. Usage errors exit 2 with one clear line on stderr. */
 import { parseArgs } from "node:util";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
-import { denoEnv, discoverSocket, SocketPathError } from "../daemon/discovery.ts";
+import { denoEnv, discoverSocket, rejectDirectory, SocketPathError } from "../daemon/discovery.ts";
 import { TOOLSETS } from "../toolsets.ts";
 import { LOG_LEVELS } from "../transport/logging.ts";
 import { checkLabel, oneOf, UsageError } from "./options.ts";
@@ -110,7 +110,7 @@ async function runServe(args: string[]): Promise<number> {
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const logLevel = oneOf(values["log-level"], LOG_LEVELS, "--log-level");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
-  const socket = discoverSocket(values.socket, denoEnv);
+  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
   const custodyMs = values["custody-ms"] === undefined
     ? undefined
     : custodyWindow(values["custody-ms"]);

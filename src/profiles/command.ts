@@ -5,7 +5,13 @@
  * read stdout.
  */
 import { parseArgs } from "node:util";
-import { denoEnv, discoverSocket, type EnvReader, SocketPathError } from "../daemon/discovery.ts";
+import {
+  denoEnv,
+  discoverSocket,
+  type EnvReader,
+  rejectDirectory,
+  SocketPathError,
+} from "../daemon/discovery.ts";
 import { formatHuman } from "./human.ts";
 import { HOST_IDS } from "./hosts.ts";
 import { detectInstallation, type Installation } from "./installation.ts";
@@ -23,6 +29,8 @@ export interface ConfigDeps {
   os?: string;
   /** Whether this process may use the socket; only consulted for exact compiled output. */
   socketGranted?: (path: string) => boolean;
+  /** What is at a path (only `isDirectory` is used); defaults to Deno.statSync. */
+  stat?: (path: string) => { isDirectory: boolean };
 }
 
 export const CONFIG_USAGE =
@@ -52,16 +60,22 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       toolset: options.toolset,
       socket,
     }, installation);
-    if (result.mode === "exact" && installation.kind === "compiled") {
+    if (result.mode === "exact" && installation.kind !== "script") {
       const granted = deps.socketGranted ?? processMayUse;
       if (!granted(socket.path)) {
         // The printed command would start a bridge its own permissions forbid to connect.
         throw new ConfigError(
           "socket",
-          `this binary was compiled for a different socket than ${socket.path}; ` +
-            "rebuild it for this socket or use --portable",
+          installation.kind === "compiled"
+            ? `this binary was compiled for a different socket than ${socket.path}; ` +
+              "rebuild it for this socket or use --portable"
+            : `this installation is confined to a different socket than ${socket.path}; ` +
+              `run \`deno task install --socket ${socket.path}\` from the checkout, or use --portable`,
         );
       }
+    }
+    for (const note of result.notes) {
+      if (note.startsWith("Warning:")) io.stderr(`portreeve-mcp config: ${note}\n`);
     }
     io.stdout(json ? `${JSON.stringify({ version: 1, config: result })}\n` : formatHuman(result));
     return 0;
@@ -118,7 +132,8 @@ function firstLine(message: string): string {
 
 function discover(flag: string | undefined, deps: ConfigDeps) {
   try {
-    return discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
+    const found = discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
+    return rejectDirectory(found, deps.stat);
   } catch (error) {
     if (error instanceof SocketPathError) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);

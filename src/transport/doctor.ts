@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { TOOLSETS } from "../toolsets.ts";
-import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
+import { denoEnv, discoverSocket, rejectDirectory } from "../daemon/discovery.ts";
 import { checkLabel, oneOf } from "../cli/options.ts";
 import { createServer } from "./server.ts";
 import { createBridge } from "./services.ts";
@@ -57,7 +57,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
-  const socket = discoverSocket(values.socket, denoEnv);
+  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
   const checks: Check[] = [];
   const add = (status: Status, label: string, detail: string) =>
     checks.push({ status, label, detail });
