@@ -37,12 +37,41 @@ export const CONFIG_USAGE =
   `usage: portreeve-mcp config --host ${HOST_IDS.join("|")} [--portable] [--label NAME] ` +
   `[--toolset ${TOOLSETS.join("|")}] [--socket PATH] [--json]`;
 
+/** `config`'s options; `config --help` lists every one (a test keeps them in step). */
+export const CONFIG_OPTIONS = {
+  host: { type: "string" },
+  portable: { type: "boolean" },
+  label: { type: "string" },
+  toolset: { type: "string" },
+  socket: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const CONFIG_HELP = `${CONFIG_USAGE}
+
+Prints the configuration of an agent host for this installation and the command that
+registers it. Reads and writes no host file.
+
+  --host HOST       ${HOST_IDS.join(" | ")} (required)
+  --portable        print the bare \`portreeve-mcp\` command (for users who keep it on PATH)
+                    instead of this installation's absolute command
+  --label NAME      passed to serve --label (1-64 of A-Z a-z 0-9 . _ -)
+  --toolset SET     passed to serve --toolset: ${TOOLSETS.join(" | ")} (default full)
+  --socket PATH     the daemon socket to grant and pin (default: $PORTREEVE_SOCKET, else
+                    the platform default)
+  --json            one JSON line {version, config} (or {version, error}) on stdout
+  -h, --help        this help
+
+Exit codes: 0 printed, 1 cannot render for this installation (e.g. a socket outside a fixed
+grant), 2 usage error.`;
+
 export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps = {}): number {
   const json = args.includes("--json");
   try {
     const options = parseOptions(args);
     if (options.help) {
-      io.stdout(`${CONFIG_USAGE}\n`);
+      io.stdout(`${CONFIG_HELP}\n`);
       return 0;
     }
     if (options.host === undefined) {
@@ -106,15 +135,7 @@ function parseOptions(args: string[]): Options {
       args,
       strict: true,
       allowPositionals: false,
-      options: {
-        host: { type: "string" },
-        portable: { type: "boolean" },
-        label: { type: "string" },
-        toolset: { type: "string" },
-        socket: { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: CONFIG_OPTIONS,
     }).values;
   } catch (error) {
     // node:util reports bad argv as TypeError with an ERR_PARSE_ARGS_* code.

@@ -5,6 +5,20 @@ import { startSimulator } from "./mod.ts";
 import { seedDemo } from "./seed.ts";
 
 const USAGE = "usage: deno task simulator --socket PATH [--seed-demo]";
+const HELP = `${USAGE}
+
+Runs a SIMULATED PortReeve daemon (protocol 1) on a Unix socket, for trying and testing the
+bridge without PortReeve. It stops and removes its socket on SIGINT, SIGTERM, or when the
+process that started it goes away.
+
+  --socket PATH   where to listen (created; a stale socket there is replaced)
+  --seed-demo     add demo projects, claims and a stack under a temporary folder
+  -h, --help      this help
+
+Exit codes: 0 stopped, 2 usage error.`;
+
+/** How often the simulator checks that its parent is still there. */
+const PARENT_POLL_MS = 500;
 
 async function main(): Promise<number> {
   let values: { socket?: string; "seed-demo"?: boolean; help?: boolean };
@@ -22,7 +36,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values.help) {
-    console.error(USAGE);
+    console.log(HELP);
     return 0;
   }
   if (!values.socket) {
@@ -44,7 +58,13 @@ async function main(): Promise<number> {
   const stop = () => stopped.resolve();
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
+  // Killing a wrapper (npx, deno task) must not leave an orphan holding the socket.
+  const parent = Deno.ppid;
+  const watch = setInterval(() => {
+    if (Deno.ppid !== parent) stop();
+  }, PARENT_POLL_MS);
   await stopped.promise;
+  clearInterval(watch);
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   await sim.close();
