@@ -211,9 +211,10 @@ export function unstablePathWarnings(installation: Installation): string[] {
     if (place === undefined) continue;
     warnings.push(
       `Warning: ${role} ${path} lies in ${place.what}, and the host will fail to start the ` +
-        "bridge once it is gone. Install Deno stably (`npm install -g deno@2.9.6`, or " +
-        "`curl -fsSL https://deno.land/install.sh | sh`), then run `deno task install` from a " +
-        "checkout outside temporary folders and use the `portreeve-mcp config` it prints.",
+        "bridge once it is gone. Run `npx -y deno@2.9.6 task install` in a checkout outside " +
+        "temporary folders (it keeps its own copy of Deno) and use the `portreeve-mcp config` " +
+        "it prints; or install Deno stably (`npm install -g deno@2.9.6`, or " +
+        "`curl -fsSL https://deno.land/install.sh | sh`) and run config again with it.",
     );
   }
   return warnings;

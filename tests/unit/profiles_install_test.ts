@@ -77,7 +77,7 @@ Deno.test("config warns when a source run's deno or entry lies in npx's cache or
     expected.forEach((pattern, i) => {
       assert.match(lines[i], pattern);
       assert.match(lines[i], /npm install -g deno@2\.9\.6/);
-      assert.match(lines[i], /deno task install/);
+      assert.match(lines[i], /npx -y deno@2\.9\.6 task install/);
     });
   }
 });
