@@ -44,6 +44,17 @@ async function main(): Promise<number> {
     return 2;
   }
   const socketPath = resolve(values.socket);
+  // Listen for stop requests before the socket exists, so a signal that arrives while the
+  // simulator starts or seeds still removes it.
+  const stopped = Promise.withResolvers<void>();
+  const stop = () => stopped.resolve();
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  // Killing a wrapper (npx, deno task) must not leave an orphan holding the socket.
+  const parent = Deno.ppid;
+  const watch = setInterval(() => {
+    if (Deno.ppid !== parent) stop();
+  }, PARENT_POLL_MS);
   const sim = await startSimulator({ socketPath });
   let demoRoot: string | null = null;
   if (values["seed-demo"]) {
@@ -54,15 +65,6 @@ async function main(): Promise<number> {
     `SIMULATED PortReeve daemon (protocol 1, not a real daemon) listening on ${socketPath}` +
       (demoRoot ? ` with demo data under ${demoRoot}` : ""),
   );
-  const stopped = Promise.withResolvers<void>();
-  const stop = () => stopped.resolve();
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
-  // Killing a wrapper (npx, deno task) must not leave an orphan holding the socket.
-  const parent = Deno.ppid;
-  const watch = setInterval(() => {
-    if (Deno.ppid !== parent) stop();
-  }, PARENT_POLL_MS);
   await stopped.promise;
   clearInterval(watch);
   Deno.removeSignalListener("SIGINT", stop);
