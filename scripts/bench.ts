@@ -7,6 +7,8 @@
  *   PORTREEVE_LIVE_SOCKET=/path/to/portreeve.sock deno task bench   # also per call vs a real daemon
  */
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { childEnv } from "../src/child_env.ts";
 import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
@@ -16,7 +18,14 @@ const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
 const SOAK = Number(Deno.env.get("BENCH_SOAK") ?? 10_000);
 const CALLS = 300;
 const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
-const anchor = JSON.parse(await Deno.readTextFile(root("../shared/anchor/measurements.json")));
+/** The reference bridge's medians, recorded once (tests/fixtures/reference-measurements.json). */
+const anchor = z.object({
+  coldStartMs: z.number(),
+  peakRssAfterToolsListMiB: z.number(),
+  peakRssAfter455CallsMiB: z.number(),
+  warmCallMs: z.record(z.string(), z.number()),
+  toolsListBytes: z.number(),
+}).parse(JSON.parse(await Deno.readTextFile(root("tests/fixtures/reference-measurements.json"))));
 
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-" }));
 const socketPath = `${dir}/portreeve.sock`;
@@ -65,7 +74,7 @@ class Peer {
   constructor(args: readonly string[], socket = socketPath) {
     this.#child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...confinedFlags(socket), ...args],
-      env: { PORTREEVE_SOCKET: socket },
+      env: childEnv({ PORTREEVE_SOCKET: socket }),
       stdin: "piped",
       stdout: "piped",
       stderr: "null",
@@ -182,8 +191,8 @@ const [bridgeSrc, bridgeBundle, floorSrc, floorBundle, bare] = await coldStarts(
   [`${floorDir}/sdk_floor.js`],
   [root("scripts/bench/bare.ts")],
 ]);
-const anchorStart = anchor.coldStart_ms.spawnToToolsListComplete.median as number;
-const anchorRss = anchor.peakRss_MiB.afterToolsList_VmHWM.median as number;
+const anchorStart = anchor.coldStartMs;
+const anchorRss = anchor.peakRssAfterToolsListMiB;
 /** A row comparing the bridge with the SDK floor run the same way. */
 const versusFloor = (label: string, ours: number, floor: number, unit: string, extra = "") =>
   rows.push([
@@ -235,7 +244,7 @@ async function perCall(socket: string, label: string): Promise<Peer> {
       () => floor.call("get", { path }),
       direct(path),
     ]);
-    const anchorMs = anchor.warmLatency_ms[`${tool}_x200`].median as number;
+    const anchorMs = anchor.warmCallMs[tool];
     rows.push([
       `${tool} through MCP${label}`,
       fmt(mcp, "ms"),
@@ -275,7 +284,7 @@ rows.push([
 rows.push([
   "peak RSS after the soak",
   fmt(after.hwm, "MiB"),
-  `${ratio(after.hwm, anchor.peakRss_MiB.after455WarmCalls.VmHWM_MiB)} anchor after 455 calls`,
+  `${ratio(after.hwm, anchor.peakRssAfter455CallsMiB)} anchor after 455 calls`,
   "",
 ]);
 await peer.close();
@@ -308,7 +317,7 @@ for (const toolset of TOOLSETS) {
   );
   const target = toolset === "full" ? "≤ 60 KB / ≤ 22 KB" : "";
   const anchorNote = toolset === "full"
-    ? `; ${ratio(list.length, anchor.contextCost.toolsListResponseBytes)} anchor total`
+    ? `; ${ratio(list.length, anchor.toolsListBytes)} anchor total`
     : "";
   rows.push([
     `tools/list, ${toolset} (${tools.length} tools)`,

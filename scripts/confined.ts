@@ -8,7 +8,12 @@
  *   scripts/confined.ts compile ENTRY OUTPUT
  */
 import { confinedFlags } from "../src/permissions.ts";
-import { denoEnv, discoverSocket, SocketPathError } from "../src/daemon/discovery.ts";
+import {
+  denoEnv,
+  discoverSocket,
+  rejectDirectory,
+  SocketPathError,
+} from "../src/daemon/discovery.ts";
 
 const [mode, entry, ...rest] = Deno.args;
 if ((mode !== "run" && mode !== "compile") || !entry) {
@@ -26,16 +31,33 @@ function socketFlag(args: string[]): string | undefined {
 
 let socket: string;
 try {
-  socket = discoverSocket(socketFlag(rest), denoEnv).path;
+  socket = rejectDirectory(discoverSocket(socketFlag(rest), denoEnv)).path;
 } catch (error) {
   if (!(error instanceof SocketPathError)) throw error;
   console.error(`portreeve-mcp: ${error.message}`);
   Deno.exit(2);
 }
 
+const bundle = entry.endsWith(".js");
+if (mode === "run" && !bundle) {
+  // The bridge runs with --cached-only, so the task fetches what deno.lock pins first.
+  const cached = await new Deno.Command(Deno.execPath(), {
+    args: ["install", "--quiet", "--frozen", "--entrypoint", entry],
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  if (!cached.success) Deno.exit(cached.code || 1);
+}
+
 const args = mode === "run"
-  ? ["run", ...confinedFlags(socket), entry, ...rest]
-  : ["compile", ...confinedFlags(socket), "--output", rest[0] ?? "dist/portreeve-mcp", entry];
+  ? ["run", ...confinedFlags(socket, bundle ? "bundle" : "source"), entry, ...rest]
+  : [
+    "compile",
+    ...confinedFlags(socket, "compile"),
+    "--output",
+    rest[0] ?? "dist/portreeve-mcp",
+    entry,
+  ];
 
 const child = new Deno.Command(Deno.execPath(), {
   args,

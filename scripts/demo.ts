@@ -10,80 +10,112 @@ import { fileURLToPath } from "node:url";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
 import { confinedFlags } from "../src/permissions.ts";
+import { childEnv } from "../src/child_env.ts";
 
 const bold = (s: string) => Deno.stdout.isTerminal() ? `\x1b[1m${s}\x1b[0m` : s;
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-demo-" }));
 const socketPath = `${dir}/portreeve.sock`;
-const sim = await startSimulator({ socketPath });
-await seedDemo(socketPath, dir);
-
-console.log(bold("PortReeve MCP demo — against a SIMULATED daemon (not a real PortReeve)"));
-console.log(`simulator socket: ${socketPath}\n`);
-
-const entry = fileURLToPath(new URL("../main.ts", import.meta.url));
-const args = [
-  "run",
-  ...confinedFlags(socketPath),
-  entry,
-  "serve",
-  "--socket",
-  socketPath,
-  "--label",
-  "demo",
-  "--log-level",
-  "warn",
-];
-console.log(bold("1. Launch the bridge as a host would (confined to this one socket):"));
-console.log(`   deno ${args.join(" ")}\n`);
-
-const transport = new StdioClientTransport({ command: Deno.execPath(), args, stderr: "inherit" });
-const client = new Client({ name: "demo-host", version: "1.0.0" });
-const started = performance.now();
-await client.connect(transport);
-const { tools } = await client.listTools();
-console.log(bold("2. Handshake and tools/list:"));
-console.log(
-  `   ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}: ${tools.length} tools in ${
-    Math.round(performance.now() - started)
-  } ms\n`,
-);
-
-async function show(step: string, name: string, args: Record<string, unknown> = {}) {
-  const result = await client.callTool({ name, arguments: args });
-  // The text is a summary line, then the envelope as JSON for hosts that read only text;
-  // a person watching the demo wants the line.
-  const text = (result.content as { text: string }[])[0].text.split("\n")[0];
-  console.log(
-    bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
-  );
-  console.log(`   ${result.isError ? "ERROR " : ""}${text}\n`);
-  return (result.structuredContent as { data?: Record<string, unknown> }).data ?? {};
+try {
+  await runDemo();
+} finally {
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
 }
 
-await show("3.", "portreeve_diagnostics");
-await show("4.", "portreeve_ports_list");
-await show("5.", "portreeve_claims_list", { limit: 5 });
-await show("6.", "portreeve_stacks_list");
-const lease = await show("7.", "portreeve_lease_acquire", {
-  claim: {
-    project: "demo-app",
-    workspaceRoot: `${dir}/demo-app`,
-    component: "web",
-    endpoint: "http",
-  },
-});
-const listener = Deno.listen({ hostname: "127.0.0.1", port: lease.port as number });
-console.log(`   (the demo now listens on 127.0.0.1:${lease.port} as process ${Deno.pid})\n`);
-const run = await show("8.", "portreeve_lease_confirm", {
-  credentialHandle: lease.credentialHandle,
-  rootPid: Deno.pid,
-});
-await show("9.", "portreeve_port_inspect", { port: lease.port });
-listener.close();
-await show("10.", "portreeve_run_release", { runId: run.runId });
-await show("11.", "portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000000" });
+async function runDemo(): Promise<void> {
+  const sim = await startSimulator({ socketPath });
+  try {
+    await seedDemo(socketPath, dir);
+    await walkSession();
+  } finally {
+    await sim.close();
+  }
+}
 
-await client.close();
-await sim.close();
-await Deno.remove(dir, { recursive: true });
-console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
+async function walkSession(): Promise<void> {
+  console.log(bold("PortReeve MCP demo — against a SIMULATED daemon (not a real PortReeve)"));
+  console.log(
+    "PortReeve hands out local development ports so parallel projects and agents never collide:",
+  );
+  console.log(
+    "a daemon owns every assignment, and this bridge lets an AI agent ask it over MCP.\n",
+  );
+  console.log(`simulator socket ($SOCK below): ${socketPath}\n`);
+
+  const entry = fileURLToPath(new URL("../main.ts", import.meta.url));
+  const serve = ["serve", "--socket", socketPath, "--label", "demo", "--log-level", "warn"];
+  const args = ["run", ...confinedFlags(socketPath), entry, ...serve];
+  console.log(bold("1. Launch the bridge as a host would, confined to this one socket:"));
+  const shown = ["deno", ...args.slice(0, 4), "…", "main.ts", ...serve.slice(0, 3)]
+    .join(" ").replaceAll(socketPath, "$SOCK");
+  console.log(`   ${shown}`);
+  console.log("   (full flags: src/permissions.ts; `deno task config --host claude` prints all)\n");
+
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args,
+    env: childEnv(),
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "demo-host", version: "1.0.0" });
+  const started = performance.now();
+  await client.connect(transport);
+  try {
+    await steps(client, started);
+  } finally {
+    await client.close();
+  }
+  console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
+}
+
+async function steps(client: Client, started: number): Promise<void> {
+  const { tools } = await client.listTools();
+  console.log(bold("2. Handshake and tools/list:"));
+  console.log(
+    `   ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}: ${tools.length} tools in ${
+      Math.round(performance.now() - started)
+    } ms\n`,
+  );
+
+  async function show(step: string, name: string, args: Record<string, unknown> = {}) {
+    const result = await client.callTool({ name, arguments: args });
+    // The text is a summary line, then the envelope as JSON for hosts that read only text;
+    // a person watching the demo wants the line.
+    const text = (result.content as { text: string }[])[0].text.split("\n")[0];
+    console.log(
+      bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
+    );
+    console.log(`   ${result.isError ? "ERROR " : ""}${text}\n`);
+    return (result.structuredContent as { data?: Record<string, unknown> }).data ?? {};
+  }
+
+  await show("3.", "portreeve_diagnostics");
+  await show("4.", "portreeve_ports_list");
+  console.log(
+    "   A claim is a durable name for a port: project + workspace + component + endpoint.",
+  );
+  await show("5.", "portreeve_claims_list", { limit: 5 });
+  await show("6.", "portreeve_stacks_list");
+  console.log(
+    "   A lease reserves the claim's port until your process listens on it; the bridge keeps\n" +
+      "   the lease's secret token to itself and gives the agent a credential handle instead.",
+  );
+  const lease = await show("7.", "portreeve_lease_acquire", {
+    claim: {
+      project: "demo-app",
+      workspaceRoot: `${dir}/demo-app`,
+      component: "web",
+      endpoint: "http",
+    },
+  });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: lease.port as number });
+  console.log(`   (the demo now listens on 127.0.0.1:${lease.port} as process ${Deno.pid})\n`);
+  const run = await show("8.", "portreeve_lease_confirm", {
+    credentialHandle: lease.credentialHandle,
+    rootPid: Deno.pid,
+  });
+  await show("9.", "portreeve_port_inspect", { port: lease.port });
+  listener.close();
+  await show("10.", "portreeve_run_release", { runId: run.runId });
+  console.log("   Step 11 asks for a claim that does not exist, on purpose, to show an error.");
+  await show("11.", "portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000000" });
+}

@@ -15,8 +15,28 @@ export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as
  */
 export const DAEMON_URL_HOST = "[100::]";
 
+/**
+ * How the run form is kept from fetching code at run time, by what it runs:
+ * - "source" (main.ts from a checkout): npm packages come only from Deno's cache as deno.lock
+ *   pins them. `--cached-only` forbids any download; `--frozen` refuses any lock-file change, so
+ *   an `import("npm:…")` the lock does not pin fails before anything is written.
+ * - "bundle" (the installed copy): every dependency is inside the bundle, so npm is switched
+ *   off outright and no configuration or lock file (the host's working directory may hold
+ *   one) is even looked at.
+ * - "compile" (`deno compile`): the build may download Deno's runtime, but the lock stays
+ *   frozen; the binary then holds all its code.
+ * All refuse remote modules (`--no-remote`).
+ */
+export type RunForm = "source" | "bundle" | "compile";
+
+const NO_FETCH: Record<RunForm, readonly string[]> = {
+  source: ["--no-remote", "--cached-only", "--frozen"],
+  bundle: ["--no-remote", "--no-npm", "--no-config", "--cached-only"],
+  compile: ["--no-remote", "--frozen"],
+};
+
 /** Deno `run`/`compile` flags confining the process to one daemon socket (plus one V8 flag). */
-export function confinedFlags(socketPath: string): string[] {
+export function confinedFlags(socketPath: string, form: RunForm = "source"): string[] {
   // Deno splits permission lists on commas with no escape, so such a path cannot be granted.
   if (socketPath.includes(",")) {
     throw new RangeError(
@@ -29,8 +49,7 @@ export function confinedFlags(socketPath: string): string[] {
     `--allow-net=unix:${socketPath},${DAEMON_URL_HOST}`,
     `--allow-env=${SOCKET_ENV_VARS.join(",")}`,
     "--no-prompt",
-    // No code from the network at run time: a compromised dependency cannot import() a URL.
-    "--no-remote",
+    ...NO_FETCH[form],
     "--quiet",
     // A long-lived bridge makes many small requests. V8's defaults let the young generation
     // and the old-space growth factor settle at ~130 MiB RSS after a few thousand calls;
@@ -38,3 +57,9 @@ export function confinedFlags(socketPath: string): string[] {
     "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
   ];
 }
+
+/**
+ * Environment every printed host entry and task sets: Deno's update check would otherwise
+ * make a DNS query and an HTTPS request at start-up, the only network use left.
+ */
+export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK: "1" };

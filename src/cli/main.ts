@@ -1,11 +1,12 @@
 /** Argument parsing and dispatch. Usage errors exit 2 with one clear line on stderr. */
 import { parseArgs } from "node:util";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
-import { denoEnv, discoverSocket, SocketPathError } from "../daemon/discovery.ts";
+import { denoEnv, discoverSocket, rejectDirectory, SocketPathError } from "../daemon/discovery.ts";
 import { TOOLSETS } from "../toolsets.ts";
 import { LOG_LEVELS } from "../transport/logging.ts";
 import { checkLabel, oneOf, UsageError } from "./options.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
+import { commandLine } from "../hints.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 
@@ -16,9 +17,10 @@ Usage:
                     [--log-level error|warn|info|debug] [--custody-ms MS]
                     [--approval required|auto|off] [--approval-ms MS]
   ${PRODUCT} config --host claude|codex|generic [--portable] [--label NAME]
-                    [--toolset read|coordinate|full] [--approval ...] [--socket PATH] [--json]
-  ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ...] [--host claude|codex|generic]
-                    [--approval ...]
+                    [--toolset read|coordinate|full] [--approval required|auto|off]
+                    [--socket PATH] [--json]
+  ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
+                    [--host claude|codex|generic] [--approval ...] [--json]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)
@@ -27,16 +29,44 @@ doctor   checks the whole path from a host to the daemon and says what to fix
 
 Socket: --socket, else $PORTREEVE_SOCKET, else the platform default
         (\${XDG_STATE_HOME:-$HOME/.local/state}/portreeve/portreeve.sock; macOS:
-        ~/Library/Application Support/Portreeve/portreeve.sock). Paths must be absolute.
+        ~/Library/Application Support/Portreeve/portreeve.sock). Paths must be absolute
+        socket files (not a directory, no comma).
 
---custody-ms  how long credentials are held without an explicit extension
-              (default 600000 = 10 min; lower values are for tests and drills).
---approval    how a person approves *_execute: auto (default) asks the user through the
-              host when it can (MCP elicitation); required refuses executes when the host
-              cannot ask; off never asks (the agent must ask the user itself).
---approval-ms how long a question waits for the user's answer (default 120000 = 2 min).
+Exit codes: 0 ok, 1 config cannot render for this installation, 2 usage error;
+doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
 
-Exit codes: 0 ok, 2 usage error; doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
+/** `serve`'s options; `serve --help` lists every one (a test keeps them in step). */
+export const SERVE_OPTIONS = {
+  socket: { type: "string" },
+  label: { type: "string" },
+  toolset: { type: "string", default: "full" },
+  "log-level": { type: "string", default: "info" },
+  "custody-ms": { type: "string" },
+  approval: { type: "string", default: "auto" },
+  "approval-ms": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const SERVE_HELP = `usage: ${PRODUCT} serve [options]
+
+Speaks MCP over stdio for one agent host: stdin and stdout carry JSON-RPC frames only, logs
+are JSON lines on stderr. A host starts it; run by hand it waits for frames on stdin.
+
+  --socket PATH       daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
+  --label NAME        recorded by the daemon as the origin of every change (1-64 of A-Z a-z
+                      0-9 . _ -)
+  --toolset SET       read | coordinate | full (default full): which tools are registered
+  --log-level LEVEL   error | warn | info | debug (default info)
+  --custody-ms MS     how long credentials are held without an explicit extension
+                      (1000-600000, default 600000 = 10 min; lower values are for drills)
+  --approval MODE     how a person approves *_execute: auto (default) asks the user through
+                      the host when it can (MCP elicitation); required refuses executes when
+                      the host cannot ask; off never asks (the agent must ask the user)
+  --approval-ms MS    how long a question waits for the user's answer (1000-300000, default
+                      120000 = 2 min; never past the receipt's expiry)
+  -h, --help          this help
+
+Exit codes: 0 stopped normally (stdin closed, SIGINT or SIGTERM), 2 usage error.`;
 
 export async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -101,25 +131,16 @@ async function runServe(args: string[]): Promise<number> {
     args,
     strict: true,
     allowPositionals: false,
-    options: {
-      socket: { type: "string" },
-      label: { type: "string" },
-      toolset: { type: "string", default: "full" },
-      "log-level": { type: "string", default: "info" },
-      "custody-ms": { type: "string" },
-      approval: { type: "string", default: "auto" },
-      "approval-ms": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: SERVE_OPTIONS,
   });
   if (values.help) {
-    stdio.stdout(HELP + "\n");
+    stdio.stdout(SERVE_HELP + "\n");
     return EXIT.ok;
   }
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const logLevel = oneOf(values["log-level"], LOG_LEVELS, "--log-level");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
-  const socket = discoverSocket(values.socket, denoEnv);
+  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
   const custodyMs = values["custody-ms"] === undefined
     ? undefined
     : custodyWindow(values["custody-ms"]);
@@ -127,6 +148,15 @@ async function runServe(args: string[]): Promise<number> {
   const approvalMs = values["approval-ms"] === undefined
     ? undefined
     : approvalWait(values["approval-ms"]);
+  if (Deno.stdin.isTerminal()) {
+    // Run by hand in a terminal, a stdio server would otherwise look hung.
+    stdio.stderr(
+      `${PRODUCT} serve: waiting for an MCP host on stdin (this is a stdio server; an agent ` +
+        `host starts it; \`${
+          commandLine(["config", "--help"])
+        }\` shows how). Press Ctrl-C to stop.\n`,
+    );
+  }
   const { serve } = await import("../transport/serve.ts");
   return await serve({ socket, label, toolset, logLevel, custodyMs, approval, approvalMs });
 }

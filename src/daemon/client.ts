@@ -3,6 +3,7 @@
  * alive, stamps every POST with our `client` block and origin, and caches the compatibility
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
+import { notGrantedMessage } from "../hints.ts";
 import { BridgeError, Codes, invalidResponse, unavailable } from "./errors.ts";
 import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
@@ -262,8 +263,7 @@ export class DaemonClient {
       case "permission":
         return new BridgeError(
           Codes.misconfigured,
-          `This bridge is not permitted to use ${this.socketPath}. Relaunch it with the command ` +
-            "`portreeve-mcp config` prints for this socket.",
+          notGrantedMessage(this.socketPath),
           false,
           { socketPath: this.socketPath },
         );

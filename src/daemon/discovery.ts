@@ -77,7 +77,43 @@ function requireAbsolute(value: string, origin: string): string {
     );
   }
   if (value.includes("\0")) throw new SocketPathError(`${origin} contains a NUL byte.`);
-  return normalise(value);
+  if (value.includes(",")) {
+    // Deno's permission flags separate paths with commas and have no escape.
+    throw new SocketPathError(
+      `${origin} ${value} contains a comma, which Deno's permission lists read as a separator; use a socket path without commas.`,
+    );
+  }
+  const path = normalise(value);
+  if (path === "/" || value.endsWith("/")) {
+    throw new SocketPathError(directoryMessage(origin, value));
+  }
+  return path;
+}
+
+function directoryMessage(origin: string, value: string): string {
+  return `${origin} ${value} names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. /run/user/1000/portreeve.sock.`;
+}
+
+/**
+ * Refuses a socket path that names an existing directory, for the same reason as `/`. Needs
+ * read permission for the path to know; without it (a bridge confined to another socket) the
+ * grant check reports the problem instead.
+ */
+export function rejectDirectory(
+  location: SocketLocation,
+  stat: (path: string) => { isDirectory: boolean } = Deno.statSync,
+): SocketLocation {
+  let isDirectory = false;
+  try {
+    isDirectory = stat(location.path).isDirectory;
+  } catch {
+    // Missing (the daemon may start later) or not ours to inspect: not a directory we know of.
+  }
+  if (isDirectory) {
+    const origin = location.source === "flag" ? "--socket" : location.source;
+    throw new SocketPathError(directoryMessage(origin, location.path));
+  }
+  return location;
 }
 
 /** Collapses `//`, `/./` and trailing slashes without touching the filesystem. */

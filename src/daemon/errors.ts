@@ -3,6 +3,7 @@
  * a code from this file: `portreeve_<daemon code>` for errors the daemon sent, and a few of
  * our own for what happens before or around the daemon.
  */
+import { startDaemonHint } from "../hints.ts";
 
 export type Details = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ export function unavailable(socketPath: string, cause: string): BridgeError {
   return new BridgeError(
     Codes.unavailable,
     `The PortReeve daemon is not reachable at ${socketPath} (${cause}). ` +
-      "Start it with `portreeve start`, or point the bridge at the right socket with --socket; then retry.",
+      `${startDaemonHint(socketPath)} Then retry.`,
     true,
     { socketPath, cause },
   );

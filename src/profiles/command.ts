@@ -5,7 +5,13 @@
  * read stdout.
  */
 import { parseArgs } from "node:util";
-import { denoEnv, discoverSocket, type EnvReader, SocketPathError } from "../daemon/discovery.ts";
+import {
+  denoEnv,
+  discoverSocket,
+  type EnvReader,
+  rejectDirectory,
+  SocketPathError,
+} from "../daemon/discovery.ts";
 import { formatHuman } from "./human.ts";
 import { HOST_IDS } from "./hosts.ts";
 import { detectInstallation, type Installation } from "./installation.ts";
@@ -24,6 +30,8 @@ export interface ConfigDeps {
   os?: string;
   /** Whether this process may use the socket; only consulted for exact compiled output. */
   socketGranted?: (path: string) => boolean;
+  /** What is at a path (only `isDirectory` is used); defaults to Deno.statSync. */
+  stat?: (path: string) => { isDirectory: boolean };
 }
 
 export const CONFIG_USAGE =
@@ -32,12 +40,44 @@ export const CONFIG_USAGE =
     APPROVAL_MODES.join("|")
   }] [--socket PATH] [--json]`;
 
+/** `config`'s options; `config --help` lists every one (a test keeps them in step). */
+export const CONFIG_OPTIONS = {
+  host: { type: "string" },
+  portable: { type: "boolean" },
+  label: { type: "string" },
+  toolset: { type: "string" },
+  approval: { type: "string" },
+  socket: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const CONFIG_HELP = `${CONFIG_USAGE}
+
+Prints the configuration of an agent host for this installation and the command that
+registers it. Reads and writes no host file.
+
+  --host HOST       ${HOST_IDS.join(" | ")} (required)
+  --portable        print the bare \`portreeve-mcp\` command (for users who keep it on PATH)
+                    instead of this installation's absolute command
+  --label NAME      passed to serve --label (1-64 of A-Z a-z 0-9 . _ -)
+  --toolset SET     passed to serve --toolset: ${TOOLSETS.join(" | ")} (default full)
+  --approval MODE   passed to serve --approval: ${APPROVAL_MODES.join(" | ")} (default auto,
+                    which is not printed)
+  --socket PATH     the daemon socket to grant and pin (default: $PORTREEVE_SOCKET, else
+                    the platform default)
+  --json            one JSON line {version, config} (or {version, error}) on stdout
+  -h, --help        this help
+
+Exit codes: 0 printed, 1 cannot render for this installation (e.g. a socket outside a fixed
+grant), 2 usage error.`;
+
 export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps = {}): number {
   const json = args.includes("--json");
   try {
     const options = parseOptions(args);
     if (options.help) {
-      io.stdout(`${CONFIG_USAGE}\n`);
+      io.stdout(`${CONFIG_HELP}\n`);
       return 0;
     }
     if (options.host === undefined) {
@@ -56,16 +96,22 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       approval: options.approval,
       socket,
     }, installation);
-    if (result.mode === "exact" && installation.kind === "compiled") {
+    if (result.mode === "exact" && installation.kind !== "script") {
       const granted = deps.socketGranted ?? processMayUse;
       if (!granted(socket.path)) {
         // The printed command would start a bridge its own permissions forbid to connect.
         throw new ConfigError(
           "socket",
-          `this binary was compiled for a different socket than ${socket.path}; ` +
-            "rebuild it for this socket or use --portable",
+          installation.kind === "compiled"
+            ? `this binary was compiled for a different socket than ${socket.path}; ` +
+              "rebuild it for this socket or use --portable"
+            : `this installation is confined to a different socket than ${socket.path}; ` +
+              `run \`deno task install --socket ${socket.path}\` from the checkout, or use --portable`,
         );
       }
+    }
+    for (const note of result.notes) {
+      if (note.startsWith("Warning:")) io.stderr(`portreeve-mcp config: ${note}\n`);
     }
     io.stdout(json ? `${JSON.stringify({ version: 1, config: result })}\n` : formatHuman(result));
     return 0;
@@ -97,16 +143,7 @@ function parseOptions(args: string[]): Options {
       args,
       strict: true,
       allowPositionals: false,
-      options: {
-        host: { type: "string" },
-        portable: { type: "boolean" },
-        label: { type: "string" },
-        toolset: { type: "string" },
-        approval: { type: "string" },
-        socket: { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: CONFIG_OPTIONS,
     }).values;
   } catch (error) {
     // node:util reports bad argv as TypeError with an ERR_PARSE_ARGS_* code.
@@ -124,7 +161,8 @@ function firstLine(message: string): string {
 
 function discover(flag: string | undefined, deps: ConfigDeps) {
   try {
-    return discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
+    const found = discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
+    return rejectDirectory(found, deps.stat);
   } catch (error) {
     if (error instanceof SocketPathError) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);

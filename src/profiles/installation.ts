@@ -1,13 +1,22 @@
-/** Which program is running `config`: a `deno compile` binary, or a script run by `deno`. */
+/**
+ * Which program is running `config`: a `deno compile` binary, the copy `deno task install`
+ * made, or a script run by `deno` (a source checkout or a bundle).
+ */
 import { fileURLToPath } from "node:url";
+import { installLayout, installRootOf } from "../install_layout.ts";
 
 export interface Installation {
-  /** "compiled": `execPath` is the bridge itself; "script": `execPath` is `deno`. */
-  kind: "compiled" | "script";
+  /**
+   * "compiled": `execPath` is the bridge itself; "installed": the bundle under an install
+   * root, started by `launcher`; "script": `execPath` is `deno` running `entryPath`.
+   */
+  kind: "compiled" | "installed" | "script";
   /** Absolute path of the running executable. */
   execPath: string;
   /** Absolute path of the entry module (main.ts or the bundle); null when compiled. */
   entryPath: string | null;
+  /** The `portreeve-mcp` launcher on PATH; only for "installed". */
+  launcher?: string;
 }
 
 /**
@@ -20,7 +29,12 @@ export function detectInstallation(): Installation {
   const execPath = Deno.execPath();
   const standalone = build.standalone ?? Deno.mainModule.includes("/deno-compile-");
   if (standalone) return { kind: "compiled", execPath, entryPath: null };
-  return { kind: "script", execPath, entryPath: entryPathOf(Deno.mainModule) };
+  const entryPath = entryPathOf(Deno.mainModule);
+  const root = entryPath === null ? null : installRootOf(execPath, entryPath);
+  if (root !== null) {
+    return { kind: "installed", execPath, entryPath, launcher: installLayout(root).launcher };
+  }
+  return { kind: "script", execPath, entryPath };
 }
 
 /** The entry file as a path, or null when it is not a local file (e.g. an https URL). */

@@ -1,5 +1,12 @@
 /** Host configuration renderers behind `portreeve-mcp config`. */
-export { type CommandIO, CONFIG_USAGE, type ConfigDeps, runConfigCommand } from "./command.ts";
+export {
+  type CommandIO,
+  CONFIG_HELP,
+  CONFIG_OPTIONS,
+  CONFIG_USAGE,
+  type ConfigDeps,
+  runConfigCommand,
+} from "./command.ts";
 export { formatHuman } from "./human.ts";
 export { findHost, HOST_IDS, HOST_PROFILES } from "./hosts.ts";
 export { detectInstallation, entryPathOf, type Installation } from "./installation.ts";

@@ -1,5 +1,5 @@
 /** Pure rendering of a host's configuration from the inputs, the installation and the socket. */
-import { confinedFlags } from "../permissions.ts";
+import { confinedFlags, RUN_ENV } from "../permissions.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
 import { findHost, HOST_IDS } from "./hosts.ts";
 import type { ConfigurationLanguage, HostProfile, Json } from "./profile.ts";
@@ -137,7 +137,7 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
   const { command, args } = input.portable
     ? { command: PORTABLE_COMMAND, args: serve }
     : exactCommand(installation, input.socket.path, serve);
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...RUN_ENV };
   const server = expandOrFail(profile.server, { command, args, env });
   const values = { command, args, env, server };
   const configuration = formatConfiguration(
@@ -174,6 +174,9 @@ function exactCommand(
   serve: string[],
 ): { command: string; args: string[] } {
   if (installation.kind === "compiled") return { command: installation.execPath, args: serve };
+  if (installation.kind === "installed" && installation.launcher !== undefined) {
+    return { command: installation.launcher, args: serve };
+  }
   if (installation.entryPath === null) {
     throw new ConfigError(
       "installation",
@@ -219,17 +222,57 @@ function approvalNotes(approval: ApprovalMode | undefined): string[] {
   return [];
 }
 
+/**
+ * Places a printed command must not depend on: npx's cache (npm may delete any entry) and
+ * temporary folders. Matched on the path alone; the confined process cannot look further.
+ */
+const UNSTABLE_PLACES: readonly { pattern: RegExp; what: string }[] = [
+  { pattern: /\/_npx\//, what: "npx's cache, which npm may delete at any time" },
+  {
+    pattern: /^(?:\/private)?\/(?:tmp|var\/tmp|var\/folders)\//,
+    what: "a temporary folder, which the system may clear",
+  },
+];
+
+/** One warning per path of a source-run command that lies in a cache or temporary folder. */
+export function unstablePathWarnings(installation: Installation): string[] {
+  if (installation.kind !== "script") return [];
+  const paths = [
+    { role: "the Deno executable", path: installation.execPath },
+    { role: "the entry file", path: installation.entryPath ?? "" },
+  ];
+  const warnings: string[] = [];
+  for (const { role, path } of paths) {
+    const place = UNSTABLE_PLACES.find(({ pattern }) => pattern.test(path));
+    if (place === undefined) continue;
+    warnings.push(
+      `Warning: ${role} ${path} lies in ${place.what}, and the host will fail to start the ` +
+        "bridge once it is gone. Run `npx -y deno@2.9.6 task install` in a checkout outside " +
+        "temporary folders (it keeps its own copy of Deno) and use the `portreeve-mcp config` " +
+        "it prints; or install Deno stably (`npm install -g deno@2.9.6`, or " +
+        "`curl -fsSL https://deno.land/install.sh | sh`) and run config again with it.",
+    );
+  }
+  return warnings;
+}
+
 const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";
 
 function modeNotes(input: ConfigInput, installation: Installation): string[] {
   const { path, source } = input.socket;
   if (!input.portable) {
-    const fixed = installation.kind === "compiled"
-      ? "This binary's permissions were fixed when it was compiled and cover"
-      : "The Deno permissions in this command cover";
+    const fixed = {
+      compiled: "This binary's permissions were fixed when it was compiled and cover",
+      installed: "The installed launcher's permissions were set by `deno task install` and cover",
+      script: "The Deno permissions in this command cover",
+    }[installation.kind];
+    const again = installation.kind === "installed"
+      ? "run `deno task install --socket PATH` again"
+      : "rerun `portreeve-mcp config`";
     return [
       "Absolute paths: hosts started from a GUI with a minimal PATH still find the bridge.",
-      `${fixed} only the socket ${path}; rerun \`portreeve-mcp config\` if the socket moves.`,
+      `${fixed} only the socket ${path}; ${again} if the socket moves.`,
+      ...unstablePathWarnings(installation),
     ];
   }
   const onPath =

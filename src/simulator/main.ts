@@ -4,8 +4,23 @@ import { resolve } from "node:path";
 import { startSimulator } from "./mod.ts";
 import { seedDemo } from "./seed.ts";
 
-const USAGE = "usage: deno task simulator --socket PATH [--seed-demo] [--hostile]\n" +
-  "  --hostile  leak every lease token and launcher credential into answers (bridge tests)";
+const USAGE = "usage: deno task simulator --socket PATH [--seed-demo] [--hostile]";
+const HELP = `${USAGE}
+
+Runs a SIMULATED PortReeve daemon (protocol 1) on a Unix socket, for trying and testing the
+bridge without PortReeve. It stops and removes its socket on SIGINT, SIGTERM, or when the
+process that started it goes away.
+
+  --socket PATH   where to listen (created; a stale socket there is replaced)
+  --seed-demo     add demo projects, claims and a stack under a temporary folder
+  --hostile       leak every lease token and launcher credential into answers (to test
+                  the bridge's scrubbing)
+  -h, --help      this help
+
+Exit codes: 0 stopped, 2 usage error.`;
+
+/** How often the simulator checks that its parent is still there. */
+const PARENT_POLL_MS = 500;
 
 async function main(): Promise<number> {
   let values: { socket?: string; "seed-demo"?: boolean; hostile?: boolean; help?: boolean };
@@ -24,7 +39,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values.help) {
-    console.error(USAGE);
+    console.log(HELP);
     return 0;
   }
   if (!values.socket) {
@@ -32,6 +47,17 @@ async function main(): Promise<number> {
     return 2;
   }
   const socketPath = resolve(values.socket);
+  // Listen for stop requests before the socket exists, so a signal that arrives while the
+  // simulator starts or seeds still removes it.
+  const stopped = Promise.withResolvers<void>();
+  const stop = () => stopped.resolve();
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  // Killing a wrapper (npx, deno task) must not leave an orphan holding the socket.
+  const parent = Deno.ppid;
+  const watch = setInterval(() => {
+    if (Deno.ppid !== parent) stop();
+  }, PARENT_POLL_MS);
   const sim = await startSimulator({ socketPath, hostile: values.hostile ?? false });
   let demoRoot: string | null = null;
   if (values["seed-demo"]) {
@@ -43,11 +69,8 @@ async function main(): Promise<number> {
       (demoRoot ? ` with demo data under ${demoRoot}` : "") +
       (values.hostile ? " in HOSTILE mode (it leaks every credential it sees)" : ""),
   );
-  const stopped = Promise.withResolvers<void>();
-  const stop = () => stopped.resolve();
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
   await stopped.promise;
+  clearInterval(watch);
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   await sim.close();

@@ -9,11 +9,12 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { TOOLSETS } from "../toolsets.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
 import { approvalReport } from "./doctor_approval.ts";
-import { denoEnv, discoverSocket } from "../daemon/discovery.ts";
+import { denoEnv, discoverSocket, rejectDirectory } from "../daemon/discovery.ts";
 import { checkLabel, oneOf } from "../cli/options.ts";
 import { createServer } from "./server.ts";
 import { createBridge } from "./services.ts";
 import { grantProblem } from "./grant.ts";
+import { commandLine, startDaemonHint } from "../hints.ts";
 import { configureLogging } from "./logging.ts";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 
@@ -44,24 +45,45 @@ const MARK: Record<Status, string> = {
   info: "[--]  ",
 };
 
+/** `doctor`'s options; `doctor --help` lists every one (a test keeps them in step). */
+export const DOCTOR_OPTIONS = {
+  socket: { type: "string" },
+  label: { type: "string" },
+  toolset: { type: "string", default: "full" },
+  host: { type: "string", default: "generic" },
+  approval: { type: "string", default: "auto" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const DOCTOR_HELP = `usage: ${PRODUCT} doctor [options]
+
+Runs, inside this same confined process, the server a host would get and checks the whole
+path to the daemon: permission grant, both MCP handshakes, tools/list, diagnostics,
+compatibility, health and the host command. Prints a checklist and one verdict.
+
+  --socket PATH     daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
+  --label NAME      the label a host entry would pass to serve
+  --toolset SET     read | coordinate | full (default full)
+  --host HOST       whose host command to show: claude | codex | generic (default generic)
+  --approval MODE   the serve --approval mode to check: required | auto | off (default auto);
+                    the report says what this host does with the bridge's question
+  --json            one JSON object {version, verdict, next, checks} instead of the checklist
+  -h, --help        this help
+
+Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
+
 export async function runDoctor(args: string[], io: IO): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      socket: { type: "string" },
-      label: { type: "string" },
-      toolset: { type: "string", default: "full" },
-      host: { type: "string", default: "generic" },
-      approval: { type: "string", default: "auto" },
-      json: { type: "boolean" },
-    },
-  });
+  const { values } = parseArgs({ args, strict: true, options: DOCTOR_OPTIONS });
+  if (values.help) {
+    io.stdout(`${DOCTOR_HELP}\n`);
+    return DOCTOR_EXIT.ok;
+  }
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
-  const socket = discoverSocket(values.socket, denoEnv);
+  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
   const checks: Check[] = [];
   const add = (status: Status, label: string, detail: string) =>
     checks.push({ status, label, detail });
@@ -125,7 +147,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
     hostCommand(values.host, socket, label, toolset, approval),
   );
 
-  const next = NEXT_STEP[verdict];
+  const next = nextStep(verdict, socket.path);
   if (values.json) {
     io.stdout(JSON.stringify({ version: 1, verdict, next, checks }) + "\n");
   } else {
@@ -135,16 +157,22 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   return DOCTOR_EXIT[verdict];
 }
 
-const NEXT_STEP: Record<keyof typeof DOCTOR_EXIT, string> = {
-  ok: "Everything a host needs works; add the host command above to your agent host.",
-  usage: "",
-  unavailable:
-    "Start the daemon (`portreeve start`) or point the bridge at its socket with --socket, then run doctor again.",
-  incompatible:
-    "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.",
-  misconfigured:
-    "Relaunch with the command `portreeve-mcp config` prints for this socket (the permission grant must name it).",
-};
+function nextStep(verdict: keyof typeof DOCTOR_EXIT, socketPath: string): string {
+  switch (verdict) {
+    case "ok":
+      return "Everything a host needs works; add the host command above to your agent host.";
+    case "usage":
+      return "";
+    case "unavailable":
+      return `${startDaemonHint(socketPath)} Then run doctor again.`;
+    case "incompatible":
+      return "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.";
+    case "misconfigured":
+      return "The bridge's Deno permission grant does not cover this socket (a permission, not a " +
+        "daemon problem): relaunch it with the command " +
+        `\`${commandLine(["config", "--socket", socketPath, "--host", "claude"])}\` prints.`;
+  }
+}
 
 type Add = (status: Status, label: string, detail: string) => void;
 

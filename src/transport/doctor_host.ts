@@ -1,7 +1,7 @@
 /** The exact host command `config` would print, for doctor's checklist. */
 import type { SocketLocation } from "../daemon/discovery.ts";
 import { detectInstallation, renderConfig } from "../profiles/mod.ts";
-import { shellJoin } from "../profiles/shell.ts";
+import { shellJoin, shellQuote } from "../profiles/shell.ts";
 
 export function hostCommand(
   host: string,
@@ -15,7 +15,8 @@ export function hostCommand(
       { host, portable: false, label, toolset, approval, socket },
       detectInstallation(),
     );
-    return shellJoin([result.command, ...result.args]);
+    const env = Object.entries(result.env).map(([key, value]) => `${key}=${shellQuote(value)}`);
+    return [...env, shellJoin([result.command, ...result.args])].join(" ");
   } catch (error) {
     return `cannot render: ${error instanceof Error ? error.message : String(error)}`;
   }

@@ -11,6 +11,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
+import { childEnv } from "../../src/child_env.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 
@@ -57,7 +58,7 @@ export function bridgeArgs(opts: BridgeOptions): string[] {
 export function spawnBridgeProcess(opts: BridgeOptions): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args: bridgeArgs(opts),
-    env: { PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
+    env: childEnv({ PORTREEVE_SOCKET: opts.socketPath, ...opts.env }),
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -68,7 +69,8 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: bridgeArgs(opts),
-    env: { HOME: Deno.env.get("HOME") ?? "/root", PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
+    // The SDK passes only HOME, PATH and a few others unless told otherwise.
+    env: childEnv({ PORTREEVE_SOCKET: opts.socketPath, ...opts.env }),
     stderr: "pipe",
   });
   let stderr = "";

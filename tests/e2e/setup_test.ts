@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
 import { confinedFlags } from "../../src/permissions.ts";
+import { childEnv } from "../../src/child_env.ts";
 
 async function runMain(args: string[], socketPath: string) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -38,13 +39,14 @@ Deno.test("the generic command printed by config runs and completes an MCP hands
     ], env.socketPath);
     assert.equal(printed.code, 0, printed.stderr);
     const { config } = JSON.parse(printed.stdout) as {
-      config: { command: string; args: string[] };
+      config: { command: string; args: string[]; env: Record<string, string> };
     };
     assert.ok(config.command.startsWith("/"), "absolute command");
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args,
-      env: {},
+      // A host passes its own environment plus the entry's env block.
+      env: childEnv(config.env),
       stderr: "pipe",
     });
     const client = new Client({ name: "setup-e2e", version: "0" });

@@ -9,10 +9,11 @@ import { describeTool } from "../../src/catalogue/describe.ts";
 
 type Json = Record<string, unknown>;
 
+/** The reference bridge's tool names and input schemas (prose removed), recorded once. */
 const anchor = JSON.parse(
-  await Deno.readTextFile(new URL("../../../shared/anchor/tools-list.json", import.meta.url)),
-) as { pages: { result: { tools: { name: string; inputSchema: Json }[] } }[] };
-const anchorTools = new Map(anchor.pages.flatMap((p) => p.result.tools).map((t) => [t.name, t]));
+  await Deno.readTextFile(new URL("../fixtures/reference-catalogue.json", import.meta.url)),
+) as { tools: { name: string; inputSchema: Json }[] };
+const anchorTools = new Map(anchor.tools.map((t) => [t.name, t]));
 
 /** Paths (tool:path) where we differ on purpose. */
 const DEPARTURES: Record<string, string> = {

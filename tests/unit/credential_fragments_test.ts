@@ -53,7 +53,9 @@ Deno.test("fragments: whole, split, escaped and partial credentials are redacted
 Deno.test("fragments: 11 characters, other tokens and unrelated text pass unchanged", () => {
   const fragments = new CredentialFragments();
   fragments.remember(token);
-  const short = JSON.stringify({ m: token.slice(3, 14) });
+  // Separators are skipped when matching, so the key must not extend the 11 characters to 12.
+  const key = token[2] === "m" ? "n" : "m";
+  const short = JSON.stringify({ [key]: token.slice(3, 14) });
   assert.equal(fragments.scrub(short), short);
   const others = Array.from({ length: 200 }, () => newHandle()).join(" ");
   const text = JSON.stringify({ others, uuid: crypto.randomUUID(), at: new Date().toISOString() });

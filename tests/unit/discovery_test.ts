@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { discoverSocket, SocketPathError } from "../../src/daemon/discovery.ts";
+import { discoverSocket, rejectDirectory, SocketPathError } from "../../src/daemon/discovery.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -60,4 +60,24 @@ Deno.test("relative, empty and NUL paths are refused with a clear message", () =
 
 Deno.test("paths are normalised without touching the filesystem", () => {
   assert.equal(discoverSocket("/a//b/./c/../d.sock", env({}), "linux").path, "/a/b/d.sock");
+});
+
+Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a directory", () => {
+  assert.throws(() => discoverSocket("/a,b.sock", env({}), "linux"), /comma/);
+  assert.throws(
+    () => discoverSocket(undefined, env({ PORTREEVE_SOCKET: "/x/a,b" }), "linux"),
+    /PORTREEVE_SOCKET .*comma/,
+  );
+  for (const path of ["/", "//", "/run/portreeve/", "/a/./"]) {
+    assert.throws(() => discoverSocket(path, env({}), "linux"), /whole tree/, path);
+  }
+  const dir = { isDirectory: true };
+  const file = { isDirectory: false };
+  const at = { path: "/srv", source: "flag" as const };
+  assert.throws(() => rejectDirectory(at, () => dir), /--socket \/srv names a directory/);
+  assert.deepEqual(rejectDirectory(at, () => file), at);
+  const missing = () => {
+    throw new Deno.errors.NotFound("gone");
+  };
+  assert.deepEqual(rejectDirectory(at, missing), at, "a socket that is not there yet is fine");
 });

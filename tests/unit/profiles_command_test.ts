@@ -47,7 +47,7 @@ Deno.test("config: human output names host and mode and exits 0", () => {
   assert.match(result.stdout, /\n\[mcp_servers\.portreeve\]\n/);
   assert.match(
     result.stdout,
-    /\n {2}codex mcp add portreeve -- \/home\/ada\/\.deno\/bin\/deno run /,
+    /\n {2}codex mcp add portreeve --env DENO_NO_UPDATE_CHECK=1 -- \/home\/ada\/\.deno\/bin\/deno run /,
   );
 });
 
@@ -92,7 +92,7 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
     "--toolset",
     "read",
   ]);
-  assert.deepEqual(config.env, {});
+  assert.deepEqual(config.env, { DENO_NO_UPDATE_CHECK: "1" });
   assert.equal(config.socket, socket);
   assert.deepEqual(JSON.parse(config.configuration).mcpServers.portreeve.args, config.args);
   assert.match(config.setupCommand, /^claude mcp add-json --scope user portreeve '\{/);
@@ -121,7 +121,10 @@ Deno.test("config: portable mode with a HOME default leaves discovery to the bri
   assert.equal(body.config.command, "portreeve-mcp");
   assert.deepEqual(body.config.args, ["serve"]);
   assert.equal(body.config.socket, null);
-  assert.equal(body.config.setupCommand, "codex mcp add portreeve -- portreeve-mcp serve");
+  assert.equal(
+    body.config.setupCommand,
+    "codex mcp add portreeve --env DENO_NO_UPDATE_CHECK=1 -- portreeve-mcp serve",
+  );
 });
 
 Deno.test("config: --host is required and must be known", () => {

@@ -76,18 +76,25 @@ function parsedServer(result: ConfigResult): unknown {
   return json;
 }
 
+/** Every printed entry turns off Deno's update check, its only network use. */
+const ENV = { DENO_NO_UPDATE_CHECK: "1" };
+
 function expectedServer(host: string, command: string, args: string[]): unknown {
-  if (host === "codex") return { command, args, startup_timeout_sec: 20 };
-  return { type: "stdio", command, args };
+  if (host === "codex") {
+    return { command, args, env: ENV, startup_timeout_sec: 20, tool_timeout_sec: 180 };
+  }
+  return { type: "stdio", command, args, env: ENV };
 }
 
 /** The words the host CLI receives from the setup command, before shell quoting. */
 function expectedSetupWords(host: string, command: string, args: string[]): string[] | null {
   if (host === "claude") {
-    const server = JSON.stringify({ type: "stdio", command, args });
+    const server = JSON.stringify({ type: "stdio", command, args, env: ENV });
     return ["mcp", "add-json", "--scope", "user", "portreeve", server];
   }
-  if (host === "codex") return ["mcp", "add", "portreeve", "--", command, ...args];
+  if (host === "codex") {
+    return ["mcp", "add", "portreeve", "--env", "DENO_NO_UPDATE_CHECK=1", "--", command, ...args];
+  }
   return null;
 }
 
@@ -110,7 +117,7 @@ for (const place of PLACES) {
             const where = `${host} ${JSON.stringify(variant)} ${socket.source}`;
             assert.equal(result.command, want.command, where);
             assert.deepEqual(result.args, want.args, where);
-            assert.deepEqual(result.env, {});
+            assert.deepEqual(result.env, ENV, `${where}: update check off`);
             assert.equal(result.mode, mode === "portable" ? "portable" : "exact");
             assert.deepEqual(parsedServer(result), expectedServer(host, want.command, want.args));
             const words = expectedSetupWords(host, want.command, want.args);

@@ -3,6 +3,7 @@
  * absent or incompatible — they report it as data, with the next step to take. `health` is
  * the gated read of the daemon's own health.
  */
+import { startDaemonHint } from "../../hints.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { health } from "../shapes.ts";
@@ -59,8 +60,8 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       missing: [],
       guidance: error.code === "portreeve_misconfigured"
         ? error.message
-        : `No PortReeve daemon answered at ${ctx.bridge.socketPath}. Start it with \`portreeve start\`; ` +
-          "if it runs elsewhere, relaunch the bridge with --socket or PORTREEVE_SOCKET.",
+        : `No PortReeve daemon answered at ${ctx.bridge.socketPath}. ` +
+          startDaemonHint(ctx.bridge.socketPath),
       error: error.toJSON(),
     };
   }
@@ -122,6 +123,9 @@ export const diagnostics = defineTool({
   },
   summary(d) {
     const where = `${d.bridge.socketPath} (from ${d.bridge.socketSource})`;
+    if (d.error?.code === "portreeve_misconfigured") {
+      return `Not permitted to use ${where}. ${d.guidance}`;
+    }
     if (!d.daemon.available) return `Daemon not reachable at ${where}. ${d.guidance}`;
     const h = d.daemon.health!;
     return d.daemon.compatible
