@@ -1,0 +1,319 @@
+/**
+ * The compact form of each daemon record type (README "Compact results" states the rules
+ * once). A compactor takes the daemon's record as the tool returns it and gives a smaller
+ * equivalent: null and empty fields the schema marks as "absent: none" are left out,
+ * fields implied by the enclosing record are not repeated, process fingerprints go to the
+ * result's process table. Anything that does not match its rule stays as it was.
+ */
+import { copy, dropEmpty, dropIf, dropNulls, isObject, type Json, Processes, same } from "./fold.ts";
+
+export { Processes };
+
+/** What a record's enclosing record already says. */
+export interface Parent {
+  port?: unknown;
+  transport?: unknown;
+  claimId?: unknown;
+  stackId?: unknown;
+  generationId?: unknown;
+  project?: unknown;
+}
+
+const TCP = "tcp";
+
+export function claimIdentity(value: unknown, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropIf(out, "service", out.component);
+  dropIf(out, "transport", parent.transport ?? TCP);
+  return out;
+}
+
+/** Claim: nulls out; updatedAt absent = createdAt, lastUsedAt absent = updatedAt. */
+export function claim(value: unknown, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  out.identity = claimIdentity(out.identity, parent);
+  dropNulls(out, ["assignedPort", "preferredPort", "exactPort", "assignmentExpiresAt"]);
+  dropIf(out, "lastUsedAt", out.updatedAt);
+  dropIf(out, "updatedAt", out.createdAt);
+  return out;
+}
+
+export function listener(value: unknown, processes: Processes, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  if (isObject(out.process) && out.process.pid === out.pid && processes.fold(out.process)) {
+    delete out.process;
+  }
+  dropIf(out, "port", parent.port);
+  return out;
+}
+
+/**
+ * Run: nulls out; claimId/port absent = the enclosing entry's; rootFingerprint absent =
+ * processes[rootPid]; confirmedListenerFingerprints become `confirmedListeners` [{pid,
+ * observedAt (absent = confirmedAt)}] when every fingerprint folds.
+ */
+export function run(value: unknown, processes: Processes, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropIf(out, "claimId", parent.claimId);
+  dropIf(out, "port", parent.port);
+  const root = out.rootFingerprint;
+  if (isObject(root) && root.pid === out.rootPid && processes.fold(root)) {
+    delete out.rootFingerprint;
+  }
+  const confirmed = out.confirmedListenerFingerprints;
+  if (
+    Array.isArray(confirmed) && confirmed.every(foldableObservation) &&
+    confirmed.every((seen) => processes.fold(seen.fingerprint))
+  ) {
+    delete out.confirmedListenerFingerprints;
+    out.confirmedListeners = confirmed.map((seen) => {
+      const entry: Json = { pid: (seen.fingerprint as Json).pid };
+      if (!same(seen.observedAt, out.confirmedAt)) entry.observedAt = seen.observedAt;
+      return entry;
+    });
+  }
+  dropNulls(out, [
+    "leaseId",
+    "rootPid",
+    "rootFingerprint",
+    "containerId",
+    "providerEvidence",
+    "confirmedAt",
+    "releasedAt",
+  ]);
+  return out;
+}
+
+function foldableObservation(seen: unknown): seen is Json {
+  return isObject(seen) && Object.keys(seen).every((k) => k === "fingerprint" || k === "observedAt") &&
+    isObject(seen.fingerprint) && typeof seen.fingerprint.pid === "number" &&
+    Object.hasOwn(seen, "observedAt");
+}
+
+/** Lease inside an inventory entry: nulls out; claimId/port absent = the entry's. */
+export function lease(value: unknown, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropIf(out, "claimId", parent.claimId);
+  dropIf(out, "port", parent.port);
+  return out;
+}
+
+/** Inventory entry (ports_list item, port_inspect, previews' evidence). */
+export function inventoryEntry(value: unknown, processes: Processes): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  const parent: Parent = {
+    port: out.port,
+    transport: out.transport,
+    claimId: isObject(out.claim) ? out.claim.id : undefined,
+  };
+  if (out.claim) out.claim = claim(out.claim, parent);
+  if (out.lease) out.lease = lease(out.lease, parent);
+  if (out.run) out.run = run(out.run, processes, parent);
+  if (Array.isArray(out.listeners)) {
+    out.listeners = out.listeners.map((l) => listener(l, processes, parent));
+  }
+  dropNulls(out, ["claim", "lease", "run", "docker"]);
+  dropEmpty(out, ["listeners"]);
+  return out;
+}
+
+// ── Stacks ────────────────────────────────────────────────────────────────────────────────
+const ENDPOINT_DEFAULTS: Json = { transport: TCP, publish: true, required: true };
+
+/**
+ * A normalised stack definition: endpoint transport "tcp", publish and required true,
+ * a dependency's required true and empty `dependencies` are the daemon's defaults and are
+ * left out; `project` absent = the stack's project.
+ */
+export function definition(value: unknown, parent: Parent = {}): unknown {
+  if (!isObject(value) || !isObject(value.components)) return value;
+  const out = copy(value);
+  dropIf(out, "project", parent.project);
+  out.components = Object.fromEntries(
+    Object.entries(value.components).map(([name, component]) => {
+      if (!isObject(component)) return [name, component];
+      const c = copy(component);
+      if (isObject(c.endpoints)) {
+        c.endpoints = Object.fromEntries(
+          Object.entries(c.endpoints).map(([key, endpoint]) => {
+            if (!isObject(endpoint)) return [key, endpoint];
+            const e = copy(endpoint);
+            for (const [field, implied] of Object.entries(ENDPOINT_DEFAULTS)) {
+              dropIf(e, field, implied);
+            }
+            return [key, e];
+          }),
+        );
+      }
+      if (isObject(c.dependencies)) {
+        if (Object.keys(c.dependencies).length === 0) delete c.dependencies;
+        else {
+          c.dependencies = Object.fromEntries(
+            Object.entries(c.dependencies).map(([alias, dependency]) => {
+              if (!isObject(dependency)) return [alias, dependency];
+              const d = copy(dependency);
+              dropIf(d, "required", true);
+              return [alias, d];
+            }),
+          );
+        }
+      }
+      return [name, c];
+    }),
+  );
+  return out;
+}
+
+/** Stack: definition compacted; updatedAt absent = createdAt; lastUsedAt absent = updatedAt. */
+export function stack(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  out.definition = definition(out.definition, { project: out.project });
+  dropIf(out, "lastUsedAt", out.updatedAt);
+  dropIf(out, "updatedAt", out.createdAt);
+  return out;
+}
+
+/** Generation: invalidatedAt null out; stackId absent = the enclosing stack's. */
+export function generation(value: unknown, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropIf(out, "stackId", parent.stackId);
+  dropNulls(out, ["invalidatedAt"]);
+  if (Array.isArray(out.endpoints)) {
+    out.endpoints = out.endpoints.map((endpoint) => {
+      if (!isObject(endpoint)) return endpoint;
+      const e = copy(endpoint);
+      dropIf(e, "transport", TCP);
+      return e;
+    });
+  }
+  return out;
+}
+
+/**
+ * Activation: nulls out; updatedAt absent = createdAt; stackId/generationId absent = the
+ * enclosing ones; an endpoint's updatedAt absent = the activation's updatedAt.
+ */
+export function activation(value: unknown, parent: Parent = {}): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropIf(out, "stackId", parent.stackId);
+  dropIf(out, "generationId", parent.generationId);
+  if (Array.isArray(out.endpoints)) {
+    out.endpoints = out.endpoints.map((endpoint) => {
+      if (!isObject(endpoint)) return endpoint;
+      const e = copy(endpoint);
+      dropNulls(e, ["leaseId", "runId", "expiresAt", "failureReason"]);
+      dropIf(e, "updatedAt", out.updatedAt);
+      return e;
+    });
+  }
+  dropIf(out, "updatedAt", out.createdAt);
+  dropNulls(out, ["confirmedAt", "endedAt"]);
+  return out;
+}
+
+export function provider(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropNulls(out, ["runId", "containerId"]);
+  return out;
+}
+
+/** Stack status: its generation and activation do not repeat the stack's and generation's ids. */
+export function stackStatus(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  const stackId = isObject(out.stack) ? out.stack.id : undefined;
+  const generationId = isObject(out.generation) ? out.generation.id : undefined;
+  if (out.stack) out.stack = stack(out.stack);
+  if (out.generation) out.generation = generation(out.generation, { stackId });
+  if (out.activation) out.activation = activation(out.activation, { stackId, generationId });
+  if (Array.isArray(out.providers)) out.providers = out.providers.map(provider);
+  dropNulls(out, ["generation", "activation"]);
+  dropEmpty(out, ["providers"]);
+  return out;
+}
+
+/** Own addresses of a resolution/snapshot: component absent = the result's; endpoint = key. */
+export function addresses(value: unknown, component: unknown): unknown {
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, entry]) => {
+      if (!isObject(entry)) return [key, entry];
+      const e = copy(entry);
+      dropIf(e, "component", component);
+      dropIf(e, "endpoint", key);
+      dropNulls(e, ["dockerNetwork"]);
+      return [key, e];
+    }),
+  );
+}
+
+// ── Launcher operations and history ──────────────────────────────────────────────────────
+const LAUNCHER_NULLABLE = [
+  "generationId",
+  "outcome",
+  "completedAt",
+  "durationMilliseconds",
+  "exitCode",
+  "signal",
+  "beforeEvidence",
+  "afterEvidence",
+  "failure",
+  "integration",
+];
+
+/** Launcher operation: nulls out; degraded false out; renewedAt absent = startedAt. */
+export function launcherOperation(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropNulls(out, LAUNCHER_NULLABLE);
+  dropIf(out, "degraded", false);
+  dropIf(out, "renewedAt", out.startedAt);
+  return out;
+}
+
+/** `stack.activation.ended` → `stack-activation`: what entityType usually is. */
+export function impliedEntityType(eventType: unknown): string | undefined {
+  if (typeof eventType !== "string" || !eventType.includes(".")) return undefined;
+  return eventType.slice(0, eventType.lastIndexOf(".")).replaceAll(".", "-");
+}
+
+/**
+ * History event: entityType absent = implied by eventType; origin absent = the previous
+ * event's on the page (null for the first); a launcher operation payload whose id is the
+ * entity becomes `operation` (compact, without id).
+ */
+export function historyEvent(value: unknown, previousOrigin: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out = copy(value);
+  dropIf(out, "entityType", impliedEntityType(out.eventType));
+  dropIf(out, "origin", previousOrigin);
+  const payload = out.payload;
+  if (
+    out.entityType === undefined && impliedEntityType(out.eventType) === "launcher-operation" &&
+    isObject(payload) && payload.id === out.entityId
+  ) {
+    const { id: _id, ...operation } = launcherOperation(payload) as Json;
+    delete out.payload;
+    out.operation = operation;
+  }
+  return out;
+}
+
+export function historyEvents(items: readonly unknown[]): unknown[] {
+  let previous: unknown = null;
+  return items.map((item) => {
+    const out = historyEvent(item, previous);
+    if (isObject(item)) previous = item.origin;
+    return out;
+  });
+}
