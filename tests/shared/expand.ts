@@ -4,7 +4,8 @@
  * Tests expand a compact result and compare it with the daemon's records.
  */
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Sets `field` to `value` when the compact record left it out. */
 function restore(record: Json, field: string, value: unknown): void {
@@ -54,7 +55,14 @@ export function expandRun(value: unknown, table: Table, parent: Parent = {}): un
   const out = { ...value };
   restore(out, "claimId", parent.claimId);
   restore(out, "port", parent.port);
-  nulls(out, ["leaseId", "rootPid", "containerId", "providerEvidence", "confirmedAt", "releasedAt"]);
+  nulls(out, [
+    "leaseId",
+    "rootPid",
+    "containerId",
+    "providerEvidence",
+    "confirmedAt",
+    "releasedAt",
+  ]);
   restore(out, "rootFingerprint", fingerprint(table, out.rootPid) ?? null);
   if (Array.isArray(out.confirmedListeners)) {
     out.confirmedListenerFingerprints = out.confirmedListeners.map((seen: Json) => ({
@@ -197,7 +205,10 @@ export function expandAddresses(value: unknown, component: unknown): unknown {
   );
 }
 
-export function expandLauncherOperation(value: unknown, ids: { id?: unknown; deadlineAt?: unknown } = {}): unknown {
+export function expandLauncherOperation(
+  value: unknown,
+  ids: { id?: unknown; deadlineAt?: unknown } = {},
+): unknown {
   if (!isObject(value)) return value;
   const out = { ...value };
   restore(out, "id", ids.id);
@@ -275,7 +286,6 @@ export function expandResult(tool: string, data: Json): Json {
     case "portreeve_compatibility": {
       const out = { ...data };
       nulls(out, ["guidance"]);
-      empties(out, ["missingCapabilities"]);
       return out;
     }
     case "portreeve_ports_list":
@@ -356,7 +366,6 @@ export function expandResult(tool: string, data: Json): Json {
     case "portreeve_claim_reassign_preview":
       return withTable(data, (rest, table) => {
         const out = { ...rest };
-        empties(out, ["blockers"]);
         if (isObject(out.observed)) {
           const observed = { ...out.observed };
           if (observed.inventory) {
@@ -382,4 +391,3 @@ export function expandResult(tool: string, data: Json): Json {
       return data;
   }
 }
-

@@ -102,7 +102,9 @@ export async function runResultScenario(call: Caller, place: ScenarioPlace): Pro
     definition: {
       version: 1,
       project: "x",
-      components: { a: { endpoints: { http: { allocation: { preferredPort: 1, exactPort: 2 } } } } },
+      components: {
+        a: { endpoints: { http: { allocation: { preferredPort: 1, exactPort: 2 } } } },
+      },
     },
   });
   const apply = await must(30, "portreeve_stack_apply_preview", {

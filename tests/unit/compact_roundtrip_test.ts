@@ -48,10 +48,10 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
     await runResultScenario((_seq, tool, args) => run(tool, args), { sim, workspace, stackRoot });
     // Tools the reference session never called, on what the session left behind.
     const stacks = await run("portreeve_stacks_list", { limit: 5 });
-    const stackId = ((stacks.data?.items as Json[])[0]).id as string;
+    const stackId = (stacks.data?.items as Json[])[0].id as string;
     const prepared = await run("portreeve_stack_prepare", { stackId });
     const generationId = (prepared.data?.generation as Json).id as string;
-    const claimId = (((prepared.data?.generation as Json).endpoints as Json[])[0]).claimId;
+    const claimId = ((prepared.data?.generation as Json).endpoints as Json[])[0].claimId;
     await run("portreeve_claim_reassign_preview", { claimId });
     const begun = await run("portreeve_activation_begin", {
       generationId,

@@ -12,12 +12,14 @@ type Compactor = (data: Json) => Json;
 const { Processes } = records;
 
 /** A page of records compacted one by one; `withProcesses` adds the page's process table. */
-const pageOf = (item: (value: unknown, processes: records.Processes) => unknown): Compactor =>
-(data) => {
-  const processes = new Processes();
-  const items = Array.isArray(data.items) ? data.items.map((i) => item(i, processes)) : data.items;
-  return processes.attach({ ...data, items });
-};
+const pageOf =
+  (item: (value: unknown, processes: records.Processes) => unknown): Compactor => (data) => {
+    const processes = new Processes();
+    const items = Array.isArray(data.items)
+      ? data.items.map((i) => item(i, processes))
+      : data.items;
+    return processes.attach({ ...data, items });
+  };
 
 const field = (name: string, compact: (value: unknown) => unknown): Compactor => (data) =>
   data[name] === undefined ? data : { ...data, [name]: compact(data[name]) };
@@ -64,7 +66,9 @@ const previewEvidence: Compactor = (data) => {
   const out = copy(data);
   if (isObject(out.observed)) {
     const observed = copy(out.observed);
-    if (observed.inventory) observed.inventory = records.inventoryEntry(observed.inventory, processes);
+    if (observed.inventory) {
+      observed.inventory = records.inventoryEntry(observed.inventory, processes);
+    }
     if (observed.claim) observed.claim = records.claim(observed.claim);
     if (Array.isArray(observed.targets)) {
       const port = isObject(observed) ? observed.port : undefined;
@@ -72,7 +76,6 @@ const previewEvidence: Compactor = (data) => {
     }
     out.observed = observed;
   }
-  dropEmpty(out, ["blockers"]);
   return processes.attach(out);
 };
 
@@ -86,7 +89,7 @@ const COMPACTORS: Record<string, Compactor> = {
     field("bridge", (b) => isObject(b) ? nullsOut(["label"])(b) : b),
     nullsOut(["guidance"]),
   ),
-  portreeve_compatibility: nullsOut(["guidance"], ["missingCapabilities"]),
+  portreeve_compatibility: nullsOut(["guidance"]),
   portreeve_ports_list: pageOf(records.inventoryEntry),
   portreeve_port_inspect: (data) => {
     const processes = new Processes();
@@ -125,8 +128,10 @@ const COMPACTORS: Record<string, Compactor> = {
   portreeve_port_reclaim_preview: previewEvidence,
   portreeve_claim_delete_preview: previewEvidence,
   portreeve_claim_reassign_preview: previewEvidence,
-  portreeve_stack_apply_execute: field("result", (r) =>
-    isObject(r) && r.stack ? { ...r, stack: records.stack(r.stack) } : r),
+  portreeve_stack_apply_execute: field(
+    "result",
+    (r) => isObject(r) && r.stack ? { ...r, stack: records.stack(r.stack) } : r,
+  ),
 };
 
 /** Tools whose records are large enough to offer `detail: "full"`. */

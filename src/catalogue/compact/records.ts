@@ -5,7 +5,16 @@
  * fields implied by the enclosing record are not repeated, process fingerprints go to the
  * result's process table. Anything that does not match its rule stays as it was.
  */
-import { copy, dropEmpty, dropIf, dropNulls, isObject, type Json, Processes, same } from "./fold.ts";
+import {
+  copy,
+  dropEmpty,
+  dropIf,
+  dropNulls,
+  isObject,
+  type Json,
+  Processes,
+  same,
+} from "./fold.ts";
 
 export { Processes };
 
@@ -89,7 +98,8 @@ export function run(value: unknown, processes: Processes, parent: Parent = {}): 
 }
 
 function foldableObservation(seen: unknown): seen is Json {
-  return isObject(seen) && Object.keys(seen).every((k) => k === "fingerprint" || k === "observedAt") &&
+  return isObject(seen) &&
+    Object.keys(seen).every((k) => k === "fingerprint" || k === "observedAt") &&
     isObject(seen.fingerprint) && typeof seen.fingerprint.pid === "number" &&
     Object.hasOwn(seen, "observedAt");
 }
