@@ -36,7 +36,8 @@ export function expandClaim(value: unknown, parent: Parent = {}): unknown {
     restore(identity, "transport", parent.transport ?? "tcp");
     out.identity = identity;
   }
-  nulls(out, ["assignedPort", "preferredPort", "exactPort", "assignmentExpiresAt"]);
+  restore(out, "assignedPort", parent.port ?? null);
+  nulls(out, ["preferredPort", "exactPort", "assignmentExpiresAt"]);
   restore(out, "updatedAt", out.createdAt);
   restore(out, "lastUsedAt", out.updatedAt);
   return out;
@@ -47,6 +48,11 @@ export function expandListener(value: unknown, table: Table, parent: Parent = {}
   const out = { ...value };
   restore(out, "port", parent.port);
   restore(out, "process", fingerprint(table, out.pid) ?? null);
+  restore(out, "command", (out.process as Json | null)?.command);
+  if (isObject(out.ownership)) {
+    out.ownership = { ...out.ownership };
+    restore(out.ownership as Json, "lineage", [out.pid]);
+  }
   return out;
 }
 

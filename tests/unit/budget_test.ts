@@ -45,3 +45,49 @@ Deno.test("the full tools/list stays under 60 KB, 22 KB model-visible", () => {
   assert.ok(total < 60 * 1024, `${total} bytes`);
   assert.ok(visible(tools) < 22 * 1024, `${visible(tools)} bytes`);
 });
+
+/**
+ * Result budgets: model-visible bytes (structuredContent as compact JSON) of the largest
+ * results over the reference session's calls, replayed in process against the simulator.
+ * The figures the bench compares with the reference bridge come from the same sequence.
+ */
+Deno.test("the largest results stay within their compact budgets", async () => {
+  const { createBridge } = await import("../../src/transport/services.ts");
+  const { startSimulator } = await import("../../src/simulator/mod.ts");
+  const { runResultScenario } = await import("../shared/result_scenario.ts");
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-budget-" }));
+  const socketPath = `${dir}/portreeve.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false });
+  await Deno.mkdir(`${dir}/ws`);
+  await Deno.mkdir(`${dir}/stack`);
+  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const ctx = { ...await bridge.services(), signal: new AbortController().signal };
+  const largest = new Map<string, number>();
+  try {
+    await runResultScenario(async (_seq, tool, args) => {
+      const result = await bridge.catalogue.call(tool, args, ctx);
+      const content = result.structuredContent as { ok: boolean; data?: Record<string, unknown> };
+      const bytes = JSON.stringify(content).length;
+      largest.set(tool, Math.max(largest.get(tool) ?? 0, bytes));
+      return content;
+    }, { sim, workspace: `${dir}/ws`, stackRoot: `${dir}/stack` });
+  } finally {
+    await bridge.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  const BUDGETS: Record<string, number> = {
+    portreeve_history_list: 3900,
+    portreeve_stack_status: 2300,
+    portreeve_port_reclaim_preview: 1650,
+    portreeve_activation_begin: 1400,
+    portreeve_ports_list: 1100,
+    portreeve_port_inspect: 1000,
+    portreeve_activation_end: 1000,
+    portreeve_activation_get: 1000,
+  };
+  for (const [tool, budget] of Object.entries(BUDGETS)) {
+    const bytes = largest.get(tool) ?? Infinity;
+    assert.ok(bytes <= budget, `${tool}: ${bytes} bytes > ${budget}`);
+  }
+});

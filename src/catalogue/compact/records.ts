@@ -43,7 +43,10 @@ export function claim(value: unknown, parent: Parent = {}): unknown {
   if (!isObject(value)) return value;
   const out = copy(value);
   out.identity = claimIdentity(out.identity, parent);
-  dropNulls(out, ["assignedPort", "preferredPort", "exactPort", "assignmentExpiresAt"]);
+  // Inside an inventory entry, assignedPort absent = the entry's port (a null is written).
+  if (parent.port !== undefined) dropIf(out, "assignedPort", parent.port);
+  else dropNulls(out, ["assignedPort"]);
+  dropNulls(out, ["preferredPort", "exactPort", "assignmentExpiresAt"]);
   dropIf(out, "lastUsedAt", out.updatedAt);
   dropIf(out, "updatedAt", out.createdAt);
   return out;
@@ -53,7 +56,14 @@ export function listener(value: unknown, processes: Processes, parent: Parent = 
   if (!isObject(value)) return value;
   const out = copy(value);
   if (isObject(out.process) && out.process.pid === out.pid && processes.fold(out.process)) {
+    // command absent = the process's command; lineage absent = [pid] (the listener itself).
+    dropIf(out, "command", out.process.command);
     delete out.process;
+  }
+  if (isObject(out.ownership)) {
+    const ownership = copy(out.ownership);
+    dropIf(ownership, "lineage", [out.pid]);
+    out.ownership = ownership;
   }
   dropIf(out, "port", parent.port);
   return out;
