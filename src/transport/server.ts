@@ -14,7 +14,8 @@ export const INSTRUCTIONS =
   "Use these tools to see which ports are claimed and by whom, and to coordinate leases and stack activations. " +
   "Run portreeve_diagnostics first when something fails. Never kill processes or edit files to free a port yourself; " +
   "consequential changes go through *_preview, a person's explicit approval, then *_execute. " +
-  "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,details}} with isError set.";
+  "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,details}} with isError set. " +
+  'Results are compact: absent fields are null, empty or implied by their parent; process fingerprints sit once in data.processes by pid; detail:"full" returns records whole.';
 
 export function createServer(
   catalogue: Catalogue,
