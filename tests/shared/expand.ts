@@ -46,12 +46,14 @@ export function expandClaim(value: unknown, parent: Parent = {}): unknown {
 export function expandListener(value: unknown, table: Table, parent: Parent = {}): unknown {
   if (!isObject(value)) return value;
   const out = { ...value };
+  if (parent.port !== undefined) restore(out, "names", [`127.0.0.1:${parent.port}`]);
   restore(out, "port", parent.port);
   restore(out, "process", fingerprint(table, out.pid) ?? null);
   restore(out, "command", (out.process as Json | null)?.command);
   if (isObject(out.ownership)) {
     out.ownership = { ...out.ownership };
     restore(out.ownership as Json, "lineage", [out.pid]);
+    restore(out.ownership as Json, "reason", "verified");
   }
   return out;
 }
@@ -70,6 +72,10 @@ export function expandRun(value: unknown, table: Table, parent: Parent = {}): un
     "releasedAt",
   ]);
   restore(out, "rootFingerprint", fingerprint(table, out.rootPid) ?? null);
+  restore(out, "bindingKind", "process");
+  if (!Object.hasOwn(out, "confirmedListenerFingerprints")) {
+    restore(out, "confirmedListeners", [{ pid: out.rootPid }]);
+  }
   if (Array.isArray(out.confirmedListeners)) {
     out.confirmedListenerFingerprints = out.confirmedListeners.map((seen: Json) => ({
       fingerprint: fingerprint(table, seen.pid),
@@ -155,6 +161,8 @@ export function expandGeneration(value: unknown, parent: Parent = {}): unknown {
     out.endpoints = out.endpoints.map((e: Json) => {
       const endpoint = { ...e };
       restore(endpoint, "transport", "tcp");
+      restore(endpoint, "host", "127.0.0.1");
+      restore(endpoint, "required", true);
       return endpoint;
     });
   }
@@ -169,10 +177,15 @@ export function expandActivation(value: unknown, parent: Parent = {}): unknown {
   restore(out, "updatedAt", out.createdAt);
   nulls(out, ["confirmedAt", "endedAt"]);
   if (Array.isArray(out.endpoints)) {
+    let previousExpiry: unknown = null;
     out.endpoints = out.endpoints.map((e: Json) => {
       const endpoint = { ...e };
-      nulls(endpoint, ["leaseId", "runId", "expiresAt", "failureReason"]);
+      nulls(endpoint, ["leaseId", "runId", "failureReason"]);
+      restore(endpoint, "expiresAt", previousExpiry);
+      previousExpiry = endpoint.expiresAt;
       restore(endpoint, "updatedAt", out.updatedAt);
+      restore(endpoint, "required", true);
+      restore(endpoint, "bindingKind", "process");
       return endpoint;
     });
   }
@@ -183,8 +196,14 @@ export function expandProvider(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out = { ...value };
   nulls(out, ["runId", "containerId"]);
+  restore(out, "bindingKind", "process");
   return out;
 }
+
+const endpointOf = (records: unknown, of: Json): Json | undefined =>
+  (Array.isArray(records) ? records as Json[] : []).find((r) =>
+    r.component === of.component && r.endpoint === of.endpoint
+  );
 
 export function expandStackStatus(value: Json): Json {
   const out = { ...value };
@@ -194,8 +213,26 @@ export function expandStackStatus(value: Json): Json {
   const generationId = isObject(out.generation) ? out.generation.id : undefined;
   out.stack = expandStack(out.stack);
   out.generation = expandGeneration(out.generation, { stackId });
+  const published = isObject(out.generation) ? out.generation.endpoints : undefined;
+  if (isObject(out.activation) && Array.isArray(out.activation.endpoints)) {
+    out.activation = {
+      ...out.activation,
+      endpoints: out.activation.endpoints.map((e: Json) => {
+        const endpoint = { ...e };
+        restore(endpoint, "claimId", endpointOf(published, e)?.claimId);
+        restore(endpoint, "port", endpointOf(published, e)?.port);
+        return endpoint;
+      }),
+    };
+  }
   out.activation = expandActivation(out.activation, { stackId, generationId });
-  out.providers = (out.providers as unknown[]).map(expandProvider);
+  const activated = isObject(out.activation) ? out.activation.endpoints : undefined;
+  out.providers = (out.providers as Json[]).map((p) => {
+    const provider = { ...p };
+    restore(provider, "port", endpointOf(activated, p)?.port);
+    restore(provider, "runId", endpointOf(activated, p)?.runId);
+    return expandProvider(provider);
+  });
   return out;
 }
 
@@ -232,6 +269,7 @@ export function expandLauncherOperation(
     "integration",
   ]);
   restore(out, "degraded", false);
+  restore(out, "executionMode", "finite");
   restore(out, "renewedAt", out.startedAt);
   return out;
 }
@@ -247,6 +285,7 @@ export function expandHistoryEvents(items: unknown[]): unknown[] {
     restore(out, "entityType", implied);
     restore(out, "origin", previous);
     previous = out.origin;
+    if (!isObject(out.operation)) restore(out, "payload", {});
     if (isObject(out.operation)) {
       out.payload = expandLauncherOperation(out.operation, { id: out.entityId });
       delete out.operation;

@@ -63,8 +63,11 @@ export function listener(value: unknown, processes: Processes, parent: Parent = 
   if (isObject(out.ownership)) {
     const ownership = copy(out.ownership);
     dropIf(ownership, "lineage", [out.pid]);
+    dropIf(ownership, "reason", "verified");
     out.ownership = ownership;
   }
+  // A development server usually listens on loopback only.
+  if (parent.port !== undefined) dropIf(out, "names", [`127.0.0.1:${parent.port}`]);
   dropIf(out, "port", parent.port);
   return out;
 }
@@ -94,7 +97,10 @@ export function run(value: unknown, processes: Processes, parent: Parent = {}): 
       if (!same(seen.observedAt, out.confirmedAt)) entry.observedAt = seen.observedAt;
       return entry;
     });
+    // The usual case, the root process itself listening, is left out altogether.
+    dropIf(out, "confirmedListeners", [{ pid: out.rootPid }]);
   }
+  dropIf(out, "bindingKind", "process");
   dropNulls(out, [
     "leaseId",
     "rootPid",
@@ -211,6 +217,8 @@ export function generation(value: unknown, parent: Parent = {}): unknown {
       if (!isObject(endpoint)) return endpoint;
       const e = copy(endpoint);
       dropIf(e, "transport", TCP);
+      dropIf(e, "host", "127.0.0.1");
+      dropIf(e, "required", true);
       return e;
     });
   }
@@ -227,11 +235,17 @@ export function activation(value: unknown, parent: Parent = {}): unknown {
   dropIf(out, "stackId", parent.stackId);
   dropIf(out, "generationId", parent.generationId);
   if (Array.isArray(out.endpoints)) {
+    let previousExpiry: unknown = null;
     out.endpoints = out.endpoints.map((endpoint) => {
       if (!isObject(endpoint)) return endpoint;
       const e = copy(endpoint);
-      dropNulls(e, ["leaseId", "runId", "expiresAt", "failureReason"]);
+      dropNulls(e, ["leaseId", "runId", "failureReason"]);
+      // expiresAt absent = the previous endpoint's (null for the first).
+      dropIf(e, "expiresAt", previousExpiry);
+      previousExpiry = endpoint.expiresAt;
       dropIf(e, "updatedAt", out.updatedAt);
+      dropIf(e, "required", true);
+      dropIf(e, "bindingKind", "process");
       return e;
     });
   }
@@ -244,8 +258,15 @@ export function provider(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out = copy(value);
   dropNulls(out, ["runId", "containerId"]);
+  dropIf(out, "bindingKind", "process");
   return out;
 }
+
+const endpointKey = (record: Json) => `${record.component}.${record.endpoint}`;
+const byEndpoint = (records: unknown): Map<string, Json> =>
+  new Map(
+    (Array.isArray(records) ? records : []).filter(isObject).map((r) => [endpointKey(r), r]),
+  );
 
 /** Stack status: its generation and activation do not repeat the stack's and generation's ids. */
 export function stackStatus(value: unknown): unknown {
@@ -253,10 +274,35 @@ export function stackStatus(value: unknown): unknown {
   const out = copy(value);
   const stackId = isObject(out.stack) ? out.stack.id : undefined;
   const generationId = isObject(out.generation) ? out.generation.id : undefined;
+  const published = byEndpoint(isObject(out.generation) ? out.generation.endpoints : undefined);
+  const activated = byEndpoint(isObject(out.activation) ? out.activation.endpoints : undefined);
   if (out.stack) out.stack = stack(out.stack);
   if (out.generation) out.generation = generation(out.generation, { stackId });
-  if (out.activation) out.activation = activation(out.activation, { stackId, generationId });
-  if (Array.isArray(out.providers)) out.providers = out.providers.map(provider);
+  if (isObject(out.activation)) {
+    const compact = activation(out.activation, { stackId, generationId }) as Json;
+    // An activation endpoint's claimId and port are its generation endpoint's.
+    if (Array.isArray(compact.endpoints)) {
+      compact.endpoints = compact.endpoints.map((e: Json) => {
+        const own = published.get(endpointKey(e));
+        const out = copy(e);
+        dropIf(out, "claimId", own?.claimId);
+        dropIf(out, "port", own?.port);
+        return out;
+      });
+    }
+    out.activation = compact;
+  }
+  if (Array.isArray(out.providers)) {
+    // A provider's port and runId are its activation endpoint's.
+    out.providers = out.providers.map((p) => {
+      const compact = provider(p);
+      if (!isObject(compact)) return compact;
+      const own = activated.get(endpointKey(compact));
+      dropIf(compact, "port", own?.port);
+      dropIf(compact, "runId", own?.runId);
+      return compact;
+    });
+  }
   dropNulls(out, ["generation", "activation"]);
   dropEmpty(out, ["providers"]);
   return out;
@@ -291,12 +337,16 @@ const LAUNCHER_NULLABLE = [
   "integration",
 ];
 
-/** Launcher operation: nulls out; degraded false out; renewedAt absent = startedAt. */
+/**
+ * Launcher operation: nulls out; degraded false and executionMode "finite" out; renewedAt
+ * absent = startedAt.
+ */
 export function launcherOperation(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out = copy(value);
   dropNulls(out, LAUNCHER_NULLABLE);
   dropIf(out, "degraded", false);
+  dropIf(out, "executionMode", "finite");
   dropIf(out, "renewedAt", out.startedAt);
   return out;
 }
@@ -317,6 +367,7 @@ export function historyEvent(value: unknown, previousOrigin: unknown): unknown {
   const out = copy(value);
   dropIf(out, "entityType", impliedEntityType(out.eventType));
   dropIf(out, "origin", previousOrigin);
+  dropIf(out, "payload", {});
   const payload = out.payload;
   if (
     out.entityType === undefined && impliedEntityType(out.eventType) === "launcher-operation" &&
