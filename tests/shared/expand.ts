@@ -275,21 +275,36 @@ export function expandLauncherOperation(
 }
 
 export function expandHistoryEvents(items: unknown[]): unknown[] {
-  let previous: unknown = null;
+  let previous: Json = {};
   return items.map((item) => {
     const out = { ...(item as Json) };
     const eventType = String(out.eventType);
     const implied = eventType.includes(".")
       ? eventType.slice(0, eventType.lastIndexOf(".")).replaceAll(".", "-")
       : undefined;
+    const impliedType = !Object.hasOwn(out, "entityType");
     restore(out, "entityType", implied);
-    restore(out, "origin", previous);
-    previous = out.origin;
-    if (!isObject(out.operation)) restore(out, "payload", {});
+    restore(out, "origin", previous.origin ?? null);
+    restore(out, "occurredAt", previous.occurredAt);
     if (isObject(out.operation)) {
       out.payload = expandLauncherOperation(out.operation, { id: out.entityId });
       delete out.operation;
     }
+    restore(out, "payload", {});
+    if (impliedType && out.entityType === "claim" && isObject(out.payload)) {
+      const payload = { ...out.payload };
+      if (isObject(payload.identity)) {
+        payload.identity = (expandClaim({ identity: payload.identity }) as Json).identity;
+      }
+      if (isObject(payload.claim)) {
+        const claimed = { ...payload.claim };
+        restore(claimed, "id", out.entityId);
+        payload.claim = expandClaim(claimed);
+      }
+      if (eventType === "claim.created") nulls(payload, ["preferredPort", "exactPort"]);
+      out.payload = payload;
+    }
+    previous = out;
     return out;
   });
 }
@@ -298,9 +313,14 @@ function expandActivationAnswer(data: Json): Json {
   const out = { ...data };
   if (out.activation) out.activation = expandActivation(out.activation);
   if (Array.isArray(out.leases)) {
+    const endpoints = isObject(out.activation) ? out.activation.endpoints as Json[] : [];
     out.leases = out.leases.map((l: Json) => {
       const lease = { ...l };
       nulls(lease, ["docker"]);
+      const own = endpoints.find((e) => e.leaseId === lease.leaseId);
+      restore(lease, "port", own?.port);
+      restore(lease, "bindingKind", own?.bindingKind);
+      restore(lease, "leaseExpiresAt", own?.expiresAt);
       return lease;
     });
   }
@@ -317,6 +337,43 @@ function expandPage(data: Json, item: (value: unknown, table: Table) => unknown)
 function withTable(data: Json, expand: (value: Json, table: Table) => unknown): Json {
   const { processes, ...rest } = data;
   return expand(rest, (processes ?? {}) as Table) as Json;
+}
+
+const PRUNE_LISTS: Record<string, string[]> = {
+  "claims.prune": ["candidates", "deletedClaimIds", "skipped"],
+  "stacks.prune": ["candidates", "blocked", "deletedStackIds", "deletedClaimIds", "skipped"],
+};
+
+function expandPreview(data: Json, table: Table): Json {
+  const out = { ...data };
+  const proposal = isObject(out.proposal) ? { ...out.proposal } : undefined;
+  if (proposal?.definition) proposal.definition = expandDefinition(proposal.definition);
+  if (isObject(out.observed)) {
+    const observed = { ...out.observed };
+    if (observed.claim) observed.claim = expandClaim(observed.claim);
+    if (Array.isArray(observed.targets)) {
+      observed.targets = observed.targets.map((t) =>
+        expandListener(t, table, { port: observed.port })
+      );
+    }
+    if (isObject(observed.inventory)) {
+      const inventory = { ...observed.inventory };
+      restore(inventory, "claim", observed.claim);
+      restore(inventory, "listeners", observed.targets);
+      observed.inventory = expandInventoryEntry(inventory, table);
+    }
+    if (isObject(observed.stack) && proposal) {
+      observed.stack = { ...observed.stack };
+      restore(observed.stack as Json, "definition", proposal.definition);
+    }
+    if (proposal && isObject(proposal.updates) && isObject(observed.current)) {
+      restore(proposal, "proposed", { ...observed.current, ...proposal.updates });
+    }
+    if (observed.dryRun === true) empties(observed, PRUNE_LISTS[String(out.action)] ?? []);
+    out.observed = observed;
+  }
+  if (proposal) out.proposal = proposal;
+  return out;
 }
 
 /** Expands one tool's compact data back to the daemon's records. */
@@ -409,28 +466,21 @@ export function expandResult(tool: string, data: Json): Json {
     case "portreeve_port_reclaim_preview":
     case "portreeve_claim_delete_preview":
     case "portreeve_claim_reassign_preview":
-      return withTable(data, (rest, table) => {
-        const out = { ...rest };
-        if (isObject(out.observed)) {
-          const observed = { ...out.observed };
-          if (observed.inventory) {
-            observed.inventory = expandInventoryEntry(observed.inventory, table);
-          }
-          if (observed.claim) observed.claim = expandClaim(observed.claim);
-          if (Array.isArray(observed.targets)) {
-            observed.targets = observed.targets.map((t) =>
-              expandListener(t, table, { port: observed.port })
-            );
-          }
-          out.observed = observed;
-        }
-        return out;
-      });
-    case "portreeve_stack_apply_execute": {
-      const result = data.result;
-      return isObject(result) && result.stack
-        ? { ...data, result: { ...result, stack: expandStack(result.stack) } }
-        : data;
+    case "portreeve_stack_apply_preview":
+    case "portreeve_settings_update_preview":
+    case "portreeve_claims_prune_preview":
+    case "portreeve_stacks_prune_preview":
+      return withTable(data, (rest, table) => expandPreview(rest, table));
+    case "portreeve_stack_apply_execute":
+    case "portreeve_claim_delete_execute": {
+      if (!isObject(data.result)) return data;
+      const result = { ...data.result };
+      if (data.action === "claim.delete") restore(result, "claimId", (data.target as Json).id);
+      if (isObject(result.stack)) {
+        result.stack = expandStack(result.stack);
+        restore(result, "revision", (result.stack as Json).currentRevision);
+      }
+      return { ...data, result };
     }
     default:
       return data;

@@ -4,7 +4,7 @@
  * tool's data has been checked against its full shape and before the result is built, so
  * structuredContent and the text block carry the same compact data.
  */
-import { copy, dropEmpty, dropIf, dropNulls, isObject, type Json } from "./fold.ts";
+import { copy, dropEmpty, dropIf, dropNulls, isObject, type Json, same } from "./fold.ts";
 import * as records from "./records.ts";
 
 type Compactor = (data: Json) => Json;
@@ -43,15 +43,25 @@ const heldOperation: Compactor = (data) => {
   return { ...data, operation };
 };
 
-/** activation + its leases (begin) or providers (reconcile, settle). */
+/**
+ * activation + its leases (begin) or providers (reconcile, settle). A lease's port,
+ * bindingKind and leaseExpiresAt are its activation endpoint's (same leaseId).
+ */
 const activationAnswer: Compactor = (data) => {
   const out = copy(data);
+  const endpoints = isObject(out.activation) && Array.isArray(out.activation.endpoints)
+    ? out.activation.endpoints.filter(isObject)
+    : [];
   if (out.activation) out.activation = records.activation(out.activation);
   if (Array.isArray(out.leases)) {
     out.leases = out.leases.map((l) => {
       if (!isObject(l)) return l;
       const lease = copy(l);
       dropNulls(lease, ["docker"]);
+      const own = endpoints.find((e) => e.leaseId === lease.leaseId);
+      dropIf(lease, "port", own?.port);
+      dropIf(lease, "bindingKind", own?.bindingKind);
+      dropIf(lease, "leaseExpiresAt", own?.expiresAt);
       return lease;
     });
   }
@@ -60,23 +70,73 @@ const activationAnswer: Compactor = (data) => {
   return out;
 };
 
-/** Preview evidence the records above describe; everything else in it stays as sent. */
+/** Empty collections of the prune previews' evidence (absent = empty). */
+const PRUNE_LISTS = ["candidates", "blocked", "deletedClaimIds", "deletedStackIds", "skipped"];
+
+/**
+ * Preview evidence the records above describe; everything else in it stays as sent. Parts
+ * that repeat another part of the same preview are left out: the inventory's claim (=
+ * observed.claim) and listeners (= observed.targets), the stack's definition (= the
+ * proposal's), the proposed settings (= current settings with the updates applied).
+ */
 const previewEvidence: Compactor = (data) => {
   const processes = new Processes();
   const out = copy(data);
+  const proposal = isObject(out.proposal) ? copy(out.proposal) : undefined;
   if (isObject(out.observed)) {
     const observed = copy(out.observed);
-    if (observed.inventory) {
-      observed.inventory = records.inventoryEntry(observed.inventory, processes);
+    const original = out.observed;
+    if (isObject(observed.inventory)) {
+      const inventory = records.inventoryEntry(observed.inventory, processes) as Json;
+      const whole = original.inventory as Json;
+      // Absent here means "as in observed"; a null or empty that differs is written out.
+      const repeats: [field: string, repeated: string, none: unknown][] = [
+        ["claim", "claim", null],
+        ["listeners", "targets", []],
+      ];
+      for (const [field, repeated, none] of repeats) {
+        if (original[repeated] === undefined) continue;
+        if (same(original[repeated], whole[field])) delete inventory[field];
+        else if (!(field in inventory)) inventory[field] = none;
+      }
+      observed.inventory = inventory;
     }
     if (observed.claim) observed.claim = records.claim(observed.claim);
     if (Array.isArray(observed.targets)) {
-      const port = isObject(observed) ? observed.port : undefined;
+      const port = observed.port;
       observed.targets = observed.targets.map((t) => records.listener(t, processes, { port }));
     }
+    if (
+      isObject(observed.stack) && proposal && same(observed.stack.definition, proposal.definition)
+    ) {
+      const stack = copy(observed.stack);
+      delete stack.definition;
+      observed.stack = stack;
+    }
+    if (proposal && isObject(proposal.updates) && isObject(observed.current)) {
+      dropIf(proposal, "proposed", { ...observed.current, ...proposal.updates });
+    }
+    if (observed.dryRun === true) dropEmpty(observed, PRUNE_LISTS);
     out.observed = observed;
   }
+  if (proposal) {
+    if (proposal.definition) proposal.definition = records.definition(proposal.definition);
+    out.proposal = proposal;
+  }
   return processes.attach(out);
+};
+
+/** An execute's result does not repeat its target or the stack it returns. */
+const executeResult: Compactor = (data) => {
+  if (!isObject(data.result)) return data;
+  const result = copy(data.result);
+  const target = isObject(data.target) ? data.target : {};
+  if (data.action === "claim.delete") dropIf(result, "claimId", target.id);
+  if (isObject(result.stack)) {
+    dropIf(result, "revision", result.stack.currentRevision);
+    result.stack = records.stack(result.stack);
+  }
+  return { ...data, result };
 };
 
 const resolution: Compactor = (data) => ({
@@ -128,10 +188,12 @@ const COMPACTORS: Record<string, Compactor> = {
   portreeve_port_reclaim_preview: previewEvidence,
   portreeve_claim_delete_preview: previewEvidence,
   portreeve_claim_reassign_preview: previewEvidence,
-  portreeve_stack_apply_execute: field(
-    "result",
-    (r) => isObject(r) && r.stack ? { ...r, stack: records.stack(r.stack) } : r,
-  ),
+  portreeve_stack_apply_preview: previewEvidence,
+  portreeve_settings_update_preview: previewEvidence,
+  portreeve_claims_prune_preview: previewEvidence,
+  portreeve_stacks_prune_preview: previewEvidence,
+  portreeve_stack_apply_execute: executeResult,
+  portreeve_claim_delete_execute: executeResult,
 };
 
 /** Tools whose records are large enough to offer `detail: "full"`. */

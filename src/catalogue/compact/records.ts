@@ -358,33 +358,45 @@ export function impliedEntityType(eventType: unknown): string | undefined {
 }
 
 /**
- * History event: entityType absent = implied by eventType; origin absent = the previous
- * event's on the page (null for the first); a launcher operation payload whose id is the
- * entity becomes `operation` (compact, without id).
+ * History event: entityType absent = implied by eventType; origin and occurredAt absent =
+ * the previous event's on the page (null for the first); payload absent = {}; a launcher
+ * operation payload whose id is the entity becomes `operation` (compact, without id); a
+ * claim event's identity and claim are compact (claim.id = entityId), and claim.created's
+ * preferredPort/exactPort absent = null.
  */
-export function historyEvent(value: unknown, previousOrigin: unknown): unknown {
+export function historyEvent(value: unknown, previous: Json): unknown {
   if (!isObject(value)) return value;
   const out = copy(value);
-  dropIf(out, "entityType", impliedEntityType(out.eventType));
-  dropIf(out, "origin", previousOrigin);
+  const implied = impliedEntityType(out.eventType);
+  dropIf(out, "entityType", implied);
+  dropIf(out, "origin", previous.origin ?? null);
+  dropIf(out, "occurredAt", previous.occurredAt);
   dropIf(out, "payload", {});
   const payload = out.payload;
-  if (
-    out.entityType === undefined && impliedEntityType(out.eventType) === "launcher-operation" &&
-    isObject(payload) && payload.id === out.entityId
-  ) {
+  if (out.entityType !== undefined || !isObject(payload)) return out;
+  if (implied === "launcher-operation" && payload.id === out.entityId) {
     const { id: _id, ...operation } = launcherOperation(payload) as Json;
     delete out.payload;
     out.operation = operation;
+  } else if (implied === "claim") {
+    const p = copy(payload);
+    if (isObject(p.identity)) p.identity = claimIdentity(p.identity);
+    if (isObject(p.claim)) {
+      const claimed = claim(p.claim) as Json;
+      dropIf(claimed, "id", out.entityId);
+      p.claim = claimed;
+    }
+    if (out.eventType === "claim.created") dropNulls(p, ["preferredPort", "exactPort"]);
+    out.payload = p;
   }
   return out;
 }
 
 export function historyEvents(items: readonly unknown[]): unknown[] {
-  let previous: unknown = null;
+  let previous: Json = {};
   return items.map((item) => {
     const out = historyEvent(item, previous);
-    if (isObject(item)) previous = item.origin;
+    if (isObject(item)) previous = item;
     return out;
   });
 }
