@@ -212,6 +212,10 @@ export function expandStackStatus(value: Json): Json {
   const stackId = isObject(out.stack) ? out.stack.id : undefined;
   const generationId = isObject(out.generation) ? out.generation.id : undefined;
   out.stack = expandStack(out.stack);
+  if (isObject(out.generation) && isObject(out.stack)) {
+    out.generation = { ...out.generation };
+    restore(out.generation as Json, "revision", out.stack.currentRevision);
+  }
   out.generation = expandGeneration(out.generation, { stackId });
   const published = isObject(out.generation) ? out.generation.endpoints : undefined;
   if (isObject(out.activation) && Array.isArray(out.activation.endpoints)) {
@@ -479,6 +483,7 @@ export function expandResult(tool: string, data: Json): Json {
       if (isObject(result.stack)) {
         result.stack = expandStack(result.stack);
         restore(result, "revision", (result.stack as Json).currentRevision);
+        restore(result, "path", `${(result.stack as Json).stackRoot}/portreeve.stack.json`);
       }
       return { ...data, result };
     }

@@ -134,6 +134,7 @@ const executeResult: Compactor = (data) => {
   if (data.action === "claim.delete") dropIf(result, "claimId", target.id);
   if (isObject(result.stack)) {
     dropIf(result, "revision", result.stack.currentRevision);
+    dropIf(result, "path", `${result.stack.stackRoot}/portreeve.stack.json`);
     result.stack = records.stack(result.stack);
   }
   return { ...data, result };

@@ -277,7 +277,12 @@ export function stackStatus(value: unknown): unknown {
   const published = byEndpoint(isObject(out.generation) ? out.generation.endpoints : undefined);
   const activated = byEndpoint(isObject(out.activation) ? out.activation.endpoints : undefined);
   if (out.stack) out.stack = stack(out.stack);
-  if (out.generation) out.generation = generation(out.generation, { stackId });
+  if (isObject(out.generation)) {
+    const compact = generation(out.generation, { stackId }) as Json;
+    // The generation's revision is usually the stack's current one.
+    if (isObject(out.stack)) dropIf(compact, "revision", out.stack.currentRevision);
+    out.generation = compact;
+  }
   if (isObject(out.activation)) {
     const compact = activation(out.activation, { stackId, generationId }) as Json;
     // An activation endpoint's claimId and port are its generation endpoint's.
