@@ -224,7 +224,6 @@ export function expandStackStatus(value: Json): Json {
       endpoints: out.activation.endpoints.map((e: Json) => {
         const endpoint = { ...e };
         restore(endpoint, "claimId", endpointOf(published, e)?.claimId);
-        restore(endpoint, "port", endpointOf(published, e)?.port);
         return endpoint;
       }),
     };
@@ -233,7 +232,6 @@ export function expandStackStatus(value: Json): Json {
   const activated = isObject(out.activation) ? out.activation.endpoints : undefined;
   out.providers = (out.providers as Json[]).map((p) => {
     const provider = { ...p };
-    restore(provider, "port", endpointOf(activated, p)?.port);
     restore(provider, "runId", endpointOf(activated, p)?.runId);
     return expandProvider(provider);
   });
@@ -289,7 +287,6 @@ export function expandHistoryEvents(items: unknown[]): unknown[] {
     const impliedType = !Object.hasOwn(out, "entityType");
     restore(out, "entityType", implied);
     restore(out, "origin", previous.origin ?? null);
-    restore(out, "occurredAt", previous.occurredAt);
     if (isObject(out.operation)) {
       out.payload = expandLauncherOperation(out.operation, { id: out.entityId });
       delete out.operation;
@@ -322,7 +319,6 @@ function expandActivationAnswer(data: Json): Json {
       const lease = { ...l };
       nulls(lease, ["docker"]);
       const own = endpoints.find((e) => e.leaseId === lease.leaseId);
-      restore(lease, "port", own?.port);
       restore(lease, "bindingKind", own?.bindingKind);
       restore(lease, "leaseExpiresAt", own?.expiresAt);
       return lease;
@@ -483,7 +479,6 @@ export function expandResult(tool: string, data: Json): Json {
       if (isObject(result.stack)) {
         result.stack = expandStack(result.stack);
         restore(result, "revision", (result.stack as Json).currentRevision);
-        restore(result, "path", `${(result.stack as Json).stackRoot}/portreeve.stack.json`);
       }
       return { ...data, result };
     }

@@ -44,8 +44,8 @@ const heldOperation: Compactor = (data) => {
 };
 
 /**
- * activation + its leases (begin) or providers (reconcile, settle). A lease's port,
- * bindingKind and leaseExpiresAt are its activation endpoint's (same leaseId).
+ * activation + its leases (begin) or providers (reconcile, settle). A lease's bindingKind
+ * and leaseExpiresAt are its activation endpoint's (same leaseId); its port stays.
  */
 const activationAnswer: Compactor = (data) => {
   const out = copy(data);
@@ -59,7 +59,6 @@ const activationAnswer: Compactor = (data) => {
       const lease = copy(l);
       dropNulls(lease, ["docker"]);
       const own = endpoints.find((e) => e.leaseId === lease.leaseId);
-      dropIf(lease, "port", own?.port);
       dropIf(lease, "bindingKind", own?.bindingKind);
       dropIf(lease, "leaseExpiresAt", own?.expiresAt);
       return lease;
@@ -134,7 +133,6 @@ const executeResult: Compactor = (data) => {
   if (data.action === "claim.delete") dropIf(result, "claimId", target.id);
   if (isObject(result.stack)) {
     dropIf(result, "revision", result.stack.currentRevision);
-    dropIf(result, "path", `${result.stack.stackRoot}/portreeve.stack.json`);
     result.stack = records.stack(result.stack);
   }
   return { ...data, result };

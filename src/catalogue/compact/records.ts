@@ -285,25 +285,23 @@ export function stackStatus(value: unknown): unknown {
   }
   if (isObject(out.activation)) {
     const compact = activation(out.activation, { stackId, generationId }) as Json;
-    // An activation endpoint's claimId and port are its generation endpoint's.
+    // An activation endpoint's claimId is its generation endpoint's (ports stay everywhere).
     if (Array.isArray(compact.endpoints)) {
       compact.endpoints = compact.endpoints.map((e: Json) => {
         const own = published.get(endpointKey(e));
         const out = copy(e);
         dropIf(out, "claimId", own?.claimId);
-        dropIf(out, "port", own?.port);
         return out;
       });
     }
     out.activation = compact;
   }
   if (Array.isArray(out.providers)) {
-    // A provider's port and runId are its activation endpoint's.
+    // A provider's runId is its activation endpoint's.
     out.providers = out.providers.map((p) => {
       const compact = provider(p);
       if (!isObject(compact)) return compact;
       const own = activated.get(endpointKey(compact));
-      dropIf(compact, "port", own?.port);
       dropIf(compact, "runId", own?.runId);
       return compact;
     });
@@ -363,8 +361,8 @@ export function impliedEntityType(eventType: unknown): string | undefined {
 }
 
 /**
- * History event: entityType absent = implied by eventType; origin and occurredAt absent =
- * the previous event's on the page (null for the first); payload absent = {}; a launcher
+ * History event: entityType absent = implied by eventType; origin absent = the previous
+ * event's on the page (null for the first); payload absent = {}; a launcher
  * operation payload whose id is the entity becomes `operation` (compact, without id); a
  * claim event's identity and claim are compact (claim.id = entityId), and claim.created's
  * preferredPort/exactPort absent = null.
@@ -375,7 +373,6 @@ export function historyEvent(value: unknown, previous: Json): unknown {
   const implied = impliedEntityType(out.eventType);
   dropIf(out, "entityType", implied);
   dropIf(out, "origin", previous.origin ?? null);
-  dropIf(out, "occurredAt", previous.occurredAt);
   dropIf(out, "payload", {});
   const payload = out.payload;
   if (out.entityType !== undefined || !isObject(payload)) return out;
