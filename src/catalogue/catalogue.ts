@@ -11,7 +11,6 @@ import { asBridgeError, failure, success } from "./result.ts";
 import { invalidInput, invalidResponse } from "../daemon/errors.ts";
 import type { ToolContext } from "./context.ts";
 import generated from "./tools_list.json" with { type: "json" };
-import { compactData, DETAIL_TOOLS } from "./compact/mod.ts";
 
 /** One tools/list entry with what the bridge needs to know about it without loading it. */
 export interface ListedTool {
@@ -95,7 +94,9 @@ export async function runTool(
   args: unknown,
   ctx: Omit<ToolContext, "capabilities">,
 ): Promise<Ran> {
-  const { detail, rest } = takeDetail(tool.name, args ?? {});
+  // Loaded with the definitions, on the first call: start-up and tools/list need neither.
+  const { compactData, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
   const input = tool.input.safeParse(rest);
   if (!input.success) {
     throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
@@ -114,8 +115,12 @@ export async function runTool(
 }
 
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */
-function takeDetail(name: string, args: unknown): { detail?: "full"; rest: unknown } {
-  if (!DETAIL_TOOLS.has(name) || typeof args !== "object" || args === null) return { rest: args };
+function takeDetail(
+  name: string,
+  args: unknown,
+  offered: ReadonlySet<string>,
+): { detail?: "full"; rest: unknown } {
+  if (!offered.has(name) || typeof args !== "object" || args === null) return { rest: args };
   if (!("detail" in args)) return { rest: args };
   const { detail, ...rest } = args as Record<string, unknown>;
   if (detail !== "full") {
