@@ -46,9 +46,27 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
   };
   try {
     await runResultScenario((_seq, tool, args) => run(tool, args), { sim, workspace, stackRoot });
-    // Tools the reference session never called, on what the session left behind.
-    const stacks = await run("portreeve_stacks_list", { limit: 5 });
-    const stackId = (stacks.data?.items as Json[])[0].id as string;
+    // Tools the reference session never called: a second stack whose web endpoint is
+    // optional, so one endpoint can be skipped and the other abandoned.
+    const optionalRoot = `${dir}/optional`;
+    await Deno.mkdir(optionalRoot);
+    const definition = {
+      version: 1,
+      project: "optional",
+      components: {
+        api: { endpoints: { http: {} } },
+        web: { endpoints: { http: { required: false } } },
+      },
+    };
+    const apply = await run("portreeve_stack_apply_preview", {
+      stackRoot: optionalRoot,
+      definition,
+    });
+    const applied = await run("portreeve_stack_apply_execute", {
+      receiptId: apply.data?.receiptId,
+      stackRoot: optionalRoot,
+    });
+    const stackId = ((applied.data?.result as Json).stack as Json).id as string;
     const prepared = await run("portreeve_stack_prepare", { stackId });
     const generationId = (prepared.data?.generation as Json).id as string;
     const claimId = ((prepared.data?.generation as Json).endpoints as Json[])[0].claimId;
@@ -59,14 +77,16 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
     });
     const activationId = (begun.data?.activation as Json).id as string;
     const leases = begun.data?.leases as Json[];
-    await run("portreeve_activation_abandon_endpoint", {
-      activationId,
-      credentialHandle: leases[0].credentialHandle,
-      reason: "startup-error",
-    });
+    const handleOf = (component: string) =>
+      leases.find((l) => l.component === component)!.credentialHandle;
     await run("portreeve_activation_skip_endpoint", {
       activationId,
-      credentialHandle: leases[1].credentialHandle,
+      credentialHandle: handleOf("web"),
+    });
+    await run("portreeve_activation_abandon_endpoint", {
+      activationId,
+      credentialHandle: handleOf("api"),
+      reason: "startup-error",
     });
   } finally {
     await bridge.close();
@@ -75,8 +95,7 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
   }
   const withForm = ALL_TOOLS.map((t) => t.name).filter(hasCompactForm);
   const missed = withForm.filter((name) => !covered.has(name));
-  // skip_endpoint succeeds only for optional endpoints; its answer has the abandon shape.
-  assert.deepEqual(missed.filter((n) => n !== "portreeve_activation_skip_endpoint"), []);
+  assert.deepEqual(missed, []);
   for (const name of DETAIL_TOOLS) assert.ok(byName.has(name), name);
 });
 
