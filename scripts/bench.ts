@@ -13,6 +13,8 @@ import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
 import { measureScrub } from "./bench/scrub.ts";
+import { runResultScenario } from "../tests/support/result_scenario.ts";
+import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
 const SOAK = Number(Deno.env.get("BENCH_SOAK") ?? 10_000);
@@ -327,8 +329,86 @@ for (const toolset of TOOLSETS) {
   ]);
 }
 
+// ── Result bytes the model sees: the reference session's calls, and a 200-port page ─────
+console.error("result bytes: the reference session's calls…");
+rows.push(...await resultRows());
+
 await sim.close();
 await Deno.remove(dir, { recursive: true });
+
+/**
+ * structuredContent as compact JSON (what Claude Code and Codex show the model) for the
+ * calls of the reference bridge's recorded session, replayed against a fresh simulator and
+ * summed over the steps both bridges answered ok; then one 200-port ports_list page with
+ * live listeners, compact against `detail: "full"`.
+ */
+async function resultRows(): Promise<string[][]> {
+  const place = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-results-" }));
+  const socket = `${place}/portreeve.sock`;
+  const resultSim = await startSimulator({ socketPath: socket, observeHost: false });
+  const workspace = `${place}/ws`;
+  const stackRoot = `${place}/stack`;
+  await Deno.mkdir(workspace);
+  await Deno.mkdir(stackRoot);
+  const peer = new Peer([root("dist/main.js"), "serve"], socket);
+  await peer.send(OPENING);
+  await peer.response(1);
+  const visibleBytes = (content: unknown) => encoder.encode(JSON.stringify(content)).length;
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    const { result } = JSON.parse(await peer.call(tool, args));
+    return result.structuredContent as { ok: boolean; data?: Record<string, unknown> };
+  };
+  const referenceBytes = new Map(
+    reference.calls.filter((c) => c.ok).map((c) => [c.seq, c.structuredContentBytes]),
+  );
+  let ours = 0;
+  let theirs = 0;
+  let calls = 0;
+  await runResultScenario(async (seq, tool, args) => {
+    const content = await call(tool, args);
+    const theirBytes = referenceBytes.get(seq);
+    if (content.ok && theirBytes !== undefined) {
+      ours += visibleBytes(content);
+      theirs += theirBytes;
+      calls++;
+    }
+    return content;
+  }, { sim: resultSim, workspace, stackRoot });
+
+  for (let i = 0; i < 200; i++) {
+    const lease = await call("portreeve_lease_acquire", {
+      claim: { project: "bench", workspaceRoot: workspace, component: `c${i}`, endpoint: "http" },
+      allocation: { mode: "sticky", preferredPort: 30000 + i },
+    });
+    const port = lease.data!.port as number;
+    resultSim.control.addListener(port, 50000 + i, { ppid: 49999, command: "node" });
+    await call("portreeve_lease_confirm", {
+      credentialHandle: lease.data!.credentialHandle,
+      rootPid: 50000 + i,
+    });
+  }
+  const page = { listening: true, limit: 200 };
+  const compact = visibleBytes(await call("portreeve_ports_list", page));
+  const full = visibleBytes(await call("portreeve_ports_list", { ...page, detail: "full" }));
+  await peer.close();
+  await resultSim.close();
+  await Deno.remove(place, { recursive: true });
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  return [
+    [
+      `results, reference session (${calls} calls)`,
+      `${kb(ours)} model-visible`,
+      `${ratio(ours, theirs)} reference bridge ${kb(theirs)}`,
+      "≤ 0.6×",
+    ],
+    [
+      "results, ports_list 200 live ports",
+      `${kb(compact)} model-visible`,
+      `${ratio(compact, full)} same page with detail "full" ${kb(full)}`,
+      "≤ 0.5×",
+    ],
+  ];
+}
 
 const header = ["measure", "portreeve-mcp", "ratio (same run)", "target"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -71,22 +71,8 @@ export class Catalogue {
       throw new Error(`tool ${name} is listed but has no definition; run \`deno task gen\``);
     }
     try {
-      const input = tool.input.safeParse(withoutHostHints(args ?? {}));
-      if (!input.success) {
-        throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
-      }
-      const raw = withoutCredentialFields(
-        await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data),
-      );
-      // The output schema documents and checks the fields agents act on; the daemon's record
-      // is returned whole (not stripped to those fields), so nothing it says is lost.
-      const checked = tool.output.safeParse(raw);
-      if (!checked.success) {
-        throw invalidResponse(`${name} data did not have the documented shape`, {
-          issues: issues(checked.error),
-        });
-      }
-      return success(raw, tool.summary(checked.data, input.data));
+      const ran = await runTool(tool, args, ctx);
+      return success(ran.shown, ran.summary);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
@@ -112,6 +98,63 @@ function withoutHostHints(args: unknown): unknown {
   const copy = { ...record };
   for (const key of HOST_HINTS) if (typeof copy[key] === "boolean") delete copy[key];
   return copy;
+}
+
+/** What one call produced: the daemon's records whole, and what the model is shown. */
+export interface Ran {
+  full: unknown;
+  shown: unknown;
+  summary: string;
+}
+
+/**
+ * Validates the arguments, calls the tool, checks its data and compacts it (unless the
+ * caller asked for `detail: "full"`). Throws `BridgeError`s; `Catalogue.call` builds the
+ * result. Exported so tests can compare the compact form with the records it came from.
+ */
+export async function runTool(
+  tool: ToolDefinition,
+  args: unknown,
+  ctx: Omit<ToolContext, "capabilities">,
+): Promise<Ran> {
+  // Loaded with the definitions, on the first call: start-up and tools/list need neither.
+  const { compactData, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
+  const input = tool.input.safeParse(withoutHostHints(rest));
+  if (!input.success) {
+    throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
+  }
+  const full = withoutCredentialFields(
+    await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data),
+  );
+  // The output schema documents and checks the fields agents act on; the daemon's record
+  // is kept whole (not stripped to those fields), so nothing it says is lost.
+  const checked = tool.output.safeParse(full);
+  if (!checked.success) {
+    throw invalidResponse(`${tool.name} data did not have the documented shape`, {
+      issues: issues(checked.error),
+    });
+  }
+  const shown = detail === "full" ? full : compactData(tool.name, full);
+  return { full, shown, summary: tool.summary(checked.data, input.data) };
+}
+
+/** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */
+function takeDetail(
+  name: string,
+  args: unknown,
+  offered: ReadonlySet<string>,
+): { detail?: "full"; rest: unknown } {
+  if (!offered.has(name) || typeof args !== "object" || args === null) return { rest: args };
+  if (!("detail" in args)) return { rest: args };
+  const { detail, ...rest } = args as Record<string, unknown>;
+  if (detail !== "full") {
+    throw invalidInput(
+      `Invalid arguments for ${name}: detail: must be "full" (or omitted for the compact form).`,
+      { issues: [{ path: "detail", message: 'must be "full"' }] },
+    );
+  }
+  return { detail, rest };
 }
 
 function issues(error: z.ZodError): { path: string; message: string }[] {

@@ -3,19 +3,24 @@ import type { Tool } from "@modelcontextprotocol/server";
 import { annotationsFor, type ToolDefinition } from "./define.ts";
 import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 import type { ListedTool } from "./catalogue.ts";
+import { compactOutput, withDetailInput } from "./compact/schemas.ts";
 
 export function describeTool(tool: ToolDefinition): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: inputJsonSchema(tool.input) as Tool["inputSchema"],
+    inputSchema: withDetailInput(tool.name, inputJsonSchema(tool.input)) as Tool["inputSchema"],
     // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,nextStep,details}}`; the
     // error branch is the same for every tool, so it is described once in the instructions
-    // (51 copies would cost ~9 KB that no host shows its model).
+    // (51 copies would cost ~9 KB that no host shows its model). `data` is the compact form
+    // (it also admits `detail: "full"` records: no field is required).
     outputSchema: {
       type: "object",
-      properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) },
+      properties: {
+        ok: { type: "boolean" },
+        data: compactOutput(tool.name, outputJsonSchema(tool.output)),
+      },
     },
     annotations: annotationsFor(tool.kind),
   };

@@ -93,7 +93,7 @@ Deno.test("port reclaim: preview, wrong port, execute, replay", async () => {
     // Claude Code and Codex never show a success's text: the approval step is in the data.
     assert.match(
       preview.data.nextStep as string,
-      new RegExp(`^Stop and show this preview to the user; .* ${preview.data.receiptId} `),
+      /^Stop and show this preview to the user; .*portreeve_port_reclaim_execute with this receiptId before expiresAt/,
     );
     assert.equal(`${preview.data.summary} ${preview.data.nextStep}`, preview.text);
     const receiptId = preview.data.receiptId;

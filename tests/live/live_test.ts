@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { type Bridge, call, type Era, startBridge } from "../e2e/harness.ts";
+import { expandResult } from "../support/expand.ts";
 
 const socketPath = Deno.env.get("PORTREEVE_LIVE_SOCKET");
 const SKIP =
@@ -53,6 +54,23 @@ if (!socketPath) {
     });
   }
 
+  Deno.test("live: compact results expand to the records detail full returns", async () => {
+    const bridge = await startBridge({ socketPath, serveArgs: ["--label", "live-suite"] });
+    try {
+      // Listings that do not change between two calls (ports carry fresh host evidence).
+      for (const tool of ["stacks_list", "activations_list", "launcher_operations_list"]) {
+        const name = `portreeve_${tool}`;
+        const args = tool === "launcher_operations_list" ? await firstStack(bridge) : { limit: 20 };
+        if (!args) continue;
+        const compact = await ok(bridge, name, args);
+        const full = await ok(bridge, name, { ...args, detail: "full" });
+        assert.deepEqual(expandResult(name, compact), full, name);
+      }
+    } finally {
+      await bridge.close();
+    }
+  });
+
   Deno.test("live: a throwaway lease confirmed by a real listener, released and cleaned up", async () => {
     const workspace = await Deno.realPath(
       await Deno.makeTempDir({ prefix: "portreeve-mcp-live-" }),
@@ -99,4 +117,10 @@ async function ok(bridge: Bridge, tool: string, args: Record<string, unknown> = 
   const r = await call(bridge, tool, args);
   assert.equal(r.isError, false, `${tool}: ${r.text}`);
   return r.envelope.data!;
+}
+
+async function firstStack(bridge: Bridge): Promise<Record<string, unknown> | undefined> {
+  const stacks = await ok(bridge, "portreeve_stacks_list", { limit: 1 });
+  const first = (stacks.items as { id: string }[])[0];
+  return first ? { stackId: first.id, limit: 20 } : undefined;
 }

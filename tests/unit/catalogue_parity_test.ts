@@ -102,7 +102,11 @@ for (const tool of ALL_TOOLS) {
   Deno.test(`${tool.name}: input fields, enums, limits and defaults match the anchor`, () => {
     const ours = new Map<string, unknown>();
     const theirs = new Map<string, unknown>();
-    facts(describeTool(tool).inputSchema as Json, "", ours, tool.name);
+    // The one field allowed beyond the anchor's: optional `detail: "full"` (records whole).
+    const { detail, ...inputs } = (describeTool(tool).inputSchema as Json).properties as Json;
+    if (detail !== undefined) assert.deepEqual(detail, { type: "string", enum: ["full"] });
+    const input = { ...describeTool(tool).inputSchema as Json, properties: inputs };
+    facts(input, "", ours, tool.name);
     facts(anchorTools.get(tool.name)!.inputSchema, "", theirs, tool.name);
     for (const [key, value] of theirs) assert.equal(ours.get(key), value, `${tool.name} ${key}`);
     for (const [key, value] of ours) {

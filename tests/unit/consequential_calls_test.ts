@@ -102,7 +102,7 @@ Deno.test("reclaim preview: the human summary names the processes, the receipt a
     r.text,
     "Reclaim port 5173 with graceful: would terminate pid 1234 (node). Receipt 8c6f1a2b expires 12:34:56Z. " +
       "Stop and show this preview to the user; only after they explicitly approve it, call " +
-      `portreeve_port_reclaim_execute with receiptId ${RECEIPT} before ${EXPIRES}. ` +
+      "portreeve_port_reclaim_execute with this receiptId before expiresAt. " +
       "Host auto-approval is not consent.",
   );
   assert.deepEqual(daemon.sent, [{

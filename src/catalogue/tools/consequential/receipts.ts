@@ -107,7 +107,7 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
         expiresAt: preview.expiresAt,
         summary: `${effect}${blocked} ${receipt}`,
         blockers,
-        nextStep: approvalStep(execute, preview, blockers.length > 0, approval),
+        nextStep: approvalStep(execute, blockers.length > 0, approval),
         proposal: preview.proposal,
         observed: preview.observed,
         approval,
@@ -123,11 +123,11 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
  */
 function approvalStep(
   execute: string,
-  preview: DaemonPreview,
   blocked: boolean,
   route: ApprovalRoute,
 ): string {
-  const call = `${execute} with receiptId ${preview.receiptId} before ${preview.expiresAt}`;
+  // receiptId and expiresAt stand beside this sentence in the data; it names them, not repeats.
+  const call = `${execute} with this receiptId before expiresAt`;
   const ask = {
     host_asks_user:
       `Show this preview to the user; calling ${call} makes the host ask them to approve it, and nothing changes unless they do.`,
