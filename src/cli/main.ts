@@ -13,9 +13,9 @@ export const HELP = `${PRODUCT} ${SOFTWARE_VERSION} — MCP bridge to the PortRe
 Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
                     [--log-level error|warn|info|debug] [--custody-ms MS]
-  ${PRODUCT} config --host claude|codex|generic [--portable] [--label NAME]
+  ${PRODUCT} config --host claude|codex|gemini|generic [--portable] [--label NAME]
                     [--toolset read|coordinate|full] [--socket PATH] [--json]
-  ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ...] [--host claude|codex|generic]
+  ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ...] [--host claude|codex|gemini|generic]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)

@@ -62,7 +62,7 @@ function parsedServer(result: ConfigResult): unknown {
     return toml.mcp_servers.portreeve;
   }
   const json = JSON.parse(result.configuration);
-  if (result.host === "claude") {
+  if (result.host === "claude" || result.host === "gemini") {
     assert.deepEqual(Object.keys(json), ["mcpServers"]);
     assert.deepEqual(Object.keys(json.mcpServers), ["portreeve"]);
     return json.mcpServers.portreeve;
@@ -72,6 +72,7 @@ function parsedServer(result: ConfigResult): unknown {
 
 function expectedServer(host: string, command: string, args: string[]): unknown {
   if (host === "codex") return { command, args, startup_timeout_sec: 20 };
+  if (host === "gemini") return { command, args };
   return { type: "stdio", command, args };
 }
 
@@ -82,6 +83,7 @@ function expectedSetupWords(host: string, command: string, args: string[]): stri
     return ["mcp", "add-json", "--scope", "user", "portreeve", server];
   }
   if (host === "codex") return ["mcp", "add", "portreeve", "--", command, ...args];
+  if (host === "gemini") return ["mcp", "add", "-s", "user", "portreeve", command, "--", ...args];
   return null;
 }
 
@@ -120,7 +122,7 @@ for (const place of PLACES) {
           }
         }
       }
-      assert.equal(shellRuns, 2 * 2 * sockets.length * VARIANTS.length);
+      assert.equal(shellRuns, 3 * 2 * sockets.length * VARIANTS.length);
     });
   }
 }
