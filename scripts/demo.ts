@@ -50,7 +50,9 @@ console.log(
 
 async function show(step: string, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[]).map((c) => c.text).join(" ");
+  // The text is a summary line, then the envelope as JSON for hosts that read only text;
+  // a person watching the demo wants the line.
+  const text = (result.content as { text: string }[])[0].text.split("\n")[0];
   console.log(
     bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
   );

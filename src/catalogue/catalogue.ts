@@ -69,7 +69,7 @@ export class Catalogue {
       throw new Error(`tool ${name} is listed but has no definition; run \`deno task gen\``);
     }
     try {
-      const input = tool.input.safeParse(args ?? {});
+      const input = tool.input.safeParse(withoutHostHints(args ?? {}));
       if (!input.success) {
         throw invalidInput(describeIssues(name, input.error), { issues: issues(input.error) });
       }
@@ -89,6 +89,21 @@ export class Catalogue {
   }
 }
 
+/**
+ * Gemini CLI adds a `wait_for_previous` boolean to every tool's schema for its own scheduler
+ * and forwards it in the arguments; it is a hint to the host, not an argument of ours.
+ */
+const HOST_HINTS = ["wait_for_previous"];
+
+function withoutHostHints(args: unknown): unknown {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const record = args as Record<string, unknown>;
+  if (!HOST_HINTS.some((key) => typeof record[key] === "boolean")) return args;
+  const copy = { ...record };
+  for (const key of HOST_HINTS) if (typeof copy[key] === "boolean") delete copy[key];
+  return copy;
+}
+
 function issues(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.slice(0, 20).map((issue) => ({
     path: issue.path.map(String).join("."),
@@ -96,7 +111,16 @@ function issues(error: z.ZodError): { path: string; message: string }[] {
   }));
 }
 
+/** Issues grouped by path, each message once, so nothing is said twice. */
 function describeIssues(name: string, error: z.ZodError): string {
-  const list = issues(error).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  const byPath = new Map<string, string[]>();
+  for (const { path, message } of issues(error)) {
+    const messages = byPath.get(path) ?? [];
+    if (!messages.includes(message)) messages.push(message);
+    byPath.set(path, messages);
+  }
+  const list = [...byPath].map(([path, messages]) =>
+    path ? `${path}: ${messages.join("; ")}` : messages.join("; ")
+  );
   return `Invalid arguments for ${name}: ${list.join("; ")}.`;
 }

@@ -10,8 +10,9 @@ export function describeTool(tool: ToolDefinition): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: inputJsonSchema(tool.input) as Tool["inputSchema"],
-    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,details}}`; the error
-    // branch is the same for every tool, so it is described once in the instructions.
+    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,nextStep,details}}`; the
+    // error branch is the same for every tool, so it is described once in the instructions
+    // (51 copies would cost ~9 KB that no host shows its model).
     outputSchema: {
       type: "object",
       properties: { ok: { type: "boolean" }, data: outputJsonSchema(tool.output) },

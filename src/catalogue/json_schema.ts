@@ -4,9 +4,10 @@
  * argument strictly at run time.
  *
  * Inputs drop what a format already says (zod's 140-character UUID regex, the date-time
- * regex), safe-integer bounds and closed-object markers (zod rejects unknown keys anyway).
- * Outputs also drop `required`, patterns and numeric bounds, fold `anyOf [X, null]` into a
- * type list, and stay open: the daemon may add fields, and we document what agents act on.
+ * regex) and safe-integer bounds, and keep `additionalProperties: false`: every input object
+ * is strict, and a schema that looked open would promise what the server refuses. Outputs
+ * also drop `required`, patterns and numeric bounds, fold `anyOf [X, null]` into a type
+ * list, and stay open: the daemon may add fields, and we document what agents act on.
  */
 import { z } from "zod";
 
@@ -18,8 +19,6 @@ export function inputJsonSchema(schema: z.ZodType): Json {
   // A sub-schema used twice in one tool (e.g. before/after evidence) is written once under
   // $defs and referenced, rather than spelled out twice.
   const full = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "ref" });
-  // Closed-object markers are dropped everywhere: zod still rejects unknown keys at run time
-  // with a clear message, and 51 copies of `"additionalProperties":false` cost 1.3 KB.
   return compact(full as Json, false);
 }
 
@@ -71,7 +70,9 @@ function compact(node: Json, output: boolean): Json {
     ) continue;
     if (output && (key === "required" || key === "exclusiveMinimum")) continue;
     if (key === "propertyNames" && isPlainString(value)) continue;
-    if (key === "additionalProperties" && (isEmpty(value) || value === false)) continue;
+    if (key === "additionalProperties" && (isEmpty(value) || (output && value === false))) {
+      continue;
+    }
     out[key] = walk(value, output);
   }
   return out;

@@ -8,11 +8,10 @@ import { invalidInput } from "../daemon/errors.ts";
 
 export type SortKey = readonly (string | number)[];
 
-interface CursorBody {
-  v: 1;
-  s: string; // scope: tool + filters fingerprint
-  k: SortKey;
-}
+/** `k`: last sort key served (bridge-paged); `d`: the daemon's own cursor (daemon-paged). */
+type CursorBody =
+  & { v: 1; s: string } // s: scope, the tool + filters fingerprint
+  & ({ k: SortKey } | { d: string });
 
 export interface PageRequest {
   scope: string;
@@ -80,23 +79,52 @@ function encodeCursor(body: CursorBody): string {
 }
 
 function decodeCursor(cursor: string, scope: string): SortKey {
-  let body: CursorBody;
+  const body = openCursor(cursor, scope);
+  const valid = Array.isArray(body.k) &&
+    body.k.every((k) => typeof k === "string" || typeof k === "number");
+  if (!valid) throw badCursor("it is not a cursor this bridge issued");
+  return body.k as SortKey;
+}
+
+/** A cursor's body once it is known to be ours and issued for `scope`. */
+function openCursor(cursor: string, scope: string): Record<string, unknown> {
+  let body: unknown;
   try {
     const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
     body = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
   } catch {
     throw badCursor("it is not a cursor this bridge issued");
   }
-  const valid = typeof body === "object" && body !== null && body.v === 1 &&
-    typeof body.s === "string" &&
-    Array.isArray(body.k) && body.k.every((k) => typeof k === "string" || typeof k === "number");
-  if (!valid) throw badCursor("it is not a cursor this bridge issued");
-  if (body.s !== scope) {
+  if (typeof body !== "object" || body === null) {
+    throw badCursor("it is not a cursor this bridge issued");
+  }
+  const fields = body as Record<string, unknown>;
+  if (fields.v !== 1 || typeof fields.s !== "string") {
+    throw badCursor("it is not a cursor this bridge issued");
+  }
+  if (fields.s !== scope) {
     throw badCursor(
       "it belongs to another listing or to other filters; repeat the call with the same filters",
     );
   }
-  return body.k;
+  return fields;
+}
+
+/**
+ * For collections the daemon pages itself: its cursor carries no filters, so the bridge
+ * wraps it with the scope and refuses it under other filters, like its own cursors.
+ */
+export function bindCursor(scope: string, daemonCursor: string): string {
+  return encodeCursor({ v: 1, s: scope, d: daemonCursor });
+}
+
+/** The daemon's cursor inside a bound one; `portreeve_invalid_input` if it is not for `scope`. */
+export function unbindCursor(cursor: string, scope: string): string {
+  const body = openCursor(cursor, scope);
+  if (typeof body.d !== "string" || body.d === "") {
+    throw badCursor("it is not a cursor this bridge issued");
+  }
+  return body.d;
 }
 
 function badCursor(why: string) {

@@ -34,7 +34,10 @@ export class CredentialUnavailableError extends CustodyError {
   }
 
   override get details(): Record<string, unknown> {
-    return this.renewalFailure ? { renewalFailure: { ...this.renewalFailure } } : {};
+    if (!this.renewalFailure) return {};
+    // ISO 8601 like every other time a tool reports; `at` is kept as epoch ms internally.
+    const { code, message, at } = this.renewalFailure;
+    return { renewalFailure: { code, message, at: new Date(at).toISOString() } };
   }
 }
 

@@ -13,6 +13,8 @@ export class BridgeError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly details: Details = {},
+    /** What the caller should do now, when it is more specific than the code's usual step. */
+    readonly nextStep?: string,
   ) {
     super(message);
   }

@@ -9,12 +9,15 @@ import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
 
+/**
+ * Some hosts cut instructions to about 250 characters, so the rule that matters most comes
+ * first: never free a port yourself; every consequential change waits for a person.
+ */
 export const INSTRUCTIONS =
-  "PortReeve keeps one registry of local development ports per user; its daemon is the only authority. " +
-  "Use these tools to see which ports are claimed and by whom, and to coordinate leases and stack activations. " +
-  "Run portreeve_diagnostics first when something fails. Never kill processes or edit files to free a port yourself; " +
-  "consequential changes go through *_preview, a person's explicit approval, then *_execute. " +
-  "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,details}} with isError set.";
+  "PortReeve's daemon is the only authority on local dev ports. Never kill processes or edit files to free a port yourself: a change goes through *_preview, then the user's explicit approval, then *_execute. On failure follow error.nextStep. " +
+  "Use these tools to see which ports are claimed and by whom and to coordinate leases and stack activations; portreeve_diagnostics explains failures. " +
+  "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,nextStep,details}} with isError set; its text is a one-line summary, a newline, then that JSON. " +
+  "Ids are UUIDs from earlier results; paths are absolute; limit is 1-200 (default 50); pass afterCursor back with the same filters.";
 
 export function createServer(
   catalogue: Catalogue,

@@ -28,7 +28,7 @@ async function ok(bridge: Bridge, name: string, args: Data): Promise<{ data: Dat
   const r = await call(bridge, name, args);
   assert.equal(r.isError, false, `${name}: ${r.text}`);
   assert.equal(r.envelope.ok, true);
-  return { data: r.envelope.data!, text: r.text };
+  return { data: r.envelope.data!, text: r.summary };
 }
 
 async function fails(
@@ -88,9 +88,14 @@ Deno.test("port reclaim: preview, wrong port, execute, replay", async () => {
     );
     assert.match(
       preview.text,
-      /expires \d\d:\d\d:\d\dZ\. Ask the user to approve .*portreeve_port_reclaim_execute/,
+      /expires \d\d:\d\d:\d\dZ\. Stop and show this preview to the user; only after they explicitly approve it, call portreeve_port_reclaim_execute/,
     );
-    assert.equal(preview.data.summary, preview.text);
+    // Claude Code and Codex never show a success's text: the approval step is in the data.
+    assert.match(
+      preview.data.nextStep as string,
+      new RegExp(`^Stop and show this preview to the user; .* ${preview.data.receiptId} `),
+    );
+    assert.equal(`${preview.data.summary} ${preview.data.nextStep}`, preview.text);
     const receiptId = preview.data.receiptId;
 
     const wrong = await fails(bridge, "portreeve_port_reclaim_execute", {
@@ -98,7 +103,7 @@ Deno.test("port reclaim: preview, wrong port, execute, replay", async () => {
       port: port + 1,
     }, "portreeve_conflict");
     assert.equal(wrong.details.receiptCode, "receipt_mismatch");
-    assert.match(wrong.message, /preview again/);
+    assert.match(wrong.nextStep, /preview again/);
 
     const done = await ok(bridge, "portreeve_port_reclaim_execute", { receiptId, port });
     assert.equal(done.data.changed, true);
@@ -235,7 +240,7 @@ Deno.test("claims prune: an expired receipt is refused; a fresh one prunes", asy
       receiptId: first.data.receiptId,
     }, "portreeve_conflict");
     assert.equal(expired.details.receiptCode, "receipt_expired");
-    assert.match(expired.message, /5 minutes/);
+    assert.match(expired.nextStep, /5 minutes/);
 
     const second = await ok(bridge, "portreeve_claims_prune_preview", { olderThanMilliseconds: 0 });
     const done = await ok(bridge, "portreeve_claims_prune_execute", {
@@ -299,7 +304,7 @@ Deno.test("stack apply: relative root refused, create, replay, external edit inv
       stackRoot: root,
     }, "portreeve_conflict");
     assert.equal(spelt.details.receiptCode, "receipt_mismatch");
-    assert.match(spelt.message, /exactly as it was sent to the preview/);
+    assert.match(spelt.nextStep, /exactly as it was sent to the preview/);
 
     await Deno.writeTextFile(file, JSON.stringify(definition(["edited"]), null, 2) + "\n");
     const edited = await fails(bridge, "portreeve_stack_apply_execute", {
@@ -353,7 +358,11 @@ Deno.test("settings update: schema rejections, daemon range check, drift, execut
     const unsupported = await fails(bridge, "portreeve_settings_update_preview", {
       updates: { socketPath: "/tmp/x" },
     }, "portreeve_invalid_input");
-    assert.match(unsupported.message, /unsupported setting\(s\) socketPath/);
+    assert.equal(
+      unsupported.message,
+      "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) socketPath; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
+      "said once, without a contradicting 'name at least one setting'",
+    );
     await fails(
       bridge,
       "portreeve_settings_update_preview",

@@ -2,6 +2,7 @@
  * End-to-end harness: spawns the real `serve` process with the real confinement flags and
  * drives it with the MCP SDK client over real stdio, against a simulator on a real socket.
  */
+import assert from "node:assert/strict";
 import { Client, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -114,20 +115,59 @@ export async function withSimulator(
 export interface Envelope {
   ok: boolean;
   data?: Record<string, unknown>;
-  error?: { code: string; message: string; retryable: boolean; details: Record<string, unknown> };
+  error?: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    nextStep: string;
+    details: Record<string, unknown>;
+  };
 }
 
-/** Calls a tool and returns its envelope, text and isError flag. */
+/**
+ * Calls a tool and returns its envelope, whole text, summary line and isError flag. Every
+ * call also checks the result format hosts rely on: one text block, a one-line summary, then
+ * the same envelope as structuredContent in compact JSON.
+ */
 export async function call(
   bridge: Bridge,
   name: string,
   args: Record<string, unknown> = {},
-): Promise<{ envelope: Envelope; text: string; isError: boolean }> {
+): Promise<{ envelope: Envelope; text: string; summary: string; isError: boolean }> {
   const result = await bridge.client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
+  const envelope = result.structuredContent as unknown as Envelope;
+  assertResultFormat(name, content, envelope, result.isError === true);
+  const text = content[0].text;
   return {
-    envelope: result.structuredContent as unknown as Envelope,
-    text: content.map((c) => c.text).join("\n"),
+    envelope,
+    text,
+    summary: text.slice(0, text.indexOf("\n")),
     isError: result.isError === true,
   };
+}
+
+export function assertResultFormat(
+  name: string,
+  content: { type: string; text: string }[],
+  envelope: Envelope,
+  isError: boolean,
+): void {
+  assert.equal(content.length, 1, `${name}: one text block`);
+  assert.equal(content[0].type, "text", name);
+  const text = content[0].text;
+  const cut = text.indexOf("\n");
+  assert.ok(cut > 0, `${name}: a summary line, then the JSON`);
+  assert.deepEqual(
+    JSON.parse(text.slice(cut + 1)),
+    envelope,
+    `${name}: text JSON = structuredContent`,
+  );
+  assert.equal(envelope.ok, !isError, `${name}: isError matches ok`);
+  if (envelope.error) {
+    const { code, retryable, nextStep } = envelope.error;
+    assert.ok(text.slice(0, cut).startsWith(`${code} (`), `${name}: summary names the code`);
+    assert.equal(typeof retryable, "boolean", name);
+    assert.ok(nextStep.length > 0, `${name}: error has a next step`);
+  }
 }

@@ -335,6 +335,31 @@ Deno.test("inspection catalogue end to end", async (t) => {
         limit: 200,
       }) as PageData;
       assert.ok(since.items.every((e) => (e.occurredAt as string) >= one.occurredAt));
+      // The daemon's history cursor ignores filters; the bridge binds it to them.
+      const firstPage = await ok(b, "portreeve_history_list", {
+        eventType: "claim.created",
+        limit: 2,
+      }) as PageData;
+      const historyCursor = firstPage.page.nextCursor!;
+      const next = await ok(b, "portreeve_history_list", {
+        eventType: "claim.created",
+        limit: 2,
+        afterCursor: historyCursor,
+      }) as PageData;
+      assert.deepEqual(next.items, recent.items.slice(2, 4), "the same filters continue");
+      const others = [
+        { eventType: "lease.acquired" },
+        {},
+        { eventType: "claim.created", entityType: "claim" },
+      ];
+      for (const other of others) {
+        const refused = await fails(b, "portreeve_history_list", {
+          ...other,
+          limit: 2,
+          afterCursor: historyCursor,
+        }, "portreeve_invalid_input");
+        assert.match(refused, /same filters/);
+      }
       await fails(b, "portreeve_history_list", { since: "yesterday" }, "portreeve_invalid_input");
       await fails(b, "portreeve_ports_list", { limit: 201 }, "portreeve_invalid_input");
     });

@@ -51,7 +51,8 @@ function scripted(answer: (path: string) => Answer) {
       return {
         ...structured,
         isError: r.isError === true,
-        text: (r.content[0] as { text: string }).text,
+        // The summary line; the JSON after it is checked by the result-format tests.
+        text: (r.content[0] as { text: string }).text.split("\n")[0],
       };
     },
   };
@@ -89,7 +90,9 @@ Deno.test("reclaim preview: the human summary names the processes, the receipt a
   assert.equal(
     r.text,
     "Reclaim port 5173 with graceful: would terminate pid 1234 (node). Receipt 8c6f1a2b expires 12:34:56Z. " +
-      "Ask the user to approve this exact preview before calling portreeve_port_reclaim_execute.",
+      "Stop and show this preview to the user; only after they explicitly approve it, call " +
+      `portreeve_port_reclaim_execute with receiptId ${RECEIPT} before ${EXPIRES}. ` +
+      "Host auto-approval is not consent.",
   );
   assert.deepEqual(daemon.sent, [{
     path: "/v1/actions/ports/5173/reclaim/preview",
@@ -113,6 +116,10 @@ Deno.test("reclaim preview: refusals and Docker listeners are blockers", async (
   const daemon = scripted(() => answer);
   let r = await daemon.call("port_reclaim_preview", { port: 80, policy: "never" });
   assert.deepEqual(r.data?.blockers, ["replacement-policy-never"]);
+  assert.match(
+    r.data?.nextStep as string,
+    /^Executing would not do all that was asked \(see blockers\): resolve them and preview again, or stop and show this preview to the user; only after they explicitly approve it/,
+  );
   assert.match(r.text, /refused; nothing would be signalled\. Blocked: replacement-policy-never\./);
   answer = observed("launcher-action-required", "docker-managed-listener", {
     containerIds: ["abc123def456"],
@@ -180,8 +187,8 @@ Deno.test("receipt errors keep code and details, and say what to do next", async
     assert.equal(r.isError, true);
     assert.equal(r.error?.code, code);
     assert.deepEqual(r.error?.details, details);
-    assert.match(r.error!.message, /^Daemon said no\. /);
-    assert.match(r.error!.message, hint);
+    assert.equal(r.error!.message, "Daemon said no.", "the daemon's message is kept as sent");
+    assert.match((r.error as unknown as { nextStep: string }).nextStep, hint);
     assert.deepEqual(
       daemon.sent[0].body,
       { receiptId: RECEIPT, stackRoot: "/srv/app/" },

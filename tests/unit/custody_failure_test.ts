@@ -75,7 +75,12 @@ Deno.test("a terminal failure erases and leaves a tombstone until custody expiry
   })()!;
   assert.equal(error.code, "portreeve_credential_unavailable");
   assert.deepEqual(error.details, {
-    renewalFailure: { code: "portreeve_lease_expired", message: "lease expired", at: t0 + 5_000 },
+    // Reported in ISO 8601 like every other time a tool returns.
+    renewalFailure: {
+      code: "portreeve_lease_expired",
+      message: "lease expired",
+      at: new Date(t0 + 5_000).toISOString(),
+    },
   });
   await clock.advanceTo(t0 + 10 * MINUTE_MS);
   assert.throws(

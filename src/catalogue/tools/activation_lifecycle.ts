@@ -65,6 +65,7 @@ const heldLease = z.object({
     .nullable(),
   credentialHandle: handle(),
   leaseExpiresAt: timestamp(),
+  ...custodyTimes,
 });
 
 const beginOutput = z.object({
@@ -151,6 +152,8 @@ function beginView(
   },
 ) {
   const handles = new Map(held.leases.map((l) => [l.leaseId, l]));
+  // Custody is held per activation, so every lease shares the group's window.
+  const custody = custodyView(held);
   return {
     changed,
     activation: current,
@@ -158,9 +161,10 @@ function beginView(
       ...l,
       credentialHandle: handles.get(l.leaseId)!.handle,
       leaseExpiresAt: new Date(handles.get(l.leaseId)!.expiresAt).toISOString(),
+      ...custody,
     })),
     credentialCount: held.credentialCount,
-    ...custodyView(held),
+    ...custody,
   };
 }
 

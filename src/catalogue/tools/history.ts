@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { historyEvent, page, pageInput, timestamp } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
-import { pageSummary } from "../pagination.ts";
+import { bindCursor, pageSummary, scopeOf, unbindCursor } from "../pagination.ts";
 
 type HistoryPage = { items: z.output<typeof historyEvent>[]; page: { nextCursor: string | null } };
 
@@ -12,7 +12,7 @@ export const historyList = defineTool({
   title: "List history",
   kind: "read",
   description:
-    "Page the daemon's event history, newest first. Filters match exactly; `since` is inclusive.",
+    "Page the daemon's event history, newest first. Filters match exactly; `since` (ISO 8601) is inclusive.",
   input: z.strictObject({
     ...pageInput,
     eventType: z.string().optional(),
@@ -22,9 +22,15 @@ export const historyList = defineTool({
   }),
   output: page(historyEvent),
   async call(ctx, input) {
-    const result = await read(ctx, "/v1/history", input) as HistoryPage;
+    // The daemon's cursor ignores filters; binding it to them refuses a cursor reused elsewhere.
+    const { limit: _limit, afterCursor, ...filters } = input;
+    const scope = scopeOf("portreeve_history_list", filters);
+    const query = afterCursor === undefined
+      ? input
+      : { ...input, afterCursor: unbindCursor(afterCursor, scope) };
+    const result = await read(ctx, "/v1/history", query) as HistoryPage;
     const next = result.page?.nextCursor;
-    return { items: result.items, page: next ? { nextCursor: next } : {} };
+    return { items: result.items, page: next ? { nextCursor: bindCursor(scope, next) } : {} };
   },
   summary: ({ items, page }) =>
     pageSummary("event", items, page, (e) => `${e.eventType} at ${e.occurredAt}`, 3),

@@ -36,7 +36,7 @@ export const launcherOperationBegin = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Tell the daemon a launcher is starting, stopping, restarting or checking a stack; the bridge heartbeats it until complete. A repeated callerOperationId returns the held operation.",
+    "Tell the daemon a launcher is starting, stopping, restarting or checking a stack; the bridge heartbeats it until complete. A repeated callerOperationId (a UUID you choose) returns the held operation; launcherRevision is 64 lowercase hex.",
   input: z.strictObject({
     stackId: uuid(),
     operation: z.enum(["start", "stop", "restart", "status"]),
@@ -154,7 +154,7 @@ export const launcherOperationComplete = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Record how a held operation ended and erase its credential. Repeating the same completion returns the recorded result.",
+    "Record how a held operation ended (exitCode 0–255, signal like SIGTERM) and erase its credential. Repeating the same completion returns the recorded result.",
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),

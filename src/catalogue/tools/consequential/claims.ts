@@ -89,7 +89,8 @@ export const portReclaimExecute = executeTool({
 export const claimReassignPreview = previewTool({
   stem: "claim_reassign",
   title: "Preview claim reassignment",
-  description: `Pick a new port for an idle claim. ${APPROVAL}`,
+  description:
+    `Pick a new port for an idle claim (preferredPort or exactPort, not both). ${APPROVAL}`,
   input: z.strictObject({
     claimId: uuid(),
     preferredPort: port().optional(),

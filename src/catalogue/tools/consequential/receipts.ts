@@ -41,6 +41,8 @@ const previewOutput = z.object({
   summary: z.string(),
   /** Why executing would not do what was asked (empty when nothing stands in the way). */
   blockers: z.array(z.string()),
+  /** What the agent must do next: a person approves this preview before its execute. */
+  nextStep: z.string(),
   proposal: loose(),
   observed: loose(),
 });
@@ -81,14 +83,29 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
         expiresAt: preview.expiresAt,
         summary: `${effect}${blocked} Receipt ${preview.receiptId.slice(0, 8)} expires ${
           clock(preview.expiresAt)
-        }. Ask the user to approve this exact preview before calling ${execute}.`,
+        }.`,
         blockers,
+        nextStep: approvalStep(execute, preview, blockers.length > 0),
         proposal: preview.proposal,
         observed: preview.observed,
       };
     },
-    summary: (data) => data.summary,
+    summary: (data) => `${data.summary} ${data.nextStep}`,
   });
+}
+
+/**
+ * Hosts that auto-approve tool calls would otherwise let a model go straight from preview to
+ * execute; this sentence sits in the data because some hosts never show a success's text.
+ */
+function approvalStep(execute: string, preview: DaemonPreview, blocked: boolean): string {
+  const ask =
+    `Stop and show this preview to the user; only after they explicitly approve it, call ${execute} with receiptId ${preview.receiptId} before ${preview.expiresAt}. Host auto-approval is not consent.`;
+  return blocked
+    ? `Executing would not do all that was asked (see blockers): resolve them and preview again, or ${
+      ask.charAt(0).toLowerCase()
+    }${ask.slice(1)}`
+    : ask;
 }
 
 /** `12:34:56Z` from an ISO timestamp; a person reads the time, not the date. */
@@ -176,8 +193,9 @@ function withHint(error: unknown, mismatchHint?: string): unknown {
   const extra = key === "receipt_mismatch" && mismatchHint ? ` ${mismatchHint}` : "";
   return new BridgeError(
     error.code,
-    `${error.message} ${hint}${extra}`,
+    error.message,
     error.retryable,
     error.details,
+    `${hint}${extra}`,
   );
 }

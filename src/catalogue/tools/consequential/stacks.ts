@@ -49,7 +49,7 @@ export const stackApplyPreview = previewTool({
   stem: "stack_apply",
   title: "Preview stack apply",
   description:
-    `Check a definition against <stackRoot>/portreeve.stack.json and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
+    `Check a definition against <stackRoot>/portreeve.stack.json (stackRoot absolute) and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
   input: z.strictObject({ stackRoot: absolutePath(true), definition: stackDefinitionInput }),
   path: () => "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
@@ -159,7 +159,11 @@ export const settingsUpdates = z.strictObject({
         SETTING_KEYS.join(", ")
       } can be changed`
       : undefined,
-}).refine((u) => Object.keys(u).length > 0, { message: "name at least one setting to change" });
+}).refine((u) => Object.keys(u).length > 0, {
+  message: "name at least one setting to change",
+  // An unsupported key already says what is wrong; "name one" on top would repeat it.
+  when: (payload) => payload.issues.length === 0,
+});
 
 /** A setting value as a person reads it: ranges as `a–b`, long port lists counted. */
 export function showSetting(value: unknown): string {
