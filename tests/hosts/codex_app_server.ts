@@ -84,18 +84,25 @@ export async function checkCodexAppServer(
     const thread = await request("thread/start", { cwd: options.cwd });
     const threadId = isRecord(thread.thread) ? thread.thread.id : undefined;
     if (typeof threadId !== "string") throw new Error("codex app-server: thread/start gave no id");
-    const listed = await request("mcpServerStatus/list", { threadId });
-    const entries = Array.isArray(listed.data) ? listed.data.filter(isRecord) : [];
-    const status = entries.find((entry) => entry.name === "portreeve");
-    if (status === undefined) {
-      throw new Error(`codex app-server lists no portreeve server: ${JSON.stringify(listed)}`);
-    }
     const toolCall = await request("mcpServer/tool/call", {
       threadId,
       server: "portreeve",
       tool: options.tool,
       arguments: options.args,
     });
+    // The thread connects its servers in the background: ask again while it says "starting".
+    let status: Record<string, unknown> | undefined;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const listed = await request("mcpServerStatus/list", { threadId });
+      const entries = Array.isArray(listed.data) ? listed.data.filter(isRecord) : [];
+      status = entries.find((entry) => entry.name === "portreeve");
+      if (status === undefined) {
+        throw new Error(`codex app-server lists no portreeve server: ${JSON.stringify(listed)}`);
+      }
+      if (status.runtimeStatus !== "starting") break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    if (status === undefined) throw new Error("codex app-server gave no status");
     return { status, toolCall, stderr };
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\nstderr: ${stderr}`);

@@ -9,7 +9,7 @@ import catalogue from "../../src/catalogue/tools_list.json" with { type: "json" 
 import { type Toolset, TOOLSETS } from "../../src/toolsets.ts";
 import { HOSTS } from "./hosts.ts";
 import { type Session, session, STEP } from "./session.ts";
-import { showsBoolean, showsCode, showsNextStep } from "./visible.ts";
+import { nextStepShown, showsBoolean, showsCode, showsNextStep } from "./visible.ts";
 import { checkWorksWithTable, definitionBytes, printFigures } from "./report.ts";
 
 const KIND_TOOLSET: Record<string, Toolset> = {
@@ -152,9 +152,11 @@ for (const adapter of HOSTS) {
 
   Deno.test(`${host}: a preview tells the model a person must approve it`, async () => {
     const shown = result(await full(), STEP.preview);
-    assert.ok(showsNextStep(shown), `${host}: no next step in the preview:\n${shown}`);
-    assert.match(shown, /approv/i);
-    assert.match(shown, /\b(person|user|human)\b/i);
+    const next = nextStepShown(shown);
+    assert.ok(next !== null, `${host}: no nextStep in the preview:\n${shown}`);
+    assert.match(next, /approv/i);
+    assert.match(next, /\b(person|user|human)\b/i);
+    assert.match(next, /portreeve_claim_delete_execute/);
   });
 
   Deno.test(`${host}: no raw credential appears in anything the host sent`, async () => {

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { type Session, STEP } from "./session.ts";
-import { describeError, describeSuccess } from "./visible.ts";
+import { describeError, describeLongResult, describeSuccess } from "./visible.ts";
 
 const README = fileURLToPath(new URL("../../README.md", import.meta.url));
 const START = "<!-- works-with:start -->";
@@ -64,17 +64,24 @@ function row(s: Session): string {
   const errorView = failure && sawError !== undefined
     ? describeError(sawError, failure, "portreeve_not_found")
     : "not observed";
+  const page = s.truth.get(STEP.claims200);
+  const sawPage = s.results[STEP.claims200];
+  const pageView = page && sawPage !== undefined
+    ? describeLongResult(sawPage, JSON.stringify(page.structured).length)
+    : "not observed";
   const check = s.check === null
     ? "not run"
     : `\`${s.check.command}\`: ${s.check.connected ? "connected" : "NOT connected"}`;
   return `| ${HOST_NAMES[s.host] ?? s.host} | ${s.version} | ${successView} | ${errorView} | ` +
+    `${pageView} | ` +
     `\`portreeve-mcp config --host ${s.host}\`, then \`${setupWords(s)}\` | ${check} |`;
 }
 
 export function worksWithTable(sessions: readonly Session[]): string {
   return [
-    "| Host | Version tested | Success: the model sees | Error: the model sees | Setup | Connection check |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| Host | Version tested | Success: the model sees | Error: the model sees | " +
+    "A 200-claim page (~85 KB) | Setup | Connection check |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
     ...sessions.map(row),
   ].join("\n");
 }

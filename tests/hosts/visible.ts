@@ -11,9 +11,14 @@ export function showsBoolean(visible: string, field: string): boolean {
   return new RegExp(`"?${field}"?\\s*[:=]\\s*(true|false)`, "i").test(plain(visible));
 }
 
-/** Whether the model is told what to do next (a `nextStep` field or a "next step" sentence). */
+/** The `nextStep` the model can read (from the JSON it was shown), or null. */
+export function nextStepShown(visible: string): string | null {
+  return plain(visible).match(/"nextStep"\s*:\s*"((?:[^"\\]|\\.){10,})"/)?.[1] ?? null;
+}
+
+/** Whether the model is told what to do next, as data it cannot miss. */
 export function showsNextStep(visible: string): boolean {
-  return /next[ _-]?step/i.test(plain(visible));
+  return nextStepShown(visible) !== null;
 }
 
 export function showsCode(visible: string, code: string): boolean {
@@ -62,4 +67,18 @@ function wrapping(text: string): string {
   if (text.includes("<untrusted_context>")) return ", inside `<untrusted_context>`";
   if (/^Wall time: /.test(text)) return ", after `Wall time: … Output:`";
   return "";
+}
+
+/** What a host did with a result longer than its budget, in words for the README. */
+export function describeLongResult(visible: string, sentChars: number): string {
+  if (visible.length >= sentChars) return "whole";
+  if (visible.includes("<persisted-output>")) {
+    return "saved to a file; the model sees a 2 KB preview and the path";
+  }
+  const cut = visible.match(/Showing first ([\d,]+) and last ([\d,]+) characters/);
+  if (cut !== null) return `cut to the first ${cut[1]} and last ${cut[2]} characters`;
+  if (/tokens truncated/.test(visible)) {
+    return `cut to about ${Math.round(visible.length / 1000)} KB, head and tail kept`;
+  }
+  return `cut to ${visible.length} characters`;
 }
