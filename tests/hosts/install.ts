@@ -57,16 +57,33 @@ export function installedBin(pkg: HostPackage): Promise<string> {
   return pending;
 }
 
-async function install(pkg: HostPackage): Promise<string> {
-  const dir = join(cacheRoot(), directoryName(pkg));
+/** Installs `pkg` under `root` (default: the shared cache) unless it is already there. */
+export async function install(pkg: HostPackage, root = cacheRoot()): Promise<string> {
+  const dir = join(root, directoryName(pkg));
   const bin = join(dir, "node_modules", ".bin", pkg.bin);
   const marker = join(dir, "installed.json");
   if (await exists(marker) && await exists(bin)) return bin;
   // Install beside the final place, then rename: a killed install never looks complete.
-  await Deno.mkdir(cacheRoot(), { recursive: true });
+  await Deno.mkdir(root, { recursive: true });
   const staging = `${dir}.partial-${Deno.pid}`;
   await Deno.remove(staging, { recursive: true }).catch(() => {});
   await Deno.mkdir(staging, { recursive: true });
+  try {
+    await npmInstall(pkg, staging);
+  } catch (error) {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    throw error;
+  }
+  await Deno.writeTextFile(
+    join(staging, "installed.json"),
+    JSON.stringify({ name: pkg.name, version: pkg.version }),
+  );
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  await Deno.rename(staging, dir);
+  return bin;
+}
+
+async function npmInstall(pkg: HostPackage, staging: string): Promise<void> {
   const output = await new Deno.Command("npm", {
     args: [
       "install",
@@ -83,8 +100,8 @@ async function install(pkg: HostPackage): Promise<string> {
     signal: AbortSignal.timeout(INSTALL_TIMEOUT_MS),
   }).output().catch((error: unknown) => {
     throw new Error(
-      `installing ${pkg.name}@${pkg.version} with npm could not run (${String(error)}); ` +
-        "the host suite needs npm and the npm registry",
+      `installing ${pkg.name}@${pkg.version} with npm did not finish (${String(error)}); ` +
+        "the host suite needs npm and the npm registry (limit: 5 minutes)",
     );
   });
   if (!output.success) {
@@ -99,13 +116,6 @@ async function install(pkg: HostPackage): Promise<string> {
       `npm installed ${pkg.name}@${pkg.version} but it has no \`${pkg.bin}\` program`,
     );
   }
-  await Deno.writeTextFile(
-    join(staging, "installed.json"),
-    JSON.stringify({ name: pkg.name, version: pkg.version }),
-  );
-  await Deno.remove(dir, { recursive: true }).catch(() => {});
-  await Deno.rename(staging, dir);
-  return bin;
 }
 
 async function exists(path: string): Promise<boolean> {
