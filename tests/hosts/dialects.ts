@@ -92,7 +92,8 @@ export const openaiResponses: Dialect = {
     const results = records(request.input)
       .filter((item) => item.type === "function_call_output")
       .map((item) => textOf(item.output));
-    return { ...collect(flatTools(request.tools), (tool) => tool.name), results };
+    const nameOf = (tool: Record<string, unknown>) => qualifiedNames.get(tool) ?? tool.name;
+    return { ...collect(flatTools(request.tools), nameOf), results };
   },
   toolCall: (offered, args, turn) => {
     const [namespace, name] = offered.includes(":") ? offered.split(":") : [null, offered];
@@ -117,15 +118,21 @@ export const openaiResponses: Dialect = {
 };
 
 /**
- * Codex groups a server's tools in a namespace (`mcp__portreeve`); a call names both. Inner
- * tools come back named `namespace:name`.
+ * Codex groups a server's tools in a namespace (`mcp__portreeve`); a call names both. The
+ * inner definitions stay as sent (they are what gets measured); their `namespace:name` is kept
+ * aside.
  */
+const qualifiedNames = new WeakMap<Record<string, unknown>, string>();
+
 function flatTools(value: unknown): Record<string, unknown>[] {
-  return records(value).flatMap((tool) =>
-    tool.type === "namespace" && typeof tool.name === "string"
-      ? records(tool.tools).map((inner) => ({ ...inner, name: `${tool.name}:${inner.name}` }))
-      : [tool]
-  );
+  return records(value).flatMap((tool) => {
+    if (tool.type !== "namespace" || typeof tool.name !== "string") return [tool];
+    const namespace = tool.name;
+    return records(tool.tools).map((inner) => {
+      qualifiedNames.set(inner, `${namespace}:${String(inner.name)}`);
+      return inner;
+    });
+  });
 }
 
 function responsesReply(item: Record<string, unknown>): Response {
