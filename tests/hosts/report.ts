@@ -43,6 +43,13 @@ export function printFigures(sessions: readonly Session[]): void {
       } | ${pages}`,
     );
   }
+  const page = sessions.find((s) => s.truth.has(STEP.claims200))?.truth.get(STEP.claims200);
+  if (page !== undefined) {
+    lines.push(
+      `the server's 200-claim page: ${JSON.stringify(page.structured).length} chars of JSON, ` +
+        `text block ${page.text.length} chars`,
+    );
+  }
   console.log(lines.join("\n"));
 }
 
