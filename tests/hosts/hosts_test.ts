@@ -5,6 +5,7 @@
  * Run with `deno task test:hosts`. `HOSTS_UPDATE_README=1` rewrites the README's table.
  */
 import assert from "node:assert/strict";
+import { z } from "zod";
 import catalogue from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { type Toolset, TOOLSETS } from "../../src/toolsets.ts";
 import { HOSTS } from "./hosts.ts";
@@ -36,21 +37,25 @@ function result(s: Session, step: number): string {
   return shown;
 }
 
-function truthOf(s: Session, step: number): Record<string, unknown> {
+/** A page as the server returned it to a direct client: item ids and the next cursor. */
+const pageEnvelope = z.object({
+  ok: z.literal(true),
+  data: z.object({
+    items: z.array(z.union([
+      z.object({ id: z.string() }),
+      z.object({ claim: z.object({ id: z.string() }).nullable() }),
+    ])),
+    page: z.object({ nextCursor: z.string().optional() }),
+  }),
+});
+
+function truePage(s: Session, step: number): { ids: string[]; nextCursor?: string } {
   const truth = s.truth.get(step);
   assert.ok(truth !== undefined, `no direct result for step ${step}`);
-  const data = truth.structured.data;
-  assert.ok(typeof data === "object" && data !== null, `step ${step} failed when called directly`);
-  return data as Record<string, unknown>;
-}
-
-function itemIds(data: Record<string, unknown>, key: "id" | "claim"): string[] {
-  const items = Array.isArray(data.items) ? data.items : [];
-  return items.map((item) => {
-    const value = key === "id" ? item.id : item.claim?.id;
-    assert.equal(typeof value, "string");
-    return value as string;
-  });
+  const { data } = pageEnvelope.parse(truth.structured);
+  const ids = data.items.map((item) => "id" in item ? item.id : item.claim?.id ?? null)
+    .filter((id) => id !== null);
+  return { ids, nextCursor: data.page.nextCursor };
 }
 
 function assertError(s: Session, step: number, code: string, retryable: boolean): void {
@@ -100,33 +105,33 @@ for (const adapter of HOSTS) {
     for (const port of ["18180", "18181"]) {
       assert.ok(ports.includes(port), `port ${port}:\n${ports}`);
     }
-    for (const id of itemIds(truthOf(s, STEP.ports), "claim")) {
+    const portClaims = truePage(s, STEP.ports).ids;
+    assert.equal(portClaims.length, 2);
+    for (const id of portClaims) {
       assert.ok(ports.includes(id), `${host}: claim ${id} not shown:\n${ports}`);
     }
     const page = result(s, STEP.claimsPage);
-    const data = truthOf(s, STEP.claimsPage);
-    const next = (data.page as { nextCursor?: string } | undefined)?.nextCursor;
-    assert.ok(typeof next === "string" && next.length > 0);
-    assert.ok(page.includes(next), `${host}: the next cursor is not shown:\n${page}`);
-    for (const id of itemIds(data, "id")) assert.ok(page.includes(id), `claim ${id}:\n${page}`);
+    const { ids, nextCursor } = truePage(s, STEP.claimsPage);
+    assert.ok(nextCursor !== undefined && nextCursor.length > 0);
+    assert.ok(page.includes(nextCursor), `${host}: the next cursor is not shown:\n${page}`);
+    assert.equal(ids.length, 2);
+    for (const id of ids) assert.ok(page.includes(id), `claim ${id}:\n${page}`);
   });
 
   if (adapter.cutsLongResults) {
     Deno.test(`${host}: a 200-item page keeps its first items and next cursor`, async () => {
       const s = await full();
       const shown = result(s, STEP.claims200);
-      const data = truthOf(s, STEP.claims200);
-      const ids = itemIds(data, "id");
+      const { ids, nextCursor } = truePage(s, STEP.claims200);
       assert.equal(ids.length, 200);
       assert.ok(shown.includes(ids[0]), `${host} lost the first item`);
-      const next = (data.page as { nextCursor?: string } | undefined)?.nextCursor;
-      assert.ok(typeof next === "string" && shown.includes(next), `${host} lost the next cursor`);
+      assert.ok(nextCursor !== undefined && shown.includes(nextCursor), `${host} lost the cursor`);
     });
   } else {
     Deno.test(`${host}: a full 200-item page reaches the model whole`, async () => {
       const s = await full();
       const shown = result(s, STEP.claims200);
-      const ids = itemIds(truthOf(s, STEP.claims200), "id");
+      const { ids } = truePage(s, STEP.claims200);
       assert.equal(ids.length, 200);
       const missing = ids.filter((id) => !shown.includes(id));
       assert.equal(
