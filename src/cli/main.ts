@@ -16,11 +16,11 @@ Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
                     [--log-level error|warn|info|debug] [--custody-ms MS]
                     [--approval required|auto|off] [--approval-ms MS]
-  ${PRODUCT} config --host claude|codex|generic [--portable] [--label NAME]
+  ${PRODUCT} config --host claude|codex|gemini|generic [--portable] [--label NAME]
                     [--toolset read|coordinate|full] [--approval required|auto|off]
                     [--socket PATH] [--json]
   ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
-                    [--host claude|codex|generic] [--approval ...] [--json]
+                    [--host claude|codex|gemini|generic] [--approval ...] [--json]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)

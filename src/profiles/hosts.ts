@@ -5,12 +5,14 @@
  */
 import claude from "../../config-profiles/claude.json" with { type: "json" };
 import codex from "../../config-profiles/codex.json" with { type: "json" };
+import gemini from "../../config-profiles/gemini.json" with { type: "json" };
 import generic from "../../config-profiles/generic.json" with { type: "json" };
 import { type HostProfile, parseProfile } from "./profile.ts";
 
 export const HOST_PROFILES: readonly HostProfile[] = [
   parseProfile(claude, "claude.json"),
   parseProfile(codex, "codex.json"),
+  parseProfile(gemini, "gemini.json"),
   parseProfile(generic, "generic.json"),
 ];
 

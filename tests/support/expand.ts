@@ -321,8 +321,6 @@ function expandActivationAnswer(data: Json): Json {
       const own = endpoints.find((e) => e.leaseId === lease.leaseId);
       restore(lease, "bindingKind", own?.bindingKind);
       restore(lease, "leaseExpiresAt", own?.expiresAt);
-      restore(lease, "custodyExpiresAt", out.custodyExpiresAt);
-      restore(lease, "maximumCustodyExpiresAt", out.maximumCustodyExpiresAt);
       return lease;
     });
   }

@@ -89,7 +89,8 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     // Previews carry nextStep and approval: what the model must do before any execute.
     portreeve_port_reclaim_preview: 1500,
     portreeve_stack_apply_preview: 1300,
-    portreeve_activation_begin: 1180,
+    // Each lease carries its own custody times, as the reference bridge's do.
+    portreeve_activation_begin: 1320,
     portreeve_ports_list: 920,
     portreeve_activation_confirm_endpoint: 920,
     portreeve_activation_end: 920,

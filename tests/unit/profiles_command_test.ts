@@ -128,8 +128,11 @@ Deno.test("config: portable mode with a HOME default leaves discovery to the bri
 });
 
 Deno.test("config: --host is required and must be known", () => {
-  assertUsage([], /--host is required \(one of claude, codex, generic\)/);
-  assertUsage(["--host", "cursor"], /unknown --host "cursor"; valid hosts: claude, codex, generic/);
+  assertUsage([], /--host is required \(one of claude, codex, gemini, generic\)/);
+  assertUsage(
+    ["--host", "cursor"],
+    /unknown --host "cursor"; valid hosts: claude, codex, gemini, generic/,
+  );
   assertUsage(["--host"], /'--host <value>' argument missing/);
   assertUsage(["--host", "--portable"], /'--host' argument is ambiguous/);
 });
@@ -159,7 +162,10 @@ Deno.test("config: with --json, errors are also a JSON object on stdout", () => 
   assert.match(result.stderr, /^portreeve-mcp config: unknown --host "nope"/);
   assert.deepEqual(JSON.parse(result.stdout), {
     version: 1,
-    error: { code: "usage", message: 'unknown --host "nope"; valid hosts: claude, codex, generic' },
+    error: {
+      code: "usage",
+      message: 'unknown --host "nope"; valid hosts: claude, codex, gemini, generic',
+    },
   });
 });
 
@@ -192,7 +198,10 @@ Deno.test("config: a compiled binary refuses a socket its permissions do not cov
 Deno.test("config: --help prints usage and exits 0", () => {
   const result = run(["--help"]);
   assert.equal(result.code, 0);
-  assert.match(result.stdout, /^usage: portreeve-mcp config --host claude\|codex\|generic /);
+  assert.match(
+    result.stdout,
+    /^usage: portreeve-mcp config --host claude\|codex\|gemini\|generic /,
+  );
 });
 
 Deno.test("installation: detected from the running deno and entry module", () => {

@@ -68,7 +68,7 @@ function parsedServer(result: ConfigResult): unknown {
     return toml.mcp_servers.portreeve;
   }
   const json = JSON.parse(result.configuration);
-  if (result.host === "claude") {
+  if (result.host === "claude" || result.host === "gemini") {
     assert.deepEqual(Object.keys(json), ["mcpServers"]);
     assert.deepEqual(Object.keys(json.mcpServers), ["portreeve"]);
     return json.mcpServers.portreeve;
@@ -83,6 +83,7 @@ function expectedServer(host: string, command: string, args: string[]): unknown 
   if (host === "codex") {
     return { command, args, env: ENV, startup_timeout_sec: 20, tool_timeout_sec: 180 };
   }
+  if (host === "gemini") return { command, args, env: ENV };
   return { type: "stdio", command, args, env: ENV };
 }
 
@@ -94,6 +95,20 @@ function expectedSetupWords(host: string, command: string, args: string[]): stri
   }
   if (host === "codex") {
     return ["mcp", "add", "portreeve", "--env", "DENO_NO_UPDATE_CHECK=1", "--", command, ...args];
+  }
+  if (host === "gemini") {
+    return [
+      "mcp",
+      "add",
+      "--env",
+      "DENO_NO_UPDATE_CHECK=1",
+      "-s",
+      "user",
+      "portreeve",
+      command,
+      "--",
+      ...args,
+    ];
   }
   return null;
 }
@@ -133,7 +148,7 @@ for (const place of PLACES) {
           }
         }
       }
-      assert.equal(shellRuns, 2 * 2 * sockets.length * VARIANTS.length);
+      assert.equal(shellRuns, 3 * 2 * sockets.length * VARIANTS.length);
     });
   }
 }

@@ -45,8 +45,7 @@ const heldOperation: Compactor = (data) => {
 
 /**
  * activation + its leases (begin) or providers (reconcile, settle). A lease's bindingKind
- * and leaseExpiresAt are its activation endpoint's (same leaseId), its custody times the
- * answer's; its port stays.
+ * and leaseExpiresAt are its activation endpoint's (same leaseId); its port stays.
  */
 const activationAnswer: Compactor = (data) => {
   const out = copy(data);
@@ -62,9 +61,6 @@ const activationAnswer: Compactor = (data) => {
       const own = endpoints.find((e) => e.leaseId === lease.leaseId);
       dropIf(lease, "bindingKind", own?.bindingKind);
       dropIf(lease, "leaseExpiresAt", own?.expiresAt);
-      // Custody is held per activation: a lease's window is the answer's own.
-      dropIf(lease, "custodyExpiresAt", out.custodyExpiresAt);
-      dropIf(lease, "maximumCustodyExpiresAt", out.maximumCustodyExpiresAt);
       return lease;
     });
   }

@@ -54,6 +54,7 @@ export async function shellWords(shell: string, setupCommand: string): Promise<s
   const script = [
     `claude() { printf '%s\\0' "$@"; }`,
     `codex() { printf '%s\\0' "$@"; }`,
+    `gemini() { printf '%s\\0' "$@"; }`,
     setupCommand,
   ].join("\n");
   const output = await new Deno.Command(shell, {

@@ -1,0 +1,125 @@
+/**
+ * The figures the suite reports (bytes of tool definitions each host sent, size of the largest
+ * page result the model was shown) and the README's "Works with" table, built from what the
+ * hosts actually did.
+ */
+import { fileURLToPath } from "node:url";
+import { type Session, STEP } from "./session.ts";
+import { describeError, describeLongResult, describeSuccess } from "./visible.ts";
+
+const README = fileURLToPath(new URL("../../README.md", import.meta.url));
+const START = "<!-- works-with:start -->";
+const END = "<!-- works-with:end -->";
+
+const HOST_NAMES: Record<string, string> = {
+  claude: "Claude Code",
+  codex: "OpenAI Codex",
+  gemini: "Gemini CLI",
+};
+
+/** UTF-8 bytes of our tool definitions as the host sent them to the model. */
+export function definitionBytes(s: Session): number {
+  const encoder = new TextEncoder();
+  let bytes = 0;
+  for (const definition of s.definitions.values()) {
+    bytes += encoder.encode(JSON.stringify(definition)).length;
+  }
+  return bytes;
+}
+
+export function printFigures(sessions: readonly Session[]): void {
+  const lines = [
+    "",
+    "host | toolset | tools | definition bytes | model saw (chars): claims 200 / history 200 / claims 100",
+  ];
+  for (const s of sessions) {
+    const pages = s.toolset === "full"
+      ? [STEP.claims200, STEP.history200, STEP.claims100]
+        .map((step) => String(s.results[step]?.length ?? "-")).join(" / ")
+      : "-";
+    lines.push(
+      `${s.host} ${s.version} | ${s.toolset} | ${s.definitions.size} | ${
+        definitionBytes(s)
+      } | ${pages}`,
+    );
+  }
+  const page = sessions.find((s) => s.truth.has(STEP.claims200))?.truth.get(STEP.claims200);
+  if (page !== undefined) {
+    lines.push(
+      `the server's 200-claim page: ${JSON.stringify(page.structured).length} chars of JSON, ` +
+        `text block ${page.text.length} chars`,
+    );
+  }
+  console.log(lines.join("\n"));
+}
+
+/** The setup command as the README shows it: the host's words, then an ellipsis. */
+function setupWords(s: Session): string {
+  const command = s.config.setupCommand ?? "";
+  const at = command.indexOf(" portreeve ");
+  return at < 0 ? command : `${command.slice(0, at)} portreeve …`;
+}
+
+function row(s: Session): string {
+  const success = s.truth.get(STEP.ports);
+  const failure = s.truth.get(STEP.notFound);
+  const sawSuccess = s.results[STEP.ports];
+  const sawError = s.results[STEP.notFound];
+  const successView = success && sawSuccess !== undefined
+    ? describeSuccess(sawSuccess, success)
+    : "not observed";
+  const errorView = failure && sawError !== undefined
+    ? describeError(sawError, failure, "portreeve_not_found")
+    : "not observed";
+  const page = s.truth.get(STEP.claims200);
+  const sawPage = s.results[STEP.claims200];
+  const pageView = page && sawPage !== undefined
+    ? describeLongResult(sawPage, JSON.stringify(page.structured).length)
+    : "not observed";
+  const check = s.check === null
+    ? "not run"
+    : `\`${s.check.command}\`: ${s.check.connected ? "connected" : "NOT connected"}`;
+  return `| ${HOST_NAMES[s.host] ?? s.host} | ${s.version} | ${successView} | ${errorView} | ` +
+    `${pageView} | ` +
+    `\`portreeve-mcp config --host ${s.host}\`, then \`${setupWords(s)}\` | ${check} |`;
+}
+
+export function worksWithTable(sessions: readonly Session[]): string {
+  return [
+    "| Host | Version tested | Success: the model sees | Error: the model sees | " +
+    "A 200-claim page (~85 KB) | Setup | Connection check |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...sessions.map(row),
+  ].join("\n");
+}
+
+/** Fails when the README's table differs; HOSTS_UPDATE_README=1 writes it instead. */
+export async function checkWorksWithTable(sessions: readonly Session[]): Promise<void> {
+  const readme = await Deno.readTextFile(README);
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+  const current = readme.slice(start + START.length, end).trim();
+  const table = worksWithTable(sessions);
+  if (Deno.env.get("HOSTS_UPDATE_README") === "1") {
+    const next = `${readme.slice(0, start + START.length)}\n\n${table}\n\n${readme.slice(end)}`;
+    await Deno.writeTextFile(README, next);
+    // Leave it as `deno fmt` would, so `deno task check` stays green.
+    await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", README] }).output();
+    return;
+  }
+  if (normalise(current) !== normalise(table)) {
+    throw new Error(
+      "README.md's Works-with table differs from what the hosts showed; " +
+        "run `HOSTS_UPDATE_README=1 deno task test:hosts` and review the diff.\n" +
+        `measured:\n${table}`,
+    );
+  }
+}
+
+/** `deno fmt` pads table cells; compare cell text only. */
+function normalise(table: string): string {
+  return table.split("\n")
+    .map((line) => line.split("|").map((cell) => cell.trim().replace(/^-+$/, "-")).join("|"))
+    .join("\n");
+}
