@@ -33,6 +33,24 @@ export function scopeOf(tool: string, filters: Record<string, unknown>): string 
   return `${tool}?${fnv1a(canonical)}`;
 }
 
+/**
+ * The most JSON characters of items one page carries, whatever `limit` says. Gemini CLI cuts
+ * a result over 40,000 characters (it keeps the head and tail) and Claude Code files one over
+ * 50,000 away from the model, so a page stops early and `nextCursor` continues. Measured on
+ * the records as the daemon sent them: the compact form is never larger.
+ */
+export const PAGE_CHARS = 30_000;
+
+/** How many of `items`, in order, fit in one page (at least one, so paging always advances). */
+export function fittingCount(items: readonly unknown[], budget = PAGE_CHARS): number {
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    used += JSON.stringify(items[i]).length + 1;
+    if (used > budget) return Math.max(1, i);
+  }
+  return items.length;
+}
+
 export function paginate<T>(
   items: readonly T[],
   keyOf: (item: T) => SortKey,
@@ -47,7 +65,8 @@ export function paginate<T>(
     ? 0
     : sorted.findIndex((entry) => compareKeys(entry.key, after) > 0);
   const from = start === -1 ? sorted.length : start;
-  const slice = sorted.slice(from, from + req.limit);
+  const window = sorted.slice(from, from + req.limit);
+  const slice = window.slice(0, fittingCount(window.map((entry) => entry.item)));
   const more = from + slice.length < sorted.length;
   return {
     items: slice.map((entry) => entry.item),

@@ -119,20 +119,22 @@ for (const adapter of HOSTS) {
   });
 
   if (adapter.cutsLongResults) {
-    Deno.test(`${host}: a 200-item page keeps its first items and next cursor`, async () => {
+    Deno.test(`${host}: a limit-200 page keeps its first items and next cursor`, async () => {
       const s = await full();
       const shown = result(s, STEP.claims200);
       const { ids, nextCursor } = truePage(s, STEP.claims200);
-      assert.equal(ids.length, 200);
+      assert.ok(ids.length > 0 && ids.length < 200, "the page stops at its size bound");
       assert.ok(shown.includes(ids[0]), `${host} lost the first item`);
       assert.ok(nextCursor !== undefined && shown.includes(nextCursor), `${host} lost the cursor`);
     });
   } else {
-    Deno.test(`${host}: a full 200-item page reaches the model whole`, async () => {
+    Deno.test(`${host}: a full limit-200 page reaches the model whole, cursor included`, async () => {
       const s = await full();
       const shown = result(s, STEP.claims200);
-      const { ids } = truePage(s, STEP.claims200);
-      assert.equal(ids.length, 200);
+      const { ids, nextCursor } = truePage(s, STEP.claims200);
+      // More than 200 claims exist: the bridge stops the page at its size bound and continues.
+      assert.ok(ids.length > 0 && ids.length < 200, "the page stops at its size bound");
+      assert.ok(nextCursor !== undefined && shown.includes(nextCursor), `${host} lost the cursor`);
       const missing = ids.filter((id) => !shown.includes(id));
       assert.equal(
         missing.length,

@@ -30,7 +30,7 @@ export function definitionBytes(s: Session): number {
 export function printFigures(sessions: readonly Session[]): void {
   const lines = [
     "",
-    "host | toolset | tools | definition bytes | model saw (chars): claims 200 / history 200 / claims 100",
+    "host | toolset | tools | definition bytes | model saw (chars): claims limit 200 / history limit 200 / claims limit 100",
   ];
   for (const s of sessions) {
     const pages = s.toolset === "full"
@@ -46,7 +46,9 @@ export function printFigures(sessions: readonly Session[]): void {
   const page = sessions.find((s) => s.truth.has(STEP.claims200))?.truth.get(STEP.claims200);
   if (page !== undefined) {
     lines.push(
-      `the server's 200-claim page: ${JSON.stringify(page.structured).length} chars of JSON, ` +
+      `the server's limit-200 claims page: ${
+        JSON.stringify(page.structured).length
+      } chars of JSON, ` +
         `text block ${page.text.length} chars`,
     );
   }
@@ -87,7 +89,7 @@ function row(s: Session): string {
 export function worksWithTable(sessions: readonly Session[]): string {
   return [
     "| Host | Version tested | Success: the model sees | Error: the model sees | " +
-    "A 200-claim page (~85 KB) | Setup | Connection check |",
+    "A `limit: 200` page (≤ 30,000 chars of records) | Setup | Connection check |",
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...sessions.map(row),
   ].join("\n");

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { historyEvent, page, pageInput, timestamp } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
-import { bindCursor, pageSummary, scopeOf, unbindCursor } from "../pagination.ts";
+import { bindCursor, fittingCount, pageSummary, scopeOf, unbindCursor } from "../pagination.ts";
 
 type HistoryPage = { items: z.output<typeof historyEvent>[]; page: { nextCursor: string | null } };
 
@@ -28,7 +28,13 @@ export const historyList = defineTool({
     const query = afterCursor === undefined
       ? input
       : { ...input, afterCursor: unbindCursor(afterCursor, scope) };
-    const result = await read(ctx, "/v1/history", query) as HistoryPage;
+    let result = await read(ctx, "/v1/history", query) as HistoryPage;
+    // The daemon's cursors are opaque, so a page too large to reach the model whole is asked
+    // for again with the number of events that fit (the same first events, a cursor after them).
+    const fits = fittingCount(result.items);
+    if (fits < result.items.length) {
+      result = await read(ctx, "/v1/history", { ...query, limit: fits }) as HistoryPage;
+    }
     const next = result.page?.nextCursor;
     return { items: result.items, page: next ? { nextCursor: bindCursor(scope, next) } : {} };
   },
