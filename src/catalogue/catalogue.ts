@@ -8,7 +8,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
-import { invalidInput, invalidResponse } from "../daemon/errors.ts";
+import { Codes, invalidInput, invalidResponse } from "../daemon/errors.ts";
 import type { ToolContext } from "./context.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
@@ -23,8 +23,13 @@ export type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
 
 const loadDefinitions: DefinitionLoader = async () => (await import("./index.ts")).ALL_TOOLS;
 
+/** Told about every error that is the bridge's own bug (answered `portreeve_internal`). */
+export type BugReporter = (tool: string, error: unknown) => void;
+
 export class Catalogue {
   readonly entries: readonly ListedTool[];
+  /** Set by whoever serves the catalogue, so a bug's stack reaches the log. */
+  onBug?: BugReporter;
   #names: Set<string>;
   #listing: Tool[];
   #definitions?: Promise<Map<string, ToolDefinition>>;
@@ -84,7 +89,9 @@ export class Catalogue {
       }
       return success(raw, tool.summary(checked.data, input.data));
     } catch (error) {
-      return failure(asBridgeError(error));
+      const reported = asBridgeError(error);
+      if (reported.code === Codes.internal) this.onBug?.(name, error);
+      return failure(reported);
     }
   }
 }

@@ -9,6 +9,7 @@ import { createBridge } from "./services.ts";
 import { configureLogging, flushLogs, logger, type LogLevelName } from "./logging.ts";
 import { createServer } from "./server.ts";
 import { FramedStdioTransport } from "./stdio_transport.ts";
+import { CallLimiter } from "./call_limiter.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -45,11 +46,17 @@ export function serve(options: ServeOptions): Promise<never> {
   };
 
   const transport = new FramedStdioTransport();
-  const handle = serveStdio(() => createServer(catalogue, bridge.services, shutdown.signal), {
-    legacy: "serve",
-    transport,
-    onerror: (error) => log.warn(`transport: ${error.message}`),
-  });
+  // Stdout backlog holds calls; a full call queue holds stdin: both bound the process's memory.
+  const limiter = new CallLimiter({ output: transport.outputGate });
+  transport.inputGate = limiter.room;
+  const handle = serveStdio(
+    () => createServer(catalogue, bridge.services, shutdown.signal, limiter),
+    {
+      legacy: "serve",
+      transport,
+      onerror: (error) => log.warn(`transport: ${error.message}`),
+    },
+  );
   transport.onEnd = () => stop("stdin closed");
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => stop(signal));

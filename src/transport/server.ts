@@ -8,6 +8,9 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
+import { BridgeError, Codes } from "../daemon/errors.ts";
+import { failure } from "../catalogue/result.ts";
+import { CallLimiter } from "./call_limiter.ts";
 
 export const INSTRUCTIONS =
   "PortReeve keeps one registry of local development ports per user; its daemon is the only authority. " +
@@ -20,6 +23,7 @@ export function createServer(
   catalogue: Catalogue,
   services: () => Promise<Services>,
   shutdown: AbortSignal,
+  limiter: CallLimiter = new CallLimiter(),
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
@@ -41,9 +45,18 @@ export function createServer(
       );
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
-    return services()
-      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal }))
-      .finally(linked.release);
+    // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
+    // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
+    return limiter.run(
+      () =>
+        services().then((loaded) =>
+          catalogue.call(name, args, { ...loaded, signal: linked.signal })
+        ),
+      linked.signal,
+    ).catch((error) => {
+      if (error instanceof BridgeError && error.code === Codes.bridgeBusy) return failure(error);
+      throw error;
+    }).finally(linked.release);
   });
   return server;
 }

@@ -6,10 +6,18 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { type Frame, LineSplitter, MAX_FRAME_BYTES } from "./frames.ts";
+import { type Gate, Valve } from "./valve.ts";
 
 /** How long stdin EOF waits for in-flight answers; keeps exit well inside one second. */
 const EOF_GRACE_MS = 600;
 const READ_CHUNK = 64 * 1024;
+/**
+ * Flow control: past this many answer bytes waiting for the host to read stdout, the bridge
+ * stops taking frames from stdin (and the call limiter starts no call) until the backlog is
+ * down to the low mark. Requests then wait in the host's pipe, not in our memory.
+ */
+export const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
+export const OUTPUT_LOW_WATER = 1024 * 1024;
 
 /** Deno.stdin / Deno.stdout, or stand-ins in tests. */
 export interface StdioPorts {
@@ -33,6 +41,11 @@ export class FramedStdioTransport implements Transport {
   #drained?: () => void;
   /** Frames are written one after another, never interleaved. */
   #writes: Promise<void> = Promise.resolve();
+  /** Bytes handed to `send` and not yet written to stdout. */
+  #backlog = 0;
+  #output = new Valve();
+  /** Open while tool calls may be taken from stdin (the call limiter's room). */
+  inputGate?: Gate;
 
   constructor(
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
@@ -40,6 +53,16 @@ export class FramedStdioTransport implements Transport {
   ) {
     this.#ports = ports;
     this.#splitter = new LineSplitter(maxFrameBytes);
+  }
+
+  /** Open while stdout keeps up; closed past `OUTPUT_HIGH_WATER` bytes of unread answers. */
+  get outputGate(): Gate {
+    return this.#output;
+  }
+
+  /** Answer bytes waiting for the host to read them. */
+  get backlogBytes(): number {
+    return this.#backlog;
   }
 
   start(): Promise<void> {
@@ -53,9 +76,9 @@ export class FramedStdioTransport implements Transport {
       while (!this.#closed) {
         const n = await this.#ports.input.read(buffer);
         if (n === null) break;
-        this.#dispatch(this.#splitter.push(buffer.subarray(0, n)));
+        await this.#dispatch(this.#splitter.push(buffer.subarray(0, n)));
       }
-      if (!this.#closed) this.#dispatch(this.#splitter.end());
+      if (!this.#closed) await this.#dispatch(this.#splitter.end());
     } catch (error) {
       if (!this.#closed) this.onerror?.(asError(error));
     }
@@ -78,8 +101,26 @@ export class FramedStdioTransport implements Transport {
     });
   }
 
-  #dispatch(frames: Frame[]): void {
+  /** Holds a frame while stdout is backed up, and a tool call while no call can wait. */
+  async #admit(frame: Frame): Promise<void> {
+    while (!this.#closed) {
+      if (!this.#output.isOpen) {
+        await this.#output.whenOpen();
+        continue;
+      }
+      const input = this.inputGate;
+      if (frame.kind === "message" && input && !input.isOpen && isToolCall(frame)) {
+        await input.whenOpen();
+        continue;
+      }
+      return;
+    }
+  }
+
+  async #dispatch(frames: Frame[]): Promise<void> {
     for (const frame of frames) {
+      await this.#admit(frame);
+      if (this.#closed) return;
       if (frame.kind === "message") {
         const m = frame.message as {
           id?: string | number;
@@ -115,13 +156,22 @@ export class FramedStdioTransport implements Transport {
       if (this.#pending.size === 0) queueMicrotask(() => this.#drained?.());
     }
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
-    const write = this.#writes.then(() => this.#writeAll(bytes));
+    this.#account(bytes.length);
+    const write = this.#writes.then(() => this.#writeAll(bytes)).finally(() =>
+      this.#account(-bytes.length)
+    );
     this.#writes = write.catch(() => {});
     return write.catch(async (error) => {
       // The host closed our stdout: nobody can hear us any more, so shut down.
       await this.close();
       throw asError(error);
     });
+  }
+
+  #account(delta: number): void {
+    this.#backlog += delta;
+    if (this.#backlog > OUTPUT_HIGH_WATER) this.#output.set(false);
+    else if (this.#backlog <= OUTPUT_LOW_WATER) this.#output.set(true);
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
@@ -134,10 +184,15 @@ export class FramedStdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#output.set(true); // wakes a pump held on the backlog, so it sees the close
     await this.#writes;
     this.onclose?.();
     this.onEnd?.();
   }
+}
+
+function isToolCall(frame: Frame & { kind: "message" }): boolean {
+  return (frame.message as { method?: string }).method === "tools/call";
 }
 
 function asError(value: unknown): Error {
