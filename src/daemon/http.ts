@@ -15,7 +15,7 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  * is read, and the pool keeps at most this many idle. Tool calls are bounded too (32 in
  * flight), so this only queues daemon requests briefly under a burst.
  */
-export const MAX_CONCURRENT = 16;
+export const MAX_CONCURRENT = 12;
 
 export interface RawResponse {
   status: number;

@@ -1,14 +1,16 @@
 /**
  * Bounds tool calls: at most `maxInFlight` run at once, up to `maxWaiting` more wait in FIFO
  * order, and a call beyond that is refused at once with a retryable busy error (the host
- * backs off; memory never grows with the backlog). A waiting call starts only while the
+ * backs off; memory never grows with the backlog). The stdio transport holds stdin before a
+ * host that merely pipelines gets there; the refusal is for what it cannot see, such as
+ * cancelled calls still unwinding in their slots while new ones arrive. A waiting call starts only while the
  * output gate is open, so a host that stops reading does not have answers piled up for it.
  */
 import { BridgeError, Codes } from "../daemon/errors.ts";
-import { type Gate, Valve } from "./valve.ts";
+import type { Gate } from "./valve.ts";
 
 export const MAX_IN_FLIGHT = 32;
-export const MAX_WAITING = 256;
+export const MAX_WAITING = 96;
 
 export interface LimiterOptions {
   maxInFlight?: number;
@@ -28,18 +30,12 @@ export class CallLimiter {
   #output?: Gate;
   #running = 0;
   #waiting: Waiter[] = [];
-  #room = new Valve();
   #watchingOutput = false;
 
   constructor(options: LimiterOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
     this.maxWaiting = options.maxWaiting ?? MAX_WAITING;
     this.#output = options.output;
-  }
-
-  /** Open while another call can wait without being refused; the stdio pump holds on it. */
-  get room(): Gate {
-    return this.#room;
   }
 
   get running(): number {
@@ -84,12 +80,10 @@ export class CallLimiter {
       const onAbort = () => {
         const at = this.#waiting.indexOf(waiter);
         if (at !== -1) this.#waiting.splice(at, 1);
-        this.#updateRoom();
         reject(signal?.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiting.push(waiter);
-      this.#updateRoom();
       this.#next();
     });
   }
@@ -106,7 +100,6 @@ export class CallLimiter {
       this.#running++;
       waiter.start();
     }
-    this.#updateRoom();
   }
 
   #watchOutput(): void {
@@ -116,10 +109,6 @@ export class CallLimiter {
       this.#watchingOutput = false;
       this.#next();
     });
-  }
-
-  #updateRoom(): void {
-    this.#room.set(this.#waiting.length < this.maxWaiting);
   }
 
   #busy(): BridgeError {

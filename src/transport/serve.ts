@@ -46,9 +46,9 @@ export function serve(options: ServeOptions): Promise<never> {
   };
 
   const transport = new FramedStdioTransport();
-  // Stdout backlog holds calls; a full call queue holds stdin: both bound the process's memory.
+  // A stdout backlog holds stdin and new calls; too many pending calls hold stdin: both
+  // bound the process's memory.
   const limiter = new CallLimiter({ output: transport.outputGate });
-  transport.inputGate = limiter.room;
   const handle = serveStdio(
     () => createServer(catalogue, bridge.services, shutdown.signal, limiter),
     {

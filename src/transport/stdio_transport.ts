@@ -7,6 +7,7 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { type Frame, LineSplitter, MAX_FRAME_BYTES } from "./frames.ts";
 import { type Gate, Valve } from "./valve.ts";
+import { MAX_IN_FLIGHT, MAX_WAITING } from "./call_limiter.ts";
 
 /** How long stdin EOF waits for in-flight answers; keeps exit well inside one second. */
 const EOF_GRACE_MS = 600;
@@ -16,8 +17,8 @@ const READ_CHUNK = 64 * 1024;
  * stops taking frames from stdin (and the call limiter starts no call) until the backlog is
  * down to the low mark. Requests then wait in the host's pipe, not in our memory.
  */
-export const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
-export const OUTPUT_LOW_WATER = 1024 * 1024;
+export const OUTPUT_HIGH_WATER = 2 * 1024 * 1024;
+export const OUTPUT_LOW_WATER = 512 * 1024;
 
 /** Deno.stdin / Deno.stdout, or stand-ins in tests. */
 export interface StdioPorts {
@@ -44,14 +45,22 @@ export class FramedStdioTransport implements Transport {
   /** Bytes handed to `send` and not yet written to stdout. */
   #backlog = 0;
   #output = new Valve();
-  /** Open while tool calls may be taken from stdin (the call limiter's room). */
-  inputGate?: Gate;
+  /** Tool calls taken from stdin and not yet answered or cancelled. */
+  #calls = new Set<string | number>();
+  #callRoom = new Valve();
+  #maxPendingCalls: number;
 
   constructor(
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
     maxFrameBytes = MAX_FRAME_BYTES,
+    /**
+     * Tool calls pending at once before stdin is held: by default exactly what the call limiter
+     * runs or queues, so a host that pipelines is slowed down rather than refused as busy.
+     */
+    maxPendingCalls = MAX_IN_FLIGHT + MAX_WAITING,
   ) {
     this.#ports = ports;
+    this.#maxPendingCalls = maxPendingCalls;
     this.#splitter = new LineSplitter(maxFrameBytes);
   }
 
@@ -101,20 +110,25 @@ export class FramedStdioTransport implements Transport {
     });
   }
 
-  /** Holds a frame while stdout is backed up, and a tool call while no call can wait. */
+  /** Holds a frame while stdout is backed up, and a tool call while too many are pending. */
   async #admit(frame: Frame): Promise<void> {
     while (!this.#closed) {
       if (!this.#output.isOpen) {
         await this.#output.whenOpen();
         continue;
       }
-      const input = this.inputGate;
-      if (frame.kind === "message" && input && !input.isOpen && isToolCall(frame)) {
-        await input.whenOpen();
+      if (!this.#callRoom.isOpen && frame.kind === "message" && isToolCall(frame)) {
+        await this.#callRoom.whenOpen();
         continue;
       }
       return;
     }
+  }
+
+  #trackCall(id: string | number, pending: boolean): void {
+    if (pending) this.#calls.add(id);
+    else if (!this.#calls.delete(id)) return;
+    this.#callRoom.set(this.#calls.size < this.#maxPendingCalls);
   }
 
   async #dispatch(frames: Frame[]): Promise<void> {
@@ -127,15 +141,18 @@ export class FramedStdioTransport implements Transport {
           method?: string;
           params?: { requestId?: unknown };
         };
-        if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+        if (m.method !== undefined && m.id !== undefined) {
+          this.#pending.add(m.id);
+          if (m.method === "tools/call") this.#trackCall(m.id, true);
+        }
         // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
         if (m.method === "notifications/cancelled" && m.id === undefined) {
           const cancelled = m.params?.requestId;
-          if (
-            (typeof cancelled === "string" || typeof cancelled === "number") &&
-            this.#pending.delete(cancelled) && this.#pending.size === 0
-          ) {
-            queueMicrotask(() => this.#drained?.());
+          if (typeof cancelled === "string" || typeof cancelled === "number") {
+            this.#trackCall(cancelled, false);
+            if (this.#pending.delete(cancelled) && this.#pending.size === 0) {
+              queueMicrotask(() => this.#drained?.());
+            }
           }
         }
         this.onmessage?.(frame.message);
@@ -153,6 +170,7 @@ export class FramedStdioTransport implements Transport {
     if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
     const m = message as { id?: string | number; method?: string };
     if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id)) {
+      this.#trackCall(m.id, false);
       if (this.#pending.size === 0) queueMicrotask(() => this.#drained?.());
     }
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
@@ -184,7 +202,9 @@ export class FramedStdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#output.set(true); // wakes a pump held on the backlog, so it sees the close
+    // Wakes a pump that is holding, so it sees the close.
+    this.#output.set(true);
+    this.#callRoom.set(true);
     await this.#writes;
     this.onclose?.();
     this.onEnd?.();

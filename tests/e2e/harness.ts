@@ -22,6 +22,8 @@ export interface BridgeOptions {
   /** Socket the permission grant names (defaults to socketPath). */
   grantSocket?: string;
   env?: Record<string, string>;
+  /** Starts the process under `ulimit -n` this low (through `sh`, which `exec`s it). */
+  fdLimit?: number;
 }
 
 export interface Bridge {
@@ -47,8 +49,11 @@ export function bridgeArgs(opts: BridgeOptions): string[] {
 
 /** The confined `serve` process with piped stdio, for tests that speak raw frames. */
 export function spawnBridgeProcess(opts: BridgeOptions): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: bridgeArgs(opts),
+  const limited = opts.fdLimit !== undefined;
+  return new Deno.Command(limited ? "sh" : Deno.execPath(), {
+    args: limited
+      ? ["-c", `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...bridgeArgs(opts)]
+      : bridgeArgs(opts),
     env: { PORTREEVE_SOCKET: opts.socketPath, ...opts.env },
     stdin: "piped",
     stdout: "piped",
