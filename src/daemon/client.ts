@@ -288,14 +288,14 @@ export class DaemonClient {
 }
 
 /**
- * The same error, marked `details.outcome: "unknown"`: the daemon received the mutation but
- * its answer never became readable. Callers add which read shows the actual state.
+ * The same error, marked `details.outcome: "unknown"`: the mutation may have reached the
+ * daemon, but no readable answer came back. Callers add which read shows the actual state.
  */
 export function outcomeUnknown(error: BridgeError): BridgeError {
   return new BridgeError(
     error.code,
-    `${error.message} The daemon received this change but its answer could not be read, so it ` +
-      "may or may not have been applied: read the current state before trying again.",
+    `${error.message} No readable answer came back for this change, so it may or may not ` +
+      "have been applied: read the current state before trying again.",
     error.retryable,
     { ...error.details, outcome: "unknown" },
   );
