@@ -61,11 +61,6 @@ export class UnixHttp {
     this.#slots = new Slots(maxConcurrent);
   }
 
-  /** Daemon requests open right now (at most `maxConcurrent`). */
-  get inFlight(): number {
-    return this.#slots.inUse;
-  }
-
   async request(req: HttpRequest): Promise<RawResponse> {
     // The deadline covers the wait for a slot: a caller is answered in time either way.
     const linked = linkedSignal([req.signal], req.timeoutMs);
