@@ -8,7 +8,7 @@ import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextpro
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
-import { BridgeError, invalidInput, invalidResponse } from "../daemon/errors.ts";
+import { BridgeError, Codes, invalidInput, invalidResponse } from "../daemon/errors.ts";
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "./host_channel.ts";
@@ -25,8 +25,13 @@ export type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
 
 const loadDefinitions: DefinitionLoader = async () => (await import("./index.ts")).ALL_TOOLS;
 
+/** Told about every error that is the bridge's own bug (answered `portreeve_internal`). */
+export type BugReporter = (tool: string, error: unknown) => void;
+
 export class Catalogue {
   readonly entries: readonly ListedTool[];
+  /** Set by whoever serves the catalogue, so a bug's stack reaches the log. */
+  onBug?: BugReporter;
   #names: Set<string>;
   #listing: Tool[];
   #definitions?: Promise<Map<string, ToolDefinition>>;
@@ -77,6 +82,7 @@ export class Catalogue {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
       const reported = asBridgeError(error);
+      if (reported.code === Codes.internal) this.onBug?.(name, error);
       const { code, message, retryable, details, nextStep } = reported;
       return failure(
         new BridgeError(code, message, retryable, withoutCredentialFields(details), nextStep),

@@ -1,6 +1,7 @@
 /** Daemon calls made on behalf of a tool: its signal, its capabilities, lowercase ids. */
 import type { ToolContext } from "./context.ts";
 import { type Page, paginate, scopeOf, type SortKey } from "./pagination.ts";
+import { withOutcomeCheck } from "./outcome_checks.ts";
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -23,7 +24,8 @@ export function readByPost(
 
 /**
  * A POST that changes state. Re-sent only when the daemon provably never had it (a write on a
- * connection the daemon had closed); an answer-less failure is reported as an unknown outcome.
+ * connection the daemon had closed); an answer-less failure is reported as an unknown outcome,
+ * naming the read that shows whether it took effect.
  */
 export function mutate(
   ctx: ToolContext,
@@ -35,6 +37,8 @@ export function mutate(
     signal: ctx.signal,
     capabilities: options.capabilities ?? ctx.capabilities,
     timeoutMs: options.timeoutMs,
+  }).catch((error) => {
+    throw withOutcomeCheck(error, path);
   });
 }
 

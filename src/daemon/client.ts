@@ -4,9 +4,10 @@
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
 import { notGrantedMessage } from "../hints.ts";
-import { BridgeError, Codes, invalidResponse, unavailable } from "./errors.ts";
+import { BridgeError, Codes, invalidResponse, resourceLimit, unavailable } from "./errors.ts";
 import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
+import { checkReply, healthReply } from "./replies.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
 
 export interface Health {
@@ -37,6 +38,8 @@ export interface DaemonClientOptions {
   timeouts?: Partial<Timeouts>;
   /** Bound on daemon response bodies (default `MAX_RESPONSE_BYTES`). */
   maxResponseBytes?: number;
+  /** Bound on daemon requests (and so connections) open at once (default `MAX_CONCURRENT`). */
+  maxConcurrent?: number;
   /** Returns an error when the process may not use the socket (e.g. outside its grant). */
   preflight?: () => BridgeError | undefined;
 }
@@ -70,7 +73,7 @@ export class DaemonClient {
     this.socketPath = options.socketPath;
     this.runId = options.runId;
     this.label = options.label;
-    this.#http = new UnixHttp(options.socketPath, options.maxResponseBytes);
+    this.#http = new UnixHttp(options.socketPath, options.maxResponseBytes, options.maxConcurrent);
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#preflight = options.preflight;
   }
@@ -84,14 +87,19 @@ export class DaemonClient {
     return checkHealth(data);
   }
 
-  /** The cached verdict, probing the daemon once when there is none. */
+  /**
+   * The cached verdict, probing the daemon once when there is none. Only a positive verdict is
+   * kept: the user is told to upgrade and restart an incompatible daemon, so the next caller
+   * (a tool after `diagnostics`, say) must judge the daemon that answers then.
+   */
   compatibility(signal?: AbortSignal): Promise<Verdict> {
     if (!this.#verdict) {
       const pending = this.health(signal).then(judge);
       this.#verdict = pending;
-      pending.catch(() => {
+      const forget = () => {
         if (this.#verdict === pending) this.#verdict = undefined;
-      });
+      };
+      pending.then((verdict) => verdict.compatible || forget(), forget);
     }
     return this.#verdict;
   }
@@ -144,12 +152,8 @@ export class DaemonClient {
 
   async #gate(options: CallOptions): Promise<void> {
     const verdict = await this.compatibility(options.signal);
-    // A negative verdict is not kept: the user is told to upgrade and restart the daemon, and
-    // the next call must see the new one. One health GET per call while incompatible is cheap.
-    if (!verdict.compatible) {
-      this.invalidate();
-      throw incompatible(verdict.health, verdict.reason);
-    }
+    // One health GET per call while incompatible is cheap (negative verdicts are not kept).
+    if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
     const missing = (options.capabilities ?? []).filter((c) =>
       !verdict.health.capabilities.includes(c)
     );
@@ -180,18 +184,25 @@ export class DaemonClient {
   ): Promise<unknown> {
     const blocked = this.#preflight?.();
     if (blocked) throw blocked;
+    const mutation = method === "POST" && !mode.retrySafe;
     let raw: RawResponse;
     try {
       raw = await this.#attempt(method, path, body, options, mode);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       if (error.failure.kind !== "aborted") this.invalidate();
-      throw this.#mapFailure(error.failure, method === "POST" && !mode.retrySafe);
+      throw this.#mapFailure(error.failure, mutation);
     }
     try {
-      return readEnvelope(raw);
+      return checkReply(method, path, readEnvelope(raw));
     } catch (error) {
-      if (error instanceof BridgeError && error.code === Codes.incompatible) this.invalidate();
+      if (!(error instanceof BridgeError)) throw error;
+      if (error.code === Codes.incompatible) this.invalidate();
+      // The daemon had the whole request but its answer cannot be read: a mutation may have
+      // been applied. A well-formed daemon error says it was not, and stays as it is.
+      if (mutation && (error.code === Codes.invalidResponse || error.code === Codes.incompatible)) {
+        throw outcomeUnknown(error);
+      }
       throw error;
     }
   }
@@ -234,29 +245,32 @@ export class DaemonClient {
   }
 
   #mapFailure(failure: HttpFailure, mutation: boolean): BridgeError {
-    const unknownOutcome = mutation
-      ? " The change may or may not have been applied: read the current state before trying again."
-      : "";
+    const error = this.#describeFailure(failure);
+    // Without an answer, a request the daemon received may have been applied.
+    const received = failure.kind === "broken" || failure.kind === "timeout" ||
+      failure.kind === "aborted" || failure.kind === "oversize";
+    return mutation && received ? outcomeUnknown(error) : error;
+  }
+
+  #describeFailure(failure: HttpFailure): BridgeError {
     switch (failure.kind) {
       case "connect":
       case "unsent": // the daemon never had the request: nothing to be unsure about
+      case "broken":
         return unavailable(this.socketPath, failure.cause);
-      case "broken": {
-        const error = unavailable(this.socketPath, failure.cause);
-        return new BridgeError(error.code, error.message + unknownOutcome, true, error.details);
-      }
+      case "resources":
+        return resourceLimit(failure.cause);
       case "timeout":
         return new BridgeError(
           Codes.unavailable,
-          `The PortReeve daemon at ${this.socketPath} did not answer within ${failure.afterMs} ms.` +
-            unknownOutcome,
+          `The PortReeve daemon at ${this.socketPath} did not answer within ${failure.afterMs} ms.`,
           true,
           { socketPath: this.socketPath, cause: "timeout", timeoutMs: failure.afterMs },
         );
       case "aborted":
         return new BridgeError(
           Codes.cancelled,
-          "The request was cancelled before the daemon answered." + unknownOutcome,
+          "The request was cancelled before the daemon answered.",
           false,
           {},
         );
@@ -271,6 +285,20 @@ export class DaemonClient {
         return invalidResponse(`a body over ${failure.limit} bytes`, { limit: failure.limit });
     }
   }
+}
+
+/**
+ * The same error, marked `details.outcome: "unknown"`: the mutation may have reached the
+ * daemon, but no readable answer came back. Callers add which read shows the actual state.
+ */
+export function outcomeUnknown(error: BridgeError): BridgeError {
+  return new BridgeError(
+    error.code,
+    `${error.message} No readable answer came back for this change, so it may or may not ` +
+      "have been applied: read the current state before trying again.",
+    error.retryable,
+    { ...error.details, outcome: "unknown" },
+  );
 }
 
 function judge(health: Health): Verdict {
@@ -297,14 +325,8 @@ export function incompatible(health: Health, reason: string): BridgeError {
 }
 
 function checkHealth(data: unknown): Health {
-  const h = data as Partial<Health> | null;
-  const ok = typeof h === "object" && h !== null &&
-    typeof h.softwareVersion === "string" &&
-    typeof h.protocol?.minimum === "number" && typeof h.protocol?.maximum === "number" &&
-    Array.isArray(h.capabilities) && h.capabilities.every((c) => typeof c === "string") &&
-    typeof h.pid === "number" && typeof h.mode === "string";
-  if (!ok) throw invalidResponse("health data without softwareVersion, protocol and capabilities");
-  return h as Health;
+  // The reply was already checked against `healthReply` where it arrived.
+  return healthReply.parse(data) as Health;
 }
 
 function toQueryString(query: Query): string {

@@ -44,6 +44,9 @@ export const Codes = {
   approvalDeclined: "portreeve_approval_declined",
   /** No person's answer could be had (no answer in time, or the host cannot ask). */
   approvalUnavailable: "portreeve_approval_unavailable",
+  /** The bridge's own bounds (calls in flight, file descriptors), never the daemon's fault. */
+  bridgeBusy: "portreeve_bridge_busy",
+  bridgeResourceLimit: "portreeve_bridge_resource_limit",
 } as const;
 
 /** The daemon's closed set of error codes (protocol §6.1). */
@@ -80,6 +83,18 @@ export function unavailable(socketPath: string, cause: string): BridgeError {
       `${startDaemonHint(socketPath)} Then retry.`,
     true,
     { socketPath, cause },
+  );
+}
+
+/** The process hit its open-file limit (EMFILE/ENFILE): the daemon may be perfectly fine. */
+export function resourceLimit(cause: string): BridgeError {
+  return new BridgeError(
+    Codes.bridgeResourceLimit,
+    `This bridge process ran out of file descriptors (${cause}); the daemon was not reached, ` +
+      "so nothing was sent. Retry in a moment; if it persists, raise the open-file limit " +
+      "(ulimit -n) of the host that starts the bridge.",
+    true,
+    { cause, limit: "file-descriptors" },
   );
 }
 

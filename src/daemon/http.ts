@@ -5,9 +5,17 @@
 import { concatBytes } from "../bytes.ts";
 import { DAEMON_URL_HOST } from "../permissions.ts";
 import { type Linked, linkedSignal } from "./signals.ts";
+import { Slots } from "./slots.ts";
 
 /** Largest daemon body we read. A busy machine's port inventory can pass 1 MiB, so 4 MiB. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Daemon requests open at once, and so connections: a request holds its slot until its body
+ * is read, and the pool keeps at most this many idle. Tool calls are bounded too (32 in
+ * flight), so this only queues daemon requests briefly under a burst.
+ */
+export const MAX_CONCURRENT = 12;
 
 export interface RawResponse {
   status: number;
@@ -20,6 +28,8 @@ export type HttpFailure =
   | { kind: "aborted" }
   | { kind: "permission"; cause: string }
   | { kind: "oversize"; limit: number }
+  /** This process ran out of file descriptors (EMFILE/ENFILE): the bridge's limit, not the daemon. */
+  | { kind: "resources"; cause: string }
   /** The write failed on a connection the daemon had closed: it never got the whole request. */
   | { kind: "unsent"; cause: string }
   | { kind: "broken"; cause: string };
@@ -41,11 +51,34 @@ export interface HttpRequest {
 
 export class UnixHttp {
   #client?: Deno.HttpClient;
+  #slots: Slots;
 
-  constructor(readonly socketPath: string, readonly maxBytes = MAX_RESPONSE_BYTES) {}
+  constructor(
+    readonly socketPath: string,
+    readonly maxBytes = MAX_RESPONSE_BYTES,
+    readonly maxConcurrent = MAX_CONCURRENT,
+  ) {
+    this.#slots = new Slots(maxConcurrent);
+  }
 
   async request(req: HttpRequest): Promise<RawResponse> {
+    // The deadline covers the wait for a slot: a caller is answered in time either way.
     const linked = linkedSignal([req.signal], req.timeoutMs);
+    let release: () => void;
+    try {
+      release = await this.#slots.acquire(linked.signal);
+    } catch (error) {
+      linked.release();
+      throw this.#classify(error, req, linked);
+    }
+    try {
+      return await this.#requestIn(req, linked);
+    } finally {
+      release();
+    }
+  }
+
+  async #requestIn(req: HttpRequest, linked: Linked): Promise<RawResponse> {
     const headers: Record<string, string> = {
       accept: "application/json",
       "content-type": "application/json",
@@ -86,7 +119,10 @@ export class UnixHttp {
   }
 
   #httpClient(): Deno.HttpClient {
-    this.#client ??= Deno.createHttpClient({ proxy: { transport: "unix", path: this.socketPath } });
+    this.#client ??= Deno.createHttpClient({
+      proxy: { transport: "unix", path: this.socketPath },
+      poolMaxIdlePerHost: this.maxConcurrent,
+    });
     return this.#client;
   }
 
@@ -125,9 +161,13 @@ export class UnixHttp {
     }
     if (linked.timedOut()) return new HttpError({ kind: "timeout", afterMs: req.timeoutMs });
     if (req.signal?.aborted) return new HttpError({ kind: "aborted" });
+    const cause = describe(error);
+    // Out of descriptors, the socket could not even be opened: the pool is fine, keep it.
+    if (/Too many open files|os error 2[34]\b|EMFILE|ENFILE/i.test(cause)) {
+      return new HttpError({ kind: "resources", cause });
+    }
     // Any other failure may have left a broken pooled connection behind.
     this.reset();
-    const cause = describe(error);
     if (answering) return new HttpError({ kind: "broken", cause });
     // A failed connect, or EPIPE while writing (the peer had closed, typically a pooled
     // connection to a daemon that has since restarted), prove the daemon never had the whole

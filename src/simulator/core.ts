@@ -12,7 +12,15 @@ export type Fault =
   | "non-json"
   | "oversize"
   | "incompatible"
-  | "wrong-envelope";
+  | "wrong-envelope"
+  /** `{"protocolVersion":1,"data":null}` to every route but health (a hostile daemon). */
+  | "wrong-shape"
+  /** An HTML error page with status 500, as a crashed proxy in front of a daemon sends. */
+  | "html-500"
+  /** A well-formed error envelope whose code is not in the protocol's closed set. */
+  | "unknown-code"
+  /** A valid envelope over the bridge's 4 MiB body bound. */
+  | "oversize-4mib";
 
 export interface CoreOptions {
   clock: SimClock;
@@ -30,6 +38,8 @@ export class SimCore {
   fault: Fault = "none";
   /** Leaks every credential it sees into answers (see hostile.ts). */
   hostile = false;
+  /** When set, a faulty answer comes after the request was really handled (state changed). */
+  applyBeforeFault = false;
   /** Set by the server so POST /v1/server/stop can shut the simulator down. */
   onStopRequested: () => void = () => {};
 

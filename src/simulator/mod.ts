@@ -32,8 +32,11 @@ export interface SimulatorOptions {
 }
 
 export interface SimulatorControl {
-  /** Applies to every following request until set back to "none". */
-  setFault(fault: Fault): void;
+  /**
+   * Applies to every following request until set back to "none". With `apply`, the answer
+   * is spoilt only after the request was handled, so a mutation really takes effect.
+   */
+  setFault(fault: Fault, options?: { apply?: boolean }): void;
   readonly fault: Fault;
   /** Moves the simulator clock forward; lease, receipt and launcher deadlines follow it. */
   advance(ms: number): void;
@@ -87,8 +90,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   };
 
   const control: SimulatorControl = {
-    setFault: (fault) => {
+    setFault: (fault, options) => {
       core.fault = fault;
+      core.applyBeforeFault = options?.apply ?? false;
     },
     get fault() {
       return core.fault;

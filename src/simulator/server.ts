@@ -61,16 +61,16 @@ export function startServer(
       });
       return new Response(null, { status: 503 });
     }
-    if (fault === "non-json") {
-      return new Response("<<simulated garbage: this is not JSON>>", {
-        status: 200,
-        headers: { "content-type": "text/plain;charset=utf-8" },
-      });
-    }
-    if (fault === "close-mid-response") return brokenResponse();
-
     const requestIdHeader = request.headers.get("x-portreeve-request-id") ?? "";
     const requestId = uuidSchema.safeParse(requestIdHeader).success ? requestIdHeader : uuid();
+    const spoilt = spoiltAnswer(fault, url.pathname, requestId);
+    if (spoilt) {
+      if (core.applyBeforeFault) {
+        await serialized(() => dispatch(core, router, request.method, url, text)).catch(() => {});
+      }
+      return spoilt();
+    }
+
     let status = 200;
     let payload: Record<string, unknown>;
     try {
@@ -234,6 +234,47 @@ function parseOrNull(text: string): unknown {
 }
 
 /** Sends a status line and half a body, then breaks the stream so the connection dies. */
+/** The answer a spoiling fault sends instead of the real one, or undefined. */
+function spoiltAnswer(
+  fault: string,
+  pathname: string,
+  requestId: string,
+): (() => Response) | undefined {
+  const json = (body: unknown, status = 200) => () =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": JSON_TYPE } });
+  switch (fault) {
+    case "non-json":
+      return () =>
+        new Response("<<simulated garbage: this is not JSON>>", {
+          status: 200,
+          headers: { "content-type": "text/plain;charset=utf-8" },
+        });
+    case "close-mid-response":
+      return brokenResponse;
+    case "html-500":
+      return () =>
+        new Response("<html><body><h1>500 Internal Server Error</h1></body></html>", {
+          status: 500,
+          headers: { "content-type": "text/html" },
+        });
+    case "unknown-code":
+      return json({
+        protocolVersion: 1,
+        requestId,
+        error: { code: "exploded", message: "simulated unknown code", retryable: false },
+      }, 500);
+    case "oversize-4mib":
+      return json({ protocolVersion: 1, requestId, data: { padding: "x".repeat(4_200_000) } });
+    case "wrong-shape":
+      // Health stays right, so the bridge's compatibility gate lets the call through.
+      return pathname === "/v1/health"
+        ? undefined
+        : json({ protocolVersion: 1, requestId, data: null });
+    default:
+      return undefined;
+  }
+}
+
 function brokenResponse(): Response {
   let step = 0;
   const stream = new ReadableStream<Uint8Array>({

@@ -18,6 +18,7 @@ import { scrubConsole } from "./stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
 import { createServer } from "./server.ts";
 import { FramedStdioTransport } from "./stdio_transport.ts";
+import { CallLimiter } from "./call_limiter.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -62,8 +63,11 @@ export function serve(options: ServeOptions): Promise<never> {
 
   const transport = new FramedStdioTransport();
   transport.scrub = (json) => fragments.scrub(json);
+  // A stdout backlog holds stdin and new calls; too many pending calls hold stdin: both
+  // bound the process's memory.
+  const limiter = new CallLimiter({ output: transport.outputGate });
   const handle = serveStdio(
-    ({ era }) => createServer(catalogue, bridge.services, shutdown.signal, era),
+    ({ era }) => createServer(catalogue, bridge.services, shutdown.signal, era, limiter),
     {
       legacy: "serve",
       transport,

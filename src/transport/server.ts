@@ -17,6 +17,9 @@ import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
 import { HostAskError, type HostChannel } from "../catalogue/host_channel.ts";
+import { BridgeError, Codes } from "../daemon/errors.ts";
+import { failure } from "../catalogue/result.ts";
+import { CallLimiter } from "./call_limiter.ts";
 
 /** Which protocol era this server instance serves (serveStdio pins one per connection). */
 export type Era = "legacy" | "modern";
@@ -37,6 +40,7 @@ export function createServer(
   services: () => Promise<Services>,
   shutdown: AbortSignal,
   era: Era = "legacy",
+  limiter: CallLimiter = new CallLimiter(),
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
@@ -59,9 +63,18 @@ export function createServer(
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
     const host = hostChannel(server, era, ctx);
-    return services()
-      .then((loaded) => catalogue.call(name, args, { ...loaded, signal: linked.signal, host }))
-      .finally(linked.release);
+    // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
+    // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
+    return limiter.run(
+      () =>
+        services().then((loaded) =>
+          catalogue.call(name, args, { ...loaded, signal: linked.signal, host })
+        ),
+      linked.signal,
+    ).catch((error) => {
+      if (error instanceof BridgeError && error.code === Codes.bridgeBusy) return failure(error);
+      throw error;
+    }).finally(linked.release);
   });
   return server;
 }

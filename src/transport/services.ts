@@ -45,6 +45,13 @@ export interface Bridge {
 export function createBridge(setup: BridgeSetup): Bridge {
   const runId = crypto.randomUUID();
   const catalogue = new Catalogue(setup.toolset);
+  catalogue.onBug = (tool, error) =>
+    logger("bridge").error("bug: {tool} failed unexpectedly: {stack}", {
+      tool,
+      stack: error instanceof Error
+        ? (error.stack ?? `${error.name}: ${error.message}`)
+        : String(error),
+    });
   const misconfiguration = grantProblem(setup.socket.path);
   if (misconfiguration) logger("bridge").error(misconfiguration);
   let built: Promise<Services> | undefined;

@@ -6,10 +6,19 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { type Frame, LineSplitter, MAX_FRAME_BYTES } from "./frames.ts";
+import { type Gate, Valve } from "./valve.ts";
+import { MAX_IN_FLIGHT, MAX_WAITING } from "./call_limiter.ts";
 
 /** How long stdin EOF waits for in-flight answers; keeps exit well inside one second. */
 const EOF_GRACE_MS = 600;
 const READ_CHUNK = 64 * 1024;
+/**
+ * Flow control: past this many answer bytes waiting for the host to read stdout, the bridge
+ * stops taking frames from stdin (and the call limiter starts no call) until the backlog is
+ * down to the low mark. Requests then wait in the host's pipe, not in our memory.
+ */
+export const OUTPUT_HIGH_WATER = 2 * 1024 * 1024;
+export const OUTPUT_LOW_WATER = 512 * 1024;
 
 /** Deno.stdin / Deno.stdout, or stand-ins in tests. */
 export interface StdioPorts {
@@ -35,13 +44,36 @@ export class FramedStdioTransport implements Transport {
   #drained?: () => void;
   /** Frames are written one after another, never interleaved. */
   #writes: Promise<void> = Promise.resolve();
+  /** Bytes handed to `send` and not yet written to stdout. */
+  #backlog = 0;
+  #output = new Valve();
+  /** Tool calls taken from stdin and not yet answered or cancelled. */
+  #calls = new Set<string | number>();
+  #callRoom = new Valve();
+  #maxPendingCalls: number;
 
   constructor(
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
     maxFrameBytes = MAX_FRAME_BYTES,
+    /**
+     * Tool calls pending at once before stdin is held: by default exactly what the call limiter
+     * runs or queues, so a host that pipelines is slowed down rather than refused as busy.
+     */
+    maxPendingCalls = MAX_IN_FLIGHT + MAX_WAITING,
   ) {
     this.#ports = ports;
+    this.#maxPendingCalls = maxPendingCalls;
     this.#splitter = new LineSplitter(maxFrameBytes);
+  }
+
+  /** Open while stdout keeps up; closed past `OUTPUT_HIGH_WATER` bytes of unread answers. */
+  get outputGate(): Gate {
+    return this.#output;
+  }
+
+  /** Answer bytes waiting for the host to read them. */
+  get backlogBytes(): number {
+    return this.#backlog;
   }
 
   start(): Promise<void> {
@@ -55,9 +87,9 @@ export class FramedStdioTransport implements Transport {
       while (!this.#closed) {
         const n = await this.#ports.input.read(buffer);
         if (n === null) break;
-        this.#dispatch(this.#splitter.push(buffer.subarray(0, n)));
+        await this.#dispatch(this.#splitter.push(buffer.subarray(0, n)));
       }
-      if (!this.#closed) this.#dispatch(this.#splitter.end());
+      if (!this.#closed) await this.#dispatch(this.#splitter.end());
     } catch (error) {
       if (!this.#closed) this.onerror?.(asError(error));
     }
@@ -80,23 +112,49 @@ export class FramedStdioTransport implements Transport {
     });
   }
 
-  #dispatch(frames: Frame[]): void {
+  /** Holds a frame while stdout is backed up, and a tool call while too many are pending. */
+  async #admit(frame: Frame): Promise<void> {
+    while (!this.#closed) {
+      if (!this.#output.isOpen) {
+        await this.#output.whenOpen();
+        continue;
+      }
+      if (!this.#callRoom.isOpen && frame.kind === "message" && isToolCall(frame)) {
+        await this.#callRoom.whenOpen();
+        continue;
+      }
+      return;
+    }
+  }
+
+  #trackCall(id: string | number, pending: boolean): void {
+    if (pending) this.#calls.add(id);
+    else if (!this.#calls.delete(id)) return;
+    this.#callRoom.set(this.#calls.size < this.#maxPendingCalls);
+  }
+
+  async #dispatch(frames: Frame[]): Promise<void> {
     for (const frame of frames) {
+      await this.#admit(frame);
+      if (this.#closed) return;
       if (frame.kind === "message") {
         const m = frame.message as {
           id?: string | number;
           method?: string;
           params?: { requestId?: unknown };
         };
-        if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+        if (m.method !== undefined && m.id !== undefined) {
+          this.#pending.add(m.id);
+          if (m.method === "tools/call") this.#trackCall(m.id, true);
+        }
         // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
         if (m.method === "notifications/cancelled" && m.id === undefined) {
           const cancelled = m.params?.requestId;
-          if (
-            (typeof cancelled === "string" || typeof cancelled === "number") &&
-            this.#pending.delete(cancelled) && this.#pending.size === 0
-          ) {
-            queueMicrotask(() => this.#drained?.());
+          if (typeof cancelled === "string" || typeof cancelled === "number") {
+            this.#trackCall(cancelled, false);
+            if (this.#pending.delete(cancelled) && this.#pending.size === 0) {
+              queueMicrotask(() => this.#drained?.());
+            }
           }
         }
         this.onmessage?.(frame.message);
@@ -114,16 +172,26 @@ export class FramedStdioTransport implements Transport {
     if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
     const m = message as { id?: string | number; method?: string };
     if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id)) {
+      this.#trackCall(m.id, false);
       if (this.#pending.size === 0) queueMicrotask(() => this.#drained?.());
     }
     const bytes = this.#encoder.encode(this.scrub(JSON.stringify(message)) + "\n");
-    const write = this.#writes.then(() => this.#writeAll(bytes));
+    this.#account(bytes.length);
+    const write = this.#writes.then(() => this.#writeAll(bytes)).finally(() =>
+      this.#account(-bytes.length)
+    );
     this.#writes = write.catch(() => {});
     return write.catch(async (error) => {
       // The host closed our stdout: nobody can hear us any more, so shut down.
       await this.close();
       throw asError(error);
     });
+  }
+
+  #account(delta: number): void {
+    this.#backlog += delta;
+    if (this.#backlog > OUTPUT_HIGH_WATER) this.#output.set(false);
+    else if (this.#backlog <= OUTPUT_LOW_WATER) this.#output.set(true);
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
@@ -136,10 +204,17 @@ export class FramedStdioTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Wakes a pump that is holding, so it sees the close.
+    this.#output.set(true);
+    this.#callRoom.set(true);
     await this.#writes;
     this.onclose?.();
     this.onEnd?.();
   }
+}
+
+function isToolCall(frame: Frame & { kind: "message" }): boolean {
+  return (frame.message as { method?: string }).method === "tools/call";
 }
 
 function asError(value: unknown): Error {

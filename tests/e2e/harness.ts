@@ -31,6 +31,8 @@ export interface BridgeOptions {
   env?: Record<string, string>;
   /** Declares form elicitation and answers the bridge's questions with this (a person). */
   elicitation?: (request: ElicitRequest["params"]) => Promise<ElicitResult>;
+  /** Starts the process under `ulimit -n` this low (through `sh`, which `exec`s it). */
+  fdLimit?: number;
 }
 
 export interface Bridge {
@@ -56,8 +58,11 @@ export function bridgeArgs(opts: BridgeOptions): string[] {
 
 /** The confined `serve` process with piped stdio, for tests that speak raw frames. */
 export function spawnBridgeProcess(opts: BridgeOptions): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: bridgeArgs(opts),
+  const limited = opts.fdLimit !== undefined;
+  return new Deno.Command(limited ? "sh" : Deno.execPath(), {
+    args: limited
+      ? ["-c", `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...bridgeArgs(opts)]
+      : bridgeArgs(opts),
     env: childEnv({ PORTREEVE_SOCKET: opts.socketPath, ...opts.env }),
     stdin: "piped",
     stdout: "piped",

@@ -4,7 +4,7 @@
  * pipelined runner that keeps a window of calls in flight over one bridge.
  */
 import assert from "node:assert/strict";
-import { withSimulator } from "../e2e/harness.ts";
+import { type BridgeOptions, withSimulator } from "../e2e/harness.ts";
 import { seedClaim, type Seeder, seeder } from "../e2e/seed.ts";
 import { envelopeOf, frame, idKey, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
 
@@ -19,11 +19,12 @@ export interface Seeded {
 export async function withLoadedBridge(
   claims: number,
   body: (peer: Peer, seeded: Seeded) => Promise<void>,
+  options: Omit<BridgeOptions, "socketPath"> = {},
 ): Promise<void> {
   const env = await withSimulator();
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
   const seed = seeder(env.socketPath);
-  const peer = spawnPeer({ socketPath: env.socketPath });
+  const peer = spawnPeer({ ...options, socketPath: env.socketPath });
   try {
     const seeded = await seedClaims(seed, workspace, claims);
     await peer.initialize();
@@ -39,7 +40,7 @@ export async function withLoadedBridge(
   }
 }
 
-async function seedClaims(seed: Seeder, workspace: string, n: number): Promise<Seeded> {
+export async function seedClaims(seed: Seeder, workspace: string, n: number): Promise<Seeded> {
   const claims = [];
   for (let i = 0; i < n; i++) {
     const lease = await seedClaim(seed, "load", workspace, `c${i}`);
@@ -168,4 +169,35 @@ export async function pipelined(
 
 export function mib(kib: number): string {
   return `${(kib / 1024).toFixed(1)} MiB`;
+}
+
+/** Open sockets of `pid` (the bridge has no socket but its daemon connections). */
+export async function socketCount(pid: number): Promise<number> {
+  // Through `ls`: Deno wants --allow-all to read another process's /proc entries.
+  const out = await new Deno.Command("ls", {
+    args: ["-l", `/proc/${pid}/fd`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.includes("socket:"))
+    .length;
+}
+
+/** Samples `socketCount` until stopped; `peak` is the most seen at once. */
+export function watchSockets(pid: number, everyMs = 100): { stop(): Promise<number> } {
+  let peak = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      peak = Math.max(peak, await socketCount(pid));
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return peak;
+    },
+  };
 }
