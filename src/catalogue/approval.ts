@@ -5,7 +5,7 @@
  * what the bridge learnt from the preview it returned is checked before anyone is asked.
  */
 import { z } from "zod";
-import { BridgeError, Codes } from "../daemon/errors.ts";
+import { BridgeError, Codes } from "../errors.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../approval_modes.ts";
 import {

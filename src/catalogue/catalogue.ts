@@ -8,7 +8,7 @@ import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextpro
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
-import { BridgeError, Codes, invalidInput, invalidResponse } from "../daemon/errors.ts";
+import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts";
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "./host_channel.ts";

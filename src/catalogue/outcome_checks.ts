@@ -3,7 +3,7 @@
  * received it, but the reply was garbage, cut off, oversize or late). The agent is told the
  * exact tool to call instead of guessing, or retrying into a conflict.
  */
-import { BridgeError } from "../daemon/errors.ts";
+import { BridgeError } from "../errors.ts";
 
 interface Check {
   pattern: RegExp;

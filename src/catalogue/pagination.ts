@@ -4,7 +4,7 @@
  * filters, so a cursor from another listing (or the same listing with other filters) is
  * refused instead of silently returning an odd page.
  */
-import { invalidInput } from "../daemon/errors.ts";
+import { invalidInput } from "../errors.ts";
 
 export type SortKey = readonly (string | number)[];
 

@@ -9,7 +9,7 @@
  * - every failure sets `isError: true`.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { BridgeError, Codes } from "../daemon/errors.ts";
+import { BridgeError, Codes } from "../errors.ts";
 import { CustodyError } from "../custody/mod.ts";
 
 export interface ErrorEnvelope {

@@ -4,7 +4,8 @@
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
 import { notGrantedMessage } from "../hints.ts";
-import { BridgeError, Codes, invalidResponse, resourceLimit, unavailable } from "./errors.ts";
+import { BridgeError, Codes, invalidResponse, resourceLimit } from "../errors.ts";
+import { unavailable } from "./errors.ts";
 import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, healthReply } from "./replies.ts";

@@ -1,12 +1,6 @@
 /** Reads the daemon's response envelope (protocol §1.5) into data or a `BridgeError`. */
-import {
-  bridgeCodeFor,
-  BridgeError,
-  Codes,
-  type Details,
-  invalidResponse,
-  isDaemonCode,
-} from "./errors.ts";
+import { BridgeError, Codes, type Details, invalidResponse } from "../errors.ts";
+import { bridgeCodeFor, isDaemonCode } from "./errors.ts";
 import type { RawResponse } from "./http.ts";
 
 export const PROTOCOL_VERSION = 1;

@@ -1,53 +1,6 @@
-/**
- * The bridge's stable error vocabulary. Every failure a tool reports is a `BridgeError` with
- * a code from this file: `portreeve_<daemon code>` for errors the daemon sent, and a few of
- * our own for what happens before or around the daemon.
- */
+/** Daemon error codes and the daemon-specific failures built from them. */
 import { startDaemonHint } from "../hints.ts";
-
-export type Details = Record<string, unknown>;
-
-export class BridgeError extends Error {
-  override name = "BridgeError";
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable: boolean,
-    readonly details: Details = {},
-    /** What the caller should do now, when it is more specific than the code's usual step. */
-    readonly nextStep?: string,
-  ) {
-    super(message);
-  }
-
-  toJSON(): { code: string; message: string; retryable: boolean; details: Details } {
-    return {
-      code: this.code,
-      message: this.message,
-      retryable: this.retryable,
-      details: this.details,
-    };
-  }
-}
-
-/** Codes the bridge itself produces (the daemon's own codes are prefixed on the fly). */
-export const Codes = {
-  unavailable: "portreeve_unavailable",
-  incompatible: "portreeve_incompatible",
-  invalidResponse: "portreeve_invalid_response",
-  invalidInput: "portreeve_invalid_input",
-  misconfigured: "portreeve_misconfigured",
-  cancelled: "portreeve_cancelled",
-  conflict: "portreeve_conflict",
-  internal: "portreeve_internal",
-  /** The person said no (or dismissed the question); nothing was sent to the daemon. */
-  approvalDeclined: "portreeve_approval_declined",
-  /** No person's answer could be had (no answer in time, or the host cannot ask). */
-  approvalUnavailable: "portreeve_approval_unavailable",
-  /** The bridge's own bounds (calls in flight, file descriptors), never the daemon's fault. */
-  bridgeBusy: "portreeve_bridge_busy",
-  bridgeResourceLimit: "portreeve_bridge_resource_limit",
-} as const;
+import { BridgeError, Codes } from "../errors.ts";
 
 /** The daemon's closed set of error codes (protocol §6.1). */
 const DAEMON_CODES = new Set([
@@ -72,10 +25,6 @@ export function bridgeCodeFor(daemonCode: string): string {
   return daemonCode === "incompatible_protocol" ? Codes.incompatible : `portreeve_${daemonCode}`;
 }
 
-export function invalidInput(message: string, details: Details = {}): BridgeError {
-  return new BridgeError(Codes.invalidInput, message, false, details);
-}
-
 export function unavailable(socketPath: string, cause: string): BridgeError {
   return new BridgeError(
     Codes.unavailable,
@@ -87,23 +36,3 @@ export function unavailable(socketPath: string, cause: string): BridgeError {
 }
 
 /** The process hit its open-file limit (EMFILE/ENFILE): the daemon may be perfectly fine. */
-export function resourceLimit(cause: string): BridgeError {
-  return new BridgeError(
-    Codes.bridgeResourceLimit,
-    `This bridge process ran out of file descriptors (${cause}); the daemon was not reached, ` +
-      "so nothing was sent. Retry in a moment; if it persists, raise the open-file limit " +
-      "(ulimit -n) of the host that starts the bridge.",
-    true,
-    { cause, limit: "file-descriptors" },
-  );
-}
-
-export function invalidResponse(reason: string, details: Details = {}): BridgeError {
-  return new BridgeError(
-    Codes.invalidResponse,
-    `The PortReeve daemon sent a response this bridge cannot read (${reason}). ` +
-      "Check that the socket belongs to a PortReeve daemon; `portreeve-mcp doctor` shows what answers there.",
-    false,
-    details,
-  );
-}

@@ -6,7 +6,7 @@
  * by, the keys it sorts pages by and the evidence previews are explained from.
  */
 import { z } from "zod";
-import { invalidResponse } from "./errors.ts";
+import { invalidResponse } from "../errors.ts";
 
 const text = () => z.string();
 const id = () => z.string().min(1);

@@ -12,7 +12,7 @@ import { approvalReport } from "./doctor_approval.ts";
 import { denoEnv, discoverSocket, rejectDirectory } from "../daemon/discovery.ts";
 import { checkLabel, oneOf } from "../cli/options.ts";
 import { createServer } from "./server.ts";
-import { createBridge } from "./services.ts";
+import { createBridge } from "../bridge/mod.ts";
 import { grantProblem } from "./grant.ts";
 import { commandLine, startDaemonHint } from "../hints.ts";
 import { configureLogging } from "./logging.ts";

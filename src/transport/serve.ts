@@ -6,7 +6,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Toolset } from "../toolsets.ts";
 import type { ApprovalMode } from "../approval_modes.ts";
 import type { SocketLocation } from "../daemon/discovery.ts";
-import { createBridge } from "./services.ts";
+import { createBridge } from "../bridge/mod.ts";
 import {
   configureLogging,
   flushLogs,

@@ -17,7 +17,7 @@ import type { Services } from "../catalogue/context.ts";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
 import { linkedSignal } from "../daemon/signals.ts";
 import { HostAskError, type HostChannel } from "../catalogue/host_channel.ts";
-import { BridgeError, Codes } from "../daemon/errors.ts";
+import { BridgeError, Codes } from "../errors.ts";
 import { failure } from "../catalogue/result.ts";
 import { CallLimiter } from "./call_limiter.ts";
 

@@ -8,7 +8,7 @@ import { asksForms } from "../../src/transport/server.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
 import { AnswerNeeded, HostAskError } from "../../src/catalogue/host_channel.ts";
-import { BridgeError } from "../../src/daemon/errors.ts";
+import { BridgeError } from "../../src/errors.ts";
 
 Deno.test("asksForms: form elicitation, bare or explicit; URL-only and absent do not count", () => {
   assert.equal(asksForms({ elicitation: {} }), true);

@@ -55,7 +55,7 @@ Deno.test("the full tools/list stays under 62 KB, 24 KB model-visible", () => {
  * The figures the bench compares with the reference bridge come from the same sequence.
  */
 Deno.test("the largest results stay within their compact budgets", async () => {
-  const { createBridge } = await import("../../src/transport/services.ts");
+  const { createBridge } = await import("../../src/bridge/mod.ts");
   const { startSimulator } = await import("../../src/simulator/mod.ts");
   const { runResultScenario } = await import("../support/result_scenario.ts");
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-budget-" }));

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { CallLimiter } from "../../src/transport/call_limiter.ts";
 import { Valve } from "../../src/transport/valve.ts";
 import { Slots } from "../../src/daemon/slots.ts";
-import { BridgeError } from "../../src/daemon/errors.ts";
+import { BridgeError } from "../../src/errors.ts";
 
 function gate() {
   const { promise, resolve } = Promise.withResolvers<void>();

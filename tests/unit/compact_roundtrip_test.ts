@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { runTool } from "../../src/catalogue/catalogue.ts";
 import { compactData, DETAIL_TOOLS, hasCompactForm } from "../../src/catalogue/compact/mod.ts";
-import { createBridge } from "../../src/transport/services.ts";
+import { createBridge } from "../../src/bridge/mod.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import { expandResult } from "../support/expand.ts";
 import { runResultScenario } from "../support/result_scenario.ts";

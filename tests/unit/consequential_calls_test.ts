@@ -10,7 +10,7 @@ import { listTools } from "../../src/catalogue/describe.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
 import { CONSEQUENTIAL_TOOLS } from "../../src/catalogue/tools/consequential.ts";
 import { showSetting } from "../../src/catalogue/tools/consequential/stacks.ts";
-import { BridgeError } from "../../src/daemon/errors.ts";
+import { BridgeError } from "../../src/errors.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { NO_HOST_CHANNEL } from "../../src/catalogue/host_channel.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { checkReply, REPLY_ROUTES } from "../../src/daemon/replies.ts";
-import { BridgeError } from "../../src/daemon/errors.ts";
+import { BridgeError } from "../../src/errors.ts";
 import { Catalogue, type ListedTool } from "../../src/catalogue/catalogue.ts";
 import { defineTool } from "../../src/catalogue/define.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";

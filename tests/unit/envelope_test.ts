@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
-import { BridgeError } from "../../src/daemon/errors.ts";
+import { BridgeError } from "../../src/errors.ts";
 
 function fails(status: number, text: string): BridgeError {
   try {

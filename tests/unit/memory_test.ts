@@ -1,7 +1,7 @@
 /** Memory: settle-once with replay and conflicts, and single flight per key. */
 import assert from "node:assert/strict";
 import { canonicalJson, heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
-import { BridgeError, Codes } from "../../src/daemon/errors.ts";
+import { BridgeError, Codes } from "../../src/errors.ts";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 

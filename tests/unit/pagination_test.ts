@@ -11,7 +11,7 @@ import {
   scopeOf,
   unbindCursor,
 } from "../../src/catalogue/pagination.ts";
-import { BridgeError } from "../../src/daemon/errors.ts";
+import { BridgeError } from "../../src/errors.ts";
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `c${9 - i}`, port: 9 - i }));
 const key = (item: { port: number }) => [item.port];

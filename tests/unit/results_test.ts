@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { errorEnvelope, failure, success } from "../../src/catalogue/result.ts";
-import { BridgeError, Codes, invalidInput, unavailable } from "../../src/daemon/errors.ts";
+import { BridgeError, Codes, invalidInput } from "../../src/errors.ts";
+import { unavailable } from "../../src/daemon/errors.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { listTools } from "../../src/catalogue/describe.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";

@@ -19,7 +19,7 @@ import {
 import { epoch, id, mutate, read } from "../daemon_calls.ts";
 import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
-import { invalidInput } from "../../daemon/errors.ts";
+import { invalidInput } from "../../errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 

@@ -7,7 +7,7 @@ import { startDaemonHint } from "../../hints.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { health } from "../shapes.ts";
-import { BridgeError } from "../../daemon/errors.ts";
+import { BridgeError } from "../../errors.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";

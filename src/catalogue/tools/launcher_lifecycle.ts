@@ -15,7 +15,7 @@ import {
 } from "../shapes.ts";
 import { epoch, id, mutate, read } from "../daemon_calls.ts";
 import { custodyView, failureView } from "../custody_views.ts";
-import { invalidInput } from "../../daemon/errors.ts";
+import { invalidInput } from "../../errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 

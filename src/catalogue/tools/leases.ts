@@ -17,7 +17,7 @@ import {
 } from "../shapes.ts";
 import { epoch, id, iso, mutate } from "../daemon_calls.ts";
 import { custodyView, failureView } from "../custody_views.ts";
-import { invalidInput } from "../../daemon/errors.ts";
+import { invalidInput } from "../../errors.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 
 const CAPS = ["two-phase-allocation-v1"];

@@ -8,7 +8,7 @@ import { defineTool, type ToolDefinition } from "../../define.ts";
 import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import type { ToolContext } from "../../context.ts";
-import { BridgeError } from "../../../daemon/errors.ts";
+import { BridgeError } from "../../../errors.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,

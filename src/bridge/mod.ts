@@ -15,8 +15,8 @@ import {
   DEFAULT_APPROVAL_MODE,
   DEFAULT_APPROVAL_MS,
 } from "../approval_modes.ts";
-import { grantProblem } from "./grant.ts";
-import { logger } from "./logging.ts";
+import { grantProblem } from "../transport/grant.ts";
+import { logger } from "../transport/logging.ts";
 
 export interface BridgeSetup {
   socket: SocketLocation;
@@ -86,7 +86,7 @@ async function build(
     import("../custody/mod.ts"),
     import("../catalogue/memory.ts"),
     import("../catalogue/renewers.ts"),
-    import("../daemon/errors.ts"),
+    import("../errors.ts"),
     import("../catalogue/receipt_book.ts"),
   ]);
   const log = logger("bridge");
