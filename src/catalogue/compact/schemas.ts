@@ -1,8 +1,9 @@
 /**
  * What the advertised schemas add for compact results: the `detail` input on the tools that
  * offer it, and the parts only the compact form has (the process table, a history event's
- * compact launcher operation). Fields the compact form may leave out are already optional
- * (output schemas list no `required`); README "Compact results" gives the rules once.
+ * compact launcher operation, what an absent claim `mode` or entry `transport` means).
+ * Fields the compact form may leave out are already optional (output schemas list no
+ * `required`); README "Compact results" gives the rules once.
  */
 import { DETAIL_TOOLS } from "./mod.ts";
 
