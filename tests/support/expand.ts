@@ -36,6 +36,7 @@ export function expandClaim(value: unknown, parent: Parent = {}): unknown {
     restore(identity, "transport", parent.transport ?? "tcp");
     out.identity = identity;
   }
+  restore(out, "mode", "sticky");
   restore(out, "assignedPort", parent.port ?? null);
   nulls(out, ["preferredPort", "exactPort", "assignmentExpiresAt"]);
   restore(out, "updatedAt", out.createdAt);
@@ -97,6 +98,7 @@ export function expandLease(value: unknown, parent: Parent = {}): unknown {
 export function expandInventoryEntry(value: unknown, table: Table): unknown {
   if (!isObject(value)) return value;
   const out = { ...value };
+  restore(out, "transport", "tcp");
   nulls(out, ["claim", "lease", "run", "docker"]);
   empties(out, ["listeners"]);
   const parent = {
@@ -114,6 +116,7 @@ export function expandInventoryEntry(value: unknown, table: Table): unknown {
 export function expandDefinition(value: unknown, parent: Parent = {}): unknown {
   if (!isObject(value) || !isObject(value.components)) return value;
   const out = { ...value };
+  restore(out, "version", 1);
   restore(out, "project", parent.project);
   out.components = Object.fromEntries(
     Object.entries(value.components).map(([name, component]) => {
@@ -174,8 +177,12 @@ export function expandActivation(value: unknown, parent: Parent = {}): unknown {
   const out = { ...value };
   restore(out, "stackId", parent.stackId);
   restore(out, "generationId", parent.generationId);
-  restore(out, "updatedAt", out.createdAt);
   nulls(out, ["confirmedAt", "endedAt"]);
+  // updatedAt absent = the latest of createdAt, confirmedAt and endedAt.
+  const changes = [out.createdAt, out.confirmedAt, out.endedAt].filter(
+    (at): at is string => typeof at === "string",
+  );
+  restore(out, "updatedAt", changes.sort((a, b) => Date.parse(b) - Date.parse(a))[0]);
   if (Array.isArray(out.endpoints)) {
     let previousExpiry: unknown = null;
     out.endpoints = out.endpoints.map((e: Json) => {
@@ -197,6 +204,9 @@ export function expandProvider(value: unknown): unknown {
   const out = { ...value };
   nulls(out, ["runId", "containerId"]);
   restore(out, "bindingKind", "process");
+  if (out.status === "active" && out.bindingKind === "process") {
+    restore(out, "reason", "process-ownership-verified");
+  }
   return out;
 }
 
@@ -302,7 +312,10 @@ export function expandHistoryEvents(items: unknown[]): unknown[] {
         restore(claimed, "id", out.entityId);
         payload.claim = expandClaim(claimed);
       }
-      if (eventType === "claim.created") nulls(payload, ["preferredPort", "exactPort"]);
+      if (eventType === "claim.created") {
+        nulls(payload, ["preferredPort", "exactPort"]);
+        restore(payload, "mode", "sticky");
+      }
       out.payload = payload;
     }
     previous = out;
@@ -356,8 +369,25 @@ function expandPreview(data: Json, table: Table): Json {
         expandListener(t, table, { port: observed.port })
       );
     }
+    restore(observed, "policy", proposal?.policy);
+    if (out.action === "port.reclaim") nulls(observed, ["reason", "launcherAction"]);
+    if (out.action === "stack.apply") {
+      if (isObject(observed.document)) {
+        const document = { ...observed.document };
+        nulls(document, ["fingerprint", "revision"]);
+        empties(document, ["issues"]);
+        observed.document = document;
+      }
+      if (isObject(observed.stack)) {
+        const stack = { ...observed.stack };
+        restore(stack, "revision", proposal?.revision);
+        nulls(stack, ["existing"]);
+        observed.stack = stack;
+      }
+    }
     if (isObject(observed.inventory)) {
       const inventory = { ...observed.inventory };
+      restore(inventory, "port", observed.port);
       restore(inventory, "claim", observed.claim);
       restore(inventory, "listeners", observed.targets);
       observed.inventory = expandInventoryEntry(inventory, table);
@@ -439,6 +469,7 @@ export function expandResult(tool: string, data: Json): Json {
       const out = { ...data };
       nulls(out, ["fingerprint", "definition", "revision"]);
       empties(out, ["issues"]);
+      out.definition = expandDefinition(out.definition);
       return out;
     }
     case "portreeve_stack_definition_validate": {

@@ -84,19 +84,19 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     await Deno.remove(dir, { recursive: true });
   }
   const BUDGETS: Record<string, number> = {
-    portreeve_history_list: 3950,
-    portreeve_stack_status: 1850,
+    portreeve_history_list: 3900,
+    portreeve_stack_status: 1620,
     // Previews carry nextStep and approval: what the model must do before any execute.
-    portreeve_port_reclaim_preview: 1500,
-    portreeve_stack_apply_preview: 1300,
+    portreeve_port_reclaim_preview: 1370,
+    portreeve_stack_apply_preview: 1130,
     // Each lease carries its own custody times, as the reference bridge's do.
     portreeve_activation_begin: 1320,
-    portreeve_ports_list: 920,
-    portreeve_activation_confirm_endpoint: 920,
-    portreeve_activation_end: 920,
-    portreeve_activation_get: 900,
-    portreeve_stack_apply_execute: 950,
-    portreeve_port_inspect: 830,
+    portreeve_ports_list: 860,
+    portreeve_activation_confirm_endpoint: 840,
+    portreeve_activation_end: 830,
+    portreeve_activation_get: 810,
+    portreeve_stack_apply_execute: 920,
+    portreeve_port_inspect: 770,
   };
 
   for (const [tool, budget] of Object.entries(BUDGETS)) {

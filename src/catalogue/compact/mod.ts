@@ -75,8 +75,9 @@ const PRUNE_LISTS = ["candidates", "blocked", "deletedClaimIds", "deletedStackId
 /**
  * Preview evidence the records above describe; everything else in it stays as sent. Parts
  * that repeat another part of the same preview are left out: the inventory's claim (=
- * observed.claim) and listeners (= observed.targets), the stack's definition (= the
- * proposal's), the proposed settings (= current settings with the updates applied).
+ * observed.claim) and listeners (= observed.targets), the stack's definition and revision
+ * (= the proposal's), the proposed settings (= current settings with the updates applied),
+ * a reclaim's policy (= the proposal's) and its inventory's port (= observed.port).
  */
 const previewEvidence: Compactor = (data) => {
   const processes = new Processes();
@@ -98,7 +99,25 @@ const previewEvidence: Compactor = (data) => {
         if (same(original[repeated], whole[field])) delete inventory[field];
         else if (!(field in inventory)) inventory[field] = none;
       }
+      // A reclaim's inventory is of the port it names.
+      if (observed.port !== undefined) dropIf(inventory, "port", observed.port);
       observed.inventory = inventory;
+    }
+    if (proposal) dropIf(observed, "policy", proposal.policy);
+    if (out.action === "port.reclaim") dropNulls(observed, ["reason", "launcherAction"]);
+    if (out.action === "stack.apply") {
+      if (isObject(observed.document)) {
+        const document = copy(observed.document);
+        dropNulls(document, ["fingerprint", "revision"]);
+        dropEmpty(document, ["issues"]);
+        observed.document = document;
+      }
+      if (isObject(observed.stack) && proposal) {
+        const stack = copy(observed.stack);
+        dropIf(stack, "revision", proposal.revision);
+        dropNulls(stack, ["existing"]);
+        observed.stack = stack;
+      }
     }
     if (observed.claim) observed.claim = records.claim(observed.claim);
     if (Array.isArray(observed.targets)) {
@@ -174,7 +193,10 @@ const COMPACTORS: Record<string, Compactor> = {
   portreeve_activation_end: activationAnswer,
   portreeve_activation_resolve: resolution,
   portreeve_stack_snapshot: resolution,
-  portreeve_stack_document_get: nullsOut(["fingerprint", "definition", "revision"], ["issues"]),
+  portreeve_stack_document_get: chain(
+    field("definition", (d) => records.definition(d)),
+    nullsOut(["fingerprint", "definition", "revision"], ["issues"]),
+  ),
   portreeve_stack_definition_validate: chain(
     (data) => data.valid === true ? field("definition", (d) => records.definition(d))(data) : data,
     nullsOut(["definition", "revision"], ["issues"]),

@@ -29,6 +29,7 @@ export interface Parent {
 }
 
 const TCP = "tcp";
+const STICKY = "sticky";
 
 export function claimIdentity(value: unknown, parent: Parent = {}): unknown {
   if (!isObject(value)) return value;
@@ -38,11 +39,15 @@ export function claimIdentity(value: unknown, parent: Parent = {}): unknown {
   return out;
 }
 
-/** Claim: nulls out; updatedAt absent = createdAt, lastUsedAt absent = updatedAt. */
+/**
+ * Claim: nulls out; mode absent = sticky (the protocol's default); updatedAt absent =
+ * createdAt, lastUsedAt absent = updatedAt.
+ */
 export function claim(value: unknown, parent: Parent = {}): unknown {
   if (!isObject(value)) return value;
   const out = copy(value);
   out.identity = claimIdentity(out.identity, parent);
+  dropIf(out, "mode", STICKY);
   // Inside an inventory entry, assignedPort absent = the entry's port (a null is written).
   if (parent.port !== undefined) dropIf(out, "assignedPort", parent.port);
   else dropNulls(out, ["assignedPort"]);
@@ -144,6 +149,7 @@ export function inventoryEntry(value: unknown, processes: Processes): unknown {
   if (Array.isArray(out.listeners)) {
     out.listeners = out.listeners.map((l) => listener(l, processes, parent));
   }
+  dropIf(out, "transport", TCP);
   dropNulls(out, ["claim", "lease", "run", "docker"]);
   dropEmpty(out, ["listeners"]);
   return out;
@@ -153,13 +159,14 @@ export function inventoryEntry(value: unknown, processes: Processes): unknown {
 const ENDPOINT_DEFAULTS: Json = { transport: TCP, publish: true, required: true };
 
 /**
- * A normalised stack definition: endpoint transport "tcp", publish and required true,
- * a dependency's required true and empty `dependencies` are the daemon's defaults and are
- * left out; `project` absent = the stack's project.
+ * A normalised stack definition: version 1, endpoint transport "tcp", publish and required
+ * true, a dependency's required true and empty `dependencies` are the daemon's defaults and
+ * are left out; `project` absent = the stack's project.
  */
 export function definition(value: unknown, parent: Parent = {}): unknown {
   if (!isObject(value) || !isObject(value.components)) return value;
   const out = copy(value);
+  dropIf(out, "version", 1);
   dropIf(out, "project", parent.project);
   out.components = Object.fromEntries(
     Object.entries(value.components).map(([name, component]) => {
@@ -226,8 +233,23 @@ export function generation(value: unknown, parent: Parent = {}): unknown {
 }
 
 /**
- * Activation: nulls out; updatedAt absent = createdAt; stackId/generationId absent = the
- * enclosing ones; an endpoint's updatedAt absent = the activation's updatedAt.
+ * The latest of an activation's createdAt, confirmedAt and endedAt: what its updatedAt is
+ * unless something else changed since (an endpoint's state, say).
+ */
+export function latestChange(record: Json): unknown {
+  let latest: unknown = undefined;
+  for (const field of ["createdAt", "confirmedAt", "endedAt"]) {
+    const at = record[field];
+    if (typeof at !== "string" || Number.isNaN(Date.parse(at))) continue;
+    if (typeof latest !== "string" || Date.parse(at) > Date.parse(latest)) latest = at;
+  }
+  return latest;
+}
+
+/**
+ * Activation: nulls out; updatedAt absent = its latest change (createdAt, confirmedAt,
+ * endedAt); stackId/generationId absent = the enclosing ones; an endpoint's updatedAt
+ * absent = the activation's updatedAt.
  */
 export function activation(value: unknown, parent: Parent = {}): unknown {
   if (!isObject(value)) return value;
@@ -249,15 +271,19 @@ export function activation(value: unknown, parent: Parent = {}): unknown {
       return e;
     });
   }
-  dropIf(out, "updatedAt", out.createdAt);
+  dropIf(out, "updatedAt", latestChange(out));
   dropNulls(out, ["confirmedAt", "endedAt"]);
   return out;
 }
 
+/** Provider evidence: an active process provider's reason is usually that it is verified. */
 export function provider(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out = copy(value);
   dropNulls(out, ["runId", "containerId"]);
+  if (out.status === "active" && out.bindingKind === "process") {
+    dropIf(out, "reason", "process-ownership-verified");
+  }
   dropIf(out, "bindingKind", "process");
   return out;
 }
@@ -388,7 +414,10 @@ export function historyEvent(value: unknown, previous: Json): unknown {
       dropIf(claimed, "id", out.entityId);
       p.claim = claimed;
     }
-    if (out.eventType === "claim.created") dropNulls(p, ["preferredPort", "exactPort"]);
+    if (out.eventType === "claim.created") {
+      dropNulls(p, ["preferredPort", "exactPort"]);
+      dropIf(p, "mode", STICKY);
+    }
     out.payload = p;
   }
   return out;
