@@ -33,7 +33,7 @@ export const INSTRUCTIONS =
   "Use these tools to see which ports are claimed and by whom and to coordinate leases and stack activations; portreeve_diagnostics explains failures. " +
   "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,nextStep,details}} with isError set; its text is a one-line summary, a newline, then that JSON. " +
   "Ids are UUIDs from earlier results; paths are absolute; limit is 1-200 (default 50); pass afterCursor back with the same filters." +
-  'Results are compact: absent fields are null, empty or implied by their parent; process fingerprints sit once in data.processes by pid; detail:"full" returns records whole.';
+  'Results are compact: an absent field is null, empty, implied by its parent or its documented default; process fingerprints sit once in data.processes by pid; detail:"full" returns records whole.';
 
 export function createServer(
   catalogue: Catalogue,
