@@ -32,6 +32,8 @@ export interface HostAdapter {
    * (Codex), so no page size reaches its model whole.
    */
   cutsLongResults: boolean;
+  /** How `run` starts the host non-interactively, in words for the README. */
+  runAs: string;
   /** Where the printed configuration was written, relative to the throwaway home. */
   configFile: string;
   /** The portreeve server entry inside the text of the host's configuration file. */
@@ -71,6 +73,7 @@ export const claude: HostAdapter = {
   pkg: hostPackage("claude"),
   dialect: anthropic,
   cutsLongResults: false,
+  runAs: "`claude -p … --allowedTools 'mcp__portreeve__*'`",
   // With CLAUDE_CONFIG_DIR set, Claude Code keeps its user-scope `.claude.json` there.
   configFile: ".claude/.claude.json",
   serverEntry: jsonEntry,
@@ -124,6 +127,7 @@ export const codex: HostAdapter = {
   pkg: hostPackage("codex"),
   dialect: openaiResponses,
   cutsLongResults: true,
+  runAs: "`codex exec --dangerously-bypass-approvals-and-sandbox …`",
   configFile: ".codex/config.toml",
   serverEntry: (text) => {
     const parsed: unknown = JSON.parse(JSON.stringify(parseToml(text)));
@@ -190,6 +194,7 @@ export const geminiCli: HostAdapter = {
   pkg: hostPackage("gemini"),
   dialect: gemini,
   cutsLongResults: false,
+  runAs: "`gemini -p … --yolo`",
   configFile: ".gemini/settings.json",
   serverEntry: jsonEntry,
   async configure(rig, config) {

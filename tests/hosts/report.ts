@@ -8,10 +8,8 @@ import { type Session, STEP } from "./session.ts";
 import { describeError, describeLongResult, describeSuccess } from "./visible.ts";
 
 const README = fileURLToPath(new URL("../../README.md", import.meta.url));
-const START = "<!-- works-with:start -->";
-const END = "<!-- works-with:end -->";
 
-const HOST_NAMES: Record<string, string> = {
+export const HOST_NAMES: Record<string, string> = {
   claude: "Claude Code",
   codex: "OpenAI Codex",
   gemini: "Gemini CLI",
@@ -97,14 +95,27 @@ export function worksWithTable(sessions: readonly Session[]): string {
 
 /** Fails when the README's table differs; HOSTS_UPDATE_README=1 writes it instead. */
 export async function checkWorksWithTable(sessions: readonly Session[]): Promise<void> {
+  await checkReadmeBlock("works-with", "Works-with table", worksWithTable(sessions));
+}
+
+/**
+ * Compares the README text between `<!-- NAME:start -->` and `<!-- NAME:end -->` with what
+ * the hosts showed; HOSTS_UPDATE_README=1 writes it there instead.
+ */
+export async function checkReadmeBlock(name: string, what: string, table: string): Promise<void> {
+  const startMarker = `<!-- ${name}:start -->`;
+  const endMarker = `<!-- ${name}:end -->`;
   const readme = await Deno.readTextFile(README);
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${START} … ${END} markers`);
-  const current = readme.slice(start + START.length, end).trim();
-  const table = worksWithTable(sessions);
+  const start = readme.indexOf(startMarker);
+  const end = readme.indexOf(endMarker);
+  if (start < 0 || end < start) {
+    throw new Error(`README.md lacks the ${startMarker} … ${endMarker} markers`);
+  }
+  const current = readme.slice(start + startMarker.length, end).trim();
   if (Deno.env.get("HOSTS_UPDATE_README") === "1") {
-    const next = `${readme.slice(0, start + START.length)}\n\n${table}\n\n${readme.slice(end)}`;
+    const next = `${readme.slice(0, start + startMarker.length)}\n\n${table}\n\n${
+      readme.slice(end)
+    }`;
     await Deno.writeTextFile(README, next);
     // Leave it as `deno fmt` would, so `deno task check` stays green.
     await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", README] }).output();
@@ -112,7 +123,7 @@ export async function checkWorksWithTable(sessions: readonly Session[]): Promise
   }
   if (normalise(current) !== normalise(table)) {
     throw new Error(
-      "README.md's Works-with table differs from what the hosts showed; " +
+      `README.md's ${what} differs from what the hosts showed; ` +
         "run `HOSTS_UPDATE_README=1 deno task test:hosts` and review the diff.\n" +
         `measured:\n${table}`,
     );

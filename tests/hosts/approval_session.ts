@@ -1,0 +1,251 @@
+/**
+ * One approval session per host: the fake model previews the delete of an idle claim of the
+ * demo seed, then executes that receipt. The printed command runs behind a stdio tap, so the
+ * suite reads what the host declared in `initialize` and how it answered `elicitation/create`
+ * as frames on the wire; the simulator's request log says whether the daemon got the execute.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import { z } from "zod";
+import type { ApprovalMode } from "../../src/approval_modes.ts";
+import { isRecord, startFakeModel, type Step } from "./fake_model.ts";
+import type { HostAdapter } from "./hosts.ts";
+import { installedBin } from "./install.ts";
+import { type PrintedConfig, printedConfig, type RunResult, startRig } from "./rig.ts";
+
+const TAP = fileURLToPath(new URL("./stdio_tap.ts", import.meta.url));
+/** Bounds a question nobody answers well inside the host's run limit. */
+const APPROVAL_WAIT_MS = 30_000;
+
+export const APPROVAL_STEP = { diagnostics: 0, preview: 1, execute: 2 } as const;
+
+/** How the host answered one `elicitation/create`: its action, or the JSON-RPC error. */
+export type HostAnswer = "accept" | "decline" | "cancel" | `error: ${string}`;
+
+export interface ApprovalSession {
+  host: string;
+  version: string;
+  mode: ApprovalMode;
+  /** The client's `initialize` as the bridge received it. */
+  protocolVersion: string | null;
+  clientInfo: unknown;
+  /** Whether `capabilities.elicitation` was present (form mode, as the bridge reads it). */
+  declaredElicitation: boolean;
+  elicitationCapability: unknown;
+  /** Each question the bridge put and what the host sent back. */
+  answers: HostAnswer[];
+  /** How long the host took to send each answer, in milliseconds. */
+  answerMs: number[];
+  /** Tool results the model was shown, indexed like APPROVAL_STEP. */
+  results: string[];
+  /** The execute's result as the bridge sent it (tools/call reply), or null. */
+  executeReply: unknown;
+  /** Requests the daemon received for the delete's execute route, and in all. */
+  daemonExecutes: number;
+  daemonRequests: number;
+  claimStillExists: boolean;
+  run: RunResult;
+}
+
+const sessions = new Map<string, Promise<ApprovalSession>>();
+
+export function approvalSession(
+  adapter: HostAdapter,
+  mode: ApprovalMode = "auto",
+): Promise<ApprovalSession> {
+  const key = `${adapter.pkg.host}/${mode}`;
+  let pending = sessions.get(key);
+  if (pending === undefined) {
+    pending = runApprovalSession(adapter, mode);
+    sessions.set(key, pending);
+  }
+  return pending;
+}
+
+function steps(claimId: string): Step[] {
+  return [
+    { tool: "portreeve_diagnostics", args: {} },
+    { tool: "portreeve_claim_delete_preview", args: { claimId } },
+    {
+      tool: "portreeve_claim_delete_execute",
+      // The model copies the receipt id from the preview it was shown.
+      args: (results) => ({
+        claimId,
+        receiptId: results[APPROVAL_STEP.preview]?.match(
+          /receiptId\\?":\\?"([0-9a-f-]{36})/,
+        )?.[1] ?? "00000000-0000-4000-8000-00000000dead",
+      }),
+    },
+  ];
+}
+
+async function runApprovalSession(
+  adapter: HostAdapter,
+  mode: ApprovalMode,
+): Promise<ApprovalSession> {
+  const bin = await installedBin(adapter.pkg);
+  const rig = await startRig();
+  try {
+    const extra = mode === "auto" ? [] : ["--approval", mode];
+    const printed = await printedConfig(adapter.pkg.host, rig.socket, extra);
+    const tapLog = join(rig.home, "tap.jsonl");
+    await adapter.configure(rig, tapped(adapter.pkg.host, printed, tapLog));
+    const claim = [...rig.sim.control.state.claims.values()]
+      .find((candidate) => candidate.project === "demo-stack");
+    if (claim === undefined) throw new Error("the demo seed made no demo-stack claim");
+    const before = rig.sim.requests.length;
+    const fake = startFakeModel(adapter.dialect, steps(claim.id));
+    try {
+      const run = await adapter.run(bin, rig, fake.url);
+      const last = fake.lastTurn();
+      if (last === null) {
+        throw new Error(
+          `${adapter.pkg.host} never asked the fake model for a turn (exit ${run.code}):\n` +
+            `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`,
+        );
+      }
+      const frames = await readTap(tapLog);
+      const wire = readWire(frames);
+      const requests = rig.sim.requests.slice(before);
+      return {
+        host: adapter.pkg.host,
+        version: adapter.pkg.version,
+        mode,
+        ...wire,
+        results: last.results,
+        daemonExecutes: requests.filter((r) => r.path.endsWith("/delete/execute")).length,
+        daemonRequests: requests.length,
+        claimStillExists: rig.sim.control.state.claims.has(claim.id),
+        run,
+      };
+    } finally {
+      await fake.close();
+    }
+  } finally {
+    await rig.close();
+  }
+}
+
+/**
+ * The printed configuration with its command started through the tap: command and args are
+ * kept whole behind it, plus a bounded `--approval-ms`; nothing else changes.
+ */
+function tapped(host: string, config: PrintedConfig, tapLog: string): PrintedConfig {
+  const wrap = (command: string, args: string[]) => ({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--allow-run",
+      `--allow-write=${tapLog}`,
+      "--no-prompt",
+      "--quiet",
+      TAP,
+      tapLog,
+      command,
+      ...args,
+      "--approval-ms",
+      String(APPROVAL_WAIT_MS),
+    ],
+  });
+  if (host === "codex") {
+    const parsed = parseToml(config.configuration);
+    const servers = parsed.mcp_servers;
+    if (!isRecord(servers) || !isRecord(servers.portreeve)) throw new Error("no codex entry");
+    Object.assign(servers.portreeve, wrap(config.command, config.args));
+    return { ...config, configuration: stringifyToml(parsed) };
+  }
+  const parsed: unknown = JSON.parse(config.configuration);
+  if (!isRecord(parsed) || !isRecord(parsed.mcpServers) || !isRecord(parsed.mcpServers.portreeve)) {
+    throw new Error(`no ${host} entry in the printed configuration`);
+  }
+  Object.assign(parsed.mcpServers.portreeve, wrap(config.command, config.args));
+  return { ...config, configuration: JSON.stringify(parsed, null, 2) };
+}
+
+const tapLine = z.object({
+  from: z.enum(["host", "server"]),
+  at: z.number(),
+  frame: z.string(),
+});
+interface Frame {
+  from: "host" | "server";
+  at: number;
+  message: Record<string, unknown>;
+}
+
+async function readTap(path: string): Promise<Frame[]> {
+  const text = await Deno.readTextFile(path).catch(() => "");
+  const frames: Frame[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const { from, at, frame } = tapLine.parse(JSON.parse(line));
+    try {
+      const message: unknown = JSON.parse(frame);
+      if (isRecord(message)) frames.push({ from, at, message });
+    } catch {
+      // Not a JSON-RPC frame; the bridge writes nothing else, so nothing to learn.
+    }
+  }
+  return frames;
+}
+
+const elicitResult = z.object({ action: z.enum(["accept", "decline", "cancel"]) });
+
+type Wire = Pick<
+  ApprovalSession,
+  | "protocolVersion"
+  | "clientInfo"
+  | "declaredElicitation"
+  | "elicitationCapability"
+  | "answers"
+  | "answerMs"
+  | "executeReply"
+>;
+
+/** What the frames say: the client's initialize, each question and answer, the execute reply. */
+function readWire(frames: readonly Frame[]): Wire {
+  const init = frames.find((f) => f.from === "host" && f.message.method === "initialize");
+  const params = isRecord(init?.message.params) ? init.message.params : {};
+  const capabilities = isRecord(params.capabilities) ? params.capabilities : {};
+  const elicitation = capabilities.elicitation;
+  const declared = isRecord(elicitation) &&
+    (!("url" in elicitation) || "form" in elicitation);
+  const answers: HostAnswer[] = [];
+  const answerMs: number[] = [];
+  for (const ask of frames) {
+    if (ask.from !== "server" || ask.message.method !== "elicitation/create") continue;
+    const reply = frames.find((f) =>
+      f.from === "host" && f.message.id === ask.message.id && f.message.method === undefined
+    );
+    if (reply !== undefined) answerMs.push(reply.at - ask.at);
+    if (reply === undefined) answers.push("error: no reply");
+    else if (reply.message.error !== undefined) {
+      answers.push(`error: ${JSON.stringify(reply.message.error)}`);
+    } else {
+      const parsed = elicitResult.safeParse(reply.message.result);
+      answers.push(
+        parsed.success ? parsed.data.action : `error: ${JSON.stringify(reply.message.result)}`,
+      );
+    }
+  }
+  const call = frames.find((f) => {
+    const p = f.message.params;
+    return f.from === "host" && f.message.method === "tools/call" && isRecord(p) &&
+      p.name === "portreeve_claim_delete_execute";
+  });
+  const reply = call === undefined
+    ? undefined
+    : frames.find((f) =>
+      f.from === "server" && f.message.id === call.message.id && f.message.method === undefined
+    );
+  return {
+    protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : null,
+    clientInfo: params.clientInfo ?? null,
+    declaredElicitation: declared,
+    elicitationCapability: elicitation ?? null,
+    answers,
+    answerMs,
+    executeReply: reply?.message.result ?? reply?.message.error ?? null,
+  };
+}

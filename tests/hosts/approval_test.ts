@@ -1,0 +1,125 @@
+/**
+ * What each real host does with the bridge's approval question when it runs non-interactively:
+ * whether it declares elicitation, how it answers, what its model then reads, and that the
+ * daemon gets an execute only after a yes or, in `auto`, from a host that cannot ask.
+ * `HOSTS_UPDATE_README=1` rewrites the README's approval table.
+ */
+import assert from "node:assert/strict";
+import type { ApprovalMode } from "../../src/approval_modes.ts";
+import { HOSTS } from "./hosts.ts";
+import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
+import {
+  AT_ONCE_MS,
+  checkApprovalTable,
+  type HostApproval,
+  hostCanAskSeen,
+  type Outcome,
+  outcomeSeen,
+  printApprovalFigures,
+  routeSeen,
+} from "./approval_report.ts";
+import { plain, showsNextStep } from "./visible.ts";
+
+/** The facts of each pinned host version, as measured; a new version must re-earn them. */
+const FACTS: Record<string, { declares: boolean; answer: "accept" | "decline" | "cancel" | null }> =
+  {
+    // Print mode: it declares form elicitation, then cancels every question unseen.
+    claude: { declares: true, answer: "cancel" },
+    // `exec` with approvals bypassed: it declares form and url elicitation, then declines.
+    codex: { declares: true, answer: "decline" },
+    // It never declares elicitation, so it is never asked.
+    gemini: { declares: false, answer: null },
+  };
+
+const MODES: readonly ApprovalMode[] = ["auto", "required"];
+
+/** What the bridge's rules make of a host's facts in one mode. */
+function expectedOutcome(
+  fact: { declares: boolean; answer: string | null },
+  mode: ApprovalMode,
+): Outcome {
+  if (fact.declares) {
+    return fact.answer === "accept" ? "executed" : "portreeve_approval_declined";
+  }
+  return mode === "auto" ? "executed" : "portreeve_approval_unavailable";
+}
+
+function codeSent(s: ApprovalSession): string | null {
+  const reply = JSON.stringify(s.executeReply ?? null);
+  return reply.match(/portreeve_approval_(declined|unavailable)/)?.[0] ??
+    (/"ok":true/.test(reply) ? "executed" : null);
+}
+
+for (const adapter of HOSTS) {
+  const host = adapter.pkg.host;
+  const fact = FACTS[host];
+
+  for (const mode of MODES) {
+    const s = () => approvalSession(adapter, mode);
+
+    Deno.test(`${host} (${mode}): elicitation ${fact.declares ? "is" : "is not"} declared in initialize`, async () => {
+      const session = await s();
+      assert.ok(session.protocolVersion !== null, `${host} sent no initialize through the tap`);
+      assert.equal(session.declaredElicitation, fact.declares);
+      // The bridge read the same from the handshake, and the model is told so.
+      assert.equal(hostCanAskSeen(session), fact.declares);
+      const route = fact.declares
+        ? "host_asks_user"
+        : mode === "auto"
+        ? "agent_asks_user"
+        : "unavailable";
+      assert.equal(routeSeen(session), route);
+    });
+
+    Deno.test(`${host} (${mode}): the host's answer to the question is ${fact.answer ?? "none"}`, async () => {
+      const session = await s();
+      assert.deepEqual(session.answers, fact.answer === null ? [] : [fact.answer]);
+      // Non-interactive: the answer comes back at once, so no person ever saw the question.
+      for (const ms of session.answerMs) assert.ok(ms < AT_ONCE_MS, `${host} took ${ms} ms`);
+    });
+
+    Deno.test(`${host} (${mode}): the model reads ${expectedOutcome(fact, mode)}`, async () => {
+      const session = await s();
+      const expected = expectedOutcome(fact, mode);
+      assert.equal(outcomeSeen(session), expected, session.results[APPROVAL_STEP.execute]);
+      assert.equal(codeSent(session), expected, "the host showed what the bridge sent");
+      if (expected !== "executed") {
+        const shown = plain(session.results[APPROVAL_STEP.execute] ?? "");
+        assert.ok(showsNextStep(shown), `${host}: no next step:\n${shown}`);
+        assert.match(shown, /nothing was sent to the daemon/);
+        assert.match(shown, /"retryable":false/);
+      }
+    });
+
+    Deno.test(`${host} (${mode}): the daemon gets the execute only after a yes, or from a host that cannot ask in auto`, async () => {
+      const session = await s();
+      const allowed = session.answers.includes("accept") ||
+        (!session.declaredElicitation && mode === "auto");
+      assert.equal(session.daemonExecutes, allowed ? 1 : 0);
+      assert.equal(session.claimStillExists, !allowed);
+      if (mode === "required") assert.equal(session.daemonExecutes, 0);
+      // The diagnostics and the preview did reach it: the rig was live throughout.
+      assert.ok(session.daemonRequests >= 2, `only ${session.daemonRequests} daemon requests`);
+    });
+  }
+}
+
+async function allRows(): Promise<HostApproval[]> {
+  const rows: HostApproval[] = [];
+  for (const adapter of HOSTS) {
+    rows.push({
+      adapter,
+      auto: await approvalSession(adapter, "auto"),
+      required: await approvalSession(adapter, "required"),
+    });
+  }
+  return rows;
+}
+
+Deno.test("figures: approval per host and mode", async () => {
+  printApprovalFigures(await allRows());
+});
+
+Deno.test('README "Approval" host table is what the hosts did', async () => {
+  await checkApprovalTable(await allRows());
+});
