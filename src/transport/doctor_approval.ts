@@ -1,12 +1,14 @@
 /** What doctor says about approval: which mode a host gets, and what its user will see. */
 import type { ApprovalMode } from "../approval_modes.ts";
 
-/** What each known host does with our question (public reports, late 2026). */
+/** What each known host does with our question (measured by `deno task test:hosts`). */
 const HOST_ASKS: Record<string, string> = {
   claude:
-    'Claude Code declares MCP elicitation and shows the question in its interactive terminal; `claude -p` and SDK runs without an elicitation handler answer "decline" unseen, so executes there end in portreeve_approval_declined',
+    'Claude Code declares MCP elicitation and shows the question in its interactive terminal; `claude -p` (2.1.197) answers "cancel" unseen, so executes there end in portreeve_approval_declined',
   codex:
-    'Codex declares MCP elicitation; under approval policy "never" (e.g. `codex exec`) it declines form questions unseen, so executes there end in portreeve_approval_declined',
+    "Codex declares MCP elicitation; `codex exec` (0.171.0) declines the question unseen, so executes there end in portreeve_approval_declined",
+  gemini:
+    "Gemini CLI (0.61.0) does not declare MCP elicitation: in auto mode the preview tells the agent to ask the user, and --approval required refuses every execute",
   generic:
     "hosts that declare MCP form elicitation show the question; others leave the asking to the agent",
 };
