@@ -13,7 +13,7 @@ import {
   discoverSocket,
   rejectDirectory,
   SocketPathError,
-} from "../src/daemon/discovery.ts";
+} from "../src/socket_location.ts";
 
 const [mode, entry, ...rest] = Deno.args;
 if ((mode !== "run" && mode !== "compile") || !entry) {

@@ -3,7 +3,7 @@
  * made, or a script run by `deno` (a source checkout or a bundle).
  */
 import { fileURLToPath } from "node:url";
-import { installLayout, installRootOf } from "../install_layout.ts";
+import { installLayout, installRootOf } from "./install_layout.ts";
 
 export interface Installation {
   /**

@@ -6,20 +6,16 @@
  * bundle (every dependency inside, so nothing is fetched or looked up in a cache at run time),
  * a private copy of the running Deno executable (so no npx cache or `deno upgrade` can pull it
  * away), and a launcher that runs the bundle under the one permission set of
- * `src/permissions.ts`, granted for the socket found now. See `src/install_layout.ts`.
+ * `src/permissions.ts`, granted for the socket found now. See `src/install_layout.ts`. Run by
+ * the `install` and `uninstall` tasks; it is not part of the bundle.
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { confinedFlags, RUN_ENV } from "../src/permissions.ts";
-import {
-  denoEnv,
-  discoverSocket,
-  rejectDirectory,
-  SocketPathError,
-} from "../src/daemon/discovery.ts";
-import { type InstallLayout, installLayout, LAUNCHER_NAME } from "../src/install_layout.ts";
-import { shellJoin, shellQuote } from "../src/profiles/shell.ts";
-import { SOFTWARE_VERSION } from "../src/version.ts";
+import { confinedFlags, RUN_ENV } from "../permissions.ts";
+import { denoEnv, discoverSocket, rejectDirectory, SocketPathError } from "../socket_location.ts";
+import { type InstallLayout, installLayout, LAUNCHER_NAME } from "../install_layout.ts";
+import { shellJoin, shellQuote } from "../shell.ts";
+import { SOFTWARE_VERSION } from "../version.ts";
 
 const USAGE = `usage: deno task install [--socket PATH]
        deno task uninstall
@@ -35,7 +31,7 @@ Exit codes: 0 ok, 1 failed, 2 usage error.`;
 
 /** First line of every launcher; uninstall removes only files that carry it. */
 const MARKER = `# ${LAUNCHER_NAME} launcher written by \`deno task install\``;
-const ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
+const ENTRY = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
 class InstallError extends Error {}
 
@@ -201,4 +197,4 @@ async function main(): Promise<number> {
   }
 }
 
-Deno.exit(await main());
+if (import.meta.main) Deno.exit(await main());
