@@ -135,6 +135,19 @@ export function rejectDirectory(
   return location;
 }
 
+/**
+ * The socket a command uses: discovered from the flag, the environment or the platform, and
+ * refused when it names a directory. Every command and task finds its socket this way.
+ */
+export function locateSocket(
+  flag: string | undefined,
+  env: EnvReader = denoEnv,
+  os: string = Deno.build.os,
+  stat?: (path: string) => { isDirectory: boolean },
+): SocketLocation {
+  return rejectDirectory(discoverSocket(flag, env, os), stat);
+}
+
 /** Collapses `//`, `/./` and trailing slashes without touching the filesystem. */
 function normalise(path: string): string {
   const parts: string[] = [];

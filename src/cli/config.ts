@@ -4,13 +4,7 @@
  * one line; with `--json` the same error is also printed on stdout as
  * `{"version":1,"error":{"code","message"}}` so scripts need only read stdout.
  */
-import {
-  denoEnv,
-  discoverSocket,
-  type EnvReader,
-  rejectDirectory,
-  SocketPathError,
-} from "../socket_location.ts";
+import { type EnvReader, locateSocket, SocketPathError } from "../socket_location.ts";
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../installation.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
@@ -130,8 +124,7 @@ function parseConfigOptions(args: string[]) {
 
 function discover(flag: string | undefined, deps: ConfigDeps) {
   try {
-    const found = discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
-    return rejectDirectory(found, deps.stat);
+    return locateSocket(flag, deps.env, deps.os, deps.stat);
   } catch (error) {
     if (error instanceof SocketPathError) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);

@@ -8,7 +8,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { TOOLSETS } from "../toolsets.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
 import { approvalReport } from "./doctor_approval.ts";
-import { denoEnv, discoverSocket, rejectDirectory } from "../socket_location.ts";
+import { locateSocket } from "../socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions } from "./options.ts";
 import { createBridge } from "../bridge/mod.ts";
 import { commandLine, grantProblem, startDaemonHint } from "../hints.ts";
@@ -75,7 +75,7 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
-  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
+  const socket = locateSocket(values.socket);
   const checks: Check[] = [];
   const add = (status: Status, label: string, detail: string) =>
     checks.push({ status, label, detail });

@@ -1,6 +1,6 @@
 /** `portreeve-mcp serve`: its options and their checks; the bridge itself is in src/bridge/. */
 import { PRODUCT } from "../version.ts";
-import { denoEnv, discoverSocket, rejectDirectory } from "../socket_location.ts";
+import { locateSocket } from "../socket_location.ts";
 import { TOOLSETS } from "../toolsets.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
 import { commandLine } from "../hints.ts";
@@ -49,7 +49,7 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const logLevel = oneOf(values["log-level"], LOG_LEVELS, "--log-level");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
-  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
+  const socket = locateSocket(values.socket);
   const custodyMs = values["custody-ms"] === undefined
     ? undefined
     : custodyWindow(values["custody-ms"]);
