@@ -52,11 +52,11 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
   const socket = locateSocket(values.socket);
   const custodyMs = values["custody-ms"] === undefined
     ? undefined
-    : custodyWindow(values["custody-ms"]);
+    : milliseconds(values["custody-ms"], "--custody-ms", CUSTODY_MS);
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   const approvalMs = values["approval-ms"] === undefined
     ? undefined
-    : approvalWait(values["approval-ms"]);
+    : milliseconds(values["approval-ms"], "--approval-ms", APPROVAL_MS);
   if (Deno.stdin.isTerminal()) {
     // Run by hand in a terminal, a stdio server would otherwise look hung.
     io.stderr(
@@ -70,20 +70,18 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
   return await serveStdio({ socket, label, toolset, logLevel, custodyMs, approval, approvalMs });
 }
 
-/** A person needs time to read; a receipt lasts 5 minutes, so longer waits are pointless. */
-function approvalWait(raw: string): number {
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 1000 || ms > 300_000) {
-    throw new UsageError(`--approval-ms must be an integer from 1000 to 300000 (got "${raw}")`);
-  }
-  return ms;
-}
+/**
+ * Bounds of the millisecond flags. Custody below 10 minutes only makes sense for tests and
+ * drills; a person needs time to read, and a receipt lasts 5 minutes, so longer approval
+ * waits are pointless.
+ */
+const CUSTODY_MS = { min: 1000, max: 600_000 } as const;
+const APPROVAL_MS = { min: 1000, max: 300_000 } as const;
 
-/** Default custody window; shorter than 10 minutes only makes sense for tests and drills. */
-function custodyWindow(raw: string): number {
+function milliseconds(raw: string, flag: string, { min, max }: { min: number; max: number }) {
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 1000 || ms > 600_000) {
-    throw new UsageError(`--custody-ms must be an integer from 1000 to 600000 (got "${raw}")`);
+  if (!Number.isInteger(ms) || ms < min || ms > max) {
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return ms;
 }

@@ -95,7 +95,7 @@ function violation(from: string, to: string): string | undefined {
   if (from === "profiles") {
     return "profiles imports only shared leaves, permissions.ts and config-profiles/";
   }
-  if (from === "child_env.ts") return "child_env.ts imports only permissions.ts";
+  if (from === "child_env.ts") return "child_env.ts imports only permissions.ts and shared leaves";
   const fromLayer = LAYERS.findIndex((rooms) => rooms.includes(from));
   const toLayer = LAYERS.findIndex((rooms) => rooms.includes(to));
   if (fromLayer === -1) return `${from} is in no rule of this test; add it to the table`;
