@@ -8,12 +8,7 @@
  *   scripts/confined.ts compile ENTRY OUTPUT
  */
 import { confinedFlags } from "../src/permissions.ts";
-import {
-  denoEnv,
-  discoverSocket,
-  rejectDirectory,
-  SocketPathError,
-} from "../src/daemon/discovery.ts";
+import { locateSocket, SocketPathError } from "../src/socket_location.ts";
 
 const [mode, entry, ...rest] = Deno.args;
 if ((mode !== "run" && mode !== "compile") || !entry) {
@@ -31,7 +26,7 @@ function socketFlag(args: string[]): string | undefined {
 
 let socket: string;
 try {
-  socket = rejectDirectory(discoverSocket(socketFlag(rest), denoEnv)).path;
+  socket = locateSocket(socketFlag(rest)).path;
 } catch (error) {
   if (!(error instanceof SocketPathError)) throw error;
   console.error(`portreeve-mcp: ${error.message}`);

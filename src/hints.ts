@@ -4,9 +4,9 @@
  * binary, or `deno task` in the checkout (with the absolute Deno, which may not be on PATH).
  * Needs no permission: it looks only at the running executable and entry module.
  */
-import { denoEnv, discoverSocket } from "./daemon/discovery.ts";
-import { detectInstallation } from "./profiles/installation.ts";
-import { shellJoin, shellQuote } from "./profiles/shell.ts";
+import { denoEnv, discoverSocket } from "./socket_location.ts";
+import { detectInstallation } from "./installation.ts";
+import { shellJoin, shellQuote } from "./shell.ts";
 
 export const PORTREEVE_PROJECT = "https://github.com/TrentBrown/portreeve";
 

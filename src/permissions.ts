@@ -3,17 +3,12 @@
  * `compile` task, the host command printed by `config` and the end-to-end tests all build
  * their Deno flags here, so the confinement promise is written exactly once.
  */
+import { DAEMON_URL_HOST, grantablePath } from "./socket_location.ts";
+
+export { DAEMON_URL_HOST };
 
 /** Environment variables that locate the daemon socket; the only ones the bridge may read. */
 export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as const;
-
-/**
- * URL host used for HTTP over the Unix socket. Deno looks the URL host up even when the
- * connection goes to a Unix socket, so a name would cost a DNS query per new connection (and
- * stall where DNS is unreachable). An IP literal from the discard-only prefix (RFC 6666)
- * needs no lookup, and the net grant for it cannot reach any machine.
- */
-export const DAEMON_URL_HOST = "[100::]";
 
 /**
  * How the run form is kept from fetching code at run time, by what it runs:
@@ -37,12 +32,7 @@ const NO_FETCH: Record<RunForm, readonly string[]> = {
 
 /** Deno `run`/`compile` flags confining the process to one daemon socket (plus one V8 flag). */
 export function confinedFlags(socketPath: string, form: RunForm = "source"): string[] {
-  // Deno splits permission lists on commas with no escape, so such a path cannot be granted.
-  if (socketPath.includes(",")) {
-    throw new RangeError(
-      `The socket path ${socketPath} contains a comma, which Deno permission flags cannot express; use a path without commas.`,
-    );
-  }
+  grantablePath(socketPath, "The socket path");
   return [
     `--allow-read=${socketPath}`,
     `--allow-write=${socketPath}`,

@@ -1,13 +1,18 @@
 /**
- * Builds what a served catalogue needs, once per process: the daemon client, custody with its
- * renewers, the memory of settled calls and the facts diagnostics report. Used by `serve` and
- * `doctor`, so both run exactly the same server. The services load on the first tools/call:
- * a handshake and tools/list need none of them, so hosts get their answer sooner.
+ * The bridge factory: wires the catalogue, the daemon client, custody with its renewers, the
+ * memory of settled calls and the facts diagnostics report behind the MCP server of
+ * src/transport/. Used by `serve` (through ./stdio.ts) and `doctor`, so both run exactly the
+ * same server. The services load on the first tools/call: a handshake and tools/list need
+ * none of them, so hosts get their answer sooner.
  */
+import type { Server } from "@modelcontextprotocol/server";
 import { Catalogue } from "../catalogue/catalogue.ts";
+import { failure } from "../catalogue/result.ts";
 import type { Services } from "../catalogue/context.ts";
 import type { Timeouts } from "../daemon/client.ts";
-import type { SocketLocation } from "../daemon/discovery.ts";
+import type { SocketLocation } from "../socket_location.ts";
+import { CallLimiter } from "../transport/call_limiter.ts";
+import { createServer, type Era, type ServedTools } from "../transport/server.ts";
 import type { Toolset } from "../toolsets.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
 import {
@@ -15,7 +20,7 @@ import {
   DEFAULT_APPROVAL_MODE,
   DEFAULT_APPROVAL_MS,
 } from "../approval_modes.ts";
-import { grantProblem } from "../transport/grant.ts";
+import { grantProblem } from "../hints.ts";
 import { logger } from "../transport/logging.ts";
 
 export interface BridgeSetup {
@@ -38,6 +43,8 @@ export interface Bridge {
   runId: string;
   /** The services, built on first use and shared by every call after. */
   services(): Promise<Services>;
+  /** A new MCP server for one connection, serving this bridge's catalogue. */
+  server(shutdown: AbortSignal, era?: Era, limiter?: CallLimiter): Server;
   /** Stops renewals, erases every credential and drops daemon connections. */
   close(): Promise<void>;
 }
@@ -55,10 +62,21 @@ export function createBridge(setup: BridgeSetup): Bridge {
   const misconfiguration = grantProblem(setup.socket.path);
   if (misconfiguration) logger("bridge").error(misconfiguration);
   let built: Promise<Services> | undefined;
+  const services = () => built ??= build(setup, catalogue, runId, misconfiguration);
+  const served: ServedTools = {
+    size: catalogue.size,
+    toolset: catalogue.toolset,
+    listing: () => catalogue.listing(),
+    has: (name) => catalogue.has(name),
+    call: async (name, args, call) => catalogue.call(name, args, { ...await services(), ...call }),
+    refused: failure,
+  };
   return {
     catalogue,
     runId,
-    services: () => built ??= build(setup, catalogue, runId, misconfiguration),
+    services,
+    server: (shutdown, era = "legacy", limiter = new CallLimiter()) =>
+      createServer(served, shutdown, era, limiter),
     async close() {
       if (!built) return;
       const services = await built;

@@ -14,7 +14,7 @@ import {
   type ApprovalForm,
   HostAskError,
   type HostChannel,
-} from "./host_channel.ts";
+} from "../host_channel.ts";
 
 /** How a preview's receipt will be approved, as its data tells the agent. */
 export type ApprovalRoute = "host_asks_user" | "agent_asks_user" | "unavailable";

@@ -11,7 +11,7 @@ import { asBridgeError, failure, success } from "./result.ts";
 import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts";
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
-import { AnswerNeeded } from "./host_channel.ts";
+import { AnswerNeeded } from "../host_channel.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
 /** One tools/list entry with what the bridge needs to know about it without loading it. */

@@ -44,10 +44,6 @@ export class Memory {
     }
   }
 
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
-
   /**
    * Runs a settling call once per key (e.g. per credential handle). A repeat with the same
    * input returns the recorded result with `changed: false`, so a lost response can be

@@ -1,11 +1,11 @@
 /** The in-memory record of held credentials, its read-only views and input checks. */
-import type { Outcome } from "./renewal.ts";
 import type {
   CredentialKind,
   HeldActivation,
   HeldLauncher,
   HeldLease,
   LauncherRenewal,
+  Outcome,
   RenewalFailure,
 } from "./types.ts";
 

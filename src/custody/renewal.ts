@@ -1,7 +1,7 @@
 import type { Clock } from "./clock.ts";
 import { InvalidRenewalError, RenewalTimeoutError } from "./errors.ts";
 import type { Group } from "./group.ts";
-import type { LauncherRenewal, Renewers } from "./types.ts";
+import type { LauncherRenewal, Outcome, Renewers } from "./types.ts";
 
 /** The credentials one renewal attempt sent (snapshot; members may be settled meanwhile). */
 export interface Sent {
@@ -9,8 +9,6 @@ export interface Sent {
   leaseId: string;
   token: string;
 }
-
-export type Outcome<R> = { ok: true; launcher?: R } | { ok: false; error: unknown };
 
 export interface RenewalCall<R extends LauncherRenewal> {
   clock: Clock;

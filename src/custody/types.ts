@@ -149,3 +149,6 @@ export interface LauncherHeartbeat<R extends LauncherRenewal = LauncherRenewal>
   renewal: R;
   custodyChanged: boolean;
 }
+
+/** How one renewal attempt ended. */
+export type Outcome<R> = { ok: true; launcher?: R } | { ok: false; error: unknown };

@@ -26,7 +26,7 @@ import {
   times,
   withFailure,
 } from "./group.ts";
-import { type Outcome, performRenewal, type Sent } from "./renewal.ts";
+import { performRenewal, type Sent } from "./renewal.ts";
 import type {
   ActivationExtension,
   ActivationLeaseUse,
@@ -42,6 +42,7 @@ import type {
   LauncherRenewal,
   LauncherUse,
   LeaseUse,
+  Outcome,
   RenewalFailure,
   Renewers,
 } from "./types.ts";

@@ -1,4 +1,7 @@
-/** Reads the daemon's response envelope (protocol §1.5) into data or a `BridgeError`. */
+/**
+ * Reads the daemon's response envelope (`protocolVersion`, `requestId`, then `data` or `error`)
+ * into data or a `BridgeError`.
+ */
 import { BridgeError, Codes, type Details, invalidResponse } from "../errors.ts";
 import { bridgeCodeFor, isDaemonCode } from "./errors.ts";
 import type { RawResponse } from "./http.ts";

@@ -2,7 +2,7 @@
 import { startDaemonHint } from "../hints.ts";
 import { BridgeError, Codes } from "../errors.ts";
 
-/** The daemon's closed set of error codes (protocol §6.1). */
+/** The daemon's closed set of error codes; anything else in an error envelope is not its. */
 const DAEMON_CODES = new Set([
   "conflict",
   "incompatible_protocol",

@@ -3,8 +3,8 @@
  * abortable), a deadline per call, and response bodies bounded before anything parses them.
  */
 import { concatBytes } from "../bytes.ts";
-import { DAEMON_URL_HOST } from "../permissions.ts";
-import { type Linked, linkedSignal } from "./signals.ts";
+import { DAEMON_URL_HOST } from "../socket_location.ts";
+import { type Linked, linkedSignal } from "../signals.ts";
 import { Slots } from "./slots.ts";
 
 /** Largest daemon body we read. A busy machine's port inventory can pass 1 MiB, so 4 MiB. */

@@ -1,15 +1,6 @@
-/** Host configuration renderers behind `portreeve-mcp config`. */
-export {
-  type CommandIO,
-  CONFIG_HELP,
-  CONFIG_OPTIONS,
-  CONFIG_USAGE,
-  type ConfigDeps,
-  runConfigCommand,
-} from "./command.ts";
+/** Host configuration renderers behind `portreeve-mcp config` (the command is src/cli/config.ts). */
 export { formatHuman } from "./human.ts";
 export { findHost, HOST_IDS, HOST_PROFILES } from "./hosts.ts";
-export { detectInstallation, entryPathOf, type Installation } from "./installation.ts";
 export { type HostProfile, parseProfile, ProfileError } from "./profile.ts";
 export {
   ConfigError,
@@ -19,10 +10,10 @@ export {
   PORTABLE_COMMAND,
   renderConfig,
   serveArgs,
-  type Toolset,
-  TOOLSETS,
+  validateApproval,
   validateLabel,
   validateToolset,
 } from "./render.ts";
-export { shellJoin, shellQuote } from "./shell.ts";
+export { type Toolset, TOOLSETS } from "../toolsets.ts";
+export type { Installation } from "../installation.ts";
 export { stringifyToml, tomlString } from "./toml.ts";

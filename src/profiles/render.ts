@@ -1,17 +1,19 @@
-/** Pure rendering of a host's configuration from the inputs, the installation and the socket. */
+/**
+ * Pure rendering of a host's configuration from the inputs, the installation and the socket,
+ * all given by the caller: this room looks nothing up itself.
+ */
 import { confinedFlags, RUN_ENV } from "../permissions.ts";
-import type { SocketLocation } from "../daemon/discovery.ts";
+import { type SocketLocation, SocketPathError } from "../socket_location.ts";
 import { findHost, HOST_IDS } from "./hosts.ts";
 import type { ConfigurationLanguage, HostProfile, Json } from "./profile.ts";
-import type { Installation } from "./installation.ts";
-import { shellJoin } from "./shell.ts";
+import type { Installation } from "../installation.ts";
+import { shellJoin } from "../shell.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
-
 import { type Toolset, TOOLSETS } from "../toolsets.ts";
-import { LABEL_PATTERN } from "../cli/options.ts";
+import { choiceOf, labelOf } from "../option_rules.ts";
 import { APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../approval_modes.ts";
-export { type Toolset, TOOLSETS };
+
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";
 
@@ -54,8 +56,8 @@ export class ConfigError extends Error {
 
 /** Trims and checks a label: 1-64 characters, starting with a letter or digit. */
 export function validateLabel(raw: string): string {
-  const label = raw.trim();
-  if (!LABEL_PATTERN.test(label)) {
+  const label = labelOf(raw);
+  if (label === undefined) {
     throw new ConfigError(
       "usage",
       `invalid --label ${JSON.stringify(raw)}: use 1-64 characters from A-Z a-z 0-9 . _ -, ` +
@@ -66,7 +68,7 @@ export function validateLabel(raw: string): string {
 }
 
 export function validateToolset(raw: string): Toolset {
-  const found = TOOLSETS.find((toolset) => toolset === raw);
+  const found = choiceOf(raw, TOOLSETS);
   if (found === undefined) {
     throw new ConfigError(
       "usage",
@@ -77,7 +79,7 @@ export function validateToolset(raw: string): Toolset {
 }
 
 export function validateApproval(raw: string): ApprovalMode {
-  const found = APPROVAL_MODES.find((mode) => mode === raw);
+  const found = choiceOf(raw, APPROVAL_MODES);
   if (found === undefined) {
     throw new ConfigError(
       "usage",
@@ -183,17 +185,20 @@ function exactCommand(
       "cannot print an exact command: the entry module is not a local file; use --portable",
     );
   }
-  if (socketPath.includes(",")) {
-    // Deno splits permission lists on commas and has no escape, so the grant would be wrong.
-    throw new ConfigError(
-      "socket",
-      `the socket path ${socketPath} contains a comma, which Deno permission flags cannot express`,
-    );
-  }
   return {
     command: installation.execPath,
-    args: ["run", ...confinedFlags(socketPath), installation.entryPath, ...serve],
+    args: ["run", ...grantFor(socketPath), installation.entryPath, ...serve],
   };
+}
+
+/** The confinement flags for `socketPath`, or a config error when Deno cannot grant it. */
+function grantFor(socketPath: string): string[] {
+  try {
+    return confinedFlags(socketPath);
+  } catch (error) {
+    if (error instanceof SocketPathError) throw new ConfigError("socket", error.message);
+    throw error;
+  }
 }
 
 function expandOrFail(template: Json, values: Parameters<typeof expand>[1]): Json {

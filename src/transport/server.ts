@@ -12,14 +12,27 @@ import {
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Catalogue } from "../catalogue/catalogue.ts";
-import type { Services } from "../catalogue/context.ts";
+import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
-import { linkedSignal } from "../daemon/signals.ts";
-import { HostAskError, type HostChannel } from "../catalogue/host_channel.ts";
+import { linkedSignal } from "../signals.ts";
+import { HostAskError, type HostChannel } from "../host_channel.ts";
 import { BridgeError, Codes } from "../errors.ts";
-import { failure } from "../catalogue/result.ts";
 import { CallLimiter } from "./call_limiter.ts";
+
+/** What this server serves; the bridge hands it the catalogue with its services behind it. */
+export interface ServedTools {
+  readonly size: number;
+  readonly toolset: string;
+  listing(): Tool[];
+  has(name: string): boolean;
+  call(
+    name: string,
+    args: unknown,
+    call: { signal: AbortSignal; host: HostChannel },
+  ): Promise<CallToolResult | InputRequiredResult>;
+  /** The tool result for a call the bridge refused before running it (e.g. too busy). */
+  refused(error: BridgeError): CallToolResult;
+}
 
 /** Which protocol era this server instance serves (serveStdio pins one per connection). */
 export type Era = "legacy" | "modern";
@@ -36,8 +49,7 @@ export const INSTRUCTIONS =
   'Results are compact: an absent field is null, empty, implied by its parent or its documented default; process fingerprints sit once in data.processes by pid; detail:"full" returns records whole.';
 
 export function createServer(
-  catalogue: Catalogue,
-  services: () => Promise<Services>,
+  tools: ServedTools,
   shutdown: AbortSignal,
   era: Era = "legacy",
   limiter: CallLimiter = new CallLimiter(),
@@ -49,16 +61,16 @@ export function createServer(
   // The SDK adds ttlMs/cacheScope only on the 2026-07-28 path; we set them ourselves so
   // 2025-era hosts see the same "do not cache across sessions" hint.
   server.setRequestHandler("tools/list", () => ({
-    tools: catalogue.listing(),
+    tools: tools.listing(),
     ttlMs: 0,
     cacheScope: "private",
   }));
   server.setRequestHandler("tools/call", (request, ctx) => {
     const { name, arguments: args } = request.params;
-    if (!catalogue.has(name)) {
+    if (!tools.has(name)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${name}". Call tools/list for the ${catalogue.size} tools of the ${catalogue.toolset} toolset.`,
+        `Unknown tool "${name}". Call tools/list for the ${tools.size} tools of the ${tools.toolset} toolset.`,
       );
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
@@ -66,13 +78,12 @@ export function createServer(
     // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
     // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
     return limiter.run(
-      () =>
-        services().then((loaded) =>
-          catalogue.call(name, args, { ...loaded, signal: linked.signal, host })
-        ),
+      () => tools.call(name, args, { signal: linked.signal, host }),
       linked.signal,
     ).catch((error) => {
-      if (error instanceof BridgeError && error.code === Codes.bridgeBusy) return failure(error);
+      if (error instanceof BridgeError && error.code === Codes.bridgeBusy) {
+        return tools.refused(error);
+      }
       throw error;
     }).finally(linked.release);
   });

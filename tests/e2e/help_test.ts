@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { SERVE_OPTIONS } from "../../src/cli/main.ts";
-import { CONFIG_OPTIONS } from "../../src/profiles/mod.ts";
-import { DOCTOR_OPTIONS } from "../../src/transport/doctor.ts";
+import { SERVE_OPTIONS } from "../../src/cli/serve.ts";
+import { CONFIG_OPTIONS } from "../../src/cli/config.ts";
+import { DOCTOR_OPTIONS } from "../../src/cli/doctor.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { SOURCE_ENTRY } from "./harness.ts";
 

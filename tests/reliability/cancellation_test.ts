@@ -1,5 +1,5 @@
 /**
- * Issue 7 §3 — cancellation. `notifications/cancelled` for an in-flight mutation aborts the
+ * Cancellation. `notifications/cancelled` for an in-flight mutation aborts the
  * daemon request, the bridge never re-sends it, no frame is ever written for the cancelled
  * id (not even when the daemon's answer arrives late), and the process keeps serving.
  */

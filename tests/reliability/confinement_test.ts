@@ -1,5 +1,5 @@
 /**
- * Issue 7 §7 — confinement. Under exactly the bridge's flags (`confinedFlags`), a probe tries
+ * Confinement. Under exactly the bridge's flags (`confinedFlags`), a probe tries
  * every way out — other paths (even beside the socket), processes, TCP/UDP, DNS, other Unix
  * sockets, environment, system info, FFI, remote imports — and each must be denied by a
  * permission error. And the real `serve` process pointed at a socket outside its grant

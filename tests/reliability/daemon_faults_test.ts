@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2 — daemon faults. The real `serve` process, real stdio, real flags, against the
+ * Daemon faults. The real `serve` process, real stdio, real flags, against the
  * simulator's fault modes (hang, close mid-response, non-JSON, incompatible, wrong envelope,
  * restart, absence) and a tiny fake daemon for bodies over the 4 MiB bound. Each fault must
  * yield its stable code within the call deadline, a mutation must never be re-sent, and the

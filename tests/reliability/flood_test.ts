@@ -1,5 +1,5 @@
 /**
- * Issue 7 §5 — output flood. 200 concurrent calls written in one burst (large list answers
+ * Output flood. 200 concurrent calls written in one burst (large list answers
  * among them, so stdout carries megabytes), then a long run of sequential calls. Every answer
  * must match its own request, each id is answered exactly once, stdout stays frames only, and
  * the bridge's memory stays bounded (VmRSS / VmHWM from /proc). No time is asserted: the

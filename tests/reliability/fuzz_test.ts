@@ -1,5 +1,5 @@
 /**
- * Issue 7 §1 — bad input fuzz. Well over 1,000 generated frames into the real `serve` process
+ * Bad input fuzz. Well over 1,000 generated frames into the real `serve` process
  * over real stdio: schema-invalid arguments for every tool (built from its tools/list
  * inputSchema: each required field missing, each field of a wrong type or out of range),
  * invalid JSON, wrong JSON-RPC shapes, huge and odd ids, deep nesting, invalid UTF-8, frames

@@ -1,5 +1,5 @@
 /**
- * Issue 7 §4 — host death. The bridge holds a standalone lease, a two-lease activation and a
+ * Host death. The bridge holds a standalone lease, a two-lease activation and a
  * launcher operation, so renewals run every ~0.5 s (lease TTL 1.5 s). Then the host dies:
  * SIGKILL of a real intermediate host process (stdin EOF and stdout without a reader), with
  * calls in flight — answered quickly, or hung in a hanging daemon together with a renewal —

@@ -1,5 +1,5 @@
 /**
- * Issue 7 §8 — soak. 10,000 mixed read calls (health, ports_list, settings_get, diagnostics,
+ * Soak. 10,000 mixed read calls (health, ports_list, settings_get, diagnostics,
  * claims_list, claim_get, port_inspect, compatibility, stacks_list) through ONE bridge, 16 in
  * flight, every answer checked against its own request, after a warm-up; RSS growth over the
  * 10,000 must stay within 10% of the warm RSS.

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { asksForms } from "../../src/transport/server.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
-import { AnswerNeeded, HostAskError } from "../../src/catalogue/host_channel.ts";
+import { AnswerNeeded, HostAskError } from "../../src/host_channel.ts";
 import { BridgeError } from "../../src/errors.ts";
 
 Deno.test("asksForms: form elicitation, bare or explicit; URL-only and absent do not count", () => {

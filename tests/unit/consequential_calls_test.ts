@@ -12,7 +12,7 @@ import { CONSEQUENTIAL_TOOLS } from "../../src/catalogue/tools/consequential.ts"
 import { showSetting } from "../../src/catalogue/tools/consequential/stacks.ts";
 import { BridgeError } from "../../src/errors.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
-import { NO_HOST_CHANNEL } from "../../src/catalogue/host_channel.ts";
+import { NO_HOST_CHANNEL } from "../../src/host_channel.ts";
 
 interface Sent {
   path: string;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { discoverSocket, rejectDirectory, SocketPathError } from "../../src/daemon/discovery.ts";
+import { discoverSocket, rejectDirectory, SocketPathError } from "../../src/socket_location.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 

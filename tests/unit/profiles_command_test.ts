@@ -1,12 +1,8 @@
 /** `runConfigCommand`: argv parsing, usage errors, exit codes and the --json shape. */
 import assert from "node:assert/strict";
 import { confinedFlags } from "../../src/permissions.ts";
-import {
-  type ConfigDeps,
-  detectInstallation,
-  entryPathOf,
-  runConfigCommand,
-} from "../../src/profiles/mod.ts";
+import { type ConfigDeps, runConfigCommand } from "../../src/cli/config.ts";
+import { detectInstallation, entryPathOf } from "../../src/installation.ts";
 import { COMPILED, SCRIPT } from "./profiles_golden/fixtures.ts";
 
 interface Run {

@@ -1,13 +1,8 @@
 /** The building blocks: shell quoting, the TOML writer, templates and profile validation. */
 import assert from "node:assert/strict";
 import { parse as parseToml } from "smol-toml";
-import {
-  HOST_PROFILES,
-  parseProfile,
-  shellQuote,
-  stringifyToml,
-  tomlString,
-} from "../../src/profiles/mod.ts";
+import { HOST_PROFILES, parseProfile, stringifyToml, tomlString } from "../../src/profiles/mod.ts";
+import { shellQuote } from "../../src/shell.ts";
 import { expand, expandWords } from "../../src/profiles/template.ts";
 import { shellWords } from "./profiles_golden/fixtures.ts";
 

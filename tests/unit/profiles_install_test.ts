@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { installLayout, installRootOf } from "../../src/install_layout.ts";
-import { type Installation, renderConfig, runConfigCommand } from "../../src/profiles/mod.ts";
+import { renderConfig } from "../../src/profiles/mod.ts";
+import type { Installation } from "../../src/installation.ts";
+import { runConfigCommand } from "../../src/cli/config.ts";
 import { HOME_SOCKET } from "./profiles_golden/fixtures.ts";
 
 const layout = installLayout("/home/ada/.deno");

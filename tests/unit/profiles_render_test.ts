@@ -13,7 +13,7 @@ import {
   type Toolset,
 } from "../../src/profiles/mod.ts";
 import { ENV_SOCKET, HOME_SOCKET, PLACES, SCRIPT, shellWords } from "./profiles_golden/fixtures.ts";
-import type { SocketLocation } from "../../src/daemon/discovery.ts";
+import type { SocketLocation } from "../../src/socket_location.ts";
 
 interface Variant {
   label?: string;

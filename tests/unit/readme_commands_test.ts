@@ -5,9 +5,9 @@
  * passes is one the command accepts. Inline `deno task NAME` mentions must name real tasks.
  */
 import assert from "node:assert/strict";
-import { SERVE_OPTIONS } from "../../src/cli/main.ts";
-import { CONFIG_OPTIONS } from "../../src/profiles/mod.ts";
-import { DOCTOR_OPTIONS } from "../../src/transport/doctor.ts";
+import { SERVE_OPTIONS } from "../../src/cli/serve.ts";
+import { CONFIG_OPTIONS } from "../../src/cli/config.ts";
+import { DOCTOR_OPTIONS } from "../../src/cli/doctor.ts";
 
 const README = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
 const TASKS = Object.keys(

@@ -1,4 +1,7 @@
-/** Consequential changes behind evidence-bound preview and execute (issue 5). */
+/**
+ * Consequential changes behind evidence-bound preview and execute: nothing changes until a
+ * person has seen the preview's evidence and approved the receipt it names.
+ */
 import type { AnyTool } from "./consequential/receipts.ts";
 import { CLAIM_RECEIPT_TOOLS } from "./consequential/claims.ts";
 import { STACK_RECEIPT_TOOLS } from "./consequential/stacks.ts";

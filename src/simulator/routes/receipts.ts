@@ -65,7 +65,7 @@ async function preview(ctx: Ctx, spec: ActionSpec): Promise<unknown> {
     ) {
       return previewView(prior);
     }
-    // Upstream cannot serialize this error code and answers a bare 500 (fact sheet §8).
+    // Upstream cannot serialize this error code and answers a bare 500 (as recorded from the real daemon).
     throw new ProtocolError(
       "internal",
       "The idempotency key was used for a different preview.",

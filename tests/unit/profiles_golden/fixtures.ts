@@ -1,6 +1,6 @@
 /** Deterministic installations and sockets shared by the profiles tests. */
-import type { SocketLocation } from "../../../src/daemon/discovery.ts";
-import type { Installation } from "../../../src/profiles/mod.ts";
+import type { SocketLocation } from "../../../src/socket_location.ts";
+import type { Installation } from "../../../src/installation.ts";
 
 export const HOME_SOCKET: SocketLocation = {
   path: "/home/ada/.local/state/portreeve/portreeve.sock",

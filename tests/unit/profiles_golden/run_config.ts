@@ -1,5 +1,5 @@
 /** Runs `config` as a real confined process would; spawned by profiles_command_test.ts. */
-import { runConfigCommand } from "../../../src/profiles/mod.ts";
+import { runConfigCommand } from "../../../src/cli/config.ts";
 
 const encoder = new TextEncoder();
 Deno.exit(runConfigCommand(Deno.args, {

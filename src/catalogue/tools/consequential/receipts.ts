@@ -28,7 +28,7 @@ export type AnyTool = ToolDefinition<any, any>;
 
 const target = z.object({ type: z.string(), id: z.string() });
 
-/** ConsequentialPreview as the daemon sends it (protocol §4.2). */
+/** A consequential preview as the daemon sends it: the receipt and the evidence it binds. */
 export interface DaemonPreview {
   receiptId: string;
   action: string;

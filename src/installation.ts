@@ -1,9 +1,10 @@
 /**
- * Which program is running `config`: a `deno compile` binary, the copy `deno task install`
- * made, or a script run by `deno` (a source checkout or a bundle).
+ * Which program is running: a `deno compile` binary, the copy `deno task install` made, or a
+ * script run by `deno` (a source checkout or a bundle). `config` renders its exact command from
+ * this, and printed next steps are spelled for it.
  */
 import { fileURLToPath } from "node:url";
-import { installLayout, installRootOf } from "../install_layout.ts";
+import { installLayout, installRootOf } from "./install_layout.ts";
 
 export interface Installation {
   /**

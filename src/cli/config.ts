@@ -1,27 +1,14 @@
 /**
- * `portreeve-mcp config`: parses argv, discovers the socket, renders, prints. Usage errors exit
- * 2, other failures 1. Errors always go to stderr as one line; with `--json` the same error is
- * also printed on stdout as `{"version":1,"error":{"code","message"}}` so scripts need only
- * read stdout.
+ * `portreeve-mcp config`: parses argv, discovers the socket and the installation, has the
+ * profiles render, prints. Usage errors exit 2, other failures 1. Errors always go to stderr as
+ * one line; with `--json` the same error is also printed on stdout as
+ * `{"version":1,"error":{"code","message"}}` so scripts need only read stdout.
  */
-import { parseArgs } from "node:util";
-import {
-  denoEnv,
-  discoverSocket,
-  type EnvReader,
-  rejectDirectory,
-  SocketPathError,
-} from "../daemon/discovery.ts";
-import { formatHuman } from "./human.ts";
-import { HOST_IDS } from "./hosts.ts";
-import { detectInstallation, type Installation } from "./installation.ts";
-import { ConfigError, renderConfig, TOOLSETS } from "./render.ts";
+import { type EnvReader, locateSocket, SocketPathError } from "../socket_location.ts";
+import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
+import { detectInstallation, type Installation } from "../installation.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
-
-export interface CommandIO {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+import { type CommandIO, parseOptions, UsageError } from "./options.ts";
 
 /** Seams for tests; each defaults to the real process. */
 export interface ConfigDeps {
@@ -75,7 +62,7 @@ grant), 2 usage error.`;
 export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps = {}): number {
   const json = args.includes("--json");
   try {
-    const options = parseOptions(args);
+    const options = parseConfigOptions(args);
     if (options.help) {
       io.stdout(`${CONFIG_HELP}\n`);
       return 0;
@@ -126,43 +113,18 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
   }
 }
 
-interface Options {
-  host?: string;
-  portable?: boolean;
-  label?: string;
-  toolset?: string;
-  approval?: string;
-  socket?: string;
-  json?: boolean;
-  help?: boolean;
-}
-
-function parseOptions(args: string[]): Options {
+function parseConfigOptions(args: string[]) {
   try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: CONFIG_OPTIONS,
-    }).values;
+    return parseOptions(args, CONFIG_OPTIONS);
   } catch (error) {
-    // node:util reports bad argv as TypeError with an ERR_PARSE_ARGS_* code.
-    if (error instanceof TypeError && String(Reflect.get(error, "code")).startsWith("ERR_PARSE")) {
-      throw new ConfigError("usage", `${firstLine(error.message)}; see --help`);
-    }
+    if (error instanceof UsageError) throw new ConfigError("usage", error.message);
     throw error;
   }
 }
 
-/** node:util messages run to several sentences and lines; the first says what is wrong. */
-function firstLine(message: string): string {
-  return message.split("\n")[0].split(". ")[0].replace(/\.$/, "");
-}
-
 function discover(flag: string | undefined, deps: ConfigDeps) {
   try {
-    const found = discoverSocket(flag, deps.env ?? denoEnv, deps.os ?? Deno.build.os);
-    return rejectDirectory(found, deps.stat);
+    return locateSocket(flag, deps.env, deps.os, deps.stat);
   } catch (error) {
     if (error instanceof SocketPathError) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);

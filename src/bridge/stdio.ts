@@ -1,24 +1,25 @@
 /**
- * `portreeve-mcp serve`: the stdio MCP server. Startup makes no daemon request; the daemon
- * is reached lazily on the first tool call, so hosts get their handshake at once.
+ * The bridge on stdio, as `portreeve-mcp serve` runs it: logging, the credential scrubber on
+ * every writer, the framed stdio transport with its flow control, and a bounded shutdown.
+ * Startup makes no daemon request; the daemon is reached lazily on the first tool call, so
+ * hosts get their handshake at once.
  */
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
 import type { Toolset } from "../toolsets.ts";
 import type { ApprovalMode } from "../approval_modes.ts";
-import type { SocketLocation } from "../daemon/discovery.ts";
-import { createBridge } from "../bridge/mod.ts";
+import type { SocketLocation } from "../socket_location.ts";
+import { createBridge } from "./mod.ts";
 import {
   configureLogging,
   flushLogs,
   logger,
   type LogLevelName,
   scrubLogLines,
-} from "./logging.ts";
-import { scrubConsole } from "./stdout_guard.ts";
+} from "../transport/logging.ts";
+import { scrubConsole } from "../transport/stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
-import { createServer } from "./server.ts";
-import { FramedStdioTransport } from "./stdio_transport.ts";
-import { CallLimiter } from "./call_limiter.ts";
+import { FramedStdioTransport } from "../transport/stdio_transport.ts";
+import { CallLimiter } from "../transport/call_limiter.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -33,7 +34,7 @@ export interface ServeOptions {
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */
 const SHUTDOWN_LIMIT_MS = 800;
 
-export function serve(options: ServeOptions): Promise<never> {
+export function serveStdio(options: ServeOptions): Promise<never> {
   configureLogging(options.logLevel);
   // One record of every credential this process is given, consulted by every writer: stdout
   // frames, log lines and stray console output alike.
@@ -66,8 +67,8 @@ export function serve(options: ServeOptions): Promise<never> {
   // A stdout backlog holds stdin and new calls; too many pending calls hold stdin: both
   // bound the process's memory.
   const limiter = new CallLimiter({ output: transport.outputGate });
-  const handle = serveStdio(
-    ({ era }) => createServer(catalogue, bridge.services, shutdown.signal, era, limiter),
+  const handle = serveSdkStdio(
+    ({ era }) => bridge.server(shutdown.signal, era, limiter),
     {
       legacy: "serve",
       transport,

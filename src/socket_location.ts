@@ -1,4 +1,15 @@
-/** Where the daemon socket is, and how we know: flag, environment or platform default. */
+/**
+ * Where the daemon socket is, and how we know: flag, environment or platform default. Also
+ * the URL host spoken over it, which the permission set grants alongside the socket.
+ */
+
+/**
+ * URL host used for HTTP over the Unix socket. Deno looks the URL host up even when the
+ * connection goes to a Unix socket, so a name would cost a DNS query per new connection (and
+ * stall where DNS is unreachable). An IP literal from the discard-only prefix (RFC 6666)
+ * needs no lookup, and the net grant for it cannot reach any machine.
+ */
+export const DAEMON_URL_HOST = "[100::]";
 
 export type SocketSource =
   | "flag"
@@ -77,15 +88,23 @@ function requireAbsolute(value: string, origin: string): string {
     );
   }
   if (value.includes("\0")) throw new SocketPathError(`${origin} contains a NUL byte.`);
-  if (value.includes(",")) {
-    // Deno's permission flags separate paths with commas and have no escape.
-    throw new SocketPathError(
-      `${origin} ${value} contains a comma, which Deno's permission lists read as a separator; use a socket path without commas.`,
-    );
-  }
+  grantablePath(value, origin);
   const path = normalise(value);
   if (path === "/" || value.endsWith("/")) {
     throw new SocketPathError(directoryMessage(origin, value));
+  }
+  return path;
+}
+
+/**
+ * Refuses a path Deno's permission flags cannot name exactly: they separate paths with commas
+ * and have no escape. Every socket the bridge is granted passes through here.
+ */
+export function grantablePath(path: string, origin: string): string {
+  if (path.includes(",")) {
+    throw new SocketPathError(
+      `${origin} ${path} contains a comma, which Deno's permission lists read as a separator; use a socket path without commas.`,
+    );
   }
   return path;
 }
@@ -114,6 +133,19 @@ export function rejectDirectory(
     throw new SocketPathError(directoryMessage(origin, location.path));
   }
   return location;
+}
+
+/**
+ * The socket a command uses: discovered from the flag, the environment or the platform, and
+ * refused when it names a directory. Every command and task finds its socket this way.
+ */
+export function locateSocket(
+  flag: string | undefined,
+  env: EnvReader = denoEnv,
+  os: string = Deno.build.os,
+  stat?: (path: string) => { isDirectory: boolean },
+): SocketLocation {
+  return rejectDirectory(discoverSocket(flag, env, os), stat);
 }
 
 /** Collapses `//`, `/./` and trailing slashes without touching the filesystem. */

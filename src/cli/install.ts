@@ -6,20 +6,16 @@
  * bundle (every dependency inside, so nothing is fetched or looked up in a cache at run time),
  * a private copy of the running Deno executable (so no npx cache or `deno upgrade` can pull it
  * away), and a launcher that runs the bundle under the one permission set of
- * `src/permissions.ts`, granted for the socket found now. See `src/install_layout.ts`.
+ * `src/permissions.ts`, granted for the socket found now. See `src/install_layout.ts`. Run by
+ * the `install` and `uninstall` tasks; it is not part of the bundle.
  */
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { confinedFlags, RUN_ENV } from "../src/permissions.ts";
-import {
-  denoEnv,
-  discoverSocket,
-  rejectDirectory,
-  SocketPathError,
-} from "../src/daemon/discovery.ts";
-import { type InstallLayout, installLayout, LAUNCHER_NAME } from "../src/install_layout.ts";
-import { shellJoin, shellQuote } from "../src/profiles/shell.ts";
-import { SOFTWARE_VERSION } from "../src/version.ts";
+import { confinedFlags, RUN_ENV } from "../permissions.ts";
+import { locateSocket, SocketPathError } from "../socket_location.ts";
+import { type InstallLayout, installLayout, LAUNCHER_NAME } from "../install_layout.ts";
+import { shellJoin, shellQuote } from "../shell.ts";
+import { SOFTWARE_VERSION } from "../version.ts";
+import { parseOptions, UsageError } from "./options.ts";
 
 const USAGE = `usage: deno task install [--socket PATH]
        deno task uninstall
@@ -35,7 +31,7 @@ Exit codes: 0 ok, 1 failed, 2 usage error.`;
 
 /** First line of every launcher; uninstall removes only files that carry it. */
 const MARKER = `# ${LAUNCHER_NAME} launcher written by \`deno task install\``;
-const ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
+const ENTRY = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
 class InstallError extends Error {}
 
@@ -93,7 +89,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function install(socketFlag: string | undefined): Promise<void> {
-  const socket = rejectDirectory(discoverSocket(socketFlag, denoEnv));
+  const socket = locateSocket(socketFlag);
   confinedFlags(socket.path); // refuses what Deno cannot grant before anything is written
   const layout = installLayout(installRoot());
   const staging = `${layout.lib}.new-${Deno.pid}`;
@@ -161,18 +157,19 @@ async function uninstall(): Promise<void> {
   );
 }
 
+const INSTALL_OPTIONS = {
+  socket: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 async function main(): Promise<number> {
   const [mode, ...rest] = Deno.args;
   let values: { socket?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: false,
-      options: { socket: { type: "string" }, help: { type: "boolean", short: "h" } },
-    }));
+    values = parseOptions(rest, INSTALL_OPTIONS);
   } catch (error) {
-    console.error(`${String(error instanceof Error ? error.message : error).split("\n")[0]}`);
+    if (!(error instanceof UsageError)) throw error;
+    console.error(error.message);
     console.error(USAGE.split("\n").slice(0, 2).join("\n"));
     return 2;
   }
@@ -201,4 +198,4 @@ async function main(): Promise<number> {
   }
 }
 
-Deno.exit(await main());
+if (import.meta.main) Deno.exit(await main());

@@ -1,7 +1,8 @@
 /** The exact host command `config` would print, for doctor's checklist. */
-import type { SocketLocation } from "../daemon/discovery.ts";
-import { detectInstallation, renderConfig } from "../profiles/mod.ts";
-import { shellJoin, shellQuote } from "../profiles/shell.ts";
+import type { SocketLocation } from "../socket_location.ts";
+import { renderConfig } from "../profiles/mod.ts";
+import { detectInstallation } from "../installation.ts";
+import { shellJoin, shellQuote } from "../shell.ts";
 
 export function hostCommand(
   host: string,

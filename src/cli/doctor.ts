@@ -1,21 +1,18 @@
 /**
  * `portreeve-mcp doctor`: runs, inside this same confined process, the server a host would
- * get — the real catalogue and daemon client behind an in-memory MCP client — and prints a
+ * get (the bridge `serve` builds) behind an in-memory MCP client, and prints a
  * checklist with one verdict and the next step. Needs no permission beyond `serve`'s.
  */
-import { parseArgs } from "node:util";
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { TOOLSETS } from "../toolsets.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
 import { approvalReport } from "./doctor_approval.ts";
-import { denoEnv, discoverSocket, rejectDirectory } from "../daemon/discovery.ts";
-import { checkLabel, oneOf } from "../cli/options.ts";
-import { createServer } from "./server.ts";
+import { locateSocket } from "../socket_location.ts";
+import { checkLabel, type CommandIO, oneOf, parseOptions } from "./options.ts";
 import { createBridge } from "../bridge/mod.ts";
-import { grantProblem } from "./grant.ts";
-import { commandLine, startDaemonHint } from "../hints.ts";
-import { configureLogging } from "./logging.ts";
+import { commandLine, grantProblem, startDaemonHint } from "../hints.ts";
+import { configureLogging } from "../transport/logging.ts";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 
 export const DOCTOR_EXIT = {
@@ -25,11 +22,6 @@ export const DOCTOR_EXIT = {
   incompatible: 4,
   misconfigured: 5,
 } as const;
-
-interface IO {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
 
 type Status = "ok" | "fail" | "warn" | "info";
 interface Check {
@@ -73,8 +65,8 @@ compatibility, health and the host command. Prints a checklist and one verdict.
 
 Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
 
-export async function runDoctor(args: string[], io: IO): Promise<number> {
-  const { values } = parseArgs({ args, strict: true, options: DOCTOR_OPTIONS });
+export async function runDoctor(args: string[], io: CommandIO): Promise<number> {
+  const values = parseOptions(args, DOCTOR_OPTIONS);
   if (values.help) {
     io.stdout(`${DOCTOR_HELP}\n`);
     return DOCTOR_EXIT.ok;
@@ -83,7 +75,7 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
-  const socket = rejectDirectory(discoverSocket(values.socket, denoEnv));
+  const socket = locateSocket(values.socket);
   const checks: Check[] = [];
   const add = (status: Status, label: string, detail: string) =>
     checks.push({ status, label, detail });
@@ -102,14 +94,13 @@ export async function runDoctor(args: string[], io: IO): Promise<number> {
   );
 
   const bridge = createBridge({ socket, label, toolset, approval });
-  const { catalogue } = bridge;
   const shutdown = new AbortController();
   let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
   try {
     for (const era of ["legacy", "modern"] as const) {
       const session = await openSession(
         era,
-        () => createServer(catalogue, bridge.services, shutdown.signal, era),
+        () => bridge.server(shutdown.signal, era),
       );
       try {
         const listed = session.frames.find((f) => Array.isArray(f.result?.tools));

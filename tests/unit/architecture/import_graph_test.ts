@@ -1,0 +1,300 @@
+/**
+ * The rooms of src/ and the direction imports may take between them, read from the source
+ * text itself (static imports and re-exports, `import type`, and `import("…")`), so that a
+ * wrong import fails here, named, instead of surviving review. The same table is in the
+ * README's Layout section.
+ *
+ *   cli → bridge → {transport, catalogue} → {daemon, custody}
+ *
+ * - A room may import any room further right in that line (not one to its left, not its
+ *   neighbour in the same braces).
+ * - Shared leaves (root modules listed in SHARED) may be imported by every room but the
+ *   simulator; they import only other shared leaves.
+ * - permissions.ts (the confinement) is imported only by cli, profiles and child_env.ts:
+ *   code running inside the confined process is handed what it needs instead.
+ * - profiles is imported only by cli and imports only shared leaves, permissions.ts and
+ *   the host profile data in config-profiles/.
+ * - simulator imports nothing outside itself, and nothing in src/ imports it.
+ * - child_env.ts is for tests and scripts; nothing in src/ imports it.
+ * - No circles at all, between rooms or between files.
+ */
+import assert from "node:assert/strict";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SRC = fileURLToPath(new URL("../../../src/", import.meta.url));
+
+/** Rooms of the bridge's main line, from the top; a room may import those after it. */
+const LAYERS: readonly (readonly string[])[] = [
+  ["cli"],
+  ["bridge"],
+  ["transport", "catalogue"],
+  ["daemon", "custody"],
+];
+
+/** Root modules every room (but the simulator) may use; they import only each other. */
+const SHARED = new Set([
+  "errors.ts",
+  "version.ts",
+  "toolsets.ts",
+  "approval_modes.ts",
+  "option_rules.ts",
+  "bytes.ts",
+  "signals.ts",
+  "host_channel.ts",
+  "socket_location.ts",
+  "installation.ts",
+  "install_layout.ts",
+  "shell.ts",
+  "hints.ts",
+]);
+
+/** Who may import the few root modules that are not shared leaves. */
+const RESTRICTED: Record<string, readonly string[]> = {
+  "permissions.ts": ["cli", "profiles", "child_env.ts"],
+  "child_env.ts": [],
+};
+
+/**
+ * Circles known at the time of writing and being removed on another branch; each entry is the
+ * exact set of files in the circle, so any other circle still fails.
+ */
+const KNOWN_CIRCLES: readonly (readonly string[])[] = [
+  // R2 removes (the catalogue's services, daemon calls and renewers).
+  ["catalogue/context.ts", "catalogue/daemon_calls.ts", "catalogue/renewers.ts"],
+];
+
+/** The room a path inside src/ belongs to: its folder, or the file itself at the root. */
+function roomOf(path: string): string {
+  if (path.startsWith("../config-profiles/")) return "config-profiles";
+  const slash = path.indexOf("/");
+  return slash === -1 ? path : path.slice(0, slash);
+}
+
+/** Why `from` may not import `to`, or undefined when it may. */
+function violation(from: string, to: string): string | undefined {
+  if (from === to) return undefined;
+  const allowed = (reason: boolean, rule: string) => reason ? undefined : rule;
+  if (from === "simulator") return "the simulator imports nothing outside itself";
+  if (to === "simulator") return "nothing in src/ imports the simulator (tests and scripts may)";
+  if (to in RESTRICTED) {
+    const who = RESTRICTED[to];
+    return allowed(
+      who.includes(from),
+      `${to} is imported only by ${who.join(", ") || "tests and scripts"}`,
+    );
+  }
+  if (SHARED.has(from)) {
+    return allowed(SHARED.has(to), `${from} is a shared leaf and imports only other shared leaves`);
+  }
+  if (to === "config-profiles") {
+    return allowed(from === "profiles", "only profiles reads the host profile data");
+  }
+  if (SHARED.has(to)) return undefined;
+  if (to === "profiles") return allowed(from === "cli", "profiles is imported only by cli");
+  if (from === "profiles") {
+    return "profiles imports only shared leaves, permissions.ts and config-profiles/";
+  }
+  if (from === "child_env.ts") return "child_env.ts imports only permissions.ts and shared leaves";
+  const fromLayer = LAYERS.findIndex((rooms) => rooms.includes(from));
+  const toLayer = LAYERS.findIndex((rooms) => rooms.includes(to));
+  if (fromLayer === -1) return `${from} is in no rule of this test; add it to the table`;
+  if (toLayer === -1) return `${to} is in no rule of this test; add it to the table`;
+  if (toLayer > fromLayer) return undefined;
+  return toLayer === fromLayer
+    ? `${from} and ${to} are side by side; what they share goes below them or in a leaf`
+    : `${to} is above ${from} (${LAYERS.map((rooms) => rooms.join("|")).join(" → ")})`;
+}
+
+/**
+ * The source with comments removed and every string literal replaced by `"#N"`, N indexing
+ * `strings`, so an import spelled inside a string or a comment is not taken for one.
+ */
+function tokenise(text: string): { code: string; strings: string[] } {
+  let code = "";
+  const strings: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const char = text[i];
+    const next = text[i + 1];
+    if (char === "/" && next === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (char === "/" && next === "*") {
+      const end = text.indexOf("*/", i + 2);
+      const comment = text.slice(i, end === -1 ? text.length : end + 2);
+      code += comment.replace(/[^\n]/g, " ");
+      i += comment.length;
+    } else if (char === '"' || char === "'" || char === "`") {
+      // A plain string also ends at the line's end, which keeps a quote inside a regular
+      // expression from swallowing the rest of the file.
+      let j = i + 1;
+      while (j < text.length && text[j] !== char && (char === "`" || text[j] !== "\n")) {
+        j += text[j] === "\\" ? 2 : 1;
+      }
+      const body = text.slice(i + 1, Math.min(j, text.length));
+      code += `${char}#${strings.length}${char}` + body.replace(/[^\n]/g, "");
+      strings.push(body);
+      i = j + 1;
+    } else {
+      code += char;
+      i++;
+    }
+  }
+  return { code, strings };
+}
+
+interface Import {
+  specifier: string;
+  line: number;
+}
+
+/** Every module specifier a file names, and any `import(…)` whose target is not a literal. */
+function importsOf(text: string): { imports: Import[]; unreadable: number[] } {
+  const { code, strings } = tokenise(text);
+  const lineAt = (index: number) => code.slice(0, index).split("\n").length;
+  const imports: Import[] = [];
+  const unreadable: number[] = [];
+  const statement = /\b(?:import|export)\s+(?:type\s+)?(?:[^'";`]*?\bfrom\s*)?(["'])#(\d+)\1/g;
+  for (const match of code.matchAll(statement)) {
+    imports.push({ specifier: strings[Number(match[2])], line: lineAt(match.index) });
+  }
+  for (const match of code.matchAll(/\bimport\s*\(\s*(?:(["'`])#(\d+)\1\s*[,)])?/g)) {
+    const specifier = match[2] === undefined ? undefined : strings[Number(match[2])];
+    if (specifier === undefined || specifier.includes("${")) unreadable.push(lineAt(match.index));
+    else imports.push({ specifier, line: lineAt(match.index) });
+  }
+  return { imports, unreadable };
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  line: number;
+}
+
+async function readGraph(): Promise<{ files: string[]; edges: Edge[]; unreadable: string[] }> {
+  const files: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const entry of Deno.readDir(join(SRC, dir))) {
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else if (path.endsWith(".ts")) files.push(path);
+    }
+  };
+  await walk("");
+  files.sort();
+  const edges: Edge[] = [];
+  const unreadable: string[] = [];
+  for (const file of files) {
+    const { imports, unreadable: lines } = importsOf(await Deno.readTextFile(join(SRC, file)));
+    for (const line of lines) unreadable.push(`src/${file}:${line}`);
+    for (const { specifier, line } of imports) {
+      if (!specifier.startsWith(".")) continue; // npm:, node: and mapped packages
+      const to = relative(SRC, resolve(SRC, dirname(file), specifier));
+      edges.push({ from: file, to, line });
+    }
+  }
+  return { files, edges, unreadable };
+}
+
+/** Strongly connected groups of more than one file (or a file importing itself). */
+function circles(files: string[], edges: Edge[]): string[][] {
+  const next = new Map<string, string[]>(files.map((file) => [file, []]));
+  for (const { from, to } of edges) next.get(from)?.push(to);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let counter = 0;
+  const visit = (file: string) => {
+    index.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of next.get(file) ?? []) {
+      if (!index.has(to)) {
+        if (!next.has(to)) continue;
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || (next.get(file) ?? []).includes(file)) found.push(group.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found;
+}
+
+const graph = await readGraph();
+
+Deno.test("import graph: the reader sees the imports it should", () => {
+  assert.ok(graph.files.length > 100, `read ${graph.files.length} files`);
+  const has = (from: string, to: string) => graph.edges.some((e) => e.from === from && e.to === to);
+  // A multi-line static import, a dynamic import, a JSON import and a type-only import.
+  assert.ok(has("bridge/mod.ts", "catalogue/catalogue.ts"), "static import");
+  assert.ok(has("cli/main.ts", "cli/serve.ts"), "dynamic import");
+  assert.ok(has("profiles/hosts.ts", "../config-profiles/claude.json"), "JSON import");
+  assert.ok(has("custody/group.ts", "custody/types.ts"), "import type across lines");
+  const sample = importsOf([
+    "// import { x } from './commented.ts';",
+    "/* import('./also_commented.ts') */",
+    "const s = \"import y from './in_a_string.ts'\";",
+    "import {\n  a,\n  type B,\n} from './multi.ts';",
+    "export { c } from './reexport.ts';",
+    "const m = await import('./dynamic.ts');",
+    "const n = await import(`./${name}.ts`);",
+  ].join("\n"));
+  assert.deepEqual(sample.imports.map((i) => i.specifier).sort(), [
+    "./dynamic.ts",
+    "./multi.ts",
+    "./reexport.ts",
+  ]);
+  assert.deepEqual(sample.unreadable, [10]);
+});
+
+Deno.test("import graph: every dynamic import names its module literally", () => {
+  assert.deepEqual(graph.unreadable, [], "the graph cannot follow these imports");
+});
+
+Deno.test("import graph: no import goes against the direction of the rooms", () => {
+  const wrong = graph.edges.flatMap(({ from, to, line }) => {
+    const why = violation(roomOf(from), roomOf(to));
+    return why === undefined ? [] : [`src/${from}:${line} imports src/${to}: ${why}`];
+  });
+  assert.deepEqual(wrong, []);
+});
+
+Deno.test("import graph: the rules themselves refuse what they should", () => {
+  assert.match(violation("transport", "catalogue") ?? "", /side by side/);
+  assert.match(violation("daemon", "catalogue") ?? "", /above/);
+  assert.match(violation("daemon", "permissions.ts") ?? "", /only by cli, profiles/);
+  assert.match(violation("profiles", "daemon") ?? "", /profiles imports only/);
+  assert.match(violation("bridge", "profiles") ?? "", /only by cli/);
+  assert.match(violation("hints.ts", "profiles") ?? "", /shared leaf/);
+  assert.match(violation("simulator", "errors.ts") ?? "", /simulator imports nothing/);
+  assert.match(violation("catalogue", "simulator") ?? "", /nothing in src/);
+  assert.equal(violation("cli", "daemon"), undefined);
+  assert.equal(violation("catalogue", "custody"), undefined);
+});
+
+Deno.test("import graph: no circles between files", () => {
+  const known = new Set(KNOWN_CIRCLES.map((group) => [...group].sort().join(" ")));
+  const found = circles(graph.files, graph.edges).map((group) => group.join(" "));
+  assert.deepEqual(found.filter((group) => !known.has(group)), [], "import circles");
+});
+
+Deno.test("import graph: no circles between rooms", () => {
+  const rooms = [...new Set(graph.files.map(roomOf))];
+  const between = graph.edges
+    .filter(({ from, to }) => roomOf(from) !== roomOf(to))
+    .map(({ from, to, line }) => ({ from: roomOf(from), to: roomOf(to), line }));
+  assert.deepEqual(circles(rooms, between), []);
+});
