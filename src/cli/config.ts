@@ -8,6 +8,7 @@ import { type EnvReader, locateSocket, SocketPathError } from "../socket_locatio
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../installation.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
+import { commandLine } from "../hints.ts";
 import { type CommandIO, parseOptions, UsageError } from "./options.ts";
 
 /** Seams for tests; each defaults to the real process. */
@@ -82,6 +83,7 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       toolset: options.toolset,
       approval: options.approval,
       socket,
+      rerun: commandLine(["config", "--host", options.host, "--socket", "NEW_SOCKET_PATH"]),
     }, installation);
     if (result.mode === "exact" && installation.kind !== "script") {
       const granted = deps.socketGranted ?? processMayUse;

@@ -60,6 +60,9 @@ function launcherScript(layout: InstallLayout, socket: string): string {
     `# Runs the bundled bridge confined to one socket: ${socket.replaceAll("\n", " ")}`,
     ...env.map(([key, value]) => `${key}=${shellQuote(value)}`),
     `export ${env.map(([key]) => key).join(" ")}`,
+    "# Without --socket or PORTREEVE_SOCKET the bridge uses the socket it is granted.",
+    `if [ -z "\${PORTREEVE_SOCKET:-}" ]; then PORTREEVE_SOCKET=${shellQuote(socket)}; fi`,
+    "export PORTREEVE_SOCKET",
     `exec ${shellJoin(command)} "$@"`,
     "",
   ].join("\n");
@@ -132,7 +135,9 @@ async function install(socketFlag: string | undefined): Promise<void> {
         `  export PATH=${shellQuote(`${layout.root}/bin`)}:"$PATH"`,
     );
   }
-  console.log(`\nNext: ${shellQuote(layout.launcher)} config --host claude   (or codex, generic)`);
+  console.log(
+    `\nNext: ${shellQuote(layout.launcher)} config --host claude   (or codex, gemini, generic)`,
+  );
 }
 
 async function uninstall(): Promise<void> {

@@ -26,6 +26,8 @@ export interface ConfigInput {
   approval?: string;
   /** The socket this user's bridge would use (`discoverSocket`). */
   socket: SocketLocation;
+  /** How to print this again for a moved socket, pasteable for this installation. */
+  rerun?: string;
 }
 
 export interface ConfigResult {
@@ -273,7 +275,7 @@ function modeNotes(input: ConfigInput, installation: Installation): string[] {
     }[installation.kind];
     const again = installation.kind === "installed"
       ? "run `deno task install --socket PATH` again"
-      : "rerun `portreeve-mcp config`";
+      : `rerun \`${input.rerun ?? "portreeve-mcp config"}\``;
     return [
       "Absolute paths: hosts started from a GUI with a minimal PATH still find the bridge.",
       `${fixed} only the socket ${path}; ${again} if the socket moves.`,

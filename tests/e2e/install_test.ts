@@ -138,6 +138,39 @@ Deno.test("install: the exact and the portable command run from an empty DENO_DI
   }
 });
 
+Deno.test("install --socket: the launcher uses its granted socket when none is named", async () => {
+  const sim = await withSimulator();
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-install-" });
+  try {
+    const root = `${dir}/root`;
+    const layout = installLayout(root);
+    // The default socket for this HOME is elsewhere: only the grant points at the simulator.
+    await Deno.mkdir(`${dir}/home`);
+    const env = { ...Deno.env.toObject(), HOME: `${dir}/home` };
+    delete (env as Record<string, string | undefined>).PORTREEVE_SOCKET;
+    delete (env as Record<string, string | undefined>).XDG_STATE_HOME;
+    const installed = await run(
+      Deno.execPath(),
+      ["task", "-q", "install", "--socket", sim.socketPath],
+      { ...env, PORTREEVE_MCP_INSTALL_ROOT: root },
+    );
+    assert.equal(installed.code, 0, installed.stderr);
+    const printed = await run(layout.launcher, ["config", "--host", "generic", "--json"], env, dir);
+    assert.equal(printed.code, 0, printed.stderr);
+    const { config } = JSON.parse(printed.stdout) as { config: { args: string[] } };
+    assert.deepEqual(config.args, ["serve", "--socket", sim.socketPath]);
+    const doctor = await run(layout.launcher, ["doctor", "--json"], env, dir);
+    assert.equal(doctor.code, 0, doctor.stdout);
+    // Another socket is refused with the one fix that works for a launcher: install again.
+    const other = await run(layout.launcher, ["doctor", "--socket", `${dir}/other.sock`], env, dir);
+    assert.equal(other.code, 5, other.stdout);
+    assert.match(other.stdout, /deno task install --socket .*other\.sock/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await sim.cleanup();
+  }
+});
+
 Deno.test("uninstall leaves a portreeve-mcp it did not write alone", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-uninstall-" });
   try {
