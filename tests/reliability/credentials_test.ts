@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, sleep, spawnPeer, until } from "./peer.ts";
+import { envelopeOf, type Peer, sleep, spawnPeer, until } from "../support/raw_peer.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;

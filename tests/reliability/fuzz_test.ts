@@ -13,7 +13,7 @@
 import { concatBytes } from "../../src/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
-import { envelopeOf, type Id, idKey, type Message, sleep, spawnPeer } from "./peer.ts";
+import { envelopeOf, type Id, idKey, type Message, sleep, spawnPeer } from "../support/raw_peer.ts";
 
 const MAX_FRAME = 1024 * 1024;
 const encoder = new TextEncoder();

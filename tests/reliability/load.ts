@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { type BridgeOptions, withSimulator } from "../e2e/harness.ts";
 import { seedClaim, type Seeder, seeder } from "../e2e/seed.ts";
-import { envelopeOf, frame, idKey, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
+import {
+  envelopeOf,
+  frame,
+  idKey,
+  type Peer,
+  spawnPeer,
+  type ToolResult,
+} from "../support/raw_peer.ts";
 
 export interface Seeded {
   claims: { id: string; port: number }[];

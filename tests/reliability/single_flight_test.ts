@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
+import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
 
 type Data = Record<string, unknown>;
 const WAYS = 32;

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { discoverSocket, rejectDirectory, SocketPathError } from "../../../src/daemon/discovery.ts";
+
+const env = (vars: Record<string, string>) => (name: string) => vars[name];
+
+Deno.test("flag wins over environment and defaults", () => {
+  assert.deepEqual(
+    discoverSocket("/a/b.sock", env({ PORTREEVE_SOCKET: "/c.sock", HOME: "/h" }), "linux"),
+    {
+      path: "/a/b.sock",
+      source: "flag",
+    },
+  );
+});
+
+Deno.test("PORTREEVE_SOCKET, then XDG_STATE_HOME, then HOME on Linux", () => {
+  assert.deepEqual(
+    discoverSocket(undefined, env({ PORTREEVE_SOCKET: "/s/p.sock" }), "linux").source,
+    "PORTREEVE_SOCKET",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ XDG_STATE_HOME: "/x", HOME: "/h" }), "linux").path,
+    "/x/portreeve/portreeve.sock",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ HOME: "/h" }), "linux").path,
+    "/h/.local/state/portreeve/portreeve.sock",
+  );
+});
+
+Deno.test("empty variables count as unset", () => {
+  const found = discoverSocket(
+    undefined,
+    env({ PORTREEVE_SOCKET: "", XDG_STATE_HOME: "", HOME: "/h" }),
+    "linux",
+  );
+  assert.deepEqual(found, { path: "/h/.local/state/portreeve/portreeve.sock", source: "HOME" });
+});
+
+Deno.test("macOS default under Application Support", () => {
+  assert.deepEqual(discoverSocket(undefined, env({ HOME: "/Users/a b" }), "darwin"), {
+    path: "/Users/a b/Library/Application Support/Portreeve/portreeve.sock",
+    source: "macOS default",
+  });
+});
+
+Deno.test("relative, empty and NUL paths are refused with a clear message", () => {
+  assert.throws(
+    () => discoverSocket("rel/p.sock", env({}), "linux"),
+    /--socket must be an absolute path/,
+  );
+  assert.throws(() => discoverSocket("", env({}), "linux"), /--socket is empty/);
+  assert.throws(
+    () => discoverSocket(undefined, env({ PORTREEVE_SOCKET: "x.sock" }), "linux"),
+    SocketPathError,
+  );
+  assert.throws(() => discoverSocket("/a\0b", env({}), "linux"), /NUL/);
+  assert.throws(() => discoverSocket(undefined, env({}), "linux"), /HOME is not set/);
+});
+
+Deno.test("paths are normalised without touching the filesystem", () => {
+  assert.equal(discoverSocket("/a//b/./c/../d.sock", env({}), "linux").path, "/a/b/d.sock");
+});
+
+Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a directory", () => {
+  assert.throws(() => discoverSocket("/a,b.sock", env({}), "linux"), /comma/);
+  assert.throws(
+    () => discoverSocket(undefined, env({ PORTREEVE_SOCKET: "/x/a,b" }), "linux"),
+    /PORTREEVE_SOCKET .*comma/,
+  );
+  for (const path of ["/", "//", "/run/portreeve/", "/a/./"]) {
+    assert.throws(() => discoverSocket(path, env({}), "linux"), /whole tree/, path);
+  }
+  const dir = { isDirectory: true };
+  const file = { isDirectory: false };
+  const at = { path: "/srv", source: "flag" as const };
+  assert.throws(() => rejectDirectory(at, () => dir), /--socket \/srv names a directory/);
+  assert.deepEqual(rejectDirectory(at, () => file), at);
+  const missing = () => {
+    throw new Deno.errors.NotFound("gone");
+  };
+  assert.deepEqual(rejectDirectory(at, missing), at, "a socket that is not there yet is fine");
+});
