@@ -1,8 +1,8 @@
 /**
- * A raw stdio peer for the reliability suite: spawns the real `serve` process under the real
- * confinement flags, writes exact bytes, and checks EVERY stdout byte as it arrives (strict
- * UTF-8, one JSON-RPC 2.0 message per line). Responses are indexed by id, so thousands of
- * pipelined calls cost O(1) each (tests/e2e/raw.ts re-parses all of stdout per lookup).
+ * The one raw JSON-RPC peer of the tests and the bench: spawns the real `serve` process under
+ * the real confinement flags (or wraps any child's stdio), writes exact bytes, and checks EVERY
+ * stdout byte as it arrives (strict UTF-8, one JSON-RPC 2.0 message per line). Responses are
+ * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
 import { concatBytes } from "../../src/bytes.ts";
 import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
@@ -37,7 +37,9 @@ export interface Peer {
   /** Sends a request without waiting; returns its id. */
   post(method: string, params?: Record<string, unknown>): Promise<number>;
   /** Waits for the (first) response carrying `id`. */
-  response(id: Id, timeoutMs?: number): Promise<Message>;
+  response(id: Id | null, timeoutMs?: number): Promise<Message>;
+  /** The length in bytes of the stdout line that carried the response to `id`. */
+  responseBytes(id: Id): number | undefined;
   /** A tools/call round trip; returns the result (throws on a JSON-RPC error). */
   tool(name: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<ToolResult>;
   /** Legacy `initialize` + `notifications/initialized`. */
@@ -57,21 +59,34 @@ export interface Peer {
   memory(): Promise<{ rssKiB: number; hwmKiB: number }>;
 }
 
+export interface PeerOptions {
+  /**
+   * Keep every response and every stdout byte (the default), for checks after the fact. A
+   * long-running measurement turns it off so the peer holds only responses not yet awaited.
+   */
+  history?: boolean;
+}
+
 export function spawnPeer(opts: BridgeOptions): Peer {
   const process = spawnBridgeProcess(opts);
   return attachPeer(process, process.stdin, process.stdout, process.stderr);
 }
 
-/** Wraps already-spawned stdio streams (e.g. a host process standing between us and a bridge). */
+/**
+ * Wraps already-spawned stdio streams (e.g. a host process standing between us and a bridge).
+ * `stderr` is null when the child's stderr is not piped.
+ */
 export function attachPeer(
   process: Deno.ChildProcess,
   stdin: WritableStream<Uint8Array>,
   stdout: ReadableStream<Uint8Array>,
-  stderr: ReadableStream<Uint8Array>,
+  stderr: ReadableStream<Uint8Array> | null,
   pid = process.pid,
+  { history = true }: PeerOptions = {},
 ): Peer {
   const writer = stdin.getWriter();
   const byId = new Map<string, Message[]>();
+  const lineBytes = new Map<string, number>();
   const violations: string[] = [];
   const chunks: Uint8Array[] = [];
   let partial: Uint8Array[] = [];
@@ -117,10 +132,13 @@ export function attachPeer(
     }
     if (!isResponse) return;
     const key = idKey(m.id);
-    const list = byId.get(key) ?? [];
-    list.push(m);
-    byId.set(key, list);
     const pending = waiters.get(key);
+    if (history || !pending) {
+      const list = byId.get(key) ?? [];
+      list.push(m);
+      byId.set(key, list);
+      lineBytes.set(key, line.length);
+    }
     if (pending) {
       waiters.delete(key);
       for (const w of pending) w(m);
@@ -129,7 +147,7 @@ export function attachPeer(
 
   const pumpStdout = (async () => {
     for await (const chunk of stdout) {
-      chunks.push(chunk);
+      if (history) chunks.push(chunk);
       let start = 0;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
         partial.push(chunk.subarray(start, i));
@@ -142,14 +160,21 @@ export function attachPeer(
     if (partial.length > 0) violations.push("stdout ended mid-frame");
   })();
   const pumpStderr = (async () => {
+    if (!stderr) return;
     const decoder = new TextDecoder();
     for await (const chunk of stderr) err += decoder.decode(chunk, { stream: true });
   })();
 
-  const response = (id: Id, timeoutMs = 20_000): Promise<Message> => {
+  const response = (id: Id | null, timeoutMs = 20_000): Promise<Message> => {
     const key = idKey(id);
     const seen = byId.get(key);
-    if (seen) return Promise.resolve(seen[0]);
+    if (seen) {
+      if (!history) {
+        byId.delete(key);
+        lineBytes.delete(key);
+      }
+      return Promise.resolve(seen[0]);
+    }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const list = waiters.get(key) ?? [];
@@ -186,6 +211,7 @@ export function attachPeer(
     post,
     request,
     response,
+    responseBytes: (id) => lineBytes.get(idKey(id)),
     async tool(name, args = {}, timeoutMs) {
       const m = await request("tools/call", { name, arguments: args }, timeoutMs);
       if (!("result" in m)) throw new Error(`${name}: JSON-RPC error ${JSON.stringify(m.error)}`);
@@ -195,7 +221,7 @@ export function attachPeer(
       const m = await request("initialize", {
         protocolVersion: "2025-11-25",
         capabilities: {},
-        clientInfo: { name: "reliability", version: "0" },
+        clientInfo: { name: "raw-peer", version: "0" },
       });
       if (!("result" in m)) throw new Error(`initialize failed: ${JSON.stringify(m)}`);
       await send(frame({ jsonrpc: "2.0", method: "notifications/initialized" }));
@@ -219,6 +245,20 @@ export function attachPeer(
 
 export function frame(message: unknown): string {
   return JSON.stringify(message) + "\n";
+}
+
+/** A request frame with an id of the caller's choosing. */
+export function requestFrame(id: Id, method: string, params?: Record<string, unknown>): string {
+  return frame({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+}
+
+/** The legacy opening a client sends: `initialize` as `id`, then `notifications/initialized`. */
+export function openingFrames(id: Id, clientName: string): string {
+  return requestFrame(id, "initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: clientName, version: "0" },
+  }) + frame({ jsonrpc: "2.0", method: "notifications/initialized" });
 }
 
 /** Reads /proc/<pid>/status through `cat`: Deno asks for --allow-all to read another /proc. */
