@@ -118,7 +118,9 @@ class ScriptedDaemon {
   }
 
   post(path: string, body: Json, options: { capabilities?: readonly string[] } = {}) {
-    return this.#answer({ method: "POST", path, payload: body, capabilities: caps(options) });
+    // As it goes on the wire: keys set to undefined are not sent.
+    const wire = JSON.parse(JSON.stringify(body));
+    return this.#answer({ method: "POST", path, payload: wire, capabilities: caps(options) });
   }
 
   async compatibility(): Promise<Verdict> {
