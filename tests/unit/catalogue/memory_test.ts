@@ -94,3 +94,39 @@ Deno.test("target: identical starts share one, a replay while held, other argume
 Deno.test("canonicalJson ignores key order, keeps array order", () => {
   assert.equal(canonicalJson({ b: [2, 1], a: { d: 1, c: 2 } }), '{"a":{"c":2,"d":1},"b":[2,1]}');
 });
+
+Deno.test("once: a settled key answers a repeat from the record and refuses other arguments", async () => {
+  const memory = new Memory();
+  let runs = 0;
+  const settle = () => Promise.resolve({ settled: ++runs });
+  assert.deepEqual(await memory.once("k", { rootPid: 1 }, settle), { settled: 1, changed: true });
+  assert.deepEqual(await memory.once("k", { rootPid: 1 }, settle), { settled: 1, changed: false });
+  await assert.rejects(
+    memory.once("k", { rootPid: 2 }, settle),
+    (e: BridgeError) =>
+      e.code === Codes.conflict && e.details.reason === "settled_with_other_arguments",
+  );
+  assert.equal(runs, 1);
+});
+
+Deno.test("the memory is bounded: past its capacity the oldest entry is forgotten first", () => {
+  const memory = new Memory(2);
+  memory.set("a", 1);
+  memory.set("b", 2);
+  memory.set("a", 3); // rewriting an entry makes it the newest
+  memory.set("c", 4);
+  assert.equal(memory.get("b"), undefined);
+  assert.equal(memory.get("a"), 3);
+  assert.equal(memory.get("c"), 4);
+});
+
+Deno.test("heldWithOtherArguments: a conflict that names what is held and how to go on", () => {
+  const e = heldWithOtherArguments("lease L1", "abandon it first.", { leaseId: "L1" });
+  assert.equal(e.code, Codes.conflict);
+  assert.equal(e.retryable, false);
+  assert.match(
+    e.message,
+    /already holds lease L1, acquired with other arguments.*abandon it first/,
+  );
+  assert.equal(e.details.leaseId, "L1");
+});
