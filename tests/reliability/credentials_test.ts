@@ -13,9 +13,9 @@
  * stderr, also with everything outside the token alphabet removed (so split copies count).
  */
 import assert from "node:assert/strict";
-import { withSimulator } from "../e2e/harness.ts";
-import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, sleep, spawnPeer, until } from "../support/raw_peer.ts";
+import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
+import { sleep, until } from "../support/raw_peer.ts";
+import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;
@@ -43,25 +43,12 @@ function issuedSecrets(sim: Simulator): Set<string> {
 }
 
 Deno.test("credentials: no raw token or credential ever reaches stdout or stderr", async () => {
-  const env = await withSimulator({ observeHost: true, settings: { leaseTtlMilliseconds: 1_500 } });
-  const { sim } = env;
-  const seed = seeder(env.socketPath);
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
+  const rig = await simulatedBridge({
+    observeHost: true,
+    settings: { leaseTtlMilliseconds: 1_500 },
+  }, { serveArgs: ["--log-level", "debug", "--label", "credentials"] });
+  const { sim, seed, workspace, stackRoot, peer, ok, fails } = rig;
   const listeners: Deno.Listener[] = [];
-  const peer: Peer = spawnPeer({
-    socketPath: env.socketPath,
-    serveArgs: ["--log-level", "debug", "--label", "credentials"],
-  });
-  const ok = async (tool: string, args: Data = {}): Promise<Data> => {
-    const e = envelopeOf(await peer.tool(tool, args));
-    assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
-    return e.data!;
-  };
-  const fails = async (tool: string, args: Data): Promise<void> => {
-    const e = envelopeOf(await peer.tool(tool, args));
-    assert.equal(e.ok, false, `${tool} should fail`);
-  };
   try {
     await peer.initialize();
     // Standalone lease: acquire, renewals, confirm with a real listener, replay, release.
@@ -160,12 +147,7 @@ Deno.test("credentials: no raw token or credential ever reaches stdout or stderr
     );
   } finally {
     for (const l of listeners) l.close();
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-    await Deno.remove(stackRoot, { recursive: true });
+    await rig.close();
   }
 });
 
@@ -187,37 +169,12 @@ function credentialKeys(frames: string): number {
   return (frames.match(/"(leaseToken|credential|token|operationCredential)":/g) ?? []).length;
 }
 
-const THREE_COMPONENT_STACK = {
-  version: 1,
-  project: "hostile",
-  components: {
-    api: { endpoints: { http: {} } },
-    web: { endpoints: { http: {} } },
-    metrics: { endpoints: { http: { required: false } } },
-  },
-};
-
 Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, whole or in part", async () => {
-  const env = await withSimulator({ hostile: true, settings: { leaseTtlMilliseconds: 3_000 } });
-  const { sim } = env;
-  const seed = seeder(env.socketPath);
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
-  const peer: Peer = spawnPeer({
-    socketPath: env.socketPath,
-    serveArgs: ["--log-level", "debug", "--label", "hostile"],
-  });
-  const call = async (tool: string, args: Data = {}) => envelopeOf(await peer.tool(tool, args));
-  const ok = async (tool: string, args: Data = {}): Promise<Data> => {
-    const e = await call(tool, args);
-    assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
-    return e.data!;
-  };
-  const fails = async (tool: string, args: Data): Promise<string> => {
-    const e = await call(tool, args);
-    assert.equal(e.ok, false, `${tool} should fail`);
-    return e.error!.code;
-  };
+  const rig = await simulatedBridge({
+    hostile: true,
+    settings: { leaseTtlMilliseconds: 3_000 },
+  }, { serveArgs: ["--log-level", "debug", "--label", "hostile"] });
+  const { sim, seed, workspace, stackRoot, peer, call, ok, fails } = rig;
   const renewalFailed = (id: string) =>
     peer.stderrText().split("\n").some((line) =>
       line.includes('"type":"renewal-failed"') && line.includes(id)
@@ -279,7 +236,7 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
     // confirm, skip and abandon succeed with the token echoed in the records returned.
     const { stack } = await seed.post("/v1/stacks/apply", {
       stackRoot,
-      definition: THREE_COMPONENT_STACK,
+      definition: { ...THREE_COMPONENT_STACK, project: "hostile" },
     }) as { stack: { id: string } };
     const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
     const begun = await ok("portreeve_activation_begin", {
@@ -378,11 +335,6 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
         `${redacted.stderr} redactions)`,
     );
   } finally {
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-    await Deno.remove(stackRoot, { recursive: true });
+    await rig.close();
   }
 });
