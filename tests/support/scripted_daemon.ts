@@ -76,28 +76,6 @@ export function inOrder(...replies: Reply[]): Script {
   };
 }
 
-/** Health as the real daemon reported it (tests/fixtures/daemon-http-transcript.jsonl). */
-export const RECORDED_HEALTH: Health = {
-  softwareVersion: "0.1.0",
-  protocol: { minimum: 1, maximum: 1 },
-  capabilities: [
-    "claims-v1",
-    "two-phase-allocation-v1",
-    "listener-evidence-v1",
-    "reclamation-v1",
-    "administration-v1",
-    "observability-v1",
-    "lifecycle-control-v1",
-    "stack-definitions-v1",
-    "stack-activations-v1",
-    "stack-discovery-v1",
-    "launcher-operations-v1",
-    "mcp-foundations-v1",
-  ],
-  pid: 14125,
-  mode: "manual",
-};
-
 /** Stands in for `DaemonClient`: the surface tools and renewers use, nothing more. */
 class ScriptedDaemon {
   readonly sent: Sent[] = [];

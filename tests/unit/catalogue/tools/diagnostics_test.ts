@@ -9,11 +9,13 @@ import {
   inOrder,
   ok,
   pinDaemonErrors,
-  RECORDED_HEALTH,
   toolRig,
 } from "../../../support/scripted_daemon.ts";
 import { recorded } from "../../../support/recorded.ts";
 import { unavailable } from "../../../../src/daemon/errors.ts";
+
+/** Health as the real daemon reported it. */
+const RECORDED_HEALTH = recorded(1).data;
 
 const down = () => {
   throw unavailable("/run/user/1000/portreeve/portreeve.sock", "ENOENT");
