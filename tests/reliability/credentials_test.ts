@@ -47,7 +47,7 @@ Deno.test("credentials: no raw token or credential ever reaches stdout or stderr
     observeHost: true,
     settings: { leaseTtlMilliseconds: 1_500 },
   }, { serveArgs: ["--log-level", "debug", "--label", "credentials"] });
-  const { sim, seed, workspace, stackRoot, peer, ok, fails } = rig;
+  const { sim, workspace, peer, ok, fails } = rig;
   const listeners: Deno.Listener[] = [];
   try {
     await peer.initialize();
@@ -93,16 +93,9 @@ Deno.test("credentials: no raw token or credential ever reaches stdout or stderr
       "an activation of a two-component stack: extend, confirm, resolve, reconcile, end",
       async () => {
         // Activation of a two-component stack.
-        const { stack } = await seed.post("/v1/stacks/apply", {
-          stackRoot,
-          definition: TWO_COMPONENT_STACK,
-        }) as { stack: { id: string } };
-        stackId = stack.id;
-        const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
-        const begun = await ok("portreeve_activation_begin", {
-          generationId: (prepared.generation as { id: string }).id,
-        });
-        const activationId = (begun.activation as { id: string }).id;
+        const started = await rig.beginActivation(TWO_COMPONENT_STACK);
+        const { begun, activationId } = started;
+        stackId = started.stackId;
         await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
         await sleep(1_200);
         const leases = begun.leases as { port: number; credentialHandle: string }[];
@@ -194,7 +187,7 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
     hostile: true,
     settings: { leaseTtlMilliseconds: 3_000 },
   }, { serveArgs: ["--log-level", "debug", "--label", "hostile"] });
-  const { sim, seed, workspace, stackRoot, peer, call, ok, fails } = rig;
+  const { sim, workspace, peer, call, ok, fails } = rig;
   const renewalFailed = (id: string) =>
     peer.stderrText().split("\n").some((line) =>
       line.includes('"type":"renewal-failed"') && line.includes(id)
@@ -269,16 +262,9 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
       async () => {
         // Activation: begin echoes into the activation record; confirm and skip fail, then
         // confirm, skip and abandon succeed with the token echoed in the records returned.
-        const { stack } = await seed.post("/v1/stacks/apply", {
-          stackRoot,
-          definition: { ...THREE_COMPONENT_STACK, project: "hostile" },
-        }) as { stack: { id: string } };
-        stackId = stack.id;
-        const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
-        const begun = await ok("portreeve_activation_begin", {
-          generationId: (prepared.generation as { id: string }).id,
-        });
-        const activationId = (begun.activation as { id: string }).id;
+        const started = await rig.beginActivation({ ...THREE_COMPONENT_STACK, project: "hostile" });
+        const { begun, activationId } = started;
+        stackId = started.stackId;
         await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
         await sleep(1_200); // batch renewals, echoed
         const leases = begun.leases as {

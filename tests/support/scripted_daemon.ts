@@ -145,7 +145,7 @@ export interface ToolRigOptions {
   host?: HostChannel;
 }
 
-/** The whole catalogue over a scripted daemon. Close it to stop custody's timers. */
+/** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
 export function toolRig(script: Script, options: ToolRigOptions = {}) {
   const daemon = new ScriptedDaemon(script);
   const client = daemon as unknown as DaemonClient; // the surface above is all tools touch
@@ -188,6 +188,8 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
       };
     },
     close: () => custody.close(),
+    /** `await using rig = toolRig(…)` closes it when the test ends, passed or failed. */
+    [Symbol.asyncDispose]: () => custody.close(),
   };
 }
 
@@ -217,14 +219,10 @@ export async function daemonErrorsKept(
       daemonError(409, "conflict", "It changed meanwhile.", { retryable: true }),
     ]
   ) {
-    const rig = toolRig(inOrder(...prepare, reply));
-    try {
-      await prepareCall?.(rig);
-      const result = await rig.call(tool, typeof args === "function" ? args(rig) : args);
-      seen.push(result);
-    } finally {
-      await rig.close();
-    }
+    await using rig = toolRig(inOrder(...prepare, reply));
+    await prepareCall?.(rig);
+    const result = await rig.call(tool, typeof args === "function" ? args(rig) : args);
+    seen.push(result);
   }
   return seen;
 }

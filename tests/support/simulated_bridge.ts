@@ -36,6 +36,10 @@ export interface SimulatedBridge {
   ok(tool: string, args?: Data): Promise<Data>;
   /** The error code of a call that must fail. */
   fails(tool: string, args: Data): Promise<string>;
+  /** Applies `definition` in the stack root (as a seed), prepares it and begins its activation. */
+  beginActivation(
+    definition: Data,
+  ): Promise<{ stackId: string; activationId: string; begun: Data }>;
   close(): Promise<void>;
 }
 
@@ -49,6 +53,11 @@ export async function simulatedBridge(
   const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
   const peer = spawnPeer({ ...bridge, socketPath: env.socketPath });
   const call = async (tool: string, args: Data = {}) => envelopeOf(await peer.tool(tool, args));
+  const ok = async (tool: string, args: Data = {}) => {
+    const e = await call(tool, args);
+    assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
+    return e.data!;
+  };
   return {
     sim: env.sim,
     socketPath: env.socketPath,
@@ -57,15 +66,21 @@ export async function simulatedBridge(
     stackRoot,
     peer,
     call,
-    async ok(tool, args = {}) {
-      const e = await call(tool, args);
-      assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
-      return e.data!;
-    },
+    ok,
     async fails(tool, args) {
       const e = await call(tool, args);
       assert.equal(e.ok, false, `${tool} should fail`);
       return e.error!.code;
+    },
+    async beginActivation(definition) {
+      const { stack } = await seed.post("/v1/stacks/apply", { stackRoot, definition }) as {
+        stack: { id: string };
+      };
+      const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
+      const begun = await ok("portreeve_activation_begin", {
+        generationId: (prepared.generation as { id: string }).id,
+      });
+      return { stackId: stack.id, activationId: (begun.activation as { id: string }).id, begun };
     },
     async close() {
       await peer.closeStdin();

@@ -1,16 +1,9 @@
 /** Receipt tools on ports and claims (reclaim, reassign, delete, prune) against a scripted daemon. */
 import { ok } from "../../../support/scripted_daemon.ts";
 import { recorded } from "../../../support/recorded.ts";
-import { executed, pinReceiptPair } from "./receipt_pairs.ts";
+import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
 const CLAIM = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";
-const CAPS = ["mcp-foundations-v1"];
-const post = (path: string, payload: Record<string, unknown>) => ({
-  method: "POST" as const,
-  path,
-  payload,
-  capabilities: CAPS,
-});
 
 const reclaim = recorded(30);
 pinReceiptPair({

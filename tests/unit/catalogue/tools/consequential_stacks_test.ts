@@ -1,14 +1,6 @@
 /** Receipt tools on stacks and settings (apply, prune, settings update) against a scripted daemon. */
 import { recorded } from "../../../support/recorded.ts";
-import { executed, pinReceiptPair } from "./receipt_pairs.ts";
-
-const CAPS = ["mcp-foundations-v1"];
-const post = (path: string, payload: Record<string, unknown>) => ({
-  method: "POST" as const,
-  path,
-  payload,
-  capabilities: CAPS,
-});
+import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
 const apply = recorded(56);
 const applied = recorded(58);

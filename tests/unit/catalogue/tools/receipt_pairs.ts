@@ -28,6 +28,11 @@ export interface ReceiptPair {
   };
 }
 
+/** A receipt route's POST as a tool sends it: every receipt tool declares the same capability. */
+export function receiptPost(path: string, payload: Json): Sent {
+  return { method: "POST", path, payload, capabilities: ["mcp-foundations-v1"] };
+}
+
 /** An execute reply as the daemon words it. */
 export function executed(result: Json, changed = true): Reply {
   return ok({ changed, replayed: false, result });
@@ -38,23 +43,19 @@ export function pinReceiptPair(pair: ReceiptPair): void {
   const executeTool = `portreeve_${pair.stem}_execute`;
 
   Deno.test(`${previewTool} → ${executeTool}: routes, bodies, receipt and outcome`, async () => {
-    const rig = toolRig(inOrder(pair.preview.reply, pair.execute.reply));
-    try {
-      const preview = await rig.call(previewTool, pair.preview.args);
-      assert.equal(preview.isError, false, preview.text);
-      assert.match(preview.text, pair.preview.summary);
-      const receiptId = preview.data!.receiptId as string;
-      const execute = await rig.call(executeTool, pair.execute.args(receiptId));
-      assert.equal(execute.isError, false, execute.text);
-      assert.equal(execute.data!.receiptId, receiptId);
-      assert.match(execute.text, pair.execute.summary);
-      assert.deepEqual(
-        rig.daemon.sent.map(comparable),
-        [pair.preview.sent, pair.execute.sent(receiptId)].map(comparable),
-      );
-    } finally {
-      await rig.close();
-    }
+    await using rig = toolRig(inOrder(pair.preview.reply, pair.execute.reply));
+    const preview = await rig.call(previewTool, pair.preview.args);
+    assert.equal(preview.isError, false, preview.text);
+    assert.match(preview.text, pair.preview.summary);
+    const receiptId = preview.data!.receiptId as string;
+    const execute = await rig.call(executeTool, pair.execute.args(receiptId));
+    assert.equal(execute.isError, false, execute.text);
+    assert.equal(execute.data!.receiptId, receiptId);
+    assert.match(execute.text, pair.execute.summary);
+    assert.deepEqual(
+      rig.daemon.sent.map(comparable),
+      [pair.preview.sent, pair.execute.sent(receiptId)].map(comparable),
+    );
   });
 
   pinDaemonErrors(previewTool, pair.preview.args);
