@@ -14,6 +14,15 @@ import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
 import { measureScrub } from "./bench/scrub.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";
+import {
+  attachPeer,
+  type Message,
+  openingFrames,
+  type Peer as RawPeer,
+  type PeerOptions,
+  requestFrame,
+  type ToolResult,
+} from "../tests/support/raw_peer.ts";
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
@@ -51,29 +60,14 @@ await deno([
 ]);
 
 const encoder = new TextEncoder();
-const frame = (message: unknown) => JSON.stringify(message) + "\n";
-const OPENING = frame({
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "bench", version: "0" },
-  },
-}) + frame({ jsonrpc: "2.0", method: "notifications/initialized" }) +
-  frame({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+const OPENING = openingFrames(0, "bench") + requestFrame(1, "tools/list");
 
-/** A raw JSON-RPC peer over a child's stdio. */
+/** The shared raw peer over a child's stdio: `deno run` under the grant of `socket`. */
 class Peer {
-  #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #reader: ReadableStreamDefaultReader<string>;
-  #buffer = "";
-  #lines = new Map<number, string>();
-  #nextId = 100;
+  readonly #child: Deno.ChildProcess;
+  readonly #peer: RawPeer;
 
-  constructor(args: readonly string[], socket = socketPath) {
+  constructor(args: readonly string[], socket = socketPath, options: PeerOptions = {}) {
     this.#child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...confinedFlags(socket), ...args],
       env: childEnv({ PORTREEVE_SOCKET: socket }),
@@ -81,52 +75,32 @@ class Peer {
       stdout: "piped",
       stderr: "null",
     }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
-    this.#reader = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const child = this.#child;
+    this.#peer = attachPeer(child, child.stdin, child.stdout, null, child.pid, options);
   }
 
-  async send(text: string): Promise<void> {
-    await this.#writer.write(encoder.encode(text));
+  send(text: string): Promise<void> {
+    return this.#peer.send(text);
   }
 
-  async response(id: number): Promise<string> {
-    for (;;) {
-      const found = this.#lines.get(id);
-      if (found !== undefined) {
-        this.#lines.delete(id);
-        return found;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) throw new Error(`stdout closed before response ${id}`);
-      this.#buffer += value;
-      let newline: number;
-      while ((newline = this.#buffer.indexOf("\n")) !== -1) {
-        const text = this.#buffer.slice(0, newline);
-        this.#buffer = this.#buffer.slice(newline + 1);
-        const { id: got } = JSON.parse(text) as { id?: number };
-        if (typeof got === "number") this.#lines.set(got, text);
-      }
-    }
+  /** The response to `id`, and the bytes of the line that carried it. */
+  async response(id: number): Promise<{ message: Message; bytes: number }> {
+    const message = await this.#peer.response(id, 60_000);
+    return { message, bytes: this.#peer.responseBytes(id) ?? 0 };
   }
 
-  async call(name: string, args: Record<string, unknown> = {}): Promise<string> {
-    const id = this.#nextId++;
-    await this.send(
-      frame({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }),
-    );
-    return await this.response(id);
+  call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+    return this.#peer.tool(name, args, 60_000);
   }
 
   async memory(): Promise<{ hwm: number; rss: number }> {
-    const status = await Deno.readTextFile(`/proc/${this.#child.pid}/status`);
-    const mib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)![1]) / 1024;
-    return { hwm: mib("VmHWM"), rss: mib("VmRSS") };
+    const { hwmKiB, rssKiB } = await this.#peer.memory();
+    return { hwm: hwmKiB / 1024, rss: rssKiB / 1024 };
   }
 
   async close(): Promise<void> {
-    await this.#writer.close().catch(() => {});
-    await this.#reader.cancel().catch(() => {});
-    await this.#child.status;
+    await this.#peer.closeStdin();
+    await this.#peer.exited();
   }
 }
 
@@ -226,7 +200,7 @@ versusFloor(
 console.error(`per call: ${CALLS} calls each…`);
 /** Health and ports_list through MCP against the same requests sent straight to `socket`. */
 async function perCall(socket: string, label: string): Promise<Peer> {
-  const peer = new Peer([root("dist/main.js"), "serve"], socket);
+  const peer = new Peer([root("dist/main.js"), "serve"], socket, { history: false });
   const floor = new Peer([floorCallEntry], socket);
   for (const p of [peer, floor]) {
     await p.send(OPENING);
@@ -306,9 +280,9 @@ for (const held of [10, 1000]) {
 for (const toolset of TOOLSETS) {
   const p = new Peer([root("dist/main.js"), "serve", "--toolset", toolset]);
   await p.send(OPENING);
-  const list = await p.response(1);
+  const { message, bytes } = await p.response(1);
   await p.close();
-  const tools = JSON.parse(list).result.tools as {
+  const tools = (message.result as { tools: unknown }).tools as {
     name: string;
     description: string;
     inputSchema: unknown;
@@ -319,11 +293,11 @@ for (const toolset of TOOLSETS) {
   );
   const target = toolset === "full" ? "≤ 60 KB / ≤ 22 KB" : "";
   const anchorNote = toolset === "full"
-    ? `; ${ratio(list.length, anchor.toolsListBytes)} anchor total`
+    ? `; ${ratio(bytes, anchor.toolsListBytes)} anchor total`
     : "";
   rows.push([
     `tools/list, ${toolset} (${tools.length} tools)`,
-    `${(list.length / 1024).toFixed(1)} KB total`,
+    `${(bytes / 1024).toFixed(1)} KB total`,
     `${(visible / 1024).toFixed(1)} KB model-visible${anchorNote}`,
     target,
   ]);
@@ -355,7 +329,7 @@ async function resultRows(): Promise<string[][]> {
   await peer.response(1);
   const visibleBytes = (content: unknown) => encoder.encode(JSON.stringify(content)).length;
   const call = async (tool: string, args: Record<string, unknown>) => {
-    const { result } = JSON.parse(await peer.call(tool, args));
+    const result = await peer.call(tool, args);
     return result.structuredContent as { ok: boolean; data?: Record<string, unknown> };
   };
   const referenceBytes = new Map(

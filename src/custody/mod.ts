@@ -59,8 +59,8 @@
  * `CustodyClosedError`, `HandleCollisionError`, `RenewalFailedError`, and for recorded
  * failures `RenewalTimeoutError` / `InvalidRenewalError`. Messages never contain secrets.
  *
- * Time comes from an injectable `Clock`; `FakeClock` (fake_clock.ts) and `FakeRenewers`
- * (fake_renewers.ts) run the whole schedule in milliseconds in tests.
+ * Time comes from an injectable `Clock`; `FakeClock` and `FakeRenewers`
+ * (tests/support/) run the whole schedule in milliseconds in tests.
  *
  * @module
  */

@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
+import { type Env, failsWith, listenedPort, succeeds } from "./receipt_steps.ts";
 import type { SimulatorOptions } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;
-type Env = Awaited<ReturnType<typeof withSimulator>>;
 type Question = ElicitRequest["params"];
 
 const ERAS: readonly Era[] = ["legacy", "auto", "modern"];
@@ -65,18 +65,8 @@ async function session(
   }
 }
 
-async function ok(bridge: Bridge, name: string, args: Data): Promise<{ data: Data; text: string }> {
-  const r = await call(bridge, name, args);
-  assert.equal(r.isError, false, `${name}: ${r.text}`);
-  return { data: r.envelope.data!, text: r.text };
-}
-
-async function fails(bridge: Bridge, name: string, args: Data, code: string) {
-  const r = await call(bridge, name, args);
-  assert.equal(r.isError, true, `${name} should fail: ${r.text}`);
-  assert.equal(r.envelope.error?.code, code, r.text);
-  return r.envelope.error!;
-}
+const ok = succeeds;
+const fails = failsWith;
 
 /** An idle claim and its delete preview. */
 async function deletePreview(bridge: Bridge, env: Env, component: string) {
@@ -342,15 +332,7 @@ Deno.test("approval: each question names what will happen, to what, and the expi
     };
 
     // Port reclaim: the port, and each pid with its command.
-    const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
-      claim: { project: "web", workspaceRoot: env.dir, component: "vite" },
-    });
-    const port = lease.port as number;
-    env.sim.control.addListener(port, 4242, { command: "node" });
-    await ok(bridge, "portreeve_lease_confirm", {
-      credentialHandle: lease.credentialHandle,
-      rootPid: 4242,
-    });
+    const port = await listenedPort(bridge, env);
     const reclaim = await ok(bridge, "portreeve_port_reclaim_preview", {
       port,
       policy: "graceful",

@@ -4,11 +4,11 @@
  * of portreeve.stack.json and schema rejections.
  */
 import assert from "node:assert/strict";
-import { type Bridge, call, type Envelope, startBridge, withSimulator } from "./harness.ts";
+import { type Bridge, startBridge, withSimulator } from "./harness.ts";
+import { type Env, failsWith, listenedPort, succeeds } from "./receipt_steps.ts";
 import type { SimulatorOptions } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;
-type Env = Awaited<ReturnType<typeof withSimulator>>;
 
 async function session(
   body: (bridge: Bridge, env: Env) => Promise<void>,
@@ -25,24 +25,11 @@ async function session(
 }
 
 async function ok(bridge: Bridge, name: string, args: Data): Promise<{ data: Data; text: string }> {
-  const r = await call(bridge, name, args);
-  assert.equal(r.isError, false, `${name}: ${r.text}`);
-  assert.equal(r.envelope.ok, true);
-  return { data: r.envelope.data!, text: r.summary };
+  const { data, summary } = await succeeds(bridge, name, args);
+  return { data, text: summary };
 }
 
-async function fails(
-  bridge: Bridge,
-  name: string,
-  args: Data,
-  code: string,
-): Promise<Envelope["error"] & object> {
-  const r = await call(bridge, name, args);
-  assert.equal(r.isError, true, `${name} should fail: ${r.text}`);
-  assert.equal(r.envelope.ok, false);
-  assert.equal(r.envelope.error?.code, code, r.text);
-  return r.envelope.error!;
-}
+const fails = failsWith;
 
 /** An idle sticky claim: acquire a lease, then abandon it. */
 async function idleClaim(bridge: Bridge, workspaceRoot: string, component = "api"): Promise<Data> {
@@ -64,15 +51,7 @@ const definition = (components: string[]) => ({
 
 Deno.test("port reclaim: preview, wrong port, execute, replay", async () => {
   await session(async (bridge, env) => {
-    const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
-      claim: { project: "web", workspaceRoot: env.dir, component: "vite" },
-    });
-    const port = lease.port as number;
-    env.sim.control.addListener(port, 4242, { command: "node" });
-    await ok(bridge, "portreeve_lease_confirm", {
-      credentialHandle: lease.credentialHandle,
-      rootPid: 4242,
-    });
+    const port = await listenedPort(bridge, env);
 
     const preview = await ok(bridge, "portreeve_port_reclaim_preview", {
       port,

@@ -20,7 +20,15 @@ import {
   watchSockets,
   withLoadedBridge,
 } from "./load.ts";
-import { attachPeer, frame, idKey, type Peer, readMemory, sleep, type ToolResult } from "./peer.ts";
+import {
+  attachPeer,
+  frame,
+  idKey,
+  type Peer,
+  readMemory,
+  sleep,
+  type ToolResult,
+} from "../support/raw_peer.ts";
 import { spawnBridgeProcess } from "../e2e/harness.ts";
 
 const RSS_LIMIT_MIB = 150;

@@ -6,7 +6,15 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelope, startFakeDaemon, watchAbort } from "./fake_daemon.ts";
-import { envelopeOf, frame, idKey, type Peer, sleep, spawnPeer, until } from "./peer.ts";
+import {
+  envelopeOf,
+  frame,
+  idKey,
+  type Peer,
+  sleep,
+  spawnPeer,
+  until,
+} from "../support/raw_peer.ts";
 
 function cancel(peer: Peer, requestId: number): Promise<void> {
   return peer.send(frame({

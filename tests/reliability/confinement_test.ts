@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
 import { confinedFlags } from "../../src/permissions.ts";
-import { envelopeOf, spawnPeer } from "./peer.ts";
+import { envelopeOf, spawnPeer } from "../support/raw_peer.ts";
 
 const PROBE = fileURLToPath(new URL("./fixtures/escape_probe.ts", import.meta.url));
 

@@ -13,9 +13,9 @@
  * stderr, also with everything outside the token alphabet removed (so split copies count).
  */
 import assert from "node:assert/strict";
-import { withSimulator } from "../e2e/harness.ts";
-import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, sleep, spawnPeer, until } from "./peer.ts";
+import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
+import { sleep, until } from "../support/raw_peer.ts";
+import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;
@@ -42,102 +42,102 @@ function issuedSecrets(sim: Simulator): Set<string> {
   return secrets;
 }
 
-Deno.test("credentials: no raw token or credential ever reaches stdout or stderr", async () => {
-  const env = await withSimulator({ observeHost: true, settings: { leaseTtlMilliseconds: 1_500 } });
-  const { sim } = env;
-  const seed = seeder(env.socketPath);
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
+Deno.test("credentials: no raw token or credential ever reaches stdout or stderr", async (t) => {
+  const rig = await simulatedBridge({
+    observeHost: true,
+    settings: { leaseTtlMilliseconds: 1_500 },
+  }, { serveArgs: ["--log-level", "debug", "--label", "credentials"] });
+  const { sim, workspace, peer, ok, fails } = rig;
   const listeners: Deno.Listener[] = [];
-  const peer: Peer = spawnPeer({
-    socketPath: env.socketPath,
-    serveArgs: ["--log-level", "debug", "--label", "credentials"],
-  });
-  const ok = async (tool: string, args: Data = {}): Promise<Data> => {
-    const e = envelopeOf(await peer.tool(tool, args));
-    assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
-    return e.data!;
-  };
-  const fails = async (tool: string, args: Data): Promise<void> => {
-    const e = envelopeOf(await peer.tool(tool, args));
-    assert.equal(e.ok, false, `${tool} should fail`);
-  };
   try {
     await peer.initialize();
-    // Standalone lease: acquire, renewals, confirm with a real listener, replay, release.
-    const lease = await ok("portreeve_lease_acquire", {
-      claim: { project: "cred", workspaceRoot: workspace, component: "api" },
-    });
-    await sleep(1_200); // renewals with the raw token
-    listeners.push(Deno.listen({ hostname: "127.0.0.1", port: lease.port as number }));
-    const confirmed = await ok("portreeve_lease_confirm", {
-      credentialHandle: lease.credentialHandle,
-      rootPid: Deno.pid,
-    });
-    await ok("portreeve_lease_confirm", {
-      credentialHandle: lease.credentialHandle,
-      rootPid: Deno.pid,
-    });
-    await fails("portreeve_lease_abandon", {
-      credentialHandle: lease.credentialHandle,
-      reason: "startup-error",
-    });
-    await ok("portreeve_run_release", { runId: confirmed.runId });
-    // A second lease, abandoned.
-    const second = await ok("portreeve_lease_acquire", {
-      claim: { project: "cred", workspaceRoot: workspace, component: "worker" },
-    });
-    await ok("portreeve_lease_abandon", {
-      credentialHandle: second.credentialHandle,
-      reason: "client-cancelled",
-    });
-    await fails("portreeve_lease_confirm", { credentialHandle: "Z".repeat(43), rootPid: 1 });
+    let stackId = "";
+    await t.step(
+      "a standalone lease: renewals, confirm with a real listener, replay, release",
+      async () => {
+        // Standalone lease: acquire, renewals, confirm with a real listener, replay, release.
+        const lease = await ok("portreeve_lease_acquire", {
+          claim: { project: "cred", workspaceRoot: workspace, component: "api" },
+        });
+        await sleep(1_200); // renewals with the raw token
+        listeners.push(Deno.listen({ hostname: "127.0.0.1", port: lease.port as number }));
+        const confirmed = await ok("portreeve_lease_confirm", {
+          credentialHandle: lease.credentialHandle,
+          rootPid: Deno.pid,
+        });
+        await ok("portreeve_lease_confirm", {
+          credentialHandle: lease.credentialHandle,
+          rootPid: Deno.pid,
+        });
+        await fails("portreeve_lease_abandon", {
+          credentialHandle: lease.credentialHandle,
+          reason: "startup-error",
+        });
+        await ok("portreeve_run_release", { runId: confirmed.runId });
+      },
+    );
 
-    // Activation of a two-component stack.
-    const { stack } = await seed.post("/v1/stacks/apply", {
-      stackRoot,
-      definition: TWO_COMPONENT_STACK,
-    }) as { stack: { id: string } };
-    const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
-    const begun = await ok("portreeve_activation_begin", {
-      generationId: (prepared.generation as { id: string }).id,
-    });
-    const activationId = (begun.activation as { id: string }).id;
-    await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
-    await sleep(1_200);
-    const leases = begun.leases as { port: number; credentialHandle: string }[];
-    for (const l of leases) listeners.push(Deno.listen({ hostname: "127.0.0.1", port: l.port }));
-    for (const l of leases) {
-      await ok("portreeve_activation_confirm_endpoint", {
-        activationId,
-        credentialHandle: l.credentialHandle,
-        bindingKind: "process",
-        rootPid: Deno.pid,
+    await t.step("a second lease, abandoned", async () => {
+      // A second lease, abandoned.
+      const second = await ok("portreeve_lease_acquire", {
+        claim: { project: "cred", workspaceRoot: workspace, component: "worker" },
       });
-    }
-    await ok("portreeve_activation_resolve", { activationId, component: "web" });
-    for (const l of listeners.splice(0)) l.close();
-    await ok("portreeve_activation_reconcile", { activationId });
-    await ok("portreeve_activation_end", { activationId });
+      await ok("portreeve_lease_abandon", {
+        credentialHandle: second.credentialHandle,
+        reason: "client-cancelled",
+      });
+      await fails("portreeve_lease_confirm", { credentialHandle: "Z".repeat(43), rootPid: 1 });
+    });
 
-    // Launcher operation.
-    const op = await ok("portreeve_launcher_operation_begin", {
-      stackId: stack.id,
-      operation: "start",
-      launcherRevision: "d".repeat(64),
-      callerOperationId: crypto.randomUUID(),
+    await t.step(
+      "an activation of a two-component stack: extend, confirm, resolve, reconcile, end",
+      async () => {
+        // Activation of a two-component stack.
+        const started = await rig.beginActivation(TWO_COMPONENT_STACK);
+        const { begun, activationId } = started;
+        stackId = started.stackId;
+        await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
+        await sleep(1_200);
+        const leases = begun.leases as { port: number; credentialHandle: string }[];
+        for (const l of leases) {
+          listeners.push(Deno.listen({ hostname: "127.0.0.1", port: l.port }));
+        }
+        for (const l of leases) {
+          await ok("portreeve_activation_confirm_endpoint", {
+            activationId,
+            credentialHandle: l.credentialHandle,
+            bindingKind: "process",
+            rootPid: Deno.pid,
+          });
+        }
+        await ok("portreeve_activation_resolve", { activationId, component: "web" });
+        for (const l of listeners.splice(0)) l.close();
+        await ok("portreeve_activation_reconcile", { activationId });
+        await ok("portreeve_activation_end", { activationId });
+      },
+    );
+
+    await t.step("a launcher operation: renew, complete", async () => {
+      // Launcher operation.
+      const op = await ok("portreeve_launcher_operation_begin", {
+        stackId,
+        operation: "start",
+        launcherRevision: "d".repeat(64),
+        callerOperationId: crypto.randomUUID(),
+      });
+      await ok("portreeve_launcher_operation_renew", {
+        operationId: op.operationId,
+        credentialHandle: op.credentialHandle,
+        custodyMinutes: 15,
+      });
+      await ok("portreeve_launcher_operation_complete", {
+        operationId: op.operationId,
+        credentialHandle: op.credentialHandle,
+        completion: { outcome: "succeeded", exitCode: 0 },
+      });
+      await ok("portreeve_diagnostics");
     });
-    await ok("portreeve_launcher_operation_renew", {
-      operationId: op.operationId,
-      credentialHandle: op.credentialHandle,
-      custodyMinutes: 15,
-    });
-    await ok("portreeve_launcher_operation_complete", {
-      operationId: op.operationId,
-      credentialHandle: op.credentialHandle,
-      completion: { outcome: "succeeded", exitCode: 0 },
-    });
-    await ok("portreeve_diagnostics");
+
     await peer.closeStdin();
     assert.equal((await peer.exited()).code, 0);
 
@@ -160,12 +160,7 @@ Deno.test("credentials: no raw token or credential ever reaches stdout or stderr
     );
   } finally {
     for (const l of listeners) l.close();
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-    await Deno.remove(stackRoot, { recursive: true });
+    await rig.close();
   }
 });
 
@@ -187,37 +182,12 @@ function credentialKeys(frames: string): number {
   return (frames.match(/"(leaseToken|credential|token|operationCredential)":/g) ?? []).length;
 }
 
-const THREE_COMPONENT_STACK = {
-  version: 1,
-  project: "hostile",
-  components: {
-    api: { endpoints: { http: {} } },
-    web: { endpoints: { http: {} } },
-    metrics: { endpoints: { http: { required: false } } },
-  },
-};
-
-Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, whole or in part", async () => {
-  const env = await withSimulator({ hostile: true, settings: { leaseTtlMilliseconds: 3_000 } });
-  const { sim } = env;
-  const seed = seeder(env.socketPath);
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
-  const peer: Peer = spawnPeer({
-    socketPath: env.socketPath,
-    serveArgs: ["--log-level", "debug", "--label", "hostile"],
-  });
-  const call = async (tool: string, args: Data = {}) => envelopeOf(await peer.tool(tool, args));
-  const ok = async (tool: string, args: Data = {}): Promise<Data> => {
-    const e = await call(tool, args);
-    assert.equal(e.ok, true, `${tool}: ${JSON.stringify(e.error)}`);
-    return e.data!;
-  };
-  const fails = async (tool: string, args: Data): Promise<string> => {
-    const e = await call(tool, args);
-    assert.equal(e.ok, false, `${tool} should fail`);
-    return e.error!.code;
-  };
+Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, whole or in part", async (t) => {
+  const rig = await simulatedBridge({
+    hostile: true,
+    settings: { leaseTtlMilliseconds: 3_000 },
+  }, { serveArgs: ["--log-level", "debug", "--label", "hostile"] });
+  const { sim, workspace, peer, call, ok, fails } = rig;
   const renewalFailed = (id: string) =>
     peer.stderrText().split("\n").some((line) =>
       line.includes('"type":"renewal-failed"') && line.includes(id)
@@ -228,128 +198,149 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
   try {
     await peer.initialize();
 
-    // Standalone leases: renewals echo; confirm fails (no listener), then succeeds; a lease
-    // the daemon expired fails its renewal and its abandon.
     const workspaceClaim = (component: string) => ({
       claim: { project: "hostile", workspaceRoot: workspace, component },
     });
-    const lease = await ok("portreeve_lease_acquire", workspaceClaim("api"));
-    await sleep(1_200);
-    codes.push(
-      await fails("portreeve_lease_confirm", {
-        credentialHandle: lease.credentialHandle,
-        rootPid: 4_242,
-      }),
-    );
-    sim.control.addListener(lease.port as number, 4_242);
-    await ok("portreeve_lease_confirm", {
-      credentialHandle: lease.credentialHandle,
-      rootPid: 4_242,
-    });
-    // A lease whose background renewal fails terminally: the failure is logged (debug) and
-    // reported on the next use.
-    const lapsing = await ok("portreeve_lease_acquire", workspaceClaim("queue"));
-    sim.control.expireLease(lapsing.leaseId as string);
-    assert.ok(
-      await until(() => renewalFailed(lapsing.leaseId as string), 5_000),
-      "its renewal failed",
-    );
-    codes.push(
-      await fails("portreeve_lease_confirm", {
-        credentialHandle: lapsing.credentialHandle,
-        rootPid: 4_242,
-      }),
+    let stackId = "";
+    await t.step(
+      "standalone leases: renewals echo; confirm fails, then succeeds; an expired lease fails",
+      async () => {
+        // Standalone leases: renewals echo; confirm fails (no listener), then succeeds; a lease
+        // the daemon expired fails its renewal and its abandon.
+        const lease = await ok("portreeve_lease_acquire", workspaceClaim("api"));
+        await sleep(1_200);
+        codes.push(
+          await fails("portreeve_lease_confirm", {
+            credentialHandle: lease.credentialHandle,
+            rootPid: 4_242,
+          }),
+        );
+        sim.control.addListener(lease.port as number, 4_242);
+        await ok("portreeve_lease_confirm", {
+          credentialHandle: lease.credentialHandle,
+          rootPid: 4_242,
+        });
+      },
     );
 
-    const doomed = await ok("portreeve_lease_acquire", workspaceClaim("worker"));
-    const abandoned = await ok("portreeve_lease_acquire", workspaceClaim("cron"));
-    await ok("portreeve_lease_abandon", {
-      credentialHandle: abandoned.credentialHandle,
-      reason: "client-cancelled",
-    });
-    expireInDaemon();
-    codes.push(
-      await fails("portreeve_lease_abandon", {
-        credentialHandle: doomed.credentialHandle,
-        reason: "startup-error",
-      }),
+    await t.step(
+      "a background renewal that fails for good is logged and reported on next use",
+      async () => {
+        // A lease whose background renewal fails terminally: the failure is logged (debug) and
+        // reported on the next use.
+        const lapsing = await ok("portreeve_lease_acquire", workspaceClaim("queue"));
+        sim.control.expireLease(lapsing.leaseId as string);
+        assert.ok(
+          await until(() => renewalFailed(lapsing.leaseId as string), 5_000),
+          "its renewal failed",
+        );
+        codes.push(
+          await fails("portreeve_lease_confirm", {
+            credentialHandle: lapsing.credentialHandle,
+            rootPid: 4_242,
+          }),
+        );
+
+        const doomed = await ok("portreeve_lease_acquire", workspaceClaim("worker"));
+        const abandoned = await ok("portreeve_lease_acquire", workspaceClaim("cron"));
+        await ok("portreeve_lease_abandon", {
+          credentialHandle: abandoned.credentialHandle,
+          reason: "client-cancelled",
+        });
+        expireInDaemon();
+        codes.push(
+          await fails("portreeve_lease_abandon", {
+            credentialHandle: doomed.credentialHandle,
+            reason: "startup-error",
+          }),
+        );
+      },
     );
 
-    // Activation: begin echoes into the activation record; confirm and skip fail, then
-    // confirm, skip and abandon succeed with the token echoed in the records returned.
-    const { stack } = await seed.post("/v1/stacks/apply", {
-      stackRoot,
-      definition: THREE_COMPONENT_STACK,
-    }) as { stack: { id: string } };
-    const prepared = await ok("portreeve_stack_prepare", { stackId: stack.id });
-    const begun = await ok("portreeve_activation_begin", {
-      generationId: (prepared.generation as { id: string }).id,
-    });
-    const activationId = (begun.activation as { id: string }).id;
-    await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
-    await sleep(1_200); // batch renewals, echoed
-    const leases = begun.leases as { component: string; port: number; credentialHandle: string }[];
-    const of = (component: string) => leases.find((l) => l.component === component)!;
-    const confirmApi = {
-      activationId,
-      credentialHandle: of("api").credentialHandle,
-      bindingKind: "process",
-      rootPid: 4_343,
-    };
-    codes.push(await fails("portreeve_activation_confirm_endpoint", confirmApi));
-    codes.push(
-      await fails("portreeve_activation_skip_endpoint", {
-        activationId,
-        credentialHandle: of("web").credentialHandle,
-      }),
+    await t.step(
+      "activation: begin, confirm, skip and abandon, with tokens echoed in records",
+      async () => {
+        // Activation: begin echoes into the activation record; confirm and skip fail, then
+        // confirm, skip and abandon succeed with the token echoed in the records returned.
+        const started = await rig.beginActivation({ ...THREE_COMPONENT_STACK, project: "hostile" });
+        const { begun, activationId } = started;
+        stackId = started.stackId;
+        await ok("portreeve_activation_custody_extend", { activationId, custodyMinutes: 20 });
+        await sleep(1_200); // batch renewals, echoed
+        const leases = begun.leases as {
+          component: string;
+          port: number;
+          credentialHandle: string;
+        }[];
+        const of = (component: string) => leases.find((l) => l.component === component)!;
+        const confirmApi = {
+          activationId,
+          credentialHandle: of("api").credentialHandle,
+          bindingKind: "process",
+          rootPid: 4_343,
+        };
+        codes.push(await fails("portreeve_activation_confirm_endpoint", confirmApi));
+        codes.push(
+          await fails("portreeve_activation_skip_endpoint", {
+            activationId,
+            credentialHandle: of("web").credentialHandle,
+          }),
+        );
+        sim.control.addListener(of("api").port, 4_343);
+        await ok("portreeve_activation_confirm_endpoint", confirmApi);
+        await ok("portreeve_activation_skip_endpoint", {
+          activationId,
+          credentialHandle: of("metrics").credentialHandle,
+        });
+        await ok("portreeve_activation_abandon_endpoint", {
+          activationId,
+          credentialHandle: of("web").credentialHandle,
+          reason: "startup-error",
+        });
+        await ok("portreeve_activation_get", { id: activationId });
+        await call("portreeve_activation_end", { activationId });
+      },
     );
-    sim.control.addListener(of("api").port, 4_343);
-    await ok("portreeve_activation_confirm_endpoint", confirmApi);
-    await ok("portreeve_activation_skip_endpoint", {
-      activationId,
-      credentialHandle: of("metrics").credentialHandle,
-    });
-    await ok("portreeve_activation_abandon_endpoint", {
-      activationId,
-      credentialHandle: of("web").credentialHandle,
-      reason: "startup-error",
-    });
-    await ok("portreeve_activation_get", { id: activationId });
-    await call("portreeve_activation_end", { activationId });
 
-    // Launcher operations: begin, renew and complete echo into the operation record; after
-    // the daemon's deadline passes, renew and complete fail quoting the credential.
-    const launcher = (callerOperationId: string) => ({
-      stackId: stack.id,
-      operation: "status",
-      launcherRevision: "f".repeat(64),
-      callerOperationId,
-    });
-    const op = await ok("portreeve_launcher_operation_begin", launcher(crypto.randomUUID()));
-    await ok("portreeve_launcher_operation_renew", {
-      operationId: op.operationId,
-      credentialHandle: op.credentialHandle,
-    });
-    await ok("portreeve_launcher_operation_complete", {
-      operationId: op.operationId,
-      credentialHandle: op.credentialHandle,
-      completion: { outcome: "succeeded", exitCode: 0 },
-    });
-    const late = await ok("portreeve_launcher_operation_begin", launcher(crypto.randomUUID()));
-    expireInDaemon();
-    codes.push(
-      await fails("portreeve_launcher_operation_renew", {
-        operationId: late.operationId,
-        credentialHandle: late.credentialHandle,
-      }),
+    await t.step(
+      "launcher operations: renew and complete echo; past the deadline they fail",
+      async () => {
+        // Launcher operations: begin, renew and complete echo into the operation record; after
+        // the daemon's deadline passes, renew and complete fail quoting the credential.
+        const launcher = (callerOperationId: string) => ({
+          stackId,
+          operation: "status",
+          launcherRevision: "f".repeat(64),
+          callerOperationId,
+        });
+        const op = await ok("portreeve_launcher_operation_begin", launcher(crypto.randomUUID()));
+        await ok("portreeve_launcher_operation_renew", {
+          operationId: op.operationId,
+          credentialHandle: op.credentialHandle,
+        });
+        await ok("portreeve_launcher_operation_complete", {
+          operationId: op.operationId,
+          credentialHandle: op.credentialHandle,
+          completion: { outcome: "succeeded", exitCode: 0 },
+        });
+        const late = await ok("portreeve_launcher_operation_begin", launcher(crypto.randomUUID()));
+        expireInDaemon();
+        codes.push(
+          await fails("portreeve_launcher_operation_renew", {
+            operationId: late.operationId,
+            credentialHandle: late.credentialHandle,
+          }),
+        );
+        const completed = await call("portreeve_launcher_operation_complete", {
+          operationId: late.operationId,
+          credentialHandle: late.credentialHandle,
+          completion: { outcome: "failed", exitCode: 1 },
+        });
+        codes.push(completed.ok ? "ok" : completed.error!.code);
+        await ok("portreeve_diagnostics");
+      },
     );
-    const completed = await call("portreeve_launcher_operation_complete", {
-      operationId: late.operationId,
-      credentialHandle: late.credentialHandle,
-      completion: { outcome: "failed", exitCode: 1 },
-    });
-    codes.push(completed.ok ? "ok" : completed.error!.code);
-    await ok("portreeve_diagnostics");
+
     await peer.closeStdin();
     assert.equal((await peer.exited()).code, 0);
 
@@ -378,11 +369,6 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
         `${redacted.stderr} redactions)`,
     );
   } finally {
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-    await Deno.remove(stackRoot, { recursive: true });
+    await rig.close();
   }
 });

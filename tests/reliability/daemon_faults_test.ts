@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelope, startFakeDaemon } from "./fake_daemon.ts";
-import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
+import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
 import type { Fault, Simulator } from "../../src/simulator/mod.ts";
 
 /** Read deadline (DaemonClient DEFAULT_TIMEOUTS.readMs) and health-probe deadline. */

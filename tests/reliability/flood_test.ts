@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { checkAnswer, mib, mixedCall, withLoadedBridge } from "./load.ts";
-import { frame, idKey, sleep, type ToolResult } from "./peer.ts";
+import { frame, idKey, sleep, type ToolResult } from "../support/raw_peer.ts";
 
 const CONCURRENT = 200;
 const SEQUENTIAL = 1_500;

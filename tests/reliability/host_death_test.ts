@@ -10,7 +10,15 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { bridgeArgs, withSimulator } from "../e2e/harness.ts";
 import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { alive, attachPeer, envelopeOf, type Peer, sleep, spawnPeer, until } from "./peer.ts";
+import {
+  alive,
+  attachPeer,
+  envelopeOf,
+  type Peer,
+  sleep,
+  spawnPeer,
+  until,
+} from "../support/raw_peer.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 
 const HOST = fileURLToPath(new URL("./fixtures/host.ts", import.meta.url));

@@ -4,9 +4,10 @@
  * pipelined runner that keeps a window of calls in flight over one bridge.
  */
 import assert from "node:assert/strict";
-import { type BridgeOptions, withSimulator } from "../e2e/harness.ts";
-import { seedClaim, type Seeder, seeder } from "../e2e/seed.ts";
-import { envelopeOf, frame, idKey, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
+import type { BridgeOptions } from "../e2e/harness.ts";
+import { seedClaim, type Seeder } from "../e2e/seed.ts";
+import { envelopeOf, frame, idKey, type Peer, type ToolResult } from "../support/raw_peer.ts";
+import { simulatedBridge } from "../support/simulated_bridge.ts";
 
 export interface Seeded {
   claims: { id: string; port: number }[];
@@ -21,22 +22,16 @@ export async function withLoadedBridge(
   body: (peer: Peer, seeded: Seeded) => Promise<void>,
   options: Omit<BridgeOptions, "socketPath"> = {},
 ): Promise<void> {
-  const env = await withSimulator();
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const seed = seeder(env.socketPath);
-  const peer = spawnPeer({ ...options, socketPath: env.socketPath });
+  const rig = await simulatedBridge({}, options);
+  const { peer } = rig;
   try {
-    const seeded = await seedClaims(seed, workspace, claims);
+    const seeded = await seedClaims(rig.seed, rig.workspace, claims);
     await peer.initialize();
     await body(peer, seeded);
     await peer.closeStdin();
     assert.equal((await peer.exited()).code, 0);
   } finally {
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
+    await rig.close();
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
-import { envelopeOf, type Peer, spawnPeer } from "./peer.ts";
+import { envelopeOf, type Peer, spawnPeer } from "../support/raw_peer.ts";
 import type { Fault } from "../../src/simulator/mod.ts";
 
 const SPOILERS: Fault[] = [

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, spawnPeer } from "./peer.ts";
+import { envelopeOf, type Peer, spawnPeer } from "../support/raw_peer.ts";
 
 type Args = Record<string, unknown>;
 

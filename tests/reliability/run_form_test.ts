@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
 import { confinedFlags, type RunForm } from "../../src/permissions.ts";
-import { attachPeer, envelopeOf } from "./peer.ts";
+import { attachPeer, envelopeOf } from "../support/raw_peer.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${ROOT}main.ts`;

@@ -7,22 +7,13 @@
  * sends nothing.
  */
 import assert from "node:assert/strict";
-import { withSimulator } from "../e2e/harness.ts";
-import { seeder } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "./peer.ts";
+import { envelopeOf, type Peer, type ToolResult } from "../support/raw_peer.ts";
+import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
 
 type Data = Record<string, unknown>;
 const WAYS = 32;
 
-const STACK = {
-  version: 1,
-  project: "flight",
-  components: {
-    api: { endpoints: { http: {} } },
-    web: { endpoints: { http: {} } },
-    metrics: { endpoints: { http: { required: false } } },
-  },
-};
+const STACK = { ...THREE_COMPONENT_STACK, project: "flight" };
 
 /** Writes `WAYS` identical tools/call frames before reading any answer. */
 async function burst(peer: Peer, name: string, args: Data): Promise<ToolResult[]> {
@@ -48,12 +39,8 @@ function shared(name: string, results: ToolResult[]): Data {
 }
 
 Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other arguments conflict`, async (t) => {
-  const env = await withSimulator({ settings: { leaseTtlMilliseconds: 60_000 } });
-  const { sim } = env;
-  const seed = seeder(env.socketPath);
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
-  const stackRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-stack-" }));
-  const peer = spawnPeer({ socketPath: env.socketPath });
+  const rig = await simulatedBridge({ settings: { leaseTtlMilliseconds: 60_000 } });
+  const { sim, seed, workspace, stackRoot, peer } = rig;
   const sent = (suffix: string) => sim.requests.filter((r) => r.path.endsWith(suffix)).length;
   const counts: Record<string, number> = {};
   /** Runs `action` and asserts it sent exactly `expected` requests ending in `suffix`. */
@@ -223,11 +210,6 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
       }`,
     );
   } finally {
-    await peer.closeStdin();
-    await peer.exited();
-    seed.close();
-    await env.cleanup();
-    await Deno.remove(workspace, { recursive: true });
-    await Deno.remove(stackRoot, { recursive: true });
+    await rig.close();
   }
 });

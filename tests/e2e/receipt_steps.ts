@@ -1,0 +1,46 @@
+/** Steps the receipt suites (consequential, approval) share over one bridge and simulator. */
+import assert from "node:assert/strict";
+import { type Bridge, call, type Envelope, type withSimulator } from "./harness.ts";
+
+type Data = Record<string, unknown>;
+export type Env = Awaited<ReturnType<typeof withSimulator>>;
+
+/** A call that must succeed: its data, its whole text and its summary line. */
+export async function succeeds(
+  bridge: Bridge,
+  name: string,
+  args: Data,
+): Promise<{ data: Data; text: string; summary: string }> {
+  const r = await call(bridge, name, args);
+  assert.equal(r.isError, false, `${name}: ${r.text}`);
+  assert.equal(r.envelope.ok, true);
+  return { data: r.envelope.data!, text: r.text, summary: r.summary };
+}
+
+/** A call that must fail with `code`: its error. */
+export async function failsWith(
+  bridge: Bridge,
+  name: string,
+  args: Data,
+  code: string,
+): Promise<Envelope["error"] & object> {
+  const r = await call(bridge, name, args);
+  assert.equal(r.isError, true, `${name} should fail: ${r.text}`);
+  assert.equal(r.envelope.ok, false);
+  assert.equal(r.envelope.error?.code, code, r.text);
+  return r.envelope.error!;
+}
+
+/** A confirmed lease whose port has a listener (pid 4242, node): something to reclaim. */
+export async function listenedPort(bridge: Bridge, env: Env): Promise<number> {
+  const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", {
+    claim: { project: "web", workspaceRoot: env.dir, component: "vite" },
+  });
+  const port = lease.port as number;
+  env.sim.control.addListener(port, 4242, { command: "node" });
+  await succeeds(bridge, "portreeve_lease_confirm", {
+    credentialHandle: lease.credentialHandle,
+    rootPid: 4242,
+  });
+  return port;
+}

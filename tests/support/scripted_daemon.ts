@@ -1,0 +1,247 @@
+/**
+ * Tool calls without a process: the real catalogue (its listing, definitions, input and output
+ * checks, results), real custody on a fake clock, real memory and receipts, and a daemon that
+ * answers from a script and records what each tool sent. Replies are daemon envelopes, read by
+ * the client's own envelope reader, so an error reply becomes the `BridgeError` the real client
+ * would throw. Recorded exchanges with the real daemon (tests/fixtures/) make good scripts.
+ */
+import assert from "node:assert/strict";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import type { ToolContext } from "../../src/catalogue/context.ts";
+import { type HostChannel, NO_HOST_CHANNEL } from "../../src/host_channel.ts";
+import { Memory } from "../../src/catalogue/memory.ts";
+import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
+import { daemonRenewers } from "../../src/catalogue/renewers.ts";
+import { Custody } from "../../src/custody/mod.ts";
+import type { DaemonClient, Health, Verdict } from "../../src/daemon/client.ts";
+import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
+import type { ApprovalMode } from "../../src/approval_modes.ts";
+import { FakeClock } from "./fake_clock.ts";
+
+type Json = Record<string, unknown>;
+
+/** One daemon request as a tool made it: GETs carry a query, POSTs a body (no client block). */
+export interface Sent {
+  method: "GET" | "POST";
+  path: string;
+  /** GET: the query as it goes on the wire (strings, unset keys dropped); POST: the body. */
+  payload: Json;
+  capabilities: readonly string[];
+}
+
+/** A daemon HTTP reply: status and envelope. */
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+/** Answers one request; throwing stands for a transport failure. */
+export type Script = (sent: Sent) => Reply;
+
+export function ok(data: unknown): Reply {
+  return { status: 200, body: { protocolVersion: PROTOCOL_VERSION, requestId: REQUEST_ID, data } };
+}
+
+export function daemonError(
+  status: number,
+  code: string,
+  message: string,
+  options: { retryable?: boolean; details?: Json } = {},
+): Reply {
+  return {
+    status,
+    body: {
+      protocolVersion: PROTOCOL_VERSION,
+      requestId: REQUEST_ID,
+      error: {
+        code,
+        message,
+        retryable: options.retryable ?? false,
+        details: options.details ?? {},
+      },
+    },
+  };
+}
+
+const REQUEST_ID = "00000000-0000-4000-8000-000000000001";
+
+/** Replies in order, one per request; a request beyond them fails the test. */
+export function inOrder(...replies: Reply[]): Script {
+  let next = 0;
+  return (sent) => {
+    const reply = replies[next++];
+    if (!reply) throw new Error(`unscripted daemon request ${sent.method} ${sent.path}`);
+    return reply;
+  };
+}
+
+/** Stands in for `DaemonClient`: the surface tools and renewers use, nothing more. */
+class ScriptedDaemon {
+  readonly sent: Sent[] = [];
+  invalidations = 0;
+
+  constructor(private readonly script: Script) {}
+
+  get(
+    path: string,
+    query: Record<string, string | number | boolean | undefined> = {},
+    options: { capabilities?: readonly string[] } = {},
+  ): Promise<unknown> {
+    const wire: Json = {};
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) wire[key] = String(value);
+    }
+    return this.#answer({ method: "GET", path, payload: wire, capabilities: caps(options) });
+  }
+
+  post(path: string, body: Json, options: { capabilities?: readonly string[] } = {}) {
+    // As it goes on the wire: keys set to undefined are not sent.
+    const wire = JSON.parse(JSON.stringify(body));
+    return this.#answer({ method: "POST", path, payload: wire, capabilities: caps(options) });
+  }
+
+  async compatibility(): Promise<Verdict> {
+    const health = await this.get("/v1/health") as Health;
+    const { minimum, maximum } = health.protocol;
+    return minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION
+      ? { compatible: true, health }
+      : { compatible: false, health, reason: `protocol ${minimum}–${maximum}` };
+  }
+
+  invalidate(): void {
+    this.invalidations++;
+  }
+
+  #answer(sent: Sent): Promise<unknown> {
+    this.sent.push(sent);
+    try {
+      const reply = this.script(sent);
+      return Promise.resolve(
+        readEnvelope({ status: reply.status, text: JSON.stringify(reply.body) }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}
+
+const caps = (options: { capabilities?: readonly string[] }) => [...(options.capabilities ?? [])];
+
+/** What a call returned, unpacked from the MCP result. */
+export interface Called {
+  isError: boolean;
+  ok: boolean;
+  data?: Json;
+  error?: { code: string; message: string; retryable: boolean; details: Json };
+  /** The first line of the text content: the summary. */
+  text: string;
+}
+
+export interface ToolRigOptions {
+  /** When the fake clock starts (defaults to the time of the recorded session). */
+  start?: number;
+  approval?: ApprovalMode;
+  host?: HostChannel;
+}
+
+/** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
+export function toolRig(script: Script, options: ToolRigOptions = {}) {
+  const daemon = new ScriptedDaemon(script);
+  const client = daemon as unknown as DaemonClient; // the surface above is all tools touch
+  const clock = new FakeClock(options.start ?? Date.parse("2026-11-30T04:18:12.046Z"));
+  const custody = new Custody({ clock, renewers: daemonRenewers(client) });
+  const catalogue = new Catalogue("full");
+  const ctx: Omit<ToolContext, "capabilities"> = {
+    daemon: client,
+    custody,
+    memory: new Memory(),
+    receipts: new ReceiptBook(),
+    signal: new AbortController().signal,
+    host: options.host ?? NO_HOST_CHANNEL,
+    bridge: {
+      runId: "9fc922e7-eda8-4de2-bbfc-1c21c7f5cc11",
+      label: "unit",
+      socketPath: "/run/user/1000/portreeve/portreeve.sock",
+      socketSource: "flag",
+      toolset: "full",
+      requiredCapabilities: catalogue.requiredCapabilities(),
+      approval: options.approval ?? "auto",
+      approvalMs: 1_000,
+    },
+  };
+  return {
+    daemon,
+    clock,
+    custody,
+    ctx,
+    async call(name: string, args: Json = {}): Promise<Called> {
+      const answer = await catalogue.call(name, args, ctx);
+      if (answer.resultType === "input_required") throw new Error(`${name} asked for input`);
+      const result = answer as CallToolResult;
+      const structured = result.structuredContent as Omit<Called, "isError" | "text">;
+      const first = result.content[0];
+      return {
+        ...structured,
+        isError: result.isError === true,
+        text: first?.type === "text" ? first.text.split("\n")[0] : "",
+      };
+    },
+    close: () => custody.close(),
+    /** `await using rig = toolRig(…)` closes it when the test ends, passed or failed. */
+    [Symbol.asyncDispose]: () => custody.close(),
+  };
+}
+
+export type ToolRig = ReturnType<typeof toolRig>;
+
+/** What reached the daemon, in the terms of a recorded exchange (GETs record no capabilities). */
+export function comparable(sent: Sent): Partial<Sent> {
+  const { capabilities, ...rest } = sent;
+  return sent.method === "POST" ? { ...rest, capabilities } : rest;
+}
+
+/**
+ * A daemon error reply to the tool's first request reaches the caller as a tool error with the
+ * daemon's code (ours, prefixed), message and `retryable`: once not found, once a retryable
+ * conflict. `prepare` runs first on the same rig (e.g. to hold a credential the call needs).
+ */
+export async function daemonErrorsKept(
+  tool: string,
+  args: Json | ((rig: ToolRig) => Json),
+  prepare: Reply[] = [],
+  prepareCall?: (rig: ToolRig) => Promise<unknown>,
+): Promise<Called[]> {
+  const seen: Called[] = [];
+  for (
+    const reply of [
+      daemonError(404, "not_found", "Nothing of that name is known."),
+      daemonError(409, "conflict", "It changed meanwhile.", { retryable: true }),
+    ]
+  ) {
+    await using rig = toolRig(inOrder(...prepare, reply));
+    await prepareCall?.(rig);
+    const result = await rig.call(tool, typeof args === "function" ? args(rig) : args);
+    seen.push(result);
+  }
+  return seen;
+}
+
+/** Registers the test that `tool`'s daemon errors reach the caller as `daemonErrorsKept` says. */
+export function pinDaemonErrors(
+  tool: string,
+  args: Json | ((rig: ToolRig) => Json),
+  prepare: Reply[] = [],
+  prepareCall?: (rig: ToolRig) => Promise<unknown>,
+): void {
+  Deno.test(`${tool}: daemon errors keep their code, message and retryable`, async () => {
+    const [missing, conflict] = await daemonErrorsKept(tool, args, prepare, prepareCall);
+    assert.equal(missing.isError, true);
+    assert.equal(missing.error?.code, "portreeve_not_found");
+    assert.equal(missing.error?.retryable, false);
+    assert.match(missing.error!.message, /Nothing of that name is known/);
+    assert.equal(conflict.isError, true);
+    assert.equal(conflict.error?.code, "portreeve_conflict");
+    assert.equal(conflict.error?.retryable, true);
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * The approval gate without a process: which declared capabilities count as "can ask", what the
+ * receipt book remembers, and that only a ticked box approves. The end-to-end suite drives the
+ * same code through real hosts' protocol eras (tests/e2e/approval_test.ts).
+ */
+import assert from "node:assert/strict";
+import { asksForms } from "../../../src/transport/server.ts";
+import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
+import { type ApprovalContext, obtainApproval } from "../../../src/catalogue/approval.ts";
+import { AnswerNeeded, HostAskError } from "../../../src/host_channel.ts";
+import { BridgeError } from "../../../src/errors.ts";
+
+Deno.test("asksForms: form elicitation, bare or explicit; URL-only and absent do not count", () => {
+  assert.equal(asksForms({ elicitation: {} }), true);
+  assert.equal(asksForms({ elicitation: { form: {} } }), true);
+  assert.equal(asksForms({ elicitation: { form: {}, url: {} } }), true);
+  assert.equal(asksForms({ elicitation: { url: {} } }), false);
+  assert.equal(asksForms({ sampling: {} }), false);
+  assert.equal(asksForms({ elicitation: true }), false);
+  assert.equal(asksForms(undefined), false);
+});
+
+Deno.test("receipt book: an answer survives a repeated preview; the oldest receipts go first", () => {
+  const book = new ReceiptBook(2);
+  const receipt = (id: string) => ({
+    receiptId: id,
+    action: "claim.delete",
+    target: { type: "claim", id },
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    question: `delete ${id}`,
+  });
+  book.remember(receipt("a"));
+  book.decide("a", "declined");
+  book.decide("a", "approved");
+  assert.equal(book.get("a")?.decision, "declined", "the first answer stands");
+  book.remember(receipt("a"));
+  assert.equal(book.get("a")?.decision, "declined");
+  book.remember(receipt("b"));
+  book.remember(receipt("c"));
+  assert.equal(book.get("a"), undefined);
+  const state = book.openQuestion("b", Date.now() + 1000);
+  assert.equal(book.takeQuestion(state)?.receiptId, "b");
+  assert.equal(book.takeQuestion(state), undefined, "an answer counts once");
+});
+
+function gate(answer: () => Promise<unknown>) {
+  const receipts = new ReceiptBook();
+  receipts.remember({
+    receiptId: "r1",
+    action: "claim.delete",
+    target: { type: "claim", id: "c1" },
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    question: "Delete claim web api.http?",
+  });
+  let asked = 0;
+  const ctx: ApprovalContext = {
+    bridge: { approval: "auto", approvalMs: 5_000 },
+    receipts,
+    signal: new AbortController().signal,
+    host: {
+      canAsk: true,
+      ask: () => {
+        asked++;
+        return answer();
+      },
+    },
+  };
+  const run = () =>
+    obtainApproval(ctx, {
+      tool: "portreeve_claim_delete_execute",
+      action: "claim.delete",
+      target: { type: "claim", id: "c1" },
+      receiptId: "r1",
+    });
+  return { run, asked: () => asked, receipts };
+}
+
+async function code(promise: Promise<void>): Promise<string | null> {
+  try {
+    await promise;
+    return null;
+  } catch (error) {
+    if (error instanceof BridgeError) return error.code;
+    throw error;
+  }
+}
+
+Deno.test("gate: only an accepted, ticked box approves; the answer is asked for once", async () => {
+  const yes = gate(() => Promise.resolve({ action: "accept", content: { approve: true } }));
+  assert.equal(await code(yes.run()), null);
+  assert.equal(await code(yes.run()), null);
+  assert.equal(yes.asked(), 1);
+
+  for (
+    const answer of [
+      { action: "accept", content: { approve: false } },
+      { action: "accept", content: { approve: "true" } },
+      { action: "accept" },
+      { action: "decline" },
+      { action: "cancel" },
+    ]
+  ) {
+    const no = gate(() => Promise.resolve(answer));
+    assert.equal(await code(no.run()), "portreeve_approval_declined", JSON.stringify(answer));
+    assert.equal(await code(no.run()), "portreeve_approval_declined");
+    assert.equal(no.asked(), 1);
+  }
+});
+
+Deno.test("gate: a timeout or a broken host leaves the receipt unanswered", async () => {
+  let calls = 0;
+  const flaky = gate(() =>
+    ++calls === 1
+      ? Promise.reject(new HostAskError(true, "timed out"))
+      : Promise.resolve({ action: "decline" })
+  );
+  assert.equal(await code(flaky.run()), "portreeve_approval_unavailable");
+  assert.equal(flaky.receipts.get("r1")?.decision, undefined);
+  assert.equal(await code(flaky.run()), "portreeve_approval_declined");
+  const odd = gate(() => Promise.resolve({ action: "maybe" }));
+  assert.equal(await code(odd.run()), "portreeve_approval_unavailable");
+});
+
+Deno.test("gate: on the 2026-07-28 path the question is returned, and the retry's answer counts", async () => {
+  const receipts = new ReceiptBook();
+  receipts.remember({
+    receiptId: "r2",
+    action: "settings.update",
+    target: { type: "settings", id: "global" },
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    question: "Change leaseTtlMilliseconds 15000 → 20000.",
+  });
+  const call = {
+    tool: "portreeve_settings_update_execute",
+    action: "settings.update",
+    target: { type: "settings", id: "global" },
+    receiptId: "r2",
+  };
+  const base = { bridge: { approval: "required" as const, approvalMs: 5_000 }, receipts };
+  const signal = new AbortController().signal;
+  const first = await obtainApproval({ ...base, signal, host: { canAsk: true } }, call)
+    .then(() => null, (error) => error);
+  assert.ok(first instanceof AnswerNeeded);
+  const round = first.result();
+  assert.equal(round.resultType, "input_required");
+  assert.equal(
+    round.inputRequests.approval.params.message,
+    "Change leaseTtlMilliseconds 15000 → 20000.",
+  );
+
+  // A forged state is not an answer: the person is asked again.
+  const forged = await obtainApproval({
+    ...base,
+    signal,
+    host: {
+      canAsk: true,
+      retried: {
+        state: crypto.randomUUID(),
+        responses: { approval: { action: "accept", content: { approve: true } } },
+      },
+    },
+  }, call).then(() => null, (error) => error);
+  assert.ok(forged instanceof AnswerNeeded);
+
+  await obtainApproval({
+    ...base,
+    signal,
+    host: {
+      canAsk: true,
+      retried: {
+        state: round.requestState,
+        responses: { approval: { action: "accept", content: { approve: true } } },
+      },
+    },
+  }, call);
+  assert.equal(receipts.get("r2")?.decision, "approved");
+});

@@ -1,0 +1,88 @@
+/**
+ * The 14 receipt tools as advertised: kinds and annotations, capabilities, the approval
+ * sentence, the context budget, and schema rejections that never reach the daemon.
+ */
+import assert from "node:assert/strict";
+import { CONSEQUENTIAL_TOOLS } from "../../../src/catalogue/tools/consequential.ts";
+import { describeTool } from "../../../src/catalogue/describe.ts";
+import { APPROVAL } from "../../../src/catalogue/tools/consequential/receipts.ts";
+
+const tool = (name: string) => CONSEQUENTIAL_TOOLS.find((t) => t.name === `portreeve_${name}`)!;
+const STEMS = [
+  "port_reclaim",
+  "claim_reassign",
+  "claim_delete",
+  "claims_prune",
+  "stack_apply",
+  "stacks_prune",
+  "settings_update",
+];
+
+Deno.test("seven pairs: previews are idempotent and not destructive; executes are destructive", () => {
+  assert.equal(CONSEQUENTIAL_TOOLS.length, 14);
+  for (const stem of STEMS) {
+    const preview = describeTool(tool(`${stem}_preview`));
+    const execute = describeTool(tool(`${stem}_execute`));
+    assert.deepEqual(preview.annotations, {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    assert.equal(execute.annotations?.destructiveHint, true);
+    assert.ok(preview.description?.endsWith(APPROVAL), `${stem} preview asks for approval`);
+    assert.ok(Object.keys(execute.inputSchema.properties ?? {}).includes("receiptId"));
+  }
+  for (const t of CONSEQUENTIAL_TOOLS) {
+    assert.deepEqual(t.capabilities, ["mcp-foundations-v1"], t.name);
+  }
+});
+
+Deno.test("context budget: name + description + input schema of the 14 tools stays under 7 KB", () => {
+  let visible = 0;
+  for (const t of CONSEQUENTIAL_TOOLS) {
+    visible += t.name.length + t.description.length +
+      JSON.stringify(describeTool(t).inputSchema).length;
+    // Output schemas stay compact: the typed fields agents act on, the rest loose.
+    assert.ok(
+      JSON.stringify(describeTool(t).outputSchema).length <= 700,
+      `${t.name} output schema`,
+    );
+  }
+  assert.ok(visible < 7000, `model-visible bytes ${visible}`);
+});
+
+function rejects(name: string, args: unknown, pattern: RegExp): void {
+  const parsed = tool(name).input.safeParse(args);
+  assert.equal(parsed.success, false, `${name} accepted ${JSON.stringify(args)}`);
+  assert.match(parsed.error!.issues.map((i: { message: string }) => i.message).join("; "), pattern);
+}
+
+Deno.test("inputs: exclusive ports, absolute stack roots, public settings only", () => {
+  const claimId = crypto.randomUUID();
+  const receiptId = crypto.randomUUID();
+  rejects(
+    "claim_reassign_preview",
+    { claimId, preferredPort: 4000, exactPort: 4001 },
+    /mutually exclusive/,
+  );
+  assert.ok(tool("claim_reassign_preview").input.safeParse({ claimId, exactPort: 4001 }).success);
+  const definition = { version: 1, project: "p", components: { web: {} } };
+  rejects("stack_apply_preview", { stackRoot: "rel/dir", definition }, /absolute path/);
+  rejects("stack_apply_execute", { receiptId, stackRoot: "./x" }, /absolute path/);
+  rejects(
+    "stack_apply_preview",
+    { stackRoot: "/x", definition: { ...definition, extra: 1 } },
+    /Unrecognized key/,
+  );
+  rejects(
+    "settings_update_preview",
+    { updates: { socketPath: "/s" } },
+    /unsupported setting\(s\) socketPath/,
+  );
+  rejects("settings_update_preview", { updates: {} }, /at least one setting/);
+  rejects("settings_update_preview", { updates: { excludedPorts: [0] } }, /./);
+  rejects("port_reclaim_preview", { port: 80, policy: "kill" }, /./);
+  rejects("claims_prune_preview", { olderThanMilliseconds: -1 }, /./);
+  rejects("settings_update_execute", { receiptId, target: "global" }, /Unrecognized key/);
+});

@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { holdLauncherO1, setupCustody as setup, T } from "../../support/custody_fixture.ts";
+import { FakeClock } from "../../support/fake_clock.ts";
+import { FakeRenewers } from "../../support/fake_renewers.ts";
+import { Custody, realClock, renewDelay } from "../../../src/custody/mod.ts";
+
+/** Offsets (ms from t0) of the renewer calls of one kind. */
+const offsets = (renewers: FakeRenewers, t0: number, kind = "lease") =>
+  renewers.calls.filter((c) => c.kind === kind).map((c) => c.at - t0);
+
+Deno.test("renewDelay: min(10 s, TTL/3, renewAfter, custody left), at least 1 ms", () => {
+  const now = 1_000_000;
+  const custody = now + 600_000;
+  assert.equal(renewDelay(now, now + 15_000, custody), 5_000);
+  assert.equal(renewDelay(now, now + 30_000, custody), 10_000);
+  assert.equal(renewDelay(now, now + 3_000, custody), 1_000);
+  assert.equal(renewDelay(now, now + 60_000, custody), 10_000);
+  assert.equal(renewDelay(now, now + 3_001, custody), 1_000, "floors");
+  assert.equal(renewDelay(now, now + 30_000, custody, 4_000), 4_000);
+  assert.equal(renewDelay(now, now + 30_000, now + 2_500), 2_500);
+  assert.equal(renewDelay(now, now + 2, custody), 1);
+  assert.equal(renewDelay(now, now - 5_000, custody), 1);
+});
+
+for (const [ttl, every] of [[15_000, 5_000], [30_000, 10_000], [3_000, 1_000]]) {
+  Deno.test(`a ${ttl / 1000} s lease TTL renews every ${every / 1000} s`, async () => {
+    const { clock, renewers, custody, t0, events } = setup();
+    renewers.leaseTtlMs = ttl;
+    custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + ttl });
+    await clock.advance(every - 1);
+    assert.equal(renewers.calls.length, 0);
+    await clock.advance(1);
+    assert.deepEqual(offsets(renewers, t0), [every]);
+    await clock.advance(every * 3);
+    assert.deepEqual(offsets(renewers, t0), [every, 2 * every, 3 * every, 4 * every]);
+    assert.deepEqual(renewers.calls.map((c) => c.secrets), Array(4).fill([T]));
+    assert.deepEqual(events.at(-1), {
+      type: "renewed",
+      kind: "lease",
+      id: "L1",
+      credentialCount: 1,
+      expiresAt: t0 + 4 * every + ttl,
+    });
+    assert.equal(custody.heldLease("L1")?.expiresAt, t0 + 4 * every + ttl);
+    await custody.close();
+    assert.equal(clock.pending, 0);
+  });
+}
+
+Deno.test("an activation renews all its leases in one batch timed by the soonest expiry", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 30_000, component: "web", endpoint: "http" },
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 9_000, component: "db", endpoint: "pg" },
+    {
+      leaseId: "L3",
+      token: T + "3",
+      expiresAt: t0 + 21_000,
+      component: "cache",
+      endpoint: "default",
+    },
+  ]);
+  await clock.advance(3_000); // soonest: 9 s TTL → 3 s
+  assert.equal(renewers.calls.length, 1);
+  assert.deepEqual(renewers.calls[0], { ...renewers.calls[0], kind: "activation", id: "A1" });
+  assert.deepEqual(renewers.calls[0].secrets, [T + "1", T + "2", T + "3"]);
+  // Every lease now expires 15 s after the renewal, so the cadence settles at 5 s.
+  await clock.advance(10_000);
+  assert.deepEqual(offsets(renewers, t0, "activation"), [3_000, 8_000, 13_000]);
+  const held = custody.heldActivation("A1")!;
+  assert.deepEqual(held.leases.map((l) => l.expiresAt), Array(3).fill(t0 + 28_000));
+  assert.deepEqual(held.leases.map((l) => l.component), ["web", "db", "cache"]);
+  assert.equal(held.credentialCount, 3);
+  await custody.close();
+});
+
+Deno.test("launcher cadence is min(10 s, renewAfter, deadline/3)", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  holdLauncherO1(custody, t0);
+  await clock.advance(30_000);
+  assert.deepEqual(offsets(renewers, t0, "launcher"), [10_000, 20_000, 30_000]);
+  assert.equal(custody.heldLauncher("O1")?.deadlineAt, t0 + 60_000);
+  // The daemon may ask for a faster cadence; custody follows it.
+  renewers.renewAfterMs = 4_000;
+  await clock.advance(14_000);
+  assert.deepEqual(offsets(renewers, t0, "launcher"), [10_000, 20_000, 30_000, 40_000, 44_000]);
+  assert.equal(custody.heldLauncher("O1")?.renewAfterMilliseconds, 4_000);
+  await custody.close();
+});
+
+Deno.test("a short launcher deadline renews at a third of it", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  holdLauncherO1(custody, t0, { deadlineAt: t0 + 6_000 });
+  await clock.advance(2_000);
+  assert.deepEqual(offsets(renewers, t0, "launcher"), [2_000]);
+  await custody.close();
+});
+
+Deno.test("FakeClock fires due timers in time order, ties in scheduling order", async () => {
+  const clock = new FakeClock(0);
+  const fired: string[] = [];
+  clock.setTimeout(() => fired.push("b@20"), 20);
+  clock.setTimeout(() => fired.push("a@10"), 10);
+  clock.setTimeout(() => fired.push("c@20"), 20);
+  const gone = clock.setTimeout(() => fired.push("cleared"), 5);
+  clock.clearTimeout(gone);
+  clock.setTimeout(() => {
+    fired.push("d@15");
+    clock.setTimeout(() => fired.push("e@18"), 3); // scheduled by a timer, still in range
+  }, 15);
+  assert.deepEqual(clock.dueTimes, [10, 15, 20, 20]);
+  await clock.advance(19);
+  assert.deepEqual(fired, ["a@10", "d@15", "e@18"]);
+  assert.equal(clock.now(), 19);
+  await clock.advance(1);
+  assert.deepEqual(fired, ["a@10", "d@15", "e@18", "b@20", "c@20"]);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("FakeClock lets a renewal finish before the next timer fires", async () => {
+  const clock = new FakeClock(0);
+  const order: string[] = [];
+  clock.setTimeout(async () => {
+    await Promise.resolve();
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    order.push("renewal settled");
+  }, 10);
+  clock.setTimeout(() => order.push("next timer"), 10);
+  await clock.advance(10);
+  assert.deepEqual(order, ["renewal settled", "next timer"]);
+});
+
+Deno.test("the real clock expires custody and leaves no timer behind", async () => {
+  const renewers = new FakeRenewers(realClock);
+  const custody = new Custody({
+    clock: realClock,
+    renewers,
+    defaultCustodyMs: 30,
+    maximumCustodyMs: 60,
+  });
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
+  assert.equal(custody.useLease(held.handle).token, T);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(custody.size, 0);
+  assert.equal(custody.heldLease("L1"), undefined);
+  await custody.close();
+});
+
+Deno.test("close() clears real timers (sanitizers would catch a leak)", async () => {
+  const custody = new Custody({ clock: realClock, renewers: new FakeRenewers(realClock) });
+  custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
+  custody.holdLauncher({
+    operationId: "O1",
+    credential: T + "x",
+    deadlineAt: Date.now() + 30_000,
+    renewAfterMilliseconds: 10_000,
+  });
+  await custody.close();
+  assert.equal(custody.size, 0);
+});

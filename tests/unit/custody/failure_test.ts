@@ -1,0 +1,381 @@
+import assert from "node:assert/strict";
+import { holdLauncherO1, setupCustody as setup, T } from "../../support/custody_fixture.ts";
+import { FakeClock } from "../../support/fake_clock.ts";
+import { FakeRenewalError, FakeRenewers } from "../../support/fake_renewers.ts";
+import {
+  CredentialUnavailableError,
+  Custody,
+  MINUTE_MS,
+  RenewalFailedError,
+} from "../../../src/custody/mod.ts";
+
+const unavailable = () => new FakeRenewalError("portreeve_unavailable", true, "daemon is down");
+const expired = () => new FakeRenewalError("portreeve_lease_expired", false, "lease expired");
+
+const lapsed = (code: string, at: number) => (e: unknown) =>
+  e instanceof CredentialUnavailableError && e.renewalFailure?.code === code &&
+  e.renewalFailure.at === at && e.message.includes("could no longer be renewed") &&
+  e.message.includes(code) && e.message.includes(new Date(at).toISOString());
+
+Deno.test("a transient failure keeps the credential and is reported on the next use", async () => {
+  const { clock, renewers, custody, events, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  renewers.failNext(unavailable());
+  await clock.advance(5_000);
+  assert.deepEqual(custody.useLease(held.handle), {
+    leaseId: "L1",
+    token: T,
+    renewalFailure: { code: "portreeve_unavailable", message: "daemon is down", at: t0 + 5_000 },
+  });
+  assert.deepEqual(events.at(-1), {
+    type: "renewal-failed",
+    kind: "lease",
+    id: "L1",
+    retryable: true,
+    failure: { code: "portreeve_unavailable", message: "daemon is down", at: t0 + 5_000 },
+  });
+  // Retry on the normal schedule: 10 s left → 3333 ms; success clears the failure.
+  await clock.advance(3_333);
+  assert.deepEqual(renewers.calls.map((c) => c.at - t0), [5_000, 8_333]);
+  assert.deepEqual(custody.useLease(held.handle), { leaseId: "L1", token: T });
+  await custody.close();
+});
+
+Deno.test("transient failures until the TTL elapses erase with the last failure", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  renewers.failNext(unavailable(), 1_000);
+  await clock.advance(14_000);
+  assert.ok(custody.useLease(held.handle).renewalFailure);
+  await clock.advance(1_000);
+  assert.equal(custody.size, 0);
+  assert.equal(clock.pending, 0);
+  const last = renewers.calls.at(-1)!.at;
+  assert.ok(last < t0 + 15_000);
+  assert.throws(() => custody.useLease(held.handle), lapsed("portreeve_unavailable", last));
+  await custody.close();
+});
+
+Deno.test("a terminal failure erases and leaves a tombstone until custody expiry", async () => {
+  const { clock, renewers, custody, events, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  renewers.failNext(expired());
+  await clock.advance(5_000);
+  assert.equal(custody.size, 0);
+  assert.equal(clock.pending, 0, "renewals stop");
+  assert.throws(() => custody.useLease(held.handle), lapsed("portreeve_lease_expired", t0 + 5_000));
+  assert.throws(() => custody.useLease(held.handle), lapsed("portreeve_lease_expired", t0 + 5_000));
+  assert.deepEqual(events.map((e) => e.type), ["renewal-failed", "erased"]);
+  const error = (() => {
+    try {
+      custody.useLease(held.handle);
+    } catch (e) {
+      return e as CredentialUnavailableError;
+    }
+  })()!;
+  assert.equal(error.code, "portreeve_credential_unavailable");
+  assert.deepEqual(error.details, {
+    // Reported in ISO 8601 like every other time a tool returns.
+    renewalFailure: {
+      code: "portreeve_lease_expired",
+      message: "lease expired",
+      at: new Date(t0 + 5_000).toISOString(),
+    },
+  });
+  await clock.advanceTo(t0 + 10 * MINUTE_MS);
+  assert.throws(
+    () => custody.useLease(held.handle),
+    (e: unknown) => e instanceof CredentialUnavailableError && e.renewalFailure === undefined,
+  );
+  assert.equal(renewers.calls.length, 1);
+  await custody.close();
+});
+
+Deno.test("tombstones keep the handle's binding and are bounded", async () => {
+  const { clock, renewers, custody, t0 } = setup({ maxTombstones: 2 });
+  const act = custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+  ]);
+  const h = act.leases[0].handle;
+  const leases = ["L2", "L3"].map((leaseId) =>
+    custody.holdLease({ leaseId, token: T + leaseId, expiresAt: t0 + 15_000 })
+  );
+  renewers.failNext(expired(), 3);
+  await clock.advance(5_000);
+  assert.equal(custody.size, 0);
+  // The oldest tombstone (activation) was dropped to keep two.
+  assert.throws(
+    () => custody.useActivationLease("A1", h),
+    (e: unknown) => e instanceof CredentialUnavailableError && e.renewalFailure === undefined,
+  );
+  assert.throws(
+    () => custody.useLease(leases[1].handle),
+    lapsed("portreeve_lease_expired", t0 + 5_000),
+  );
+  // A tombstone only speaks to its own kind.
+  assert.throws(
+    () => custody.useLauncher("L3", leases[1].handle),
+    (e: unknown) => e instanceof CredentialUnavailableError && e.renewalFailure === undefined,
+  );
+  await custody.close();
+});
+
+Deno.test("a tombstoned activation handle used with another activation says nothing", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const act = custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
+  ]);
+  renewers.failNext(new FakeRenewalError("portreeve_lease_not_pending", false));
+  await clock.advance(5_000);
+  for (const { handle } of act.leases) {
+    assert.throws(
+      () => custody.useActivationLease("A1", handle),
+      lapsed("portreeve_lease_not_pending", t0 + 5_000),
+    );
+    assert.throws(
+      () => custody.useActivationLease("A2", handle),
+      (e: unknown) => e instanceof CredentialUnavailableError && e.renewalFailure === undefined,
+    );
+  }
+  await custody.close();
+});
+
+Deno.test("errors without code or retryable count as terminal portreeve_internal", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const a = custody.holdLease({ leaseId: "L1", token: T + "a", expiresAt: t0 + 15_000 });
+  const b = custody.holdLease({ leaseId: "L2", token: T + "b", expiresAt: t0 + 15_000 });
+  renewers.failNext(new Error("boom"));
+  renewers.failNext("not even an error");
+  await clock.advance(5_000);
+  assert.throws(
+    () => custody.useLease(a.handle),
+    (e: unknown) =>
+      e instanceof CredentialUnavailableError &&
+      e.renewalFailure?.code === "portreeve_internal" && e.renewalFailure.message === "boom",
+  );
+  assert.throws(
+    () => custody.useLease(b.handle),
+    (e: unknown) =>
+      e instanceof CredentialUnavailableError && e.renewalFailure?.message === "renewal failed",
+  );
+  await custody.close();
+});
+
+Deno.test("malformed renewal answers and throwing renewers are recorded, not fatal", async () => {
+  const clock = new FakeClock();
+  const t0 = clock.now();
+  const custody = new Custody({
+    clock,
+    renewers: {
+      renewLease: (leaseId) =>
+        leaseId === "L1" ? Promise.resolve({ expiresAt: Number.NaN }) : Promise.reject(expired()),
+      renewActivation: () => {
+        throw unavailable(); // synchronous throw
+      },
+      renewLauncher: () =>
+        Promise.resolve({ deadlineAt: t0 + 40_000, renewAfterMilliseconds: 10_000 }),
+    },
+  });
+  const a = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  const act = custody.holdActivation("A1", [
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+  ]);
+  await clock.advance(5_000);
+  assert.throws(
+    () => custody.useLease(a.handle),
+    (e: unknown) =>
+      e instanceof CredentialUnavailableError &&
+      e.renewalFailure?.code === "portreeve_invalid_response",
+  );
+  const use = custody.useActivationLease("A1", act.leases[0].handle);
+  assert.equal(use.renewalFailure?.code, "portreeve_unavailable");
+  await custody.close();
+});
+
+Deno.test("a renewal racing settlement does not resurrect the credential", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  const release = renewers.block();
+  await clock.advance(5_000);
+  assert.equal(renewers.calls.length, 1);
+  assert.equal(custody.settleLease(held.handle), true);
+  assert.ok(renewers.calls[0].signal.aborted);
+  release();
+  await clock.advance(MINUTE_MS);
+  assert.throws(
+    () => custody.useLease(held.handle),
+    (e: unknown) => e instanceof CredentialUnavailableError && e.renewalFailure === undefined,
+  );
+  assert.equal(custody.heldLease("L1"), undefined);
+  assert.equal(custody.size, 0);
+  assert.equal(clock.pending, 0);
+  assert.equal(renewers.calls.length, 1);
+  await custody.close();
+});
+
+Deno.test("a batch rejected because a sibling settled mid-flight is retried, not fatal", async () => {
+  const { clock, renewers, custody, events, t0 } = setup();
+  const act = custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
+  ]);
+  const release = renewers.block();
+  await clock.advance(5_000);
+  custody.settleActivationLeases("A1", new Set(["L2"])); // L1 confirmed meanwhile
+  renewers.failNext(new FakeRenewalError("portreeve_lease_not_pending", false));
+  release();
+  await clock.flush();
+  const use = custody.useActivationLease("A1", act.leases[1].handle);
+  assert.equal(use.token, T + "2");
+  assert.equal(use.renewalFailure, undefined);
+  assert.ok(!events.some((e) => e.type === "renewal-failed"));
+  await clock.advance(3_333);
+  assert.deepEqual(renewers.calls.map((c) => c.secrets), [[T + "1", T + "2"], [T + "2"]]);
+  assert.throws(
+    () => custody.useActivationLease("A1", act.leases[0].handle),
+    CredentialUnavailableError,
+  );
+  await custody.close();
+});
+
+Deno.test("a successful batch racing a partial settlement updates only held leases", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const act = custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
+  ]);
+  const release = renewers.block();
+  await clock.advance(5_000);
+  custody.settleActivationLeases("A1", new Set(["L2"]));
+  release();
+  await clock.flush();
+  assert.deepEqual(custody.heldActivation("A1")?.leases.map((l) => [l.leaseId, l.expiresAt]), [
+    ["L2", t0 + 20_000],
+  ]);
+  assert.throws(
+    () => custody.useActivationLease("A1", act.leases[0].handle),
+    CredentialUnavailableError,
+  );
+  assert.equal(custody.size, 1);
+  await custody.close();
+});
+
+Deno.test("concurrent renewals of one operation are coalesced", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const op = holdLauncherO1(custody, t0);
+  const release = renewers.block();
+  await clock.advance(10_000); // background renewal in flight
+  const a = custody.renewLauncherNow("O1", op.handle);
+  const b = custody.renewLauncherNow("O1", op.handle, 20);
+  assert.equal(renewers.calls.length, 1);
+  release();
+  const [ra, rb] = await Promise.all([a, b]);
+  assert.equal(ra.deadlineAt, t0 + 40_000);
+  assert.deepEqual(ra.renewal, rb.renewal);
+  assert.equal(rb.custodyChanged, true);
+  assert.equal(renewers.calls.length, 1);
+  assert.deepEqual(clock.dueTimes, [t0 + 20_000, t0 + 20 * MINUTE_MS], "one renewal timer");
+  await custody.close();
+});
+
+Deno.test("an explicit renewal failure rejects with RenewalFailedError and is recorded", async () => {
+  const { renewers, custody, t0 } = setup();
+  const op = holdLauncherO1(custody, t0);
+  renewers.failNext(unavailable());
+  await assert.rejects(
+    custody.renewLauncherNow("O1", op.handle, 30),
+    (e: unknown) =>
+      e instanceof RenewalFailedError && e.code === "portreeve_unavailable" && e.retryable &&
+      e.message === "daemon is down" && e.renewalFailure.at === t0,
+  );
+  assert.equal(custody.heldLauncher("O1")?.custodyExpiresAt, t0 + 10 * MINUTE_MS, "no extension");
+  assert.equal(custody.useLauncher("O1", op.handle).renewalFailure?.code, "portreeve_unavailable");
+  const details = { reason: "credential_mismatch", operationId: "O1" };
+  renewers.failNext(
+    new FakeRenewalError("portreeve_invalid_operation_credential", false, "rejected", details),
+  );
+  await assert.rejects(
+    custody.renewLauncherNow("O1", op.handle),
+    (e: unknown) =>
+      e instanceof RenewalFailedError && e.code === "portreeve_invalid_operation_credential" &&
+      !e.retryable && JSON.stringify(e.details) === JSON.stringify(details),
+  );
+  assert.throws(
+    () => custody.useLauncher("O1", op.handle),
+    (e: unknown) =>
+      e instanceof CredentialUnavailableError &&
+      e.message.includes("launcher operation could no longer be renewed") &&
+      e.renewalFailure?.code === "portreeve_invalid_operation_credential",
+  );
+  await custody.close();
+});
+
+Deno.test("an unanswered renewal is aborted at the timeout and counted as transient", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 60_000 });
+  renewers.block(); // never released
+  await clock.advance(10_000);
+  assert.equal(renewers.calls.length, 1);
+  await clock.advance(10_000);
+  assert.ok(renewers.calls[0].signal.aborted);
+  assert.deepEqual(custody.useLease(held.handle).renewalFailure, {
+    code: "portreeve_unavailable",
+    message: "renewal got no answer within 10000 ms",
+    at: t0 + 20_000,
+  });
+  // Retries keep timing out; the wait is capped at the lease's own expiry, then it is erased.
+  await clock.advanceTo(t0 + 60_000);
+  assert.equal(custody.size, 0);
+  assert.equal(clock.pending, 0);
+  assert.throws(
+    () => custody.useLease(held.handle),
+    (e: unknown) =>
+      e instanceof CredentialUnavailableError && e.renewalFailure?.code === "portreeve_unavailable",
+  );
+  await custody.close();
+});
+
+Deno.test("an onEvent that throws does not disturb custody", async () => {
+  const clock = new FakeClock();
+  const renewers = new FakeRenewers(clock);
+  const custody = new Custody({
+    clock,
+    renewers,
+    onEvent: () => {
+      throw new Error("logger broke");
+    },
+  });
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: clock.now() + 15_000 });
+  await clock.advance(20_000);
+  assert.equal(renewers.calls.length, 4);
+  assert.equal(custody.useLease(held.handle).token, T);
+  await custody.close();
+});
+
+Deno.test("a launcher whose deadline passes unrenewed is erased with its last failure", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const op = holdLauncherO1(custody, t0);
+  renewers.failNext(unavailable(), 1_000);
+  await clock.advance(30_000);
+  assert.equal(custody.size, 0);
+  assert.equal(clock.pending, 0);
+  assert.throws(
+    () => custody.useLauncher("O1", op.handle),
+    (e: unknown) =>
+      e instanceof CredentialUnavailableError &&
+      e.message.includes("launcher operation could no longer be renewed") &&
+      e.renewalFailure?.code === "portreeve_unavailable",
+  );
+  await custody.close();
+});
+
+Deno.test("a lease handed over already expired is erased at once", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 - 1 });
+  await clock.advance(1);
+  assert.equal(custody.size, 0);
+  assert.equal(renewers.calls.length, 0);
+  assert.throws(() => custody.useLease(held.handle), lapsed("portreeve_lease_expired", t0 + 1));
+  await custody.close();
+});

@@ -1,0 +1,213 @@
+/** The daemon client against the simulator on a real Unix socket. */
+import assert from "node:assert/strict";
+import { DaemonClient } from "../../../src/daemon/client.ts";
+import { BridgeError } from "../../../src/errors.ts";
+import { startSimulator } from "../../../src/simulator/mod.ts";
+
+async function setup(timeouts = {}, maxResponseBytes?: number) {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/d.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false });
+  const client = new DaemonClient({
+    socketPath,
+    runId: crypto.randomUUID(),
+    label: "unit",
+    timeouts,
+    maxResponseBytes,
+  });
+  return {
+    sim,
+    client,
+    socketPath,
+    async done() {
+      client.close();
+      await sim.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<BridgeError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof BridgeError, String(error));
+    return error;
+  }
+  throw new Error("expected a BridgeError");
+}
+
+Deno.test("the compatibility verdict is cached: N calls cost one health probe", async () => {
+  const t = await setup();
+  try {
+    for (let i = 0; i < 5; i++) await t.client.get("/v1/config");
+    const health = t.sim.requests.filter((r) => r.path === "/v1/health").length;
+    assert.equal(health, 1);
+    assert.equal(t.sim.requests.filter((r) => r.path === "/v1/config").length, 5);
+  } finally {
+    await t.done();
+  }
+});
+
+Deno.test("POSTs carry the client block, origin and a request id", async () => {
+  const t = await setup();
+  try {
+    // The answer does not matter here, only what was sent.
+    await t.client.post("/v1/config", { updates: { leaseTtlMilliseconds: 15000 } }, {
+      capabilities: ["administration-v1"],
+    }).catch(() => {});
+    const post = t.sim.requests.find((r) => r.method === "POST")!;
+    const client = (post.body as { client: Record<string, unknown> }).client;
+    assert.deepEqual(client.protocol, { minimum: 1, maximum: 1 });
+    assert.deepEqual(client.requiredCapabilities, ["administration-v1"]);
+    assert.deepEqual(client.origin, { kind: "mcp", runId: t.client.runId, label: "unit" });
+    assert.match(post.headers["x-portreeve-request-id"], /^[0-9a-f-]{36}$/);
+  } finally {
+    await t.done();
+  }
+});
+
+Deno.test("daemon down → portreeve_unavailable (retryable); back up → works without a new client", async () => {
+  const t = await setup();
+  try {
+    await t.client.get("/v1/config");
+    await t.sim.close();
+    const down = await failure(t.client.get("/v1/config"));
+    assert.equal(down.code, "portreeve_unavailable");
+    assert.equal(down.retryable, true);
+    assert.equal(down.details.socketPath, t.socketPath);
+    await t.sim.restart();
+    assert.ok(await t.client.get("/v1/config"));
+  } finally {
+    await t.done();
+  }
+});
+
+/** A valid lease request for the simulator; `component` keeps each one distinct. */
+function acquireBody(workspaceRoot: string, component: string) {
+  return {
+    claim: { project: "restart", workspaceRoot, component, endpoint: "http", transport: "tcp" },
+    allocation: { mode: "ephemeral" },
+  };
+}
+
+Deno.test("after a daemon restart, a mutation on the stale pooled connection still lands, once", async () => {
+  const t = await setup();
+  const workspace = await Deno.makeTempDir();
+  try {
+    // Each round leaves a pooled keep-alive connection to the old daemon behind; the write on
+    // it fails with EPIPE, so the daemon never had the request and it may go again.
+    for (let round = 0; round < 10; round++) {
+      await t.client.get("/v1/config");
+      await t.sim.restart();
+      const healthBefore = t.sim.requests.filter((r) => r.path === "/v1/health").length;
+      await t.client.post("/v1/leases/acquire", acquireBody(workspace, `c${round}`));
+      const sent = t.sim.requests.filter((r) =>
+        r.path === "/v1/leases/acquire" &&
+        (r.body as { claim: { component: string } }).claim.component === `c${round}`
+      );
+      assert.equal(sent.length, 1, `round ${round}: the mutation reached the daemon once`);
+      const healthAfter = t.sim.requests.filter((r) => r.path === "/v1/health").length;
+      assert.ok(healthAfter - healthBefore <= 1, "at most one re-check of the new daemon");
+    }
+  } finally {
+    await t.done();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
+
+Deno.test("a daemon restarted as an incompatible version gets no mutation", async () => {
+  const t = await setup();
+  try {
+    await t.client.get("/v1/config");
+    await t.sim.close();
+    // Same socket, newer daemon speaking another protocol; the bridge's verdict is now stale.
+    const newer = await startSimulator({
+      socketPath: t.socketPath,
+      observeHost: false,
+      protocol: { minimum: 2, maximum: 2 },
+    });
+    try {
+      const error = await failure(
+        t.client.post("/v1/leases/acquire", acquireBody(t.socketPath, "api")),
+      );
+      assert.equal(error.code, "portreeve_incompatible", error.message);
+      assert.equal(newer.requests.filter((r) => r.path === "/v1/leases/acquire").length, 0);
+    } finally {
+      await newer.close();
+    }
+  } finally {
+    await t.done();
+  }
+});
+
+Deno.test("a missing capability is portreeve_incompatible with the missing names", async () => {
+  const t = await setup();
+  try {
+    const error = await failure(t.client.get("/v1/config", {}, { capabilities: ["teleport-v9"] }));
+    assert.equal(error.code, "portreeve_incompatible");
+    assert.deepEqual(error.details.missingCapabilities, ["teleport-v9"]);
+  } finally {
+    await t.done();
+  }
+});
+
+Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → invalid_response, v2 → incompatible", async () => {
+  const t = await setup({ readMs: 300, probeMs: 300 }, 1024 * 1024);
+  try {
+    await t.client.get("/v1/config");
+    t.sim.control.setFault("non-json");
+    assert.equal((await failure(t.client.get("/v1/config"))).code, "portreeve_invalid_response");
+    t.sim.control.setFault("oversize");
+    assert.equal((await failure(t.client.get("/v1/config"))).code, "portreeve_invalid_response");
+    t.sim.control.setFault("wrong-envelope");
+    assert.equal((await failure(t.client.get("/v1/config"))).code, "portreeve_incompatible");
+    t.sim.control.setFault("hang");
+    const started = performance.now();
+    const hang = await failure(t.client.health());
+    assert.equal(hang.code, "portreeve_unavailable");
+    assert.equal(hang.details.cause, "timeout");
+    assert.ok(performance.now() - started < 2000);
+    t.sim.control.setFault("none");
+    assert.ok(await t.client.get("/v1/config"));
+  } finally {
+    t.sim.control.setFault("none");
+    await t.done();
+  }
+});
+
+Deno.test("an incompatible daemon is refused before the call is sent", async () => {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/d.sock`;
+  const sim = await startSimulator({
+    socketPath,
+    observeHost: false,
+    protocol: { minimum: 2, maximum: 3 },
+  });
+  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
+  try {
+    const error = await failure(client.get("/v1/config"));
+    assert.equal(error.code, "portreeve_incompatible");
+    assert.equal(error.retryable, false);
+    assert.equal(sim.requests.filter((r) => r.path === "/v1/config").length, 0);
+  } finally {
+    client.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cancellation aborts the request and is reported as portreeve_cancelled", async () => {
+  const t = await setup({ readMs: 5000 });
+  try {
+    await t.client.get("/v1/config");
+    t.sim.control.setFault("hang");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const error = await failure(t.client.get("/v1/config", {}, { signal: controller.signal }));
+    assert.equal(error.code, "portreeve_cancelled");
+  } finally {
+    t.sim.control.setFault("none");
+    await t.done();
+  }
+});

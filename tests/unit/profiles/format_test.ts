@@ -1,0 +1,151 @@
+/** The building blocks: shell quoting, the TOML writer, templates and profile validation. */
+import assert from "node:assert/strict";
+import { parse as parseToml } from "smol-toml";
+import {
+  HOST_PROFILES,
+  parseProfile,
+  stringifyToml,
+  tomlString,
+} from "../../../src/profiles/mod.ts";
+import { shellQuote } from "../../../src/shell.ts";
+import { expand, expandWords } from "../../../src/profiles/template.ts";
+import { shellWords } from "./golden/fixtures.ts";
+
+/** smol-toml builds null-prototype objects; compare through a JSON copy. */
+function tomlValue(text: string): unknown {
+  return JSON.parse(JSON.stringify(parseToml(text)));
+}
+
+Deno.test("shellQuote: safe words stay bare, everything else is single-quoted", () => {
+  assert.equal(shellQuote("/usr/bin/deno"), "/usr/bin/deno");
+  assert.equal(
+    shellQuote("--allow-net=unix:/a.sock,portreeve.invalid"),
+    "--allow-net=unix:/a.sock,portreeve.invalid",
+  );
+  assert.equal(shellQuote("50%+@x"), "50%+@x");
+  assert.equal(shellQuote(""), "''");
+  assert.equal(shellQuote("a b"), "'a b'");
+  assert.equal(shellQuote("O'Hara"), `'O'\\''Hara'`);
+  assert.equal(shellQuote("~/x"), "'~/x'");
+  assert.equal(shellQuote("$HOME"), "'$HOME'");
+});
+
+Deno.test("shellQuote: words survive bash and dash", async () => {
+  const words = [
+    "",
+    "a b",
+    "O'Hara",
+    "''",
+    `"q"`,
+    "back\\slash",
+    "$HOME $(id) `id`",
+    "*?[a]",
+    "!x",
+    "日本 🚀",
+    "a\nb\tc",
+    "-n",
+    "#c",
+    "~",
+    "a=b",
+  ];
+  const command = ["codex", ...words].map((word, i) => i === 0 ? word : shellQuote(word)).join(" ");
+  for (const shell of ["bash", "dash"]) assert.deepEqual(await shellWords(shell, command), words);
+});
+
+Deno.test("tomlString: escapes quotes, backslashes and every control character", () => {
+  assert.equal(tomlString(`a"b\\c`), `"a\\"b\\\\c"`);
+  assert.equal(tomlString("t\tn\nnul\0del\x7f"), `"t\\u0009n\\u000Anul\\u0000del\\u007F"`);
+  assert.equal(tomlString("日本 🚀"), `"日本 🚀"`);
+  assert.throws(() => tomlString("\ud800"), { name: "TomlError" });
+  const tricky = `O'Hara "Q" \\x\u0001\u001f\r\n日本🚀`;
+  assert.deepEqual(tomlValue(`v = ${tomlString(tricky)}`), { v: tricky });
+});
+
+Deno.test("stringifyToml: tables, inline values, long arrays and nested tables parse back", () => {
+  const value = {
+    top: "level",
+    mcp_servers: {
+      "odd key.x": {
+        command: "/bin/x",
+        args: Array.from({ length: 12 }, (_, i) => `argument-${i}`),
+        short: ["a"],
+        n: 20,
+        on: true,
+        inline: [{ k: "v" }],
+        env: { PORTREEVE_SOCKET: "/s", "A B": "c" },
+      },
+    },
+  };
+  const text = stringifyToml(value);
+  assert.deepEqual(tomlValue(text), value);
+  assert.match(text, /^top = "level"\n\n\[mcp_servers\."odd key\.x"\]\n/);
+  assert.match(text, /\nargs = \[\n {2}"argument-0",\n/);
+  assert.match(
+    text,
+    /\n\[mcp_servers\."odd key\.x"\.env\]\nPORTREEVE_SOCKET = "\/s"\n"A B" = "c"\n$/,
+  );
+  assert.throws(() => stringifyToml({ a: null }), { name: "TomlError" });
+});
+
+Deno.test("templates: placeholders substitute data; an empty env disappears", () => {
+  const values = { command: "/c", args: ["a", "b"], env: {} };
+  const template = { command: "${command}", args: "${args}", env: "${env}", keep: "lit" };
+  assert.deepEqual(expand(template, values), { command: "/c", args: ["a", "b"], keep: "lit" });
+  assert.deepEqual(expandWords(["x", "${env:flags}", "--", "${command}", "${args}"], values), [
+    "x",
+    "--",
+    "/c",
+    "a",
+    "b",
+  ]);
+});
+
+Deno.test("templates: a non-empty env is kept, as data and as --env flags", () => {
+  const values = { command: "/c", args: [], env: { PORTREEVE_SOCKET: "/s p" } };
+  assert.deepEqual(expand({ env: "${env}" }, values), { env: { PORTREEVE_SOCKET: "/s p" } });
+  assert.deepEqual(expandWords(["add", "${env:flags}"], values), [
+    "add",
+    "--env",
+    "PORTREEVE_SOCKET=/s p",
+  ]);
+  const server = expand({ command: "${command}", env: "${env}" }, values)!;
+  assert.equal(
+    expand("${server:json}", { ...values, server }),
+    '{"command":"/c","env":{"PORTREEVE_SOCKET":"/s p"}}',
+  );
+});
+
+Deno.test("templates: unknown or partial placeholders are profile errors", () => {
+  const values = { command: "/c", args: [], env: {} };
+  assert.throws(() => expand("${nope}", values), { name: "TemplateError" });
+  assert.throws(() => expand("run ${command}", values), { name: "TemplateError" });
+  assert.throws(() => expand({ "${command}": 1 }, values), { name: "TemplateError" });
+  assert.throws(() => expand("${server}", values), { name: "TemplateError" });
+});
+
+Deno.test("profiles: every shipped profile is valid and named after its file", async () => {
+  const dir = new URL("../../../config-profiles/", import.meta.url);
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.endsWith(".json")) files.push(entry.name);
+  }
+  // Every file on disk is listed in hosts.ts, and nothing else is.
+  assert.deepEqual(files.sort(), HOST_PROFILES.map((profile) => `${profile.id}.json`).sort());
+  for (const name of files) {
+    const raw = JSON.parse(await Deno.readTextFile(new URL(name, dir)));
+    assert.deepEqual(parseProfile(raw, name), HOST_PROFILES.find((p) => `${p.id}.json` === name));
+  }
+});
+
+Deno.test("profiles: malformed profiles are rejected with the file name", () => {
+  const good = structuredClone(HOST_PROFILES[0]);
+  assert.throws(() => parseProfile([], "x.json"), /x\.json: must be a JSON object/);
+  assert.throws(() => parseProfile({ ...good, extra: 1 }, "x.json"), /unknown key "extra"/);
+  assert.throws(() => parseProfile({ ...good, id: "Bad Id" }, "x.json"), /id must be/);
+  assert.throws(
+    () => parseProfile({ ...good, configurationLanguage: "yaml" }, "x.json"),
+    /json" or "toml/,
+  );
+  assert.throws(() => parseProfile({ ...good, setupCommand: [1] }, "x.json"), /setupCommand/);
+  assert.throws(() => parseProfile({ ...good, notes: "n" }, "x.json"), /notes/);
+});

@@ -1,0 +1,68 @@
+/** Deterministic installations and sockets shared by the profiles tests. */
+import type { SocketLocation } from "../../../../src/socket_location.ts";
+import type { Installation } from "../../../../src/installation.ts";
+
+export const HOME_SOCKET: SocketLocation = {
+  path: "/home/ada/.local/state/portreeve/portreeve.sock",
+  source: "HOME",
+};
+export const ENV_SOCKET: SocketLocation = {
+  path: "/run/user/1000/portreeve.sock",
+  source: "PORTREEVE_SOCKET",
+};
+
+export const SCRIPT: Installation = {
+  kind: "script",
+  execPath: "/home/ada/.deno/bin/deno",
+  entryPath: "/home/ada/src/portreeve-mcp/main.ts",
+};
+export const COMPILED: Installation = {
+  kind: "compiled",
+  execPath: "/usr/local/bin/portreeve-mcp",
+  entryPath: null,
+};
+
+/** Spaces, both quote kinds, backslashes, shell metacharacters and non-ASCII text. */
+const AWKWARD = `/home/O'Hara "Q" \\back\\slash/$(id) \`x\` *!/日本 🚀 é/`;
+/** Control characters must survive too (TOML writes them as \uXXXX). */
+const CONTROL = "/tmp/tab\there/new\nline/bell\u0007del\u007f/";
+
+export interface Place {
+  name: string;
+  script: Installation;
+  compiled: Installation;
+  socket: SocketLocation;
+}
+
+export const PLACES: readonly Place[] = [
+  { name: "plain", script: SCRIPT, compiled: COMPILED, socket: HOME_SOCKET },
+  placeAt("awkward", AWKWARD),
+  placeAt("control", CONTROL),
+];
+
+function placeAt(name: string, dir: string): Place {
+  return {
+    name,
+    script: { kind: "script", execPath: `${dir}deno`, entryPath: `${dir}src/main.ts` },
+    compiled: { kind: "compiled", execPath: `${dir}portreeve-mcp`, entryPath: null },
+    socket: { path: `${dir}state/portreeve.sock`, source: "flag" },
+  };
+}
+
+/** Runs a setup command in `shell` with the host CLIs replaced by an argument printer. */
+export async function shellWords(shell: string, setupCommand: string): Promise<string[]> {
+  const script = [
+    `claude() { printf '%s\\0' "$@"; }`,
+    `codex() { printf '%s\\0' "$@"; }`,
+    `gemini() { printf '%s\\0' "$@"; }`,
+    setupCommand,
+  ].join("\n");
+  const output = await new Deno.Command(shell, {
+    args: ["-c", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  if (!output.success) throw new Error(`${shell} failed: ${stderr}`);
+  return new TextDecoder().decode(output.stdout).split("\0").slice(0, -1);
+}

@@ -1,0 +1,85 @@
+/**
+ * `config` for the copy `deno task install` made prints the launcher, and for a source run
+ * warns about a Deno or entry file that lives in npx's cache or a temporary folder.
+ */
+import assert from "node:assert/strict";
+import { installLayout, installRootOf } from "../../../src/install_layout.ts";
+import { renderConfig } from "../../../src/profiles/mod.ts";
+import type { Installation } from "../../../src/installation.ts";
+import { runConfigCommand } from "../../../src/cli/config.ts";
+import { HOME_SOCKET } from "./golden/fixtures.ts";
+
+const layout = installLayout("/home/ada/.deno");
+const INSTALLED: Installation = {
+  kind: "installed",
+  execPath: layout.deno,
+  entryPath: layout.bundle,
+  launcher: layout.launcher,
+};
+
+Deno.test("install layout: recognised from the executable and bundle paths alone", () => {
+  assert.equal(installRootOf(layout.deno, layout.bundle), "/home/ada/.deno");
+  assert.equal(installRootOf("/usr/bin/deno", layout.bundle), null, "another deno");
+  assert.equal(installRootOf(layout.deno, "/home/ada/src/main.ts"), null, "a checkout");
+});
+
+Deno.test("config for an installation prints the launcher in exact mode, the bare name portably", () => {
+  const exact = renderConfig({ host: "claude", portable: false, socket: HOME_SOCKET }, INSTALLED);
+  assert.equal(exact.command, "/home/ada/.deno/bin/portreeve-mcp");
+  assert.deepEqual(exact.args, ["serve", "--socket", HOME_SOCKET.path]);
+  assert.deepEqual(exact.env, { DENO_NO_UPDATE_CHECK: "1" });
+  assert.ok(exact.notes.some((note) => note.includes("deno task install --socket")));
+  const portable = renderConfig({ host: "codex", portable: true, socket: HOME_SOCKET }, INSTALLED);
+  assert.equal(portable.command, "portreeve-mcp");
+});
+
+Deno.test("config for an installation refuses a socket outside its grant", () => {
+  let stderr = "";
+  const code = runConfigCommand(["--host", "generic", "--socket", "/elsewhere.sock"], {
+    stdout: () => {},
+    stderr: (text) => stderr += text,
+  }, { installation: INSTALLED, socketGranted: () => false });
+  assert.equal(code, 1);
+  assert.match(stderr, /deno task install --socket \/elsewhere\.sock/);
+});
+
+Deno.test("config warns when a source run's deno or entry lies in npx's cache or a temp dir", () => {
+  const cases: [Installation, RegExp[]][] = [
+    [
+      {
+        kind: "script",
+        execPath: "/home/ada/.npm/_npx/6f1c/node_modules/deno/deno",
+        entryPath: "/home/ada/src/portreeve-mcp/main.ts",
+      },
+      [/the Deno executable .*_npx.* npx's cache/],
+    ],
+    [
+      { kind: "script", execPath: "/usr/local/bin/deno", entryPath: "/tmp/clone/main.ts" },
+      [/the entry file \/tmp\/clone\/main\.ts lies in a temporary folder/],
+    ],
+    [
+      {
+        kind: "script",
+        execPath: "/private/var/folders/x/T/deno",
+        entryPath: "/var/folders/y/main.ts",
+      },
+      [/the Deno executable/, /the entry file/],
+    ],
+    [{ kind: "script", execPath: "/usr/local/bin/deno", entryPath: "/home/ada/main.ts" }, []],
+  ];
+  for (const [installation, expected] of cases) {
+    let stderr = "";
+    const code = runConfigCommand(["--host", "generic", "--socket", "/run/p.sock"], {
+      stdout: () => {},
+      stderr: (text) => stderr += text,
+    }, { installation, stat: () => ({ isDirectory: false }) });
+    assert.equal(code, 0);
+    const lines = stderr.split("\n").filter((line) => line !== "");
+    assert.equal(lines.length, expected.length, stderr);
+    expected.forEach((pattern, i) => {
+      assert.match(lines[i], pattern);
+      assert.match(lines[i], /npm install -g deno@2\.9\.6/);
+      assert.match(lines[i], /npx -y deno@2\.9\.6 task install/);
+    });
+  }
+});

@@ -1,0 +1,139 @@
+/**
+ * Framing in the stdio transport: lines split or joined across reads arrive as single messages
+ * in order, a bad line is answered on stdout without stopping the stream, each answer is one
+ * scrubbed line written whole, and stdin EOF closes once the answers are out.
+ */
+import assert from "node:assert/strict";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { FramedStdioTransport, type StdioPorts } from "../../../src/transport/stdio_transport.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Stdin that yields `chunks` one read at a time, then EOF; stdout taking `writeSize` at most. */
+function ports(chunks: (string | Uint8Array)[], writeSize = Infinity) {
+  const queue = chunks.map((c) => typeof c === "string" ? encoder.encode(c) : c);
+  const out: Uint8Array[] = [];
+  let release: (() => void) | undefined;
+  const held = new Promise<void>((resolve) => release = resolve);
+  const stdio: StdioPorts = {
+    input: {
+      async read(buffer) {
+        const next = queue.shift();
+        if (next === undefined) {
+          await held; // EOF only when the test says so
+          return null;
+        }
+        buffer.set(next);
+        return next.length;
+      },
+    },
+    output: {
+      write(bytes) {
+        const n = Math.min(bytes.length, writeSize);
+        out.push(bytes.slice(0, n));
+        return Promise.resolve(n);
+      },
+    },
+  };
+  return {
+    stdio,
+    eof: () => release!(),
+    stdout: () => decoder.decode(new Uint8Array(out.flatMap((b) => [...b]))),
+    writes: () => out.length,
+  };
+}
+
+function collect(transport: FramedStdioTransport): JSONRPCMessage[] {
+  const seen: JSONRPCMessage[] = [];
+  transport.onmessage = (m) => seen.push(m);
+  return seen;
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(check(), "condition not reached");
+};
+
+Deno.test("a frame split across reads and two frames in one read arrive whole, in order", async () => {
+  const p = ports([
+    '{"jsonrpc":"2.0","method":"notifications/a"',
+    ',"params":{}}\n{"jsonrpc":"2.0","method":"notifications/b"}\n',
+    '{"jsonrpc":"2.0","method":"notifications/c"}\n',
+  ]);
+  const transport = new FramedStdioTransport(p.stdio);
+  const seen = collect(transport);
+  await transport.start();
+  await until(() => seen.length === 3);
+  assert.deepEqual(seen.map((m) => (m as { method: string }).method), [
+    "notifications/a",
+    "notifications/b",
+    "notifications/c",
+  ]);
+  p.eof();
+  await transport.close();
+});
+
+Deno.test("a line that is not JSON is answered with a parse error and the next line still arrives", async () => {
+  const p = ports(['not json\n{"jsonrpc":"2.0","method":"notifications/after"}\n']);
+  const transport = new FramedStdioTransport(p.stdio);
+  const seen = collect(transport);
+  await transport.start();
+  await until(() => seen.length === 1 && p.stdout().length > 0);
+  const answer = JSON.parse(p.stdout());
+  assert.equal(answer.id, null);
+  assert.equal(answer.error.code, -32700);
+  assert.equal((seen[0] as { method: string }).method, "notifications/after");
+  p.eof();
+  await transport.close();
+});
+
+Deno.test("an answer is one scrubbed line, completed across short writes", async () => {
+  const p = ports([], 7);
+  const transport = new FramedStdioTransport(p.stdio);
+  transport.scrub = (json) => json.replaceAll("secret", "[redacted]");
+  await transport.start();
+  await transport.send({ jsonrpc: "2.0", id: 1, result: { note: "a secret here" } });
+  assert.ok(p.writes() > 1, "the stand-in stdout took several writes");
+  assert.equal(p.stdout(), '{"jsonrpc":"2.0","id":1,"result":{"note":"a [redacted] here"}}\n');
+  p.eof();
+  await transport.close();
+});
+
+Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
+  const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
+  const transport = new FramedStdioTransport(p.stdio);
+  let ends = 0;
+  transport.onEnd = () => ends++;
+  const seen = collect(transport);
+  await transport.start();
+  await until(() => seen.length === 1);
+  p.eof();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(ends, 0, "still open while the request is unanswered");
+  await transport.send({ jsonrpc: "2.0", id: 5, result: {} });
+  await until(() => ends === 1);
+  assert.equal(JSON.parse(p.stdout()).id, 5);
+  await assert.rejects(
+    transport.send({ jsonrpc: "2.0", id: 6, result: {} }),
+    /stdio transport is closed/,
+  );
+  await transport.close();
+  assert.equal(ends, 1);
+});
+
+Deno.test("a cancelled request is not waited for at EOF", async () => {
+  const p = ports([
+    '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{}}}\n',
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}\n',
+  ]);
+  const transport = new FramedStdioTransport(p.stdio);
+  let ended = false;
+  transport.onEnd = () => ended = true;
+  const seen = collect(transport);
+  await transport.start();
+  await until(() => seen.length === 2);
+  p.eof();
+  await until(() => ended);
+  assert.equal(p.stdout(), "", "nothing was answered, and nothing needed to be");
+});
