@@ -36,11 +36,23 @@ export interface ToolDefinition<
   summary(data: z.output<Out>, input: z.output<In>): string;
 }
 
-/** Identity function that fixes the generic types at the definition site. */
+// deno-lint-ignore no-explicit-any -- definitions differ in their zod generics; the catalogue only needs the common surface.
+export type AnyTool = ToolDefinition<any, any>;
+
+/** Every definition made by `defineTool`, so the catalogue can tell them from other exports. */
+const DEFINED = new WeakSet<object>();
+
+/** Fixes the generic types at the definition site and marks the value as a tool definition. */
 export function defineTool<In extends z.ZodObject, Out extends z.ZodType>(
   definition: ToolDefinition<In, Out>,
 ): ToolDefinition<In, Out> {
+  DEFINED.add(definition);
   return definition;
+}
+
+/** Whether `value` (any export of a family module) is a tool definition. */
+export function isToolDefinition(value: unknown): value is AnyTool {
+  return typeof value === "object" && value !== null && DEFINED.has(value);
 }
 
 export interface Annotations {

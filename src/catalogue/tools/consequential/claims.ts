@@ -1,13 +1,13 @@
 /** Receipt pairs for ports and claims: reclaim a port, reassign / delete a claim, prune claims. */
 import { z } from "zod";
-import { type claim as claimShape, loose, port, uuid } from "../../shapes.ts";
+import { type claim as claimShape, olderThanMilliseconds, port, uuid } from "../../shapes.ts";
 import { id } from "../../daemon_calls.ts";
 import {
-  type AnyTool,
   APPROVAL,
   type DaemonPreview,
   executeTool,
   previewTool,
+  pruneExecuteTool,
 } from "./receipts.ts";
 
 type Claim = z.output<typeof claimShape>;
@@ -19,7 +19,6 @@ const claimTarget = ({ claimId }: { claimId: string }) => ({
   id: claimId.toLowerCase(),
 });
 const claimsTarget = () => ({ type: "claim-collection", id: "global" });
-const olderThan = () => z.int().min(0).max(315_576_000_000);
 
 /** `web api.http (port 5173)`: how a person recognises a claim. */
 export function claimLabel(claim: Claim): string {
@@ -165,7 +164,7 @@ export const claimsPrunePreview = previewTool({
   stem: "claims_prune",
   title: "Preview claims prune",
   description: `List idle claims whose workspace is gone. ${APPROVAL}`,
-  input: z.strictObject({ olderThanMilliseconds: olderThan() }),
+  input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: () => "/v1/actions/claims/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
   explain: ({ observed }) => {
@@ -182,25 +181,12 @@ export const claimsPrunePreview = previewTool({
   target: claimsTarget,
 });
 
-export const claimsPruneExecute = executeTool({
+export const claimsPruneExecute = pruneExecuteTool({
   stem: "claims_prune",
   action: "claims.prune",
   title: "Prune claims",
   description: "Delete the approved claims, re-checking each.",
-  input: z.strictObject({ receiptId: uuid() }),
-  result: z.looseObject({ deletedClaimIds: z.array(uuid()), skipped: z.array(loose()) }),
-  path: () => "/v1/actions/claims/prune/execute",
+  deleted: "deletedClaimIds",
+  noun: "claim",
   target: claimsTarget,
-  outcome: (r) => `${r.deletedClaimIds.length} claim(s) deleted, ${r.skipped.length} skipped.`,
 });
-
-export const CLAIM_RECEIPT_TOOLS: readonly AnyTool[] = [
-  portReclaimPreview,
-  portReclaimExecute,
-  claimReassignPreview,
-  claimReassignExecute,
-  claimDeletePreview,
-  claimDeleteExecute,
-  claimsPrunePreview,
-  claimsPruneExecute,
-];

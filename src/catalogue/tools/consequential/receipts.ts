@@ -4,7 +4,7 @@
  * sends only the receipt and the explicit target, and the daemon acts or replays.
  */
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../define.ts";
+import { type AnyTool, defineTool } from "../../define.ts";
 import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import type { ToolContext } from "../../context.ts";
@@ -23,8 +23,6 @@ export const APPROVAL =
   "Then stop until the user explicitly approves this preview; host auto-approval is not consent.";
 
 type Json = Record<string, unknown>;
-// deno-lint-ignore no-explicit-any -- definitions differ in their zod generics.
-export type AnyTool = ToolDefinition<any, any>;
 
 const target = z.object({ type: z.string(), id: z.string() });
 
@@ -247,4 +245,35 @@ function withHint(error: unknown, mismatchHint?: string): unknown {
     error.details,
     `${hint}${extra}`,
   );
+}
+
+/**
+ * The execute of a prune preview: the receipt alone names what goes, the daemon re-checks each
+ * candidate and answers the ids it deleted and the ones it skipped.
+ */
+export function pruneExecuteTool(spec: {
+  stem: string;
+  action: string;
+  title: string;
+  description: string;
+  /** The result field listing deleted ids, and what one of them is called. */
+  deleted: string;
+  noun: string;
+  target(): { type: string; id: string };
+}): AnyTool {
+  return executeTool({
+    stem: spec.stem,
+    action: spec.action,
+    title: spec.title,
+    description: spec.description,
+    input: z.strictObject({ receiptId: uuid() }),
+    result: z.looseObject({ [spec.deleted]: z.array(uuid()), skipped: z.array(loose()) }),
+    path: () => `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
+    target: spec.target,
+    outcome: (r) => {
+      const deleted = r[spec.deleted];
+      const count = Array.isArray(deleted) ? deleted.length : 0;
+      return `${count} ${spec.noun}(s) deleted, ${r.skipped.length} skipped.`;
+    },
+  });
 }

@@ -3,16 +3,22 @@
  * or writes a file: the daemon reads and writes only `<stack root>/portreeve.stack.json`.
  */
 import { z } from "zod";
-import { absolutePath, loose, port, stackDefinitionInput, uuid } from "../../shapes.ts";
 import {
-  type AnyTool,
+  absolutePath,
+  loose,
+  olderThanMilliseconds,
+  port,
+  stackDefinitionInput,
+  uuid,
+} from "../../shapes.ts";
+import {
   APPROVAL,
   type DaemonPreview,
   executeTool,
   previewTool,
+  pruneExecuteTool,
 } from "./receipts.ts";
 
-const olderThan = () => z.int().min(0).max(315_576_000_000);
 // The daemon binds a stack receipt to the stackRoot string exactly as sent.
 const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
   type: "stack-root",
@@ -107,7 +113,7 @@ export const stacksPrunePreview = previewTool({
   stem: "stacks_prune",
   title: "Preview stacks prune",
   description: `List stacks whose root is gone, with blockers. ${APPROVAL}`,
-  input: z.strictObject({ olderThanMilliseconds: olderThan() }),
+  input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: () => "/v1/actions/stacks/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
   explain: ({ observed }) => {
@@ -127,16 +133,14 @@ export const stacksPrunePreview = previewTool({
   target: stacksTarget,
 });
 
-export const stacksPruneExecute = executeTool({
+export const stacksPruneExecute = pruneExecuteTool({
   stem: "stacks_prune",
   action: "stacks.prune",
   title: "Prune stacks",
   description: "Delete the approved stacks, re-checking each; signals nothing.",
-  input: z.strictObject({ receiptId: uuid() }),
-  result: z.looseObject({ deletedStackIds: z.array(uuid()), skipped: z.array(loose()) }),
-  path: () => "/v1/actions/stacks/prune/execute",
+  deleted: "deletedStackIds",
+  noun: "stack",
   target: stacksTarget,
-  outcome: (r) => `${r.deletedStackIds.length} stack(s) deleted, ${r.skipped.length} skipped.`,
 });
 
 const SETTING_KEYS = [
@@ -215,12 +219,3 @@ export const settingsUpdateExecute = executeTool({
   target: settingsTarget,
   outcome: () => "settings updated.",
 });
-
-export const STACK_RECEIPT_TOOLS: readonly AnyTool[] = [
-  stackApplyPreview,
-  stackApplyExecute,
-  stacksPrunePreview,
-  stacksPruneExecute,
-  settingsUpdatePreview,
-  settingsUpdateExecute,
-];
