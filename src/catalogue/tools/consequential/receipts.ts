@@ -7,6 +7,8 @@ import { z } from "zod";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
+import { type Params, post, segmentsOf } from "../../routes.ts";
+import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../errors.ts";
 import {
@@ -16,7 +18,7 @@ import {
   obtainApproval,
 } from "../../approval.ts";
 
-const CAPS = ["mcp-foundations-v1"];
+const CAPS = [Capability.mcpFoundations];
 
 /** Preview-description sentence; each preview carries it, so it stays short. */
 export const APPROVAL =
@@ -26,6 +28,8 @@ type Json = Record<string, unknown>;
 
 const target = z.object({ type: z.string(), id: z.string() });
 
+const record = () => z.looseObject({});
+
 /** ConsequentialPreview as the daemon sends it (protocol §4.2). */
 export interface DaemonPreview {
   receiptId: string;
@@ -34,6 +38,24 @@ export interface DaemonPreview {
   proposal: Json;
   observed: Json;
   expiresAt: string;
+}
+
+/**
+ * The schema of a preview's reply, with what its `explain` reads of the daemon's evidence
+ * (and proposal). Built where the preview is defined, so the types there are concrete.
+ */
+export function previewReply<Observed extends z.ZodType<Json>, Proposal extends z.ZodType<Json>>(
+  observed: Observed,
+  proposal: Proposal,
+) {
+  return z.looseObject({
+    receiptId: uuid(),
+    action: z.string(),
+    target: z.looseObject({ type: z.string(), id: z.string() }),
+    proposal,
+    observed,
+    expiresAt: timestamp(),
+  });
 }
 
 const previewOutput = z.object({
@@ -56,21 +78,32 @@ const previewOutput = z.object({
   approval: z.enum(APPROVAL_ROUTES),
 });
 
-export interface PreviewSpec<In extends z.ZodObject> {
+/** A preview's reply whose proposal `explain` does not read. */
+export function evidenceReply<Observed extends z.ZodType<Json>>(observed: Observed) {
+  return previewReply(observed, record());
+}
+
+export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
   stem: string;
   title: string;
   description: string;
   input: In;
-  path(input: z.output<In>): string;
+  /** The preview route; `{name}` segments come from the input fields of those names. */
+  path: string;
   body?(input: z.output<In>): Json;
+  /** The reply's schema (`previewReply`), checked where it arrives. */
+  reply: Reply;
   /** One sentence on the effect, plus the blockers, read from the daemon's evidence. */
-  explain(preview: DaemonPreview): { effect: string; blockers: string[] };
+  explain(preview: z.output<Reply>): { effect: string; blockers: string[] };
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
   target(input: z.output<In>): { type: string; id: string };
 }
 
-export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyTool {
+export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>>(
+  spec: PreviewSpec<In, Reply>,
+): AnyTool {
   const execute = `portreeve_${spec.stem}_execute`;
+  const route = post(spec.path, spec.reply);
   return defineTool({
     name: `portreeve_${spec.stem}_preview`,
     title: spec.title,
@@ -79,12 +112,9 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
     description: spec.description,
     input: spec.input,
     output: previewOutput,
+    routes: [route],
     async call(ctx, input) {
-      const preview = await mutate(
-        ctx,
-        spec.path(input),
-        spec.body?.(input) ?? {},
-      ) as DaemonPreview;
+      const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
       const { effect, blockers } = spec.explain(preview);
       const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
       const receipt = `Receipt ${preview.receiptId.slice(0, 8)} expires ${
@@ -154,7 +184,8 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   input: In;
   /** The daemon's `result`; loose unless agents act on its fields. */
   result: R;
-  path(input: z.output<In>): string;
+  /** The execute route; `{name}` segments come from the input fields of those names. */
+  path: string;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
   /** The first successful execution's outcome, in a few words. */
@@ -175,6 +206,11 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     replayed: z.boolean(),
     result: spec.result,
   });
+  const route = post(
+    spec.path,
+    z.looseObject({ changed: z.boolean(), replayed: z.boolean(), result: spec.result }),
+  );
+  const params = (input: z.output<In>): Params => segmentsOf(input);
   return defineTool({
     name: `portreeve_${spec.stem}_execute`,
     title: spec.title,
@@ -183,6 +219,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     description: spec.description,
     input: spec.input,
     output,
+    routes: [route],
     async call(ctx: ToolContext, input) {
       const receiptId = input.receiptId as string;
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
@@ -195,10 +232,11 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
         throw withHint(error, spec.mismatchHint);
       });
       const body = spec.body?.(input) ?? { receiptId };
-      const data = await mutate(ctx, spec.path(input), body, { timeoutMs: spec.timeoutMs })
-        .catch((error) => {
-          throw withHint(error, spec.mismatchHint);
-        }) as { changed: boolean; replayed: boolean; result: z.input<R> };
+      const data = await mutate(ctx, route, params(input), body, {
+        timeoutMs: spec.timeoutMs,
+      }).catch((error) => {
+        throw withHint(error, spec.mismatchHint);
+      });
       // Executed (or replayed): a later repeat needs no question, the daemon replays it.
       ctx.receipts.decide(receiptId, "approved");
       return {
@@ -268,7 +306,7 @@ export function pruneExecuteTool(spec: {
     description: spec.description,
     input: z.strictObject({ receiptId: uuid() }),
     result: z.looseObject({ [spec.deleted]: z.array(uuid()), skipped: z.array(loose()) }),
-    path: () => `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
+    path: `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
     target: spec.target,
     outcome: (r) => {
       const deleted = r[spec.deleted];
