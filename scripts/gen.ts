@@ -1,12 +1,13 @@
 /**
- * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json) and the
- * README's tool reference from the tool definitions. Tests fail when either is stale.
+ * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json, pretty-printed
+ * so a review shows what a change did to each tool) and the README's tool reference from the
+ * tool definitions. Tests fail when either is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
-import { listTools } from "../src/catalogue/describe.ts";
+import { listingText, listTools } from "../src/catalogue/describe.ts";
 import { withReference } from "../src/catalogue/reference.ts";
 
 const listing = new URL("../src/catalogue/tools_list.json", import.meta.url);
-await Deno.writeTextFile(listing, JSON.stringify(listTools(ALL_TOOLS)) + "\n");
+await Deno.writeTextFile(listing, listingText(listTools(ALL_TOOLS)));
 const readme = new URL("../README.md", import.meta.url);
 await Deno.writeTextFile(readme, withReference(await Deno.readTextFile(readme)));

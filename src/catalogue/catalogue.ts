@@ -14,7 +14,11 @@ import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
-/** One tools/list entry with what the bridge needs to know about it without loading it. */
+/**
+ * One tools/list entry with what the bridge needs to know about it without loading it. Its
+ * kind and capabilities are written from the definition by `deno task gen`; at run time the
+ * listing is where the bridge reads them.
+ */
 export interface ListedTool {
   kind: ToolKind;
   capabilities: string[];
@@ -32,7 +36,7 @@ export class Catalogue {
   readonly entries: readonly ListedTool[];
   /** Set by whoever serves the catalogue, so a bug's stack reaches the log. */
   onBug?: BugReporter;
-  #names: Set<string>;
+  #byName: Map<string, ListedTool>;
   #listing: Tool[];
   #definitions?: Promise<Map<string, ToolDefinition>>;
 
@@ -42,7 +46,7 @@ export class Catalogue {
     private readonly load: DefinitionLoader = loadDefinitions,
   ) {
     this.entries = listed.filter((entry) => inToolset(entry.kind, toolset));
-    this.#names = new Set(this.entries.map((entry) => entry.tool.name));
+    this.#byName = new Map(this.entries.map((entry) => [entry.tool.name, entry]));
     this.#listing = this.entries.map((entry) => entry.tool);
   }
 
@@ -51,7 +55,7 @@ export class Catalogue {
   }
 
   has(name: string): boolean {
-    return this.#names.has(name);
+    return this.#byName.has(name);
   }
 
   /** Capabilities the registered tools need, for the compatibility report. */
@@ -69,14 +73,15 @@ export class Catalogue {
     args: unknown,
     ctx: Omit<ToolContext, "capabilities">,
   ): Promise<CallToolResult | InputRequiredResult> {
-    if (!this.has(name)) throw new Error(`unknown tool ${name}`);
+    const entry = this.#byName.get(name);
+    if (!entry) throw new Error(`unknown tool ${name}`);
     this.#definitions ??= this.load().then((all) => new Map(all.map((tool) => [tool.name, tool])));
     const tool = (await this.#definitions).get(name);
     if (!tool) {
       throw new Error(`tool ${name} is listed but has no definition; run \`deno task gen\``);
     }
     try {
-      const ran = await runTool(tool, args, ctx);
+      const ran = await runTool(tool, args, ctx, entry.capabilities);
       return success(ran.shown, ran.summary);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
@@ -122,6 +127,7 @@ export async function runTool(
   tool: ToolDefinition,
   args: unknown,
   ctx: Omit<ToolContext, "capabilities">,
+  capabilities: readonly string[] = tool.capabilities ?? [],
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
   const { compactData, DETAIL_TOOLS } = await import("./compact/mod.ts");
@@ -131,7 +137,7 @@ export async function runTool(
     throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
   }
   const full = withoutCredentialFields(
-    await tool.call({ ...ctx, capabilities: tool.capabilities ?? [] }, input.data),
+    await tool.call({ ...ctx, capabilities }, input.data),
   );
   // The output schema documents and checks the fields agents act on; the daemon's record
   // is kept whole (not stripped to those fields), so nothing it says is lost.

@@ -1,24 +1,43 @@
-/** Daemon calls made on behalf of a tool: its signal, its capabilities, lowercase ids. */
+/**
+ * Daemon calls made on behalf of a tool, by declared route: its signal, its capabilities,
+ * lowercase ids, and the route's reply schema, which the client checks and which types the
+ * answer.
+ */
+import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
 import { type Page, paginate, scopeOf, type SortKey } from "./pagination.ts";
 import { withOutcomeCheck } from "./outcome_checks.ts";
+import { type Params, pathOf, type Route } from "./routes.ts";
 
-type Query = Record<string, string | number | boolean | undefined>;
+export { id } from "./routes.ts";
 
-export function read(ctx: ToolContext, path: string, query: Query = {}): Promise<unknown> {
-  return ctx.daemon.get(path, query, { signal: ctx.signal, capabilities: ctx.capabilities });
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export function read<Reply extends z.ZodType>(
+  ctx: ToolContext,
+  route: Route<Reply>,
+  params: Params = {},
+  query: Query = {},
+): Promise<z.output<Reply>> {
+  return ctx.daemon.get(pathOf(route, params), query, {
+    signal: ctx.signal,
+    capabilities: ctx.capabilities,
+    reply: route,
+  });
 }
 
 /** A POST that only reads (status, resolve, snapshot, validate): safe to re-send once. */
-export function readByPost(
+export function readByPost<Reply extends z.ZodType>(
   ctx: ToolContext,
-  path: string,
+  route: Route<Reply>,
+  params: Params = {},
   body: Record<string, unknown> = {},
-): Promise<unknown> {
-  return ctx.daemon.post(path, body, {
+): Promise<z.output<Reply>> {
+  return ctx.daemon.post(pathOf(route, params), body, {
     signal: ctx.signal,
     capabilities: ctx.capabilities,
     safe: true,
+    reply: route,
   });
 }
 
@@ -27,16 +46,19 @@ export function readByPost(
  * connection the daemon had closed); an answer-less failure is reported as an unknown outcome,
  * naming the read that shows whether it took effect.
  */
-export function mutate(
+export function mutate<Reply extends z.ZodType>(
   ctx: ToolContext,
-  path: string,
+  route: Route<Reply>,
+  params: Params = {},
   body: Record<string, unknown> = {},
   options: { timeoutMs?: number; capabilities?: readonly string[] } = {},
-): Promise<unknown> {
+): Promise<z.output<Reply>> {
+  const path = pathOf(route, params);
   return ctx.daemon.post(path, body, {
     signal: ctx.signal,
     capabilities: options.capabilities ?? ctx.capabilities,
     timeoutMs: options.timeoutMs,
+    reply: route,
   }).catch((error) => {
     throw withOutcomeCheck(error, path);
   });
@@ -52,23 +74,18 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** A path segment for an id: the daemon routes only lowercase UUIDs. */
-export function id(value: string): string {
-  return encodeURIComponent(value.toLowerCase());
-}
-
 /**
  * A bridge-side page of a daemon collection that arrives whole: the filters go to the
  * daemon, the page is cut here (see pagination.ts), bound to `listing` and those filters.
  */
-export async function readPage<T>(
+export async function readPage<Item extends z.ZodType>(
   ctx: ToolContext,
-  path: string,
+  route: Route<z.ZodArray<Item>>,
   listing: string,
   input: { limit: number; afterCursor?: string } & Query,
-  key: (item: T) => SortKey,
-): Promise<Page<T>> {
+  key: (item: z.output<Item>) => SortKey,
+): Promise<Page<z.output<Item>>> {
   const { limit, afterCursor, ...filters } = input;
-  const all = await read(ctx, path, filters) as T[];
+  const all = await read(ctx, route, {}, filters);
   return paginate(all, key, { scope: scopeOf(listing, filters), limit, afterCursor });
 }

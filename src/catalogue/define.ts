@@ -4,6 +4,8 @@
  */
 import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
+import type { Route } from "./routes.ts";
+import type { Capability } from "../daemon/capabilities.ts";
 
 /**
  * What a tool does to the world. It fixes the MCP annotations and the toolset:
@@ -29,18 +31,35 @@ export interface ToolDefinition<
   /** Shape of `data` on success; object-rooted and loose where detail is rare. */
   output: Out;
   /** Daemon capabilities the tool needs (checked against the cached health). */
-  capabilities?: readonly string[];
-  /** Performs the call; throws `BridgeError` for every failure. */
-  call(ctx: ToolContext, input: z.output<In>): Promise<z.input<Out>>;
+  capabilities?: readonly Capability[];
+  /** The daemon routes `call` uses, each with the schema its reply is checked against. */
+  routes?: readonly Route[];
+  /**
+   * Performs the call; throws `BridgeError` for every failure. What it returns is checked
+   * against `output` before anyone sees it.
+   */
+  call(ctx: ToolContext, input: z.output<In>): Promise<z.input<Out> | z.output<Out>>;
   /** One short line a person can read, not the JSON again. */
   summary(data: z.output<Out>, input: z.output<In>): string;
 }
 
-/** Identity function that fixes the generic types at the definition site. */
+// deno-lint-ignore no-explicit-any -- definitions differ in their zod generics; the catalogue only needs the common surface.
+export type AnyTool = ToolDefinition<any, any>;
+
+/** Every definition made by `defineTool`, so the catalogue can tell them from other exports. */
+const DEFINED = new WeakSet<object>();
+
+/** Fixes the generic types at the definition site and marks the value as a tool definition. */
 export function defineTool<In extends z.ZodObject, Out extends z.ZodType>(
   definition: ToolDefinition<In, Out>,
 ): ToolDefinition<In, Out> {
+  DEFINED.add(definition);
   return definition;
+}
+
+/** Whether `value` (any export of a family module) is a tool definition. */
+export function isToolDefinition(value: unknown): value is AnyTool {
+  return typeof value === "object" && value !== null && DEFINED.has(value);
 }
 
 export interface Annotations {

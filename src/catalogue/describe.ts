@@ -38,3 +38,8 @@ export function listTools(
     })),
   };
 }
+
+/** The listing as `deno task gen` writes it: two-space JSON, as `deno fmt` leaves it. */
+export function listingText(listing: { version: 1; tools: ListedTool[] }): string {
+  return JSON.stringify(listing, null, 2) + "\n";
+}

@@ -1,33 +1,51 @@
 /**
- * How custody renews what it holds: the daemon's renew routes, through the same client as
- * every tool. Errors keep their `code` and `retryable`, which custody uses to tell a daemon
- * that is briefly away (keep the credential, retry) from a lease that is gone (erase it).
+ * How custody renews what it holds: the daemon's renew routes (declared here with their reply
+ * schemas, as tools declare theirs), through the same client as every tool. Errors keep their
+ * `code` and `retryable`, which custody uses to tell a daemon that is briefly away (keep the
+ * credential, retry) from a lease that is gone (erase it).
  */
+import { z } from "zod";
 import type { Renewers } from "../custody/mod.ts";
 import type { DaemonClient } from "../daemon/client.ts";
-import { id } from "./daemon_calls.ts";
+import { Capability } from "../daemon/capabilities.ts";
+import { pathOf, post } from "./routes.ts";
+import { launcherOperation, timestamp, uuid } from "./shapes.ts";
 
 export interface LauncherRenewalResult {
   deadlineAt: number;
   renewAfterMilliseconds: number;
-  operation: Record<string, unknown>;
+  operation: z.output<typeof launcherOperation>;
 }
 
+export const RENEWAL_ROUTES = {
+  lease: post("/v1/leases/{leaseId}/renew", z.looseObject({ expiresAt: timestamp() })),
+  activation: post(
+    "/v1/stack-activations/{activationId}/renew",
+    z.looseObject({
+      leases: z.array(z.looseObject({ leaseId: uuid(), expiresAt: timestamp() })),
+    }),
+  ),
+  launcher: post(
+    "/v1/launcher-operations/{operationId}/renew",
+    z.looseObject({ operation: launcherOperation, renewAfterMilliseconds: z.int() }),
+  ),
+};
+
 export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalResult> {
+  const { lease, activation, launcher } = RENEWAL_ROUTES;
   return {
     async renewLease(leaseId, token, signal) {
-      const data = await daemon.post(`/v1/leases/${id(leaseId)}/renew`, { leaseToken: token }, {
+      const data = await daemon.post(pathOf(lease, { leaseId }), { leaseToken: token }, {
         signal,
-        capabilities: ["two-phase-allocation-v1"],
-      }) as { expiresAt: string };
+        capabilities: [Capability.twoPhaseAllocation],
+        reply: lease,
+      });
       return { expiresAt: Date.parse(data.expiresAt) };
     },
     async renewActivation(activationId, leases, signal) {
-      const data = await daemon.post(`/v1/stack-activations/${id(activationId)}/renew`, {
+      const data = await daemon.post(pathOf(activation, { activationId }), {
         leases: leases.map((l) => ({ leaseId: l.leaseId, leaseToken: l.token })),
-      }, { signal, capabilities: ["stack-activations-v1"] }) as {
-        leases: { leaseId: string; expiresAt: string }[];
-      };
+      }, { signal, capabilities: [Capability.stackActivations], reply: activation });
       return {
         leases: data.leases.map((l) => ({
           leaseId: l.leaseId,
@@ -36,12 +54,11 @@ export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalRe
       };
     },
     async renewLauncher(operationId, credential, signal) {
-      const data = await daemon.post(`/v1/launcher-operations/${id(operationId)}/renew`, {
-        credential,
-      }, {
+      const data = await daemon.post(pathOf(launcher, { operationId }), { credential }, {
         signal,
-        capabilities: ["launcher-operations-v1"],
-      }) as { operation: { deadlineAt: string }; renewAfterMilliseconds: number };
+        capabilities: [Capability.launcherOperations],
+        reply: launcher,
+      });
       return {
         deadlineAt: Date.parse(data.operation.deadlineAt),
         renewAfterMilliseconds: data.renewAfterMilliseconds,

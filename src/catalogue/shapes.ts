@@ -13,6 +13,8 @@ export const revision = () => z.string().regex(/^[a-f0-9]{64}$/);
 export const handle = () => z.string().regex(/^[A-Za-z0-9_-]{43}$/);
 export const pid = () => z.int().positive();
 export const loose = () => z.record(z.string(), z.unknown());
+/** A prune's age bound: at most ten years, in milliseconds. */
+export const olderThanMilliseconds = () => z.int().min(0).max(315_576_000_000);
 
 // ── Inputs for collections ────────────────────────────────────────────────────────────────
 export const PAGE_LIMIT_DEFAULT = 50;

@@ -8,8 +8,9 @@ import { BridgeError, Codes, invalidResponse, resourceLimit } from "../errors.ts
 import { unavailable } from "./errors.ts";
 import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
-import { checkReply, healthReply } from "./replies.ts";
+import { checkReply, HEALTH_REPLY, type ReplySchema } from "./replies.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
+import type { z } from "zod";
 
 export interface Health {
   softwareVersion: string;
@@ -45,11 +46,13 @@ export interface DaemonClientOptions {
   preflight?: () => BridgeError | undefined;
 }
 
-export interface CallOptions {
+export interface CallOptions<Reply extends z.ZodType = z.ZodType> {
   signal?: AbortSignal;
   /** Capabilities the route needs; checked against the cached health before sending. */
   capabilities?: readonly string[];
   timeoutMs?: number;
+  /** The route's reply schema; the reply is checked against it where it arrives. */
+  reply?: ReplySchema<Reply>;
 }
 
 /** `retrySafe`: a read, may be re-sent after a broken connection. `gated`: checked against the
@@ -81,11 +84,11 @@ export class DaemonClient {
 
   /** `GET /v1/health` without the gate; used by diagnostics and to build the verdict. */
   async health(signal?: AbortSignal): Promise<Health> {
-    const data = await this.#send("GET", "/v1/health", undefined, {
+    return await this.#send("GET", "/v1/health", undefined, {
       signal,
       timeoutMs: this.#timeouts.probeMs,
+      reply: HEALTH_REPLY,
     }, { retrySafe: true, gated: false });
-    return checkHealth(data);
   }
 
   /**
@@ -110,7 +113,11 @@ export class DaemonClient {
     this.#verdict = undefined;
   }
 
-  async get(path: string, query: Query = {}, options: CallOptions = {}): Promise<unknown> {
+  async get<Reply extends z.ZodType = z.ZodType>(
+    path: string,
+    query: Query = {},
+    options: CallOptions<Reply> = {},
+  ): Promise<z.output<Reply>> {
     await this.#gate(options);
     return this.#send("GET", path + toQueryString(query), undefined, {
       ...options,
@@ -123,11 +130,11 @@ export class DaemonClient {
    * validate...), which may be re-sent once over a fresh connection. Mutations are re-sent only
    * when the daemon never had them (see `#attempt`).
    */
-  async post(
+  async post<Reply extends z.ZodType = z.ZodType>(
     path: string,
     body: Record<string, unknown>,
-    options: CallOptions & { safe?: boolean } = {},
-  ): Promise<unknown> {
+    options: CallOptions<Reply> & { safe?: boolean } = {},
+  ): Promise<z.output<Reply>> {
     await this.#gate(options);
     const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
     const timeoutMs = options.timeoutMs ??
@@ -176,13 +183,13 @@ export class DaemonClient {
     }
   }
 
-  async #send(
+  async #send<Reply extends z.ZodType>(
     method: "GET" | "POST",
     path: string,
     body: string | undefined,
-    options: CallOptions & { timeoutMs: number },
+    options: CallOptions<Reply> & { timeoutMs: number },
     mode: SendMode,
-  ): Promise<unknown> {
+  ): Promise<z.output<Reply>> {
     const blocked = this.#preflight?.();
     if (blocked) throw blocked;
     const mutation = method === "POST" && !mode.retrySafe;
@@ -195,7 +202,7 @@ export class DaemonClient {
       throw this.#mapFailure(error.failure, mutation);
     }
     try {
-      return checkReply(method, path, readEnvelope(raw));
+      return checkReply(options.reply, method, path, readEnvelope(raw));
     } catch (error) {
       if (!(error instanceof BridgeError)) throw error;
       if (error.code === Codes.incompatible) this.invalidate();
@@ -323,11 +330,6 @@ export function incompatible(health: Health, reason: string): BridgeError {
     false,
     { health, reason },
   );
-}
-
-function checkHealth(data: unknown): Health {
-  // The reply was already checked against `healthReply` where it arrived.
-  return healthReply.parse(data) as Health;
 }
 
 function toQueryString(query: Query): string {

@@ -5,6 +5,7 @@
  * the client's own envelope reader, so an error reply becomes the `BridgeError` the real client
  * would throw. Recorded exchanges with the real daemon (tests/fixtures/) make good scripts.
  */
+import { checkReply, HEALTH_REPLY, type ReplySchema } from "../../src/daemon/replies.ts";
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -86,23 +87,25 @@ class ScriptedDaemon {
   get(
     path: string,
     query: Record<string, string | number | boolean | undefined> = {},
-    options: { capabilities?: readonly string[] } = {},
+    options: Options = {},
   ): Promise<unknown> {
     const wire: Json = {};
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) wire[key] = String(value);
     }
-    return this.#answer({ method: "GET", path, payload: wire, capabilities: caps(options) });
+    const sent: Sent = { method: "GET", path, payload: wire, capabilities: caps(options) };
+    return this.#answer(sent, options.reply);
   }
 
-  post(path: string, body: Json, options: { capabilities?: readonly string[] } = {}) {
+  post(path: string, body: Json, options: Options = {}) {
     // As it goes on the wire: keys set to undefined are not sent.
     const wire = JSON.parse(JSON.stringify(body));
-    return this.#answer({ method: "POST", path, payload: wire, capabilities: caps(options) });
+    const sent: Sent = { method: "POST", path, payload: wire, capabilities: caps(options) };
+    return this.#answer(sent, options.reply);
   }
 
   async compatibility(): Promise<Verdict> {
-    const health = await this.get("/v1/health") as Health;
+    const health = await this.get("/v1/health", {}, { reply: HEALTH_REPLY }) as Health;
     const { minimum, maximum } = health.protocol;
     return minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION
       ? { compatible: true, health }
@@ -113,20 +116,25 @@ class ScriptedDaemon {
     this.invalidations++;
   }
 
-  #answer(sent: Sent): Promise<unknown> {
+  /** Answers like the real client: the envelope read, then the reply checked by its route. */
+  #answer(sent: Sent, schema: ReplySchema | undefined): Promise<unknown> {
     this.sent.push(sent);
     try {
       const reply = this.script(sent);
-      return Promise.resolve(
-        readEnvelope({ status: reply.status, text: JSON.stringify(reply.body) }),
-      );
+      const data = readEnvelope({ status: reply.status, text: JSON.stringify(reply.body) });
+      return Promise.resolve(checkReply(schema, sent.method, sent.path, data));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 }
 
-const caps = (options: { capabilities?: readonly string[] }) => [...(options.capabilities ?? [])];
+interface Options {
+  capabilities?: readonly string[];
+  reply?: ReplySchema;
+}
+
+const caps = (options: Options) => [...(options.capabilities ?? [])];
 
 /** What a call returned, unpacked from the MCP result. */
 export interface Called {

@@ -16,15 +16,25 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, id, mutate, read } from "../daemon_calls.ts";
+import { epoch, mutate, read } from "../daemon_calls.ts";
+import { get, post } from "../routes.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
 import { invalidInput } from "../../errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 
-const CAPS = ["stack-activations-v1"];
+const CAPS = [Capability.stackActivations];
+const DOCKER_CAPS = [...CAPS, Capability.dockerEvidence];
 type Activation = z.output<typeof activation>;
+
+const A = "/v1/stack-activations/{activationId}";
+const prepareRoute = post(
+  "/v1/stacks/{stackId}/prepare",
+  z.looseObject({ reused: z.boolean(), generation }),
+);
+const activationRoute = get(A, activation);
 
 export const stackPrepare = defineTool({
   name: "portreeve_stack_prepare",
@@ -35,11 +45,9 @@ export const stackPrepare = defineTool({
     "Choose a port for every published endpoint of a stack (reusing the current generation when still valid). Starts nothing and creates no lease.",
   input: z.strictObject({ stackId: uuid() }),
   output: z.object({ changed: z.boolean(), reused: z.boolean(), generation }),
+  routes: [prepareRoute],
   async call(ctx, { stackId }) {
-    const data = await mutate(ctx, `/v1/stacks/${id(stackId)}/prepare`, { stackId }) as {
-      reused: boolean;
-      generation: z.input<typeof generation>;
-    };
+    const data = await mutate(ctx, prepareRoute, { stackId }, { stackId });
     return { changed: !data.reused, reused: data.reused, generation: data.generation };
   },
   summary: (d) =>
@@ -53,7 +61,8 @@ const endpointRef = z.strictObject({
   endpoint: z.string().min(1).max(128).default("default"),
 });
 
-const heldLease = z.object({
+/** What the daemon says of each lease it began, and the bridge keeps to answer a repeat. */
+const beganLease = z.object({
   component: z.string(),
   endpoint: z.string(),
   leaseId: uuid(),
@@ -65,6 +74,18 @@ const heldLease = z.object({
     requiredLabels: z.record(z.string(), z.string()),
   })
     .nullable(),
+});
+type BeganLease = z.output<typeof beganLease>;
+
+const beginRoute = post(
+  "/v1/stack-activations/begin",
+  z.looseObject({
+    activation,
+    leases: z.array(beganLease.extend({ leaseToken: z.string(), expiresAt: timestamp() })),
+  }),
+);
+
+const heldLease = beganLease.extend({
   credentialHandle: handle(),
   leaseExpiresAt: timestamp(),
   ...custodyTimes,
@@ -83,15 +104,6 @@ interface Began {
   leases: BeganLease[];
 }
 
-interface BeganLease {
-  component: string;
-  endpoint: string;
-  leaseId: string;
-  port: number;
-  bindingKind: "process" | "docker";
-  docker: { service: string; containerPort: number; requiredLabels: Record<string, string> } | null;
-}
-
 export const activationBegin = defineTool({
   name: "portreeve_activation_begin",
   title: "Begin an activation",
@@ -106,6 +118,7 @@ export const activationBegin = defineTool({
     bindings: z.record(z.string().min(1).max(128), z.enum(["process", "docker"])).default({}),
   }),
   output: beginOutput,
+  routes: [activationRoute, beginRoute],
   call(ctx, input) {
     // Endpoint lists are sets: the same endpoints in another order are the same request.
     const sorted = (refs: { component: string; endpoint: string }[]) =>
@@ -119,22 +132,18 @@ export const activationBegin = defineTool({
       held: (previous: Began) =>
         (ctx.custody.heldActivation(previous.activationId)?.credentialCount ?? 0) > 0,
       async replay(previous: Began) {
-        const current = await read(
-          ctx,
-          `/v1/stack-activations/${id(previous.activationId)}`,
-        ) as Activation;
+        const current = await read(ctx, activationRoute, {
+          activationId: previous.activationId,
+        });
         const held = ctx.custody.heldActivation(previous.activationId);
         if (!held) throw new CredentialUnavailableError();
         return beginView(false, current, previous.leases, held);
       },
       async start() {
         const docker = Object.values(input.bindings).includes("docker");
-        const data = await mutate(ctx, "/v1/stack-activations/begin", input, {
-          capabilities: docker ? [...CAPS, "docker-evidence-v1"] : CAPS,
-        }) as {
-          activation: Activation;
-          leases: (BeganLease & { leaseToken: string; expiresAt: string })[];
-        };
+        const data = await mutate(ctx, beginRoute, {}, input, {
+          capabilities: docker ? DOCKER_CAPS : CAPS,
+        });
         const kept = ctx.custody.holdActivation(
           data.activation.id,
           data.leases.map((l) => ({
@@ -223,6 +232,12 @@ export const activationCustodyExtend = defineTool({
 
 const settled = z.object({ changed: z.boolean(), activation });
 
+const SETTLE_ROUTES = {
+  confirm: post(`${A}/confirm`, activation),
+  skip: post(`${A}/skip`, activation),
+  abandon: post(`${A}/abandon`, activation),
+};
+
 /**
  * Shared path of confirm / skip / abandon: use the handle, call the daemon once, then erase
  * every credential of the activation whose endpoint is no longer leased (siblings included).
@@ -240,11 +255,11 @@ function settleEndpoint(
     { activationId, body },
     async () => {
       const { leaseId, token } = ctx.custody.useActivationLease(activationId, credentialHandle);
-      const next = await mutate(ctx, `/v1/stack-activations/${id(activationId)}/${action}`, {
+      const next = await mutate(ctx, SETTLE_ROUTES[action], { activationId }, {
         leaseId,
         leaseToken: token,
         ...body,
-      }, { capabilities }) as Activation;
+      }, { capabilities });
       const stillLeased = new Set(
         next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!),
       );
@@ -276,6 +291,7 @@ export const activationConfirmEndpoint = defineTool({
     containerId: z.string().regex(/^[a-f0-9]{12,64}$/).optional(),
   }),
   output: settled,
+  routes: [SETTLE_ROUTES.confirm],
   call(ctx, { activationId, credentialHandle, bindingKind, rootPid, containerId }) {
     // One object root instead of the anchor's top-level anyOf (some hosts reject it); the
     // exclusivity of the two evidence kinds is checked here instead.
@@ -288,7 +304,7 @@ export const activationConfirmEndpoint = defineTool({
     const evidence = bindingKind === "process"
       ? { bindingKind, rootPid }
       : { bindingKind, containerId };
-    const caps = bindingKind === "docker" ? [...CAPS, "docker-evidence-v1"] : CAPS;
+    const caps = bindingKind === "docker" ? DOCKER_CAPS : CAPS;
     return settleEndpoint(ctx, "confirm", activationId, credentialHandle, evidence, caps);
   },
   summary: settledSummary("Endpoint confirmed"),
@@ -303,6 +319,7 @@ export const activationSkipEndpoint = defineTool({
     "Skip one optional endpoint you will not start, releasing its lease and erasing its credential.",
   input: z.strictObject({ activationId: uuid(), credentialHandle: handle() }),
   output: settled,
+  routes: [SETTLE_ROUTES.skip],
   call: (ctx, { activationId, credentialHandle }) =>
     settleEndpoint(ctx, "skip", activationId, credentialHandle, {}),
   summary: settledSummary("Endpoint skipped"),
@@ -321,10 +338,14 @@ export const activationAbandonEndpoint = defineTool({
     reason: abandonReason(),
   }),
   output: settled,
+  routes: [SETTLE_ROUTES.abandon],
   call: (ctx, { activationId, credentialHandle, reason }) =>
     settleEndpoint(ctx, "abandon", activationId, credentialHandle, { reason }),
   summary: settledSummary("Endpoint abandoned"),
 });
+
+const reconciled = z.object({ changed: z.boolean(), activation, providers: z.array(provider) });
+const reconcileRoute = post(`${A}/reconcile`, reconciled);
 
 export const activationReconcile = defineTool({
   name: "portreeve_activation_reconcile",
@@ -334,18 +355,16 @@ export const activationReconcile = defineTool({
   description:
     "Re-check a running activation's providers; if all are gone it becomes lost and its runs are released. Safe to repeat.",
   input: z.strictObject({ activationId: uuid() }),
-  output: z.object({ changed: z.boolean(), activation, providers: z.array(provider) }),
-  call: async (ctx, { activationId }) =>
-    await mutate(ctx, `/v1/stack-activations/${id(activationId)}/reconcile`) as {
-      changed: boolean;
-      activation: Activation;
-      providers: z.input<typeof provider>[];
-    },
+  output: reconciled,
+  routes: [reconcileRoute],
+  call: (ctx, { activationId }) => mutate(ctx, reconcileRoute, { activationId }),
   summary: (d) =>
     `Activation ${d.activation.id} is ${d.activation.state}${d.changed ? " (changed)" : ""}; ${
       d.providers.filter((p) => p.status === "active").length
     }/${d.providers.length} provider(s) active.`,
 });
+
+const endRoute = post(`${A}/end`, settled);
 
 export const activationEnd = defineTool({
   name: "portreeve_activation_end",
@@ -356,10 +375,9 @@ export const activationEnd = defineTool({
     "End an activation once its processes are stopped; refused while a lease is pending or a provider still listens. Never signals anything. Safe to repeat.",
   input: z.strictObject({ activationId: uuid() }),
   output: settled,
+  routes: [endRoute],
   async call(ctx, { activationId }) {
-    const data = await mutate(ctx, `/v1/stack-activations/${id(activationId)}/end`) as z.input<
-      typeof settled
-    >;
+    const data = await mutate(ctx, endRoute, { activationId });
     ctx.custody.settleActivationLeases(activationId, new Set());
     return data;
   },

@@ -1,6 +1,5 @@
 /** Activations (read side): a generation being started, running, or ended. */
 import { z } from "zod";
-import { defineTool } from "../define.ts";
 import {
   activation,
   ACTIVATION_STATES,
@@ -8,14 +7,23 @@ import {
   page,
   pageInput,
   resolution,
+  timestamp,
   uuid,
 } from "../shapes.ts";
-import { id, read, readByPost, readPage } from "../daemon_calls.ts";
+import { get, post } from "../routes.ts";
+import { pageQuery, readTool } from "../read_tool.ts";
+import { defineTool } from "../define.ts";
+import { readPage } from "../daemon_calls.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 import { pageSummary } from "../pagination.ts";
 
-// Records arrive whole from the daemon; `createdAt` orders them even though not advertised.
-type Activation = z.output<typeof activation> & { createdAt: string };
-const CAPS = ["stack-activations-v1"];
+const CAPS = [Capability.stackActivations];
+
+// Listed activations carry `createdAt`, which orders the pages though the output omits it.
+const listActivations = get(
+  "/v1/stack-activations",
+  z.array(activation.extend({ createdAt: timestamp() })),
+);
 
 export const activationsList = defineTool({
   name: "portreeve_activations_list",
@@ -30,46 +38,37 @@ export const activationsList = defineTool({
     state: z.enum(ACTIVATION_STATES).optional(),
   }),
   output: page(activation),
+  routes: [listActivations],
   call: (ctx, input) =>
-    readPage<Activation>(
-      ctx,
-      "/v1/stack-activations",
-      "activations",
-      input,
-      (a) => [a.createdAt, a.id],
-    ),
+    readPage(ctx, listActivations, "activations", pageQuery(input), (a) => [a.createdAt, a.id]),
   summary: ({ items, page }) =>
     pageSummary("activation", items, page, (a) => `${a.id.slice(0, 8)} ${a.state}`),
 });
 
-export const activationGet = defineTool({
+export const activationGet = readTool({
   name: "portreeve_activation_get",
   title: "Get an activation",
-  kind: "read",
   capabilities: CAPS,
   description: "Read one activation: state, port and lease deadline of each endpoint.",
   input: z.strictObject({ id: uuid() }),
   output: activation,
-  call: async (ctx, input) =>
-    await read(ctx, `/v1/stack-activations/${id(input.id)}`) as Activation,
+  route: get("/v1/stack-activations/{activationId}", activation),
+  params: (input) => ({ activationId: input.id }),
   summary: (a) =>
     `Activation ${a.id.slice(0, 8)} is ${a.state}: ${
       a.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port} ${e.state}`).join(", ")
     }.`,
 });
 
-export const activationResolve = defineTool({
+export const activationResolve = readTool({
   name: "portreeve_activation_resolve",
   title: "Resolve endpoints",
-  kind: "read",
-  capabilities: ["stack-discovery-v1"],
+  capabilities: [Capability.stackDiscovery],
   description: "Addresses of a component's own endpoints and of its dependencies in an activation.",
   input: z.strictObject({ activationId: uuid(), component: name128() }),
   output: resolution,
-  call: async (ctx, { activationId, component }) =>
-    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/resolve`, {
-      component,
-    }) as z.input<typeof resolution>,
+  route: post("/v1/stack-activations/{activationId}/resolve", resolution),
+  send: ({ component }) => ({ component }),
   summary: (r) =>
     `${r.component}: ${
       Object.entries(r.own).map(([name, e]) => `${name}=${e.host.host}:${e.host.port}`).join(

@@ -1,16 +1,13 @@
 /** Claims family (read side): durable port claims. */
 import { z } from "zod";
-import { defineTool } from "../define.ts";
-import { absolutePath, claim, page, pageInput, uuid } from "../shapes.ts";
-import { id, read, readPage } from "../daemon_calls.ts";
+import { absolutePath, claim, pageInput, uuid } from "../shapes.ts";
+import { get } from "../routes.ts";
+import { pagedReadTool, readTool } from "../read_tool.ts";
 import { pageSummary } from "../pagination.ts";
 
-type Claim = z.output<typeof claim>;
-
-export const claimsList = defineTool({
+export const claimsList = pagedReadTool({
   name: "portreeve_claims_list",
   title: "List claims",
-  kind: "read",
   description:
     "List durable port claims by project, workspace, component and endpoint. Filters match exactly.",
   input: z.strictObject({
@@ -20,15 +17,16 @@ export const claimsList = defineTool({
     component: z.string().optional(),
     endpoint: z.string().optional(),
   }),
-  output: page(claim),
-  call: (ctx, input) =>
-    readPage<Claim>(ctx, "/v1/claims", "claims", input, (c) => [
-      c.identity.project,
-      c.identity.workspaceRoot,
-      c.identity.component,
-      c.identity.endpoint,
-      c.id,
-    ]),
+  item: claim,
+  route: get("/v1/claims", z.array(claim)),
+  listing: "claims",
+  key: (c) => [
+    c.identity.project,
+    c.identity.workspaceRoot,
+    c.identity.component,
+    c.identity.endpoint,
+    c.id,
+  ],
   summary: ({ items, page }) =>
     pageSummary(
       "claim",
@@ -41,14 +39,14 @@ export const claimsList = defineTool({
     ),
 });
 
-export const claimGet = defineTool({
+export const claimGet = readTool({
   name: "portreeve_claim_get",
   title: "Get a claim",
-  kind: "read",
   description: "Read one claim: identity, mode and assigned, preferred or exact port.",
   input: z.strictObject({ id: uuid() }),
   output: claim,
-  call: async (ctx, input) => await read(ctx, `/v1/claims/${id(input.id)}`) as Claim,
+  route: get("/v1/claims/{claimId}", claim),
+  params: (input) => ({ claimId: input.id }),
   summary: (c) =>
     `Claim ${c.identity.project}/${c.identity.component}.${c.identity.endpoint} (${c.mode}) holds port ${
       c.assignedPort ?? "none"

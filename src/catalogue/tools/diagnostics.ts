@@ -6,6 +6,8 @@
 import { startDaemonHint } from "../../hints.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
+import { get } from "../routes.ts";
+import { readTool } from "../read_tool.ts";
 import { health } from "../shapes.ts";
 import { BridgeError } from "../../errors.ts";
 import type { Health } from "../../daemon/client.ts";
@@ -172,15 +174,14 @@ export const compatibility = defineTool({
   },
 });
 
-export const healthTool = defineTool({
+export const healthTool = readTool({
   name: "portreeve_health",
   title: "Daemon health",
-  kind: "read",
   description:
     "Read the daemon's version, protocol range, capabilities, pid and mode. Fails with portreeve_unavailable when the daemon is down.",
   input: z.strictObject({}),
   output: health,
-  call: async (ctx) => await ctx.daemon.get("/v1/health", {}, { signal: ctx.signal }) as Health,
+  route: get("/v1/health", health),
   summary: (h) =>
     `PortReeve ${h.softwareVersion}, pid ${h.pid} (${h.mode}), protocol ${h.protocol.minimum}–${h.protocol.maximum}, ${h.capabilities.length} capabilities.`,
 });

@@ -1,17 +1,16 @@
 /** Generations: prepared port allocations of a stack revision. */
 import { z } from "zod";
-import { defineTool } from "../define.ts";
-import { generation, page, pageInput, uuid } from "../shapes.ts";
-import { id, read, readPage } from "../daemon_calls.ts";
+import { generation, pageInput, uuid } from "../shapes.ts";
+import { get } from "../routes.ts";
+import { pagedReadTool, readTool } from "../read_tool.ts";
 import { pageSummary } from "../pagination.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 
-type Generation = z.output<typeof generation>;
-const CAPS = ["stack-activations-v1"];
+const CAPS = [Capability.stackActivations];
 
-export const generationsList = defineTool({
+export const generationsList = pagedReadTool({
   name: "portreeve_generations_list",
   title: "List generations",
-  kind: "read",
   capabilities: CAPS,
   description: "List prepared generations, oldest first.",
   input: z.strictObject({
@@ -19,29 +18,23 @@ export const generationsList = defineTool({
     stackId: uuid().optional(),
     state: z.enum(["valid", "stale"]).optional(),
   }),
-  output: page(generation),
-  call: (ctx, input) =>
-    readPage<Generation>(
-      ctx,
-      "/v1/stack-generations",
-      "generations",
-      input,
-      (g) => [g.createdAt, g.id],
-    ),
+  item: generation,
+  route: get("/v1/stack-generations", z.array(generation)),
+  listing: "generations",
+  key: (g) => [g.createdAt, g.id],
   summary: ({ items, page }) =>
     pageSummary("generation", items, page, (g) => `${g.id.slice(0, 8)} ${g.state}`),
 });
 
-export const generationGet = defineTool({
+export const generationGet = readTool({
   name: "portreeve_generation_get",
   title: "Get a generation",
-  kind: "read",
   capabilities: CAPS,
   description: "Read one generation: revision, state and the port of each published endpoint.",
   input: z.strictObject({ id: uuid() }),
   output: generation,
-  call: async (ctx, input) =>
-    await read(ctx, `/v1/stack-generations/${id(input.id)}`) as Generation,
+  route: get("/v1/stack-generations/{generationId}", generation),
+  params: (input) => ({ generationId: input.id }),
   summary: (g) =>
     `Generation ${g.id.slice(0, 8)} is ${g.state}: ${
       g.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port}`).join(", ")

@@ -3,9 +3,17 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { historyEvent, page, pageInput, timestamp } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
+import { get } from "../routes.ts";
 import { bindCursor, fittingCount, pageSummary, scopeOf, unbindCursor } from "../pagination.ts";
 
-type HistoryPage = { items: z.output<typeof historyEvent>[]; page: { nextCursor: string | null } };
+// The daemon pages history itself, with a cursor of its own.
+const historyRoute = get(
+  "/v1/history",
+  z.looseObject({
+    items: z.array(historyEvent),
+    page: z.looseObject({ nextCursor: z.string().nullable().optional() }).optional(),
+  }),
+);
 
 export const historyList = defineTool({
   name: "portreeve_history_list",
@@ -21,6 +29,7 @@ export const historyList = defineTool({
     since: timestamp().optional(),
   }),
   output: page(historyEvent),
+  routes: [historyRoute],
   async call(ctx, input) {
     // The daemon's cursor ignores filters; binding it to them refuses a cursor reused elsewhere.
     const { limit: _limit, afterCursor, ...filters } = input;
@@ -28,12 +37,12 @@ export const historyList = defineTool({
     const query = afterCursor === undefined
       ? input
       : { ...input, afterCursor: unbindCursor(afterCursor, scope) };
-    let result = await read(ctx, "/v1/history", query) as HistoryPage;
+    let result = await read(ctx, historyRoute, {}, query);
     // The daemon's cursors are opaque, so a page too large to reach the model whole is asked
     // for again with the number of events that fit (the same first events, a cursor after them).
     const fits = fittingCount(result.items);
     if (fits < result.items.length) {
-      result = await read(ctx, "/v1/history", { ...query, limit: fits }) as HistoryPage;
+      result = await read(ctx, historyRoute, {}, { ...query, limit: fits });
     }
     const next = result.page?.nextCursor;
     return { items: result.items, page: next ? { nextCursor: bindCursor(scope, next) } : {} };

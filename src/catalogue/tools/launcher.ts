@@ -1,26 +1,32 @@
 /** Launcher operations (read side): coordination records of a stack's launcher. */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { launcherOperation, page, uuid } from "../shapes.ts";
-import { id, read } from "../daemon_calls.ts";
+import { launcherOperation, page, timestamp, uuid } from "../shapes.ts";
+import { read } from "../daemon_calls.ts";
+import { get } from "../routes.ts";
+import { readTool } from "../read_tool.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 import { pageSummary, paginate, scopeOf } from "../pagination.ts";
 
-// Records arrive whole from the daemon; `startedAt` orders them even though not advertised.
-type Operation = z.output<typeof launcherOperation> & { startedAt: string };
-const CAPS = ["launcher-operations-v1"];
+const CAPS = [Capability.launcherOperations];
 /** The daemon keeps at most 20 terminal records per stack, so one request fetches them all. */
 const DAEMON_MAX = 20;
 
-export const launcherOperationGet = defineTool({
+// Listed records carry `startedAt`, which orders them though the output omits it.
+const listOperations = get(
+  "/v1/stacks/{stackId}/launcher-operations",
+  z.array(launcherOperation.extend({ startedAt: timestamp() })),
+);
+type Listed = z.output<typeof listOperations.schema>[number];
+
+export const launcherOperationGet = readTool({
   name: "portreeve_launcher_operation_get",
   title: "Get launcher operation",
-  kind: "read",
   capabilities: CAPS,
   description: "Read one launcher operation: state, deadline, outcome and evidence.",
   input: z.strictObject({ operationId: uuid() }),
   output: launcherOperation,
-  call: async (ctx, { operationId }) =>
-    await read(ctx, `/v1/launcher-operations/${id(operationId)}`) as Operation,
+  route: get("/v1/launcher-operations/{operationId}", launcherOperation),
   summary: (o) =>
     `${o.operation} operation ${o.id} is ${o.state}${
       o.outcome ? `, ${o.outcome}` : `, deadline ${o.deadlineAt}`
@@ -39,12 +45,11 @@ export const launcherOperationsList = defineTool({
     afterCursor: z.string().min(1).optional(),
   }),
   output: page(launcherOperation),
+  routes: [listOperations],
   async call(ctx, { stackId, limit, afterCursor }) {
-    const all = await read(ctx, `/v1/stacks/${id(stackId)}/launcher-operations`, {
-      limit: DAEMON_MAX,
-    }) as Operation[];
+    const all = await read(ctx, listOperations, { stackId }, { limit: DAEMON_MAX });
     // Newest first: invert the timestamp order through a descending key.
-    const key = (o: Operation) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
+    const key = (o: Listed) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
     return paginate(all, key, { scope: scopeOf("launcher", { stackId }), limit, afterCursor });
   },
   summary: ({ items, page }) =>

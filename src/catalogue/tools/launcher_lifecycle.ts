@@ -13,14 +13,28 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, id, mutate, read } from "../daemon_calls.ts";
+import { epoch, mutate, read } from "../daemon_calls.ts";
+import { get, post } from "../routes.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 
-const CAPS = ["launcher-operations-v1"];
+const CAPS = [Capability.launcherOperations];
 type Operation = z.output<typeof launcherOperation>;
+
+const L = "/v1/launcher-operations/{operationId}";
+const operationRoute = get(L, launcherOperation);
+const beginRoute = post(
+  "/v1/launcher-operations/begin",
+  z.looseObject({
+    operation: launcherOperation,
+    credential: z.string(),
+    renewAfterMilliseconds: z.int(),
+  }),
+);
+const completeRoute = post(`${L}/complete`, z.looseObject({ operation: launcherOperation }));
 
 const heldOutput = {
   changed: z.boolean(),
@@ -48,6 +62,7 @@ export const launcherOperationBegin = defineTool({
     generationId: uuid().nullable().default(null),
   }),
   output: z.object(heldOutput),
+  routes: [operationRoute, beginRoute],
   async call(ctx, input) {
     if (input.executionMode === "attached" && input.operation !== "start") {
       throw invalidInput("executionMode attached is only allowed with operation start.");
@@ -56,20 +71,13 @@ export const launcherOperationBegin = defineTool({
     return await ctx.memory.target(key, input, {
       held: (operationId: string) => ctx.custody.heldLauncher(operationId) !== undefined,
       async replay(operationId: string) {
-        const operation = await read(
-          ctx,
-          `/v1/launcher-operations/${id(operationId)}`,
-        ) as Operation;
+        const operation = await read(ctx, operationRoute, { operationId });
         const held = ctx.custody.heldLauncher(operationId);
         if (!held) throw new CredentialUnavailableError();
         return heldView(false, operation, held);
       },
       async start() {
-        const data = await mutate(ctx, "/v1/launcher-operations/begin", input) as {
-          operation: Operation;
-          credential: string;
-          renewAfterMilliseconds: number;
-        };
+        const data = await mutate(ctx, beginRoute, {}, input);
         const kept = ctx.custody.holdLauncher({
           operationId: data.operation.id,
           credential: data.credential,
@@ -132,7 +140,7 @@ export const launcherOperationRenew = defineTool({
     const { renewalFailure } = ctx.custody.useLauncher(operationId, credentialHandle);
     const beat = await ctx.custody.renewLauncherNow(operationId, credentialHandle, custodyMinutes);
     return {
-      ...heldView(true, beat.renewal.operation as Operation, beat),
+      ...heldView(true, beat.renewal.operation, beat),
       custodyChanged: beat.custodyChanged,
       ...failureView(renewalFailure),
     };
@@ -193,18 +201,14 @@ export const launcherOperationComplete = defineTool({
     }),
   }),
   output: z.object({ changed: z.boolean(), operation: launcherOperation }),
+  routes: [completeRoute],
   call: (ctx, { operationId, credentialHandle, completion }) =>
     ctx.memory.once(
       `launcher-complete:${credentialHandle}`,
       { operationId, completion },
       async () => {
         const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
-        const data = await mutate(ctx, `/v1/launcher-operations/${id(operationId)}/complete`, {
-          credential,
-          completion,
-        }) as {
-          operation: Operation;
-        };
+        const data = await mutate(ctx, completeRoute, { operationId }, { credential, completion });
         ctx.custody.settleLauncher(operationId);
         return { operation: data.operation };
       },

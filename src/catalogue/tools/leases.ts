@@ -15,20 +15,34 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, id, iso, mutate } from "../daemon_calls.ts";
+import { epoch, iso, mutate } from "../daemon_calls.ts";
+import { post } from "../routes.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../errors.ts";
 import { heldWithOtherArguments } from "../memory.ts";
+import type { ToolContext } from "../context.ts";
+import type { Route } from "../routes.ts";
 
-const CAPS = ["two-phase-allocation-v1"];
+const CAPS = [Capability.twoPhaseAllocation];
 const name = () => z.string().trim().min(1).max(128);
 
-interface Acquired {
-  claimId: string;
-  leaseId: string;
-  port: number;
-  reusedAssignment: boolean;
-}
+/**
+ * What the bridge keeps of an acquired lease, to answer a repeated acquire. The ids are the
+ * daemon's to format (the output schema documents them as UUIDs).
+ */
+const acquired = z.looseObject({
+  claimId: z.string().min(1),
+  leaseId: z.string().min(1),
+  port: port(),
+  reusedAssignment: z.boolean(),
+});
+type Acquired = z.output<typeof acquired>;
+
+const acquireRoute = post(
+  "/v1/leases/acquire",
+  acquired.extend({ leaseToken: z.string(), expiresAt: timestamp() }),
+);
 
 const acquireOutput = z.object({
   changed: z.boolean(),
@@ -66,6 +80,7 @@ export const leaseAcquire = defineTool({
     }).default({ mode: "sticky", replacementPolicy: "never" }),
   }),
   output: acquireOutput,
+  routes: [acquireRoute],
   async call(ctx, { claim, allocation }) {
     if (!claim.workspaceRoot.startsWith("/")) {
       throw invalidInput(
@@ -105,10 +120,7 @@ export const leaseAcquire = defineTool({
         };
       },
       async start() {
-        const data = await mutate(ctx, "/v1/leases/acquire", request) as Acquired & {
-          leaseToken: string;
-          expiresAt: string;
-        };
+        const data = await mutate(ctx, acquireRoute, {}, request);
         const kept = ctx.custody.holdLease({
           leaseId: data.leaseId,
           token: data.leaseToken,
@@ -147,14 +159,37 @@ export const leaseAcquire = defineTool({
     } port ${d.port} until ${d.leaseExpiresAt} (renewed while held, custody until ${d.custodyExpiresAt}); bind it, then confirm with credentialHandle.`,
 });
 
-const confirmOutput = z.object({
-  changed: z.boolean(),
+const confirmed = z.looseObject({
   claimId: uuid(),
   leaseId: uuid(),
   runId: uuid(),
   port: port(),
   confirmedAt: timestamp(),
 });
+const confirmOutput = z.object({ changed: z.boolean(), ...confirmed.shape });
+
+const confirmRoute = post("/v1/leases/{leaseId}/confirm", confirmed);
+const abandonRoute = post("/v1/leases/{leaseId}/abandon", z.looseObject({ at: timestamp() }));
+
+/**
+ * Confirm and abandon alike: use the handle's credential once, send it to the lease's route,
+ * erase the credential once the daemon settled the lease. A repeat returns the first answer.
+ */
+function settleLease<Reply extends z.ZodType, Result extends object>(
+  ctx: ToolContext,
+  action: "confirm" | "abandon",
+  route: Route<Reply>,
+  credentialHandle: string,
+  body: Record<string, unknown>,
+  keep: (reply: z.output<Reply>) => Result,
+) {
+  return ctx.memory.once(`lease-${action}:${credentialHandle}`, body, async () => {
+    const { leaseId, token } = ctx.custody.useLease(credentialHandle);
+    const data = await mutate(ctx, route, { leaseId }, { leaseToken: token, ...body });
+    ctx.custody.settleLease(credentialHandle);
+    return keep(data);
+  });
+}
 
 export const leaseConfirm = defineTool({
   name: "portreeve_lease_confirm",
@@ -165,25 +200,15 @@ export const leaseConfirm = defineTool({
     "After your process listens on the leased port, prove it: the daemon checks every listener descends from rootPid, records a run and the credential is erased.",
   input: z.strictObject({ credentialHandle: handle(), rootPid: pid() }),
   output: confirmOutput,
+  routes: [confirmRoute],
   call: (ctx, { credentialHandle, rootPid }) =>
-    ctx.memory.once(`lease-confirm:${credentialHandle}`, { rootPid }, async () => {
-      const { leaseId, token } = ctx.custody.useLease(credentialHandle);
-      const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/confirm`, {
-        leaseToken: token,
-        rootPid,
-      }) as Omit<
-        z.input<typeof confirmOutput>,
-        "changed"
-      >;
-      ctx.custody.settleLease(credentialHandle);
-      return {
-        claimId: data.claimId,
-        leaseId: data.leaseId,
-        runId: data.runId,
-        port: data.port,
-        confirmedAt: data.confirmedAt,
-      };
-    }),
+    settleLease(ctx, "confirm", confirmRoute, credentialHandle, { rootPid }, (data) => ({
+      claimId: data.claimId,
+      leaseId: data.leaseId,
+      runId: data.runId,
+      port: data.port,
+      confirmedAt: data.confirmedAt,
+    })),
   summary: (d) =>
     `${
       d.changed ? "Confirmed" : "Already confirmed"
@@ -199,23 +224,18 @@ export const leaseAbandon = defineTool({
     "Give a held lease back when the process could not start (address-in-use marks a collision) and erase its credential.",
   input: z.strictObject({ credentialHandle: handle(), reason: abandonReason() }),
   output: ack,
+  routes: [abandonRoute],
   call: (ctx, { credentialHandle, reason }) =>
-    ctx.memory.once(`lease-abandon:${credentialHandle}`, { reason }, async () => {
-      const { leaseId, token } = ctx.custody.useLease(credentialHandle);
-      const data = await mutate(ctx, `/v1/leases/${id(leaseId)}/abandon`, {
-        leaseToken: token,
-        reason,
-      }) as z.input<
-        typeof ack
-      >;
-      ctx.custody.settleLease(credentialHandle);
-      return { at: data.at };
-    }),
+    settleLease(ctx, "abandon", abandonRoute, credentialHandle, { reason }, (data) => ({
+      at: data.at,
+    })),
   summary: (d) =>
     d.changed
       ? `Lease abandoned at ${d.at}; its credential is erased.`
       : "Lease was already settled.",
 });
+
+const releaseRoute = post("/v1/runs/{runId}/release", ack);
 
 export const runRelease = defineTool({
   name: "portreeve_run_release",
@@ -226,8 +246,8 @@ export const runRelease = defineTool({
     "Mark a confirmed run released after its process stopped. Sticky claims keep their port. Safe to repeat.",
   input: z.strictObject({ runId: uuid() }),
   output: ack,
-  call: async (ctx, { runId }) =>
-    await mutate(ctx, `/v1/runs/${id(runId)}/release`) as z.input<typeof ack>,
+  routes: [releaseRoute],
+  call: (ctx, { runId }) => mutate(ctx, releaseRoute, { runId }),
   summary: (d) =>
     d.changed
       ? `Run released at ${d.at}.`

@@ -1,16 +1,13 @@
 /** Ports family (read side): the live inventory of development ports. */
 import { z } from "zod";
-import { defineTool } from "../define.ts";
-import { absolutePath, classification, inventoryEntry, page, pageInput, port } from "../shapes.ts";
-import { read, readPage } from "../daemon_calls.ts";
+import { absolutePath, classification, inventoryEntry, pageInput, port } from "../shapes.ts";
+import { get } from "../routes.ts";
+import { pagedReadTool, readTool } from "../read_tool.ts";
 import { pageSummary } from "../pagination.ts";
 
-type Entry = z.output<typeof inventoryEntry>;
-
-export const portsList = defineTool({
+export const portsList = pagedReadTool({
   name: "portreeve_ports_list",
   title: "List ports",
-  kind: "read",
   description:
     "List known ports (claimed, leased, running or listened on) with fresh listener evidence. Filters match exactly.",
   input: z.strictObject({
@@ -24,21 +21,22 @@ export const portsList = defineTool({
     endpoint: z.string().optional(),
     port: port().optional(),
   }),
-  output: page(inventoryEntry),
-  call: (ctx, input) => readPage<Entry>(ctx, "/v1/ports", "ports", input, (e) => [e.port]),
+  item: inventoryEntry,
+  route: get("/v1/ports", z.array(inventoryEntry)),
+  listing: "ports",
+  key: (e) => [e.port],
   summary: ({ items, page }) =>
     pageSummary("port", items, page, (e) => `${e.port} ${e.classification}`, 8),
 });
 
-export const portInspect = defineTool({
+export const portInspect = readTool({
   name: "portreeve_port_inspect",
   title: "Inspect a port",
-  kind: "read",
   description:
     "Everything known about one port: claim, pending lease, run, Docker publication, listeners and their ownership.",
   input: z.strictObject({ port: port() }),
   output: inventoryEntry,
-  call: async (ctx, { port }) => await read(ctx, `/v1/ports/${port}`) as Entry,
+  route: get("/v1/ports/{port}", inventoryEntry),
   summary: (e) =>
     `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${
       e.claim ? ", claimed" : ""

@@ -1,18 +1,17 @@
 /** Settings family: the daemon's global runtime settings. */
 import { z } from "zod";
-import { defineTool } from "../define.ts";
 import { settings } from "../shapes.ts";
+import { get } from "../routes.ts";
+import { readTool } from "../read_tool.ts";
 
-export const settingsGet = defineTool({
+export const settingsGet = readTool({
   name: "portreeve_settings_get",
   title: "Get settings",
-  kind: "read",
   description:
     "Read the daemon's global settings: automatic port ranges, excluded ports, lease TTL, grace period and history limits.",
   input: z.strictObject({}),
   output: settings,
-  call: async (ctx) =>
-    await ctx.daemon.get("/v1/config", {}, { signal: ctx.signal }) as z.input<typeof settings>,
+  route: get("/v1/config", settings),
   summary: (s) =>
     `Ranges ${
       s.automaticPortRanges.map((r) => `${r.start}–${r.end}`).join(", ")

@@ -1,6 +1,5 @@
 /** Stacks family (read side): registered stacks, their documents, status and validation. */
 import { z } from "zod";
-import { defineTool } from "../define.ts";
 import {
   absolutePath,
   activation,
@@ -8,7 +7,6 @@ import {
   generation,
   loose,
   name128,
-  page,
   pageInput,
   provider,
   revision,
@@ -16,15 +14,14 @@ import {
   stack,
   uuid,
 } from "../shapes.ts";
-import { id, read, readByPost, readPage } from "../daemon_calls.ts";
+import { get, post } from "../routes.ts";
+import { pagedReadTool, readTool } from "../read_tool.ts";
+import { Capability } from "../../daemon/capabilities.ts";
 import { pageSummary } from "../pagination.ts";
 
-type Stack = z.output<typeof stack>;
-
-export const stacksList = defineTool({
+export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
   title: "List stacks",
-  kind: "read",
   description:
     "List registered stacks by project and root. `stackRoot` must be an existing absolute directory.",
   input: z.strictObject({
@@ -32,21 +29,22 @@ export const stacksList = defineTool({
     project: z.string().optional(),
     stackRoot: absolutePath().optional(),
   }),
-  output: page(stack),
-  call: (ctx, input) =>
-    readPage<Stack>(ctx, "/v1/stacks", "stacks", input, (s) => [s.project, s.stackRoot, s.id]),
+  item: stack,
+  route: get("/v1/stacks", z.array(stack)),
+  listing: "stacks",
+  key: (s) => [s.project, s.stackRoot, s.id],
   summary: ({ items, page }) =>
     pageSummary("stack", items, page, (s) => `${s.project} at ${s.stackRoot}`),
 });
 
-export const stackGet = defineTool({
+export const stackGet = readTool({
   name: "portreeve_stack_get",
   title: "Get a stack",
-  kind: "read",
   description: "Read one registered stack with its normalised definition and revision.",
   input: z.strictObject({ id: uuid() }),
   output: stack,
-  call: async (ctx, input) => await read(ctx, `/v1/stacks/${id(input.id)}`) as Stack,
+  route: get("/v1/stacks/{stackId}", stack),
+  params: (input) => ({ stackId: input.id }),
   summary: (s) =>
     `Stack ${s.project} at ${s.stackRoot}, ${
       Object.keys(s.definition.components ?? {}).length
@@ -60,17 +58,15 @@ const statusOutput = z.object({
   providers: z.array(provider),
 });
 
-export const stackStatus = defineTool({
+export const stackStatus = readTool({
   name: "portreeve_stack_status",
   title: "Stack status",
-  kind: "read",
-  capabilities: ["stack-activations-v1"],
+  capabilities: [Capability.stackActivations],
   description:
     "A stack's latest generation and activation, with fresh evidence for its confirmed providers.",
   input: z.strictObject({ stackId: uuid() }),
   output: statusOutput,
-  call: async (ctx, { stackId }) =>
-    await readByPost(ctx, `/v1/stacks/${id(stackId)}/status`) as z.input<typeof statusOutput>,
+  route: post("/v1/stacks/{stackId}/status", statusOutput),
   summary: ({ stack, generation, activation, providers }) =>
     `${stack.project}: generation ${generation ? generation.state : "none"}, activation ${
       activation ? activation.state : "none"
@@ -90,16 +86,15 @@ const documentOutput = z.object({
   issues: z.array(documentIssue),
 });
 
-export const stackDocumentGet = defineTool({
+export const stackDocumentGet = readTool({
   name: "portreeve_stack_document_get",
   title: "Get stack document",
-  kind: "read",
   description:
     "Read the parsed portreeve.stack.json under an absolute stack root (that file only, never raw content).",
   input: z.strictObject({ stackRoot: absolutePath(true) }),
   output: documentOutput,
-  call: async (ctx, { stackRoot }) =>
-    await read(ctx, "/v1/stack-document", { stackRoot }) as z.input<typeof documentOutput>,
+  route: get("/v1/stack-document", documentOutput),
+  send: ({ stackRoot }) => ({ stackRoot }),
   summary: (d) =>
     d.kind !== "regular"
       ? `${d.path}: ${d.kind}.`
@@ -115,11 +110,10 @@ const validationOutput = z.object({
   issues: z.array(documentIssue),
 });
 
-export const stackDefinitionValidate = defineTool({
+export const stackDefinitionValidate = readTool({
   name: "portreeve_stack_definition_validate",
   title: "Validate stack definition",
-  kind: "read",
-  capabilities: ["mcp-foundations-v1"],
+  capabilities: [Capability.mcpFoundations],
   description:
     "Check and normalise a stack definition without touching any file; returns its revision or issues.",
   // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
@@ -128,10 +122,8 @@ export const stackDefinitionValidate = defineTool({
     definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value"),
   }),
   output: validationOutput,
-  call: async (ctx, { definition }) =>
-    await readByPost(ctx, "/v1/actions/stack-definition/validate", { definition }) as z.input<
-      typeof validationOutput
-    >,
+  route: post("/v1/actions/stack-definition/validate", validationOutput),
+  send: ({ definition }) => ({ definition }),
   summary: (v) =>
     v.valid
       ? `Valid; revision ${v.revision?.slice(0, 12)}.`
@@ -142,11 +134,10 @@ export const stackDefinitionValidate = defineTool({
       }.`,
 });
 
-export const stackSnapshot = defineTool({
+export const stackSnapshot = readTool({
   name: "portreeve_stack_snapshot",
   title: "Endpoint snapshot",
-  kind: "read",
-  capabilities: ["stack-discovery-v1"],
+  capabilities: [Capability.stackDiscovery],
   description:
     "A component's endpoint addresses with hosts set to `gatewayHost` (e.g. host.docker.internal). Writes no file.",
   input: z.strictObject({
@@ -158,13 +149,8 @@ export const stackSnapshot = defineTool({
     ),
   }),
   output: snapshot,
-  call: async (ctx, { activationId, component, gatewayHost }) =>
-    await readByPost(ctx, `/v1/stack-activations/${id(activationId)}/snapshot`, {
-      component,
-      gatewayHost,
-    }) as z.input<
-      typeof snapshot
-    >,
+  route: post("/v1/stack-activations/{activationId}/snapshot", snapshot),
+  send: ({ component, gatewayHost }) => ({ component, gatewayHost }),
   summary: (s) =>
     `${s.component}: ${Object.keys(s.own).length} own endpoint(s), ${
       Object.keys(s.dependencies).length

@@ -1,9 +1,11 @@
 /**
- * The 14 receipt tools as advertised: kinds and annotations, capabilities, the approval
+ * The receipt tools (a preview and an execute per stem) as advertised: kinds and annotations, capabilities, the approval
  * sentence, the context budget, and schema rejections that never reach the daemon.
  */
 import assert from "node:assert/strict";
-import { CONSEQUENTIAL_TOOLS } from "../../../src/catalogue/tools/consequential.ts";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+
+const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
 import { describeTool } from "../../../src/catalogue/describe.ts";
 import { APPROVAL } from "../../../src/catalogue/tools/consequential/receipts.ts";
 
@@ -19,7 +21,7 @@ const STEMS = [
 ];
 
 Deno.test("seven pairs: previews are idempotent and not destructive; executes are destructive", () => {
-  assert.equal(CONSEQUENTIAL_TOOLS.length, 14);
+  assert.equal(CONSEQUENTIAL_TOOLS.length, 2 * STEMS.length);
   for (const stem of STEMS) {
     const preview = describeTool(tool(`${stem}_preview`));
     const execute = describeTool(tool(`${stem}_execute`));

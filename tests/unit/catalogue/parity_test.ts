@@ -1,10 +1,11 @@
 /**
- * The catalogue keeps the anchor's tool names and input fields (names, types, enums, limits,
- * defaults, required), so an agent can switch bridges without relearning. Deliberate
- * departures are listed in DEPARTURES with the reason.
+ * The catalogue keeps every tool of the reference bridge (the recorded `portreeve mcp serve`
+ * catalogue in tests/fixtures) with its input fields (names, types, enums, limits, defaults,
+ * required), so an agent can switch bridges without relearning. Tools of our own may follow.
+ * Deliberate departures are listed in DEPARTURES with the reason.
  */
 import assert from "node:assert/strict";
-import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { ALL_TOOLS, collectTools, FAMILIES, TOOL_ORDER } from "../../../src/catalogue/index.ts";
 import { describeTool } from "../../../src/catalogue/describe.ts";
 
 type Json = Record<string, unknown>;
@@ -87,18 +88,30 @@ function facts(raw: Json, path: string, out: Map<string, unknown>, tool: string,
   }
 }
 
-Deno.test("every tool name exists in the anchor catalogue", () => {
-  for (const tool of ALL_TOOLS) {
-    assert.ok(anchorTools.has(tool.name), `${tool.name} is not an anchor tool`);
-  }
+Deno.test("every reference tool is in the catalogue", () => {
+  const ours = new Set(ALL_TOOLS.map((t) => t.name));
+  const absent = [...anchorTools.keys()].filter((name) => !ours.has(name));
+  assert.deepEqual(absent, [], `reference tools missing: ${absent.join(", ")}`);
 });
 
-Deno.test("tool names are unique and registered in a fixed order", () => {
+Deno.test("the registration order names every defined tool, and only those", () => {
+  const { missing, extra } = collectTools(FAMILIES, TOOL_ORDER);
+  assert.deepEqual(missing, [], `TOOL_ORDER names tools no family defines: ${missing.join(", ")}`);
+  assert.deepEqual(extra, [], `defined but not in TOOL_ORDER (src/catalogue/index.ts): ${extra}`);
   const names = ALL_TOOLS.map((t) => t.name);
   assert.equal(new Set(names).size, names.length);
+  assert.deepEqual(names, TOOL_ORDER.map((stem) => `portreeve_${stem}`));
 });
 
-for (const tool of ALL_TOOLS) {
+Deno.test("collection finds definitions among other exports and reports both kinds of gap", () => {
+  const family = { one: ALL_TOOLS[0], helper: () => 1, shape: { name: "portreeve_lookalike" } };
+  const { tools, missing, extra } = collectTools([family], ["absent", ALL_TOOLS[1].name.slice(10)]);
+  assert.deepEqual(tools.map((t) => t.name), [ALL_TOOLS[0].name]);
+  assert.deepEqual(missing, ["portreeve_absent", ALL_TOOLS[1].name]);
+  assert.deepEqual(extra, [ALL_TOOLS[0].name]);
+});
+
+for (const tool of ALL_TOOLS.filter((t) => anchorTools.has(t.name))) {
   Deno.test(`${tool.name}: input fields, enums, limits and defaults match the anchor`, () => {
     const ours = new Map<string, unknown>();
     const theirs = new Map<string, unknown>();

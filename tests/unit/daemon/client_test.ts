@@ -3,6 +3,11 @@ import assert from "node:assert/strict";
 import { DaemonClient } from "../../../src/daemon/client.ts";
 import { BridgeError } from "../../../src/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
+import { z } from "zod";
+
+/** The client checks every reply against the schema its caller names (loose here). */
+const CONFIG = { reply: { route: "GET /v1/config", schema: z.looseObject({}) } };
+const ACQUIRE = { reply: { route: "POST /v1/leases/acquire", schema: z.looseObject({}) } };
 
 async function setup(timeouts = {}, maxResponseBytes?: number) {
   const dir = await Deno.makeTempDir();
@@ -40,7 +45,7 @@ async function failure(promise: Promise<unknown>): Promise<BridgeError> {
 Deno.test("the compatibility verdict is cached: N calls cost one health probe", async () => {
   const t = await setup();
   try {
-    for (let i = 0; i < 5; i++) await t.client.get("/v1/config");
+    for (let i = 0; i < 5; i++) await t.client.get("/v1/config", {}, CONFIG);
     const health = t.sim.requests.filter((r) => r.path === "/v1/health").length;
     assert.equal(health, 1);
     assert.equal(t.sim.requests.filter((r) => r.path === "/v1/config").length, 5);
@@ -70,14 +75,14 @@ Deno.test("POSTs carry the client block, origin and a request id", async () => {
 Deno.test("daemon down → portreeve_unavailable (retryable); back up → works without a new client", async () => {
   const t = await setup();
   try {
-    await t.client.get("/v1/config");
+    await t.client.get("/v1/config", {}, CONFIG);
     await t.sim.close();
-    const down = await failure(t.client.get("/v1/config"));
+    const down = await failure(t.client.get("/v1/config", {}, CONFIG));
     assert.equal(down.code, "portreeve_unavailable");
     assert.equal(down.retryable, true);
     assert.equal(down.details.socketPath, t.socketPath);
     await t.sim.restart();
-    assert.ok(await t.client.get("/v1/config"));
+    assert.ok(await t.client.get("/v1/config", {}, CONFIG));
   } finally {
     await t.done();
   }
@@ -98,10 +103,10 @@ Deno.test("after a daemon restart, a mutation on the stale pooled connection sti
     // Each round leaves a pooled keep-alive connection to the old daemon behind; the write on
     // it fails with EPIPE, so the daemon never had the request and it may go again.
     for (let round = 0; round < 10; round++) {
-      await t.client.get("/v1/config");
+      await t.client.get("/v1/config", {}, CONFIG);
       await t.sim.restart();
       const healthBefore = t.sim.requests.filter((r) => r.path === "/v1/health").length;
-      await t.client.post("/v1/leases/acquire", acquireBody(workspace, `c${round}`));
+      await t.client.post("/v1/leases/acquire", acquireBody(workspace, `c${round}`), ACQUIRE);
       const sent = t.sim.requests.filter((r) =>
         r.path === "/v1/leases/acquire" &&
         (r.body as { claim: { component: string } }).claim.component === `c${round}`
@@ -119,7 +124,7 @@ Deno.test("after a daemon restart, a mutation on the stale pooled connection sti
 Deno.test("a daemon restarted as an incompatible version gets no mutation", async () => {
   const t = await setup();
   try {
-    await t.client.get("/v1/config");
+    await t.client.get("/v1/config", {}, CONFIG);
     await t.sim.close();
     // Same socket, newer daemon speaking another protocol; the bridge's verdict is now stale.
     const newer = await startSimulator({
@@ -129,7 +134,7 @@ Deno.test("a daemon restarted as an incompatible version gets no mutation", asyn
     });
     try {
       const error = await failure(
-        t.client.post("/v1/leases/acquire", acquireBody(t.socketPath, "api")),
+        t.client.post("/v1/leases/acquire", acquireBody(t.socketPath, "api"), ACQUIRE),
       );
       assert.equal(error.code, "portreeve_incompatible", error.message);
       assert.equal(newer.requests.filter((r) => r.path === "/v1/leases/acquire").length, 0);
@@ -144,7 +149,9 @@ Deno.test("a daemon restarted as an incompatible version gets no mutation", asyn
 Deno.test("a missing capability is portreeve_incompatible with the missing names", async () => {
   const t = await setup();
   try {
-    const error = await failure(t.client.get("/v1/config", {}, { capabilities: ["teleport-v9"] }));
+    const error = await failure(
+      t.client.get("/v1/config", {}, { ...CONFIG, capabilities: ["teleport-v9"] }),
+    );
     assert.equal(error.code, "portreeve_incompatible");
     assert.deepEqual(error.details.missingCapabilities, ["teleport-v9"]);
   } finally {
@@ -155,13 +162,22 @@ Deno.test("a missing capability is portreeve_incompatible with the missing names
 Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → invalid_response, v2 → incompatible", async () => {
   const t = await setup({ readMs: 300, probeMs: 300 }, 1024 * 1024);
   try {
-    await t.client.get("/v1/config");
+    await t.client.get("/v1/config", {}, CONFIG);
     t.sim.control.setFault("non-json");
-    assert.equal((await failure(t.client.get("/v1/config"))).code, "portreeve_invalid_response");
+    assert.equal(
+      (await failure(t.client.get("/v1/config", {}, CONFIG))).code,
+      "portreeve_invalid_response",
+    );
     t.sim.control.setFault("oversize");
-    assert.equal((await failure(t.client.get("/v1/config"))).code, "portreeve_invalid_response");
+    assert.equal(
+      (await failure(t.client.get("/v1/config", {}, CONFIG))).code,
+      "portreeve_invalid_response",
+    );
     t.sim.control.setFault("wrong-envelope");
-    assert.equal((await failure(t.client.get("/v1/config"))).code, "portreeve_incompatible");
+    assert.equal(
+      (await failure(t.client.get("/v1/config", {}, CONFIG))).code,
+      "portreeve_incompatible",
+    );
     t.sim.control.setFault("hang");
     const started = performance.now();
     const hang = await failure(t.client.health());
@@ -169,7 +185,7 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
     assert.equal(hang.details.cause, "timeout");
     assert.ok(performance.now() - started < 2000);
     t.sim.control.setFault("none");
-    assert.ok(await t.client.get("/v1/config"));
+    assert.ok(await t.client.get("/v1/config", {}, CONFIG));
   } finally {
     t.sim.control.setFault("none");
     await t.done();
@@ -186,7 +202,7 @@ Deno.test("an incompatible daemon is refused before the call is sent", async () 
   });
   const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
   try {
-    const error = await failure(client.get("/v1/config"));
+    const error = await failure(client.get("/v1/config", {}, CONFIG));
     assert.equal(error.code, "portreeve_incompatible");
     assert.equal(error.retryable, false);
     assert.equal(sim.requests.filter((r) => r.path === "/v1/config").length, 0);
@@ -200,11 +216,13 @@ Deno.test("an incompatible daemon is refused before the call is sent", async () 
 Deno.test("cancellation aborts the request and is reported as portreeve_cancelled", async () => {
   const t = await setup({ readMs: 5000 });
   try {
-    await t.client.get("/v1/config");
+    await t.client.get("/v1/config", {}, CONFIG);
     t.sim.control.setFault("hang");
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const error = await failure(t.client.get("/v1/config", {}, { signal: controller.signal }));
+    const error = await failure(
+      t.client.get("/v1/config", {}, { ...CONFIG, signal: controller.signal }),
+    );
     assert.equal(error.code, "portreeve_cancelled");
   } finally {
     t.sim.control.setFault("none");

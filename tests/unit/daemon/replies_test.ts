@@ -1,15 +1,33 @@
 /**
- * The reply table: every route refuses a wrong shape as `portreeve_invalid_response` naming
- * the route, unknown keys pass through, and a route the table lacks is the bridge's own bug.
+ * Declared replies: every route a tool or custody declares refuses a wrong shape as
+ * `portreeve_invalid_response` naming the route, unknown keys pass through, and a call without
+ * a reply schema is the bridge's own bug.
  * A bug in a tool is answered `portreeve_internal` and reported with its stack.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { checkReply, REPLY_ROUTES } from "../../../src/daemon/replies.ts";
+import { checkReply, HEALTH_REPLY, type ReplySchema } from "../../../src/daemon/replies.ts";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { RENEWAL_ROUTES } from "../../../src/catalogue/renewers.ts";
+import type { Route } from "../../../src/catalogue/routes.ts";
 import { BridgeError } from "../../../src/errors.ts";
 import { Catalogue, type ListedTool } from "../../../src/catalogue/catalogue.ts";
 import { defineTool } from "../../../src/catalogue/define.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
+
+/** Every route the bridge calls, declared by the tools and custody's renewers. */
+const DECLARED: Route[] = [
+  ...ALL_TOOLS.flatMap((tool) => tool.routes ?? []),
+  ...Object.values(RENEWAL_ROUTES),
+];
+const REPLY_ROUTES = [
+  ...new Map(DECLARED.map((r) => [r.route, r])).values(),
+];
+const declared = (route: string): ReplySchema => {
+  const found = REPLY_ROUTES.find((r) => r.route === route);
+  if (!found) throw new Error(`${route} is not declared`);
+  return found;
+};
 
 /** A concrete path for a route pattern. */
 function pathOf(route: string): string {
@@ -17,8 +35,12 @@ function pathOf(route: string): string {
 }
 
 Deno.test("every reply route refuses null data, naming the route", () => {
-  for (const { method, route } of REPLY_ROUTES) {
-    assert.throws(() => checkReply(method, `${pathOf(route)}?limit=1`, null), (error) => {
+  assert.ok(REPLY_ROUTES.length >= 50, `${REPLY_ROUTES.length} routes declared`);
+  const replies: ReplySchema[] = [...REPLY_ROUTES, HEALTH_REPLY];
+  for (const reply of replies) {
+    const { route } = reply;
+    const method = route.slice(0, route.indexOf(" "));
+    assert.throws(() => checkReply(reply, method, `${pathOf(route)}?limit=1`, null), (error) => {
       assert.ok(error instanceof BridgeError, route);
       assert.equal(error.code, "portreeve_invalid_response", route);
       assert.equal(error.details.route, route);
@@ -38,17 +60,22 @@ Deno.test("replies keep unknown keys and name the first wrong field", () => {
     expiresAt: "2026-11-30T04:18:12.046Z",
     newerField: { kept: true },
   };
-  assert.equal(checkReply("POST", "/v1/leases/acquire", lease), lease);
+  const acquire = declared("POST /v1/leases/acquire");
+  assert.equal(checkReply(acquire, "POST", "/v1/leases/acquire", lease), lease);
   assert.throws(
-    () => checkReply("POST", "/v1/leases/acquire", { ...lease, expiresAt: "soon" }),
+    () => checkReply(acquire, "POST", "/v1/leases/acquire", { ...lease, expiresAt: "soon" }),
     /POST \/v1\/leases\/acquire answered data of the wrong shape, expiresAt/,
   );
-  assert.throws(() => checkReply("GET", "/v1/ports", [{ port: "80", listeners: [] }]), /0\.port/);
+  assert.throws(
+    () =>
+      checkReply(declared("GET /v1/ports"), "GET", "/v1/ports", [{ port: "80", listeners: [] }]),
+    /0\.port/,
+  );
 });
 
 Deno.test("a route without a reply schema is the bridge's bug, not the daemon's", () => {
   assert.throws(
-    () => checkReply("GET", "/v1/teleport", {}),
+    () => checkReply(undefined, "GET", "/v1/teleport", {}),
     (error) => !(error instanceof BridgeError) && /no reply schema/.test(String(error)),
   );
 });

@@ -1,16 +1,20 @@
 /** Receipt pairs for ports and claims: reclaim a port, reassign / delete a claim, prune claims. */
 import { z } from "zod";
-import { type claim as claimShape, loose, port, uuid } from "../../shapes.ts";
-import { id } from "../../daemon_calls.ts";
-import {
-  type AnyTool,
-  APPROVAL,
-  type DaemonPreview,
-  executeTool,
-  previewTool,
-} from "./receipts.ts";
+import { olderThanMilliseconds, port, uuid } from "../../shapes.ts";
+import { APPROVAL, evidenceReply, executeTool, previewTool, pruneExecuteTool } from "./receipts.ts";
 
-type Claim = z.output<typeof claimShape>;
+/** A claim as previews show it: what a person recognises it by. */
+const claimRef = z.looseObject({
+  id: uuid(),
+  identity: z.looseObject({
+    project: z.string(),
+    workspaceRoot: z.string(),
+    component: z.string(),
+    endpoint: z.string(),
+  }),
+  assignedPort: port().nullable().optional(),
+});
+type ClaimRef = z.output<typeof claimRef>;
 
 const POLICIES = ["never", "graceful", "force-after-grace"] as const;
 const portTarget = ({ port }: { port: number }) => ({ type: "port", id: String(port) });
@@ -19,27 +23,29 @@ const claimTarget = ({ claimId }: { claimId: string }) => ({
   id: claimId.toLowerCase(),
 });
 const claimsTarget = () => ({ type: "claim-collection", id: "global" });
-const olderThan = () => z.int().min(0).max(315_576_000_000);
 
 /** `web api.http (port 5173)`: how a person recognises a claim. */
-export function claimLabel(claim: Claim): string {
+export function claimLabel(claim: ClaimRef): string {
   const { project, component, endpoint } = claim.identity;
   return `${project} ${component}.${endpoint}${
     claim.assignedPort ? ` (port ${claim.assignedPort})` : ""
   }`;
 }
 
-interface ReclaimObserved {
-  port: number;
-  policy: string;
-  outcome: string;
-  reason: string | null;
-  launcherAction: { containerIds?: string[] } | null;
-  targets: { pid: number; command: string | null }[];
-}
+const reclaimObserved = z.looseObject({
+  port: port(),
+  policy: z.string(),
+  outcome: z.string(),
+  reason: z.string().nullable().optional(),
+  launcherAction: z.looseObject({ containerIds: z.array(z.string()).optional() }).nullable()
+    .optional(),
+  targets: z.array(z.looseObject({ pid: z.int(), command: z.string().nullable().optional() })),
+});
 
-export function explainReclaim(preview: DaemonPreview): { effect: string; blockers: string[] } {
-  const o = preview.observed as unknown as ReclaimObserved;
+export function explainReclaim(
+  preview: z.output<ReturnType<typeof evidenceReply<typeof reclaimObserved>>>,
+): { effect: string; blockers: string[] } {
+  const o = preview.observed;
   const head = `Reclaim port ${o.port} with ${o.policy}:`;
   const pids = [...new Map(o.targets.map((t) => [t.pid, t.command ?? "unknown"])).entries()];
   switch (o.outcome) {
@@ -73,8 +79,9 @@ export const portReclaimPreview = previewTool({
   title: "Preview port reclaim",
   description: `Show which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
-  path: ({ port }) => `/v1/actions/ports/${port}/reclaim/preview`,
+  path: "/v1/actions/ports/{port}/reclaim/preview",
   body: ({ policy }) => ({ policy }),
+  reply: evidenceReply(reclaimObserved),
   explain: explainReclaim,
   target: portTarget,
 });
@@ -86,7 +93,7 @@ export const portReclaimExecute = executeTool({
   description: "Signal the approved processes; may wait out the grace period.",
   input: z.strictObject({ receiptId: uuid(), port: port() }),
   result: z.looseObject({ outcome: z.string(), reason: z.string().nullable() }),
-  path: ({ port }) => `/v1/actions/ports/${port}/reclaim/execute`,
+  path: "/v1/actions/ports/{port}/reclaim/execute",
   target: portTarget,
   outcome: (r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ""}.`,
   // The daemon may wait twice the grace period plus lsof time before answering.
@@ -106,10 +113,11 @@ export const claimReassignPreview = previewTool({
     .refine((i) => i.preferredPort === undefined || i.exactPort === undefined, {
       message: "preferredPort and exactPort are mutually exclusive; give at most one",
     }),
-  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/reassign/preview`,
+  path: "/v1/actions/claims/{claimId}/reassign/preview",
   body: ({ preferredPort, exactPort }) => ({ preferredPort, exactPort }),
+  reply: evidenceReply(z.looseObject({ claim: claimRef })),
   explain: ({ observed }) => ({
-    effect: `Move claim ${claimLabel(observed.claim as Claim)} to port ${observed.port}.`,
+    effect: `Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
     blockers: [],
   }),
   target: claimTarget,
@@ -124,7 +132,7 @@ export const claimReassignExecute = executeTool({
   description: "Move the claim as approved in its preview.",
   input: claimExecuteInput,
   result: z.looseObject({ assignedPort: port().nullable() }),
-  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/reassign/execute`,
+  path: "/v1/actions/claims/{claimId}/reassign/execute",
   target: claimTarget,
   outcome: (r) => `claim now on port ${r.assignedPort}.`,
 });
@@ -134,11 +142,10 @@ export const claimDeletePreview = previewTool({
   title: "Preview claim deletion",
   description: `Check an idle claim can be deleted. ${APPROVAL}`,
   input: z.strictObject({ claimId: uuid() }),
-  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/delete/preview`,
+  path: "/v1/actions/claims/{claimId}/delete/preview",
+  reply: evidenceReply(z.looseObject({ claim: claimRef })),
   explain: ({ observed }) => ({
-    effect: `Delete claim ${
-      claimLabel(observed.claim as Claim)
-    }; its port becomes free for others.`,
+    effect: `Delete claim ${claimLabel(observed.claim)}; its port becomes free for others.`,
     blockers: [],
   }),
   target: claimTarget,
@@ -151,25 +158,24 @@ export const claimDeleteExecute = executeTool({
   description: "Delete the claim as approved in its preview.",
   input: claimExecuteInput,
   result: z.looseObject({ deleted: z.boolean() }),
-  path: ({ claimId }) => `/v1/actions/claims/${id(claimId)}/delete/execute`,
+  path: "/v1/actions/claims/{claimId}/delete/execute",
   target: claimTarget,
   outcome: (r) => (r.deleted ? "claim deleted." : "nothing deleted."),
 });
-
-interface ClaimPrune {
-  candidates: { claim: Claim }[];
-  skipped: { claimId: string; reason: string }[];
-}
 
 export const claimsPrunePreview = previewTool({
   stem: "claims_prune",
   title: "Preview claims prune",
   description: `List idle claims whose workspace is gone. ${APPROVAL}`,
-  input: z.strictObject({ olderThanMilliseconds: olderThan() }),
-  path: () => "/v1/actions/claims/prune/preview",
+  input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
+  path: "/v1/actions/claims/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
+  reply: evidenceReply(z.looseObject({
+    candidates: z.array(z.looseObject({ claim: claimRef })),
+    skipped: z.array(z.looseObject({ claimId: z.string(), reason: z.string() })),
+  })),
   explain: ({ observed }) => {
-    const { candidates, skipped } = observed as unknown as ClaimPrune;
+    const { candidates, skipped } = observed;
     return {
       effect: candidates.length === 0
         ? "No claim to prune; executing would delete nothing."
@@ -182,25 +188,12 @@ export const claimsPrunePreview = previewTool({
   target: claimsTarget,
 });
 
-export const claimsPruneExecute = executeTool({
+export const claimsPruneExecute = pruneExecuteTool({
   stem: "claims_prune",
   action: "claims.prune",
   title: "Prune claims",
   description: "Delete the approved claims, re-checking each.",
-  input: z.strictObject({ receiptId: uuid() }),
-  result: z.looseObject({ deletedClaimIds: z.array(uuid()), skipped: z.array(loose()) }),
-  path: () => "/v1/actions/claims/prune/execute",
+  deleted: "deletedClaimIds",
+  noun: "claim",
   target: claimsTarget,
-  outcome: (r) => `${r.deletedClaimIds.length} claim(s) deleted, ${r.skipped.length} skipped.`,
 });
-
-export const CLAIM_RECEIPT_TOOLS: readonly AnyTool[] = [
-  portReclaimPreview,
-  portReclaimExecute,
-  claimReassignPreview,
-  claimReassignExecute,
-  claimDeletePreview,
-  claimDeleteExecute,
-  claimsPrunePreview,
-  claimsPruneExecute,
-];

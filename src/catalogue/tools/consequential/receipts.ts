@@ -4,9 +4,11 @@
  * sends only the receipt and the explicit target, and the daemon acts or replays.
  */
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../define.ts";
+import { type AnyTool, defineTool } from "../../define.ts";
 import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
+import { type Params, post, segmentsOf } from "../../routes.ts";
+import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../errors.ts";
 import {
@@ -16,17 +18,17 @@ import {
   obtainApproval,
 } from "../../approval.ts";
 
-const CAPS = ["mcp-foundations-v1"];
+const CAPS = [Capability.mcpFoundations];
 
 /** Preview-description sentence; each preview carries it, so it stays short. */
 export const APPROVAL =
   "Then stop until the user explicitly approves this preview; host auto-approval is not consent.";
 
 type Json = Record<string, unknown>;
-// deno-lint-ignore no-explicit-any -- definitions differ in their zod generics.
-export type AnyTool = ToolDefinition<any, any>;
 
 const target = z.object({ type: z.string(), id: z.string() });
+
+const record = () => z.looseObject({});
 
 /** A consequential preview as the daemon sends it: the receipt and the evidence it binds. */
 export interface DaemonPreview {
@@ -36,6 +38,24 @@ export interface DaemonPreview {
   proposal: Json;
   observed: Json;
   expiresAt: string;
+}
+
+/**
+ * The schema of a preview's reply, with what its `explain` reads of the daemon's evidence
+ * (and proposal). Built where the preview is defined, so the types there are concrete.
+ */
+export function previewReply<Observed extends z.ZodType<Json>, Proposal extends z.ZodType<Json>>(
+  observed: Observed,
+  proposal: Proposal,
+) {
+  return z.looseObject({
+    receiptId: uuid(),
+    action: z.string(),
+    target: z.looseObject({ type: z.string(), id: z.string() }),
+    proposal,
+    observed,
+    expiresAt: timestamp(),
+  });
 }
 
 const previewOutput = z.object({
@@ -58,21 +78,32 @@ const previewOutput = z.object({
   approval: z.enum(APPROVAL_ROUTES),
 });
 
-export interface PreviewSpec<In extends z.ZodObject> {
+/** A preview's reply whose proposal `explain` does not read. */
+export function evidenceReply<Observed extends z.ZodType<Json>>(observed: Observed) {
+  return previewReply(observed, record());
+}
+
+export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
   stem: string;
   title: string;
   description: string;
   input: In;
-  path(input: z.output<In>): string;
+  /** The preview route; `{name}` segments come from the input fields of those names. */
+  path: string;
   body?(input: z.output<In>): Json;
+  /** The reply's schema (`previewReply`), checked where it arrives. */
+  reply: Reply;
   /** One sentence on the effect, plus the blockers, read from the daemon's evidence. */
-  explain(preview: DaemonPreview): { effect: string; blockers: string[] };
+  explain(preview: z.output<Reply>): { effect: string; blockers: string[] };
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
   target(input: z.output<In>): { type: string; id: string };
 }
 
-export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyTool {
+export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>>(
+  spec: PreviewSpec<In, Reply>,
+): AnyTool {
   const execute = `portreeve_${spec.stem}_execute`;
+  const route = post(spec.path, spec.reply);
   return defineTool({
     name: `portreeve_${spec.stem}_preview`,
     title: spec.title,
@@ -81,12 +112,9 @@ export function previewTool<In extends z.ZodObject>(spec: PreviewSpec<In>): AnyT
     description: spec.description,
     input: spec.input,
     output: previewOutput,
+    routes: [route],
     async call(ctx, input) {
-      const preview = await mutate(
-        ctx,
-        spec.path(input),
-        spec.body?.(input) ?? {},
-      ) as DaemonPreview;
+      const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
       const { effect, blockers } = spec.explain(preview);
       const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
       const receipt = `Receipt ${preview.receiptId.slice(0, 8)} expires ${
@@ -156,7 +184,8 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   input: In;
   /** The daemon's `result`; loose unless agents act on its fields. */
   result: R;
-  path(input: z.output<In>): string;
+  /** The execute route; `{name}` segments come from the input fields of those names. */
+  path: string;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
   /** The first successful execution's outcome, in a few words. */
@@ -177,6 +206,11 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     replayed: z.boolean(),
     result: spec.result,
   });
+  const route = post(
+    spec.path,
+    z.looseObject({ changed: z.boolean(), replayed: z.boolean(), result: spec.result }),
+  );
+  const params = (input: z.output<In>): Params => segmentsOf(input);
   return defineTool({
     name: `portreeve_${spec.stem}_execute`,
     title: spec.title,
@@ -185,6 +219,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     description: spec.description,
     input: spec.input,
     output,
+    routes: [route],
     async call(ctx: ToolContext, input) {
       const receiptId = input.receiptId as string;
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
@@ -197,10 +232,11 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
         throw withHint(error, spec.mismatchHint);
       });
       const body = spec.body?.(input) ?? { receiptId };
-      const data = await mutate(ctx, spec.path(input), body, { timeoutMs: spec.timeoutMs })
-        .catch((error) => {
-          throw withHint(error, spec.mismatchHint);
-        }) as { changed: boolean; replayed: boolean; result: z.input<R> };
+      const data = await mutate(ctx, route, params(input), body, {
+        timeoutMs: spec.timeoutMs,
+      }).catch((error) => {
+        throw withHint(error, spec.mismatchHint);
+      });
       // Executed (or replayed): a later repeat needs no question, the daemon replays it.
       ctx.receipts.decide(receiptId, "approved");
       return {
@@ -247,4 +283,35 @@ function withHint(error: unknown, mismatchHint?: string): unknown {
     error.details,
     `${hint}${extra}`,
   );
+}
+
+/**
+ * The execute of a prune preview: the receipt alone names what goes, the daemon re-checks each
+ * candidate and answers the ids it deleted and the ones it skipped.
+ */
+export function pruneExecuteTool(spec: {
+  stem: string;
+  action: string;
+  title: string;
+  description: string;
+  /** The result field listing deleted ids, and what one of them is called. */
+  deleted: string;
+  noun: string;
+  target(): { type: string; id: string };
+}): AnyTool {
+  return executeTool({
+    stem: spec.stem,
+    action: spec.action,
+    title: spec.title,
+    description: spec.description,
+    input: z.strictObject({ receiptId: uuid() }),
+    result: z.looseObject({ [spec.deleted]: z.array(uuid()), skipped: z.array(loose()) }),
+    path: `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
+    target: spec.target,
+    outcome: (r) => {
+      const deleted = r[spec.deleted];
+      const count = Array.isArray(deleted) ? deleted.length : 0;
+      return `${count} ${spec.noun}(s) deleted, ${r.skipped.length} skipped.`;
+    },
+  });
 }

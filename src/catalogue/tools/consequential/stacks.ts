@@ -3,16 +3,23 @@
  * or writes a file: the daemon reads and writes only `<stack root>/portreeve.stack.json`.
  */
 import { z } from "zod";
-import { absolutePath, loose, port, stackDefinitionInput, uuid } from "../../shapes.ts";
 import {
-  type AnyTool,
+  absolutePath,
+  loose,
+  olderThanMilliseconds,
+  port,
+  stackDefinitionInput,
+  uuid,
+} from "../../shapes.ts";
+import {
   APPROVAL,
-  type DaemonPreview,
+  evidenceReply,
   executeTool,
+  previewReply,
   previewTool,
+  pruneExecuteTool,
 } from "./receipts.ts";
 
-const olderThan = () => z.int().min(0).max(315_576_000_000);
 // The daemon binds a stack receipt to the stackRoot string exactly as sent.
 const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
   type: "stack-root",
@@ -21,19 +28,24 @@ const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
 const stacksTarget = () => ({ type: "stack-collection", id: "global" });
 const settingsTarget = () => ({ type: "settings", id: "global" });
 
-interface StackRef {
-  id: string;
-  project: string;
-  stackRoot: string;
-}
+const applyObserved = z.looseObject({
+  document: z.looseObject({
+    path: z.string(),
+    kind: z.string(),
+    fingerprint: z.string().nullable().optional(),
+    issues: z.array(z.unknown()),
+  }),
+  stack: z.looseObject({
+    changed: z.boolean(),
+    existing: z.looseObject({ id: uuid() }).nullable(),
+    revision: z.string(),
+  }),
+});
 
-interface ApplyObserved {
-  document: { path: string; kind: string; fingerprint?: string | null; issues: unknown[] };
-  stack: { changed: boolean; existing: StackRef | null; revision: string };
-}
-
-export function explainApply({ observed }: DaemonPreview): { effect: string; blockers: string[] } {
-  const { document, stack } = observed as unknown as ApplyObserved;
+export function explainApply(
+  { observed }: z.output<ReturnType<typeof evidenceReply<typeof applyObserved>>>,
+): { effect: string; blockers: string[] } {
+  const { document, stack } = observed;
   const rev = stack.revision.slice(0, 12);
   const write = document.kind === "missing"
     ? `Create ${document.path}`
@@ -60,8 +72,9 @@ export const stackApplyPreview = previewTool({
   description:
     `Check a definition against <stackRoot>/portreeve.stack.json (stackRoot absolute) and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
   input: z.strictObject({ stackRoot: absolutePath(true), definition: stackDefinitionInput }),
-  path: () => "/v1/actions/stacks/apply/preview",
+  path: "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
+  reply: evidenceReply(applyObserved),
   explain: explainApply,
   target: stackRootTarget,
 });
@@ -73,7 +86,13 @@ const applyResult = z.looseObject({
   changed: z.boolean().optional(),
   stack: z.looseObject({ id: uuid() }).optional(),
 });
-type ApplyFailure = { error?: { code: string; message: string } };
+
+/** The daemon's message when the file was written but applying it failed. */
+function failureMessage(result: Record<string, unknown>): string | undefined {
+  const error = result.error;
+  if (typeof error !== "object" || error === null || !("message" in error)) return undefined;
+  return String(error.message);
+}
 
 export const stackApplyExecute = executeTool({
   stem: "stack_apply",
@@ -83,7 +102,7 @@ export const stackApplyExecute = executeTool({
     "Write portreeve.stack.json and apply it as approved; send stackRoot exactly as previewed.",
   input: z.strictObject({ receiptId: uuid(), stackRoot: absolutePath(true) }),
   result: applyResult,
-  path: () => "/v1/actions/stacks/apply/execute",
+  path: "/v1/actions/stacks/apply/execute",
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
   target: stackRootTarget,
@@ -93,25 +112,26 @@ export const stackApplyExecute = executeTool({
         r.changed ? "applied" : "already current"
       }.`
       : `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
-        (r as ApplyFailure).error?.message
+        failureMessage(r)
       }`,
   mismatchHint: "Send stackRoot exactly as it was sent to the preview.",
 });
 
-interface StackPrune {
-  candidates: { stack: StackRef; claimIds: string[] }[];
-  blocked: { stack: StackRef; reasons: string[] }[];
-}
+const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
 
 export const stacksPrunePreview = previewTool({
   stem: "stacks_prune",
   title: "Preview stacks prune",
   description: `List stacks whose root is gone, with blockers. ${APPROVAL}`,
-  input: z.strictObject({ olderThanMilliseconds: olderThan() }),
-  path: () => "/v1/actions/stacks/prune/preview",
+  input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
+  path: "/v1/actions/stacks/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
+  reply: evidenceReply(z.looseObject({
+    candidates: z.array(z.looseObject({ stack: stackSummary, claimIds: z.array(z.unknown()) })),
+    blocked: z.array(z.looseObject({ stack: stackSummary, reasons: z.array(z.string()) })),
+  })),
   explain: ({ observed }) => {
-    const { candidates, blocked } = observed as unknown as StackPrune;
+    const { candidates, blocked } = observed;
     const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
     return {
       effect: candidates.length === 0
@@ -127,16 +147,14 @@ export const stacksPrunePreview = previewTool({
   target: stacksTarget,
 });
 
-export const stacksPruneExecute = executeTool({
+export const stacksPruneExecute = pruneExecuteTool({
   stem: "stacks_prune",
   action: "stacks.prune",
   title: "Prune stacks",
   description: "Delete the approved stacks, re-checking each; signals nothing.",
-  input: z.strictObject({ receiptId: uuid() }),
-  result: z.looseObject({ deletedStackIds: z.array(uuid()), skipped: z.array(loose()) }),
-  path: () => "/v1/actions/stacks/prune/execute",
+  deleted: "deletedStackIds",
+  noun: "stack",
   target: stacksTarget,
-  outcome: (r) => `${r.deletedStackIds.length} stack(s) deleted, ${r.skipped.length} skipped.`,
 });
 
 const SETTING_KEYS = [
@@ -191,11 +209,15 @@ export const settingsUpdatePreview = previewTool({
   title: "Preview settings update",
   description: `Show current and resulting settings. ${APPROVAL}`,
   input: z.strictObject({ updates: settingsUpdates }),
-  path: () => "/v1/actions/settings/preview",
+  path: "/v1/actions/settings/preview",
   body: ({ updates }) => ({ updates }),
+  reply: previewReply(
+    z.looseObject({ current: z.record(z.string(), z.unknown()) }),
+    z.looseObject({ updates: z.record(z.string(), z.unknown()) }),
+  ),
   explain: ({ proposal, observed }) => {
-    const current = observed.current as Record<string, unknown>;
-    const updates = proposal.updates as Record<string, unknown>;
+    const current = observed.current;
+    const updates = proposal.updates;
     const changes = Object.keys(updates).map((k) =>
       `${k} ${showSetting(current[k])} → ${showSetting(updates[k])}`
     );
@@ -211,16 +233,7 @@ export const settingsUpdateExecute = executeTool({
   description: "Apply the approved settings if the current ones are unchanged.",
   input: z.strictObject({ receiptId: uuid() }),
   result: z.looseObject({ settings: loose() }),
-  path: () => "/v1/actions/settings/execute",
+  path: "/v1/actions/settings/execute",
   target: settingsTarget,
   outcome: () => "settings updated.",
 });
-
-export const STACK_RECEIPT_TOOLS: readonly AnyTool[] = [
-  stackApplyPreview,
-  stackApplyExecute,
-  stacksPrunePreview,
-  stacksPruneExecute,
-  settingsUpdatePreview,
-  settingsUpdateExecute,
-];

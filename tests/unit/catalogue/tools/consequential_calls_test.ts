@@ -8,7 +8,9 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../../../src/catalogue/catalogue.ts";
 import { listTools } from "../../../../src/catalogue/describe.ts";
 import type { ToolContext } from "../../../../src/catalogue/context.ts";
-import { CONSEQUENTIAL_TOOLS } from "../../../../src/catalogue/tools/consequential.ts";
+import { ALL_TOOLS } from "../../../../src/catalogue/index.ts";
+
+const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
 import { showSetting } from "../../../../src/catalogue/tools/consequential/stacks.ts";
 import { BridgeError } from "../../../../src/errors.ts";
 import { ReceiptBook } from "../../../../src/catalogue/receipt_book.ts";
