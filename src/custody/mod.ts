@@ -32,7 +32,7 @@
  *   secrets or handles.
  *
  * ## Custody window
- * Default 10 min from acquisition; `extendActivation`, `extendLease` and `renewLauncherNow`
+ * Default 10 min from acquisition; `extendActivation` and `renewLauncherNow`
  * with minutes set it to acquisition + minutes (10–60), only lengthening (a repeat reports
  * `changed: false`). Anything outside 10–60 throws `CustodyLimitError`. At custody expiry
  * (timer at the instant, and checked on every access) the credentials are erased and

@@ -34,7 +34,6 @@ import type {
   CustodyEvent,
   CustodyOptions,
   ErasedReason,
-  Extension,
   HeldActivation,
   HeldLauncher,
   HeldLease,
@@ -238,13 +237,6 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     if (!group) throw new CredentialUnavailableError();
     const changed = this.#extend(group, target);
     return { changed, activationId, ...times(group), credentialCount: group.entries.size };
-  }
-
-  /** Standalone leases may be extended too, so their reported maximum is not a false promise. */
-  extendLease(handle: string, minutes: number): Extension & { leaseId: string } {
-    const target = this.#checkMinutes(minutes);
-    const { group } = this.#lookup("lease", handle);
-    return { changed: this.#extend(group, target), leaseId: group.id, ...times(group) };
   }
 
   /**

@@ -104,23 +104,6 @@ Deno.test("extending an unknown activation is unavailable; limits are checked fi
   await custody.close();
 });
 
-Deno.test("standalone leases can be extended too", async () => {
-  const { clock, custody, t0 } = setup();
-  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
-  assert.deepEqual(custody.extendLease(held.handle, 20), {
-    changed: true,
-    leaseId: "L1",
-    custodyExpiresAt: t0 + 20 * MINUTE_MS,
-    maximumCustodyExpiresAt: t0 + 60 * MINUTE_MS,
-  });
-  assert.throws(() => custody.extendLease(held.handle, 61), CustodyLimitError);
-  await clock.advance(15 * MINUTE_MS);
-  assert.equal(custody.useLease(held.handle).leaseId, "L1");
-  await clock.advance(5 * MINUTE_MS);
-  assert.equal(custody.size, 0);
-  await custody.close();
-});
-
 Deno.test("renewLauncherNow heartbeats at once, extends, and reschedules", async () => {
   const { clock, renewers, custody, t0 } = setup();
   const op = holdLauncherO1(custody, t0);

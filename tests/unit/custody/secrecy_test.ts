@@ -81,7 +81,6 @@ Deno.test("no public result, error, event or console line contains a raw secret"
     await attempt(() => custody.useLease("A".repeat(43)));
     await attempt(() => custody.useLauncher("O2", op.handle));
     await attempt(() => custody.extendActivation("A1", 61));
-    await attempt(() => custody.extendLease(flaky.handle, 30));
     await attempt(() => custody.renewLauncherNow("O1", op.handle, 30));
     await attempt(() => custody.renewLauncherNow("O1", op.handle, 90));
     renewers.failNext(
