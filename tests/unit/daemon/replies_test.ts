@@ -107,3 +107,39 @@ Deno.test("a tool's own bug is portreeve_internal and reported with its stack", 
   assert.equal(bugs[0].tool, broken.name);
   assert.match((bugs[0].error as Error).stack ?? "", /TypeError|Cannot read/);
 });
+
+Deno.test("every reply the real daemon recorded passes the schema its route declares", async () => {
+  const text = await Deno.readTextFile(
+    new URL("../../fixtures/daemon-http-transcript.jsonl", import.meta.url),
+  );
+  const pattern = (route: Route) => new RegExp(`^${route.path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+  const replies: ReplySchema[] = [...REPLY_ROUTES, HEALTH_REPLY];
+  const matchers = replies.map((reply) => ({
+    reply,
+    method: reply.route.slice(0, reply.route.indexOf(" ")),
+    test: pattern({ path: reply.route.slice(reply.route.indexOf(" ") + 1) } as Route),
+  }));
+  const checked = new Set<string>();
+  for (const line of text.split("\n").filter((l) => l.trim() !== "")) {
+    const pair = JSON.parse(line) as {
+      method: string;
+      path: string;
+      status: number;
+      responseBody: { data?: unknown } | null;
+    };
+    if (pair.status < 200 || pair.status >= 300 || !pair.responseBody) continue;
+    if (!("data" in pair.responseBody)) continue;
+    const path = pair.path.split("?")[0];
+    // The most specific pattern wins (a literal segment beats a placeholder).
+    const found = matchers.filter((m) => m.method === pair.method && m.test.test(path))
+      .sort((a, b) => b.reply.route.split("{").length - a.reply.route.split("{").length)
+      .at(-1);
+    if (!found) continue; // a route the bridge never calls (daemon lifecycle, purge…)
+    assert.doesNotThrow(
+      () => checkReply(found.reply, pair.method, path, pair.responseBody!.data),
+      `${found.reply.route}: the recorded reply to ${pair.method} ${pair.path} is refused`,
+    );
+    checked.add(found.reply.route);
+  }
+  assert.ok(checked.size >= 40, `${checked.size} declared routes have a recorded reply`);
+});
