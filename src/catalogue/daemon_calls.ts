@@ -60,7 +60,7 @@ export function mutate<Reply extends z.ZodType>(
     timeoutMs: options.timeoutMs,
     reply: route,
   }).catch((error) => {
-    throw withOutcomeCheck(error, path);
+    throw withOutcomeCheck(error, route);
   });
 }
 
