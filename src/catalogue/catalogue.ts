@@ -130,14 +130,15 @@ export async function runTool(
   capabilities: readonly string[] = tool.capabilities ?? [],
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
-  const { compactData, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  const { compactData, compactItemChars, DETAIL_TOOLS } = await import("./compact/mod.ts");
   const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
+  const itemChars = detail === "full" ? undefined : compactItemChars(tool.name);
   const input = tool.input.safeParse(withoutHostHints(rest));
   if (!input.success) {
     throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
   }
   const full = withoutCredentialFields(
-    await tool.call({ ...ctx, capabilities }, input.data),
+    await tool.call({ ...ctx, capabilities, itemChars }, input.data),
   );
   // The output schema documents and checks the fields agents act on; the daemon's record
   // is kept whole (not stripped to those fields), so nothing it says is lost.

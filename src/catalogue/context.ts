@@ -7,6 +7,7 @@ import type { Memory } from "./memory.ts";
 import type { ApprovalMode } from "../approval_modes.ts";
 import type { HostChannel } from "../host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
+import type { ItemChars } from "./pagination.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -42,4 +43,6 @@ export interface ToolContext extends Services {
   capabilities: readonly string[];
   /** How this request can reach the person at the host (MCP elicitation), if at all. */
   host: HostChannel;
+  /** A page item's size in the form this call's result shows it (pages stop by this). */
+  itemChars?: ItemChars;
 }

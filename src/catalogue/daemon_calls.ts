@@ -87,5 +87,6 @@ export async function readPage<Item extends z.ZodType>(
 ): Promise<Page<z.output<Item>>> {
   const { limit, afterCursor, ...filters } = input;
   const all = await read(ctx, route, {}, filters);
-  return paginate(all, key, { scope: scopeOf(listing, filters), limit, afterCursor });
+  const scope = scopeOf(listing, filters);
+  return paginate(all, key, { scope, limit, afterCursor, itemChars: ctx.itemChars });
 }

@@ -8,16 +8,21 @@ import { invalidInput } from "../errors.ts";
 
 export type SortKey = readonly (string | number)[];
 
-/** `k`: last sort key served (bridge-paged); `d`: the daemon's own cursor (daemon-paged). */
-type CursorBody =
-  & { v: 1; s: string } // s: scope, the tool + filters fingerprint
-  & ({ k: SortKey } | { d: string });
+/** `k`: the last sort key served; `s`: the scope, the tool + filters fingerprint. */
+type CursorBody = { v: 1; s: string; k: SortKey };
 
 export interface PageRequest {
   scope: string;
   limit: number;
   afterCursor?: string;
+  /** An item's size as the model will be shown it (default: its JSON as it is). */
+  itemChars?: ItemChars;
 }
+
+/** JSON characters one page item takes in the form the model is shown. */
+export type ItemChars = (item: unknown) => number;
+
+const asSent: ItemChars = (item) => JSON.stringify(item).length;
 
 export interface Page<T> {
   items: T[];
@@ -37,15 +42,20 @@ export function scopeOf(tool: string, filters: Record<string, unknown>): string 
  * The most JSON characters of items one page carries, whatever `limit` says. Gemini CLI cuts
  * a result over 40,000 characters (it keeps the head and tail) and Claude Code files one over
  * 50,000 away from the model, so a page stops early and `nextCursor` continues. Measured on
- * the records as the daemon sent them: the compact form is never larger.
+ * the form the model is shown (compact unless `detail: "full"`), so a compact page holds as
+ * many records as fit, not as many as would fit in full.
  */
 export const PAGE_CHARS = 30_000;
 
 /** How many of `items`, in order, fit in one page (at least one, so paging always advances). */
-export function fittingCount(items: readonly unknown[], budget = PAGE_CHARS): number {
+export function fittingCount(
+  items: readonly unknown[],
+  itemChars: ItemChars = asSent,
+  budget = PAGE_CHARS,
+): number {
   let used = 0;
   for (let i = 0; i < items.length; i++) {
-    used += JSON.stringify(items[i]).length + 1;
+    used += itemChars(items[i]) + 1;
     if (used > budget) return Math.max(1, i);
   }
   return items.length;
@@ -66,7 +76,7 @@ export function paginate<T>(
     : sorted.findIndex((entry) => compareKeys(entry.key, after) > 0);
   const from = start === -1 ? sorted.length : start;
   const window = sorted.slice(from, from + req.limit);
-  const slice = window.slice(0, fittingCount(window.map((entry) => entry.item)));
+  const slice = window.slice(0, fittingCount(window.map((entry) => entry.item), req.itemChars));
   const more = from + slice.length < sorted.length;
   return {
     items: slice.map((entry) => entry.item),
@@ -131,19 +141,27 @@ function openCursor(cursor: string, scope: string): Record<string, unknown> {
 
 /**
  * For collections the daemon pages itself: its cursor carries no filters, so the bridge
- * wraps it with the scope and refuses it under other filters, like its own cursors.
+ * prefixes it with a fingerprint of the scope and refuses it under other filters, like its
+ * own cursors. The daemon's cursor is already URL-safe text; encoding it again would make
+ * every page a third longer for nothing.
  */
 export function bindCursor(scope: string, daemonCursor: string): string {
-  return encodeCursor({ v: 1, s: scope, d: daemonCursor });
+  return `${BOUND}${fnv1a(scope)}.${daemonCursor}`;
 }
+
+const BOUND = "b1.";
+const BOUND_SHAPE = /^b1\.([0-9a-f]{8})\.(.+)$/s;
 
 /** The daemon's cursor inside a bound one; `portreeve_invalid_input` if it is not for `scope`. */
 export function unbindCursor(cursor: string, scope: string): string {
-  const body = openCursor(cursor, scope);
-  if (typeof body.d !== "string" || body.d === "") {
-    throw badCursor("it is not a cursor this bridge issued");
+  const match = BOUND_SHAPE.exec(cursor);
+  if (!match) throw badCursor("it is not a cursor this bridge issued");
+  if (match[1] !== fnv1a(scope)) {
+    throw badCursor(
+      "it belongs to another listing or to other filters; repeat the call with the same filters",
+    );
   }
-  return body.d;
+  return match[2];
 }
 
 function badCursor(why: string) {

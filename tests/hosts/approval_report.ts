@@ -23,7 +23,7 @@ export function outcomeSeen(s: ApprovalSession): Outcome {
   if (code === "portreeve_approval_declined" || code === "portreeve_approval_unavailable") {
     return code;
   }
-  return /"ok":true/.test(text) && /"action":"claim\.delete"/.test(text)
+  return /"ok":true/.test(text) && /"result":\{"deleted":true/.test(text)
     ? "executed"
     : "not observed";
 }

@@ -334,6 +334,8 @@ function expandActivationAnswer(data: Json): Json {
       const own = endpoints.find((e) => e.leaseId === lease.leaseId);
       restore(lease, "bindingKind", own?.bindingKind);
       restore(lease, "leaseExpiresAt", own?.expiresAt);
+      restore(lease, "custodyExpiresAt", out.custodyExpiresAt);
+      restore(lease, "maximumCustodyExpiresAt", out.maximumCustodyExpiresAt);
       return lease;
     });
   }
@@ -502,11 +504,9 @@ export function expandResult(tool: string, data: Json): Json {
     case "portreeve_claims_prune_preview":
     case "portreeve_stacks_prune_preview":
       return withTable(data, (rest, table) => expandPreview(rest, table));
-    case "portreeve_stack_apply_execute":
-    case "portreeve_claim_delete_execute": {
+    case "portreeve_stack_apply_execute": {
       if (!isObject(data.result)) return data;
       const result = { ...data.result };
-      if (data.action === "claim.delete") restore(result, "claimId", (data.target as Json).id);
       if (isObject(result.stack)) {
         result.stack = expandStack(result.stack);
         restore(result, "revision", (result.stack as Json).currentRevision);

@@ -45,7 +45,8 @@ const heldOperation: Compactor = (data) => {
 
 /**
  * activation + its leases (begin) or providers (reconcile, settle). A lease's bindingKind
- * and leaseExpiresAt are its activation endpoint's (same leaseId); its port stays.
+ * and leaseExpiresAt are its activation endpoint's (same leaseId), its custody times the
+ * answer's; its port stays.
  */
 const activationAnswer: Compactor = (data) => {
   const out = copy(data);
@@ -61,6 +62,9 @@ const activationAnswer: Compactor = (data) => {
       const own = endpoints.find((e) => e.leaseId === lease.leaseId);
       dropIf(lease, "bindingKind", own?.bindingKind);
       dropIf(lease, "leaseExpiresAt", own?.expiresAt);
+      // Custody is per begin: every lease's is the answer's unless it says otherwise.
+      dropIf(lease, "custodyExpiresAt", out.custodyExpiresAt);
+      dropIf(lease, "maximumCustodyExpiresAt", out.maximumCustodyExpiresAt);
       return lease;
     });
   }
@@ -144,12 +148,10 @@ const previewEvidence: Compactor = (data) => {
   return processes.attach(out);
 };
 
-/** An execute's result does not repeat its target or the stack it returns. */
+/** An execute's result does not repeat the revision of the stack it returns. */
 const executeResult: Compactor = (data) => {
   if (!isObject(data.result)) return data;
   const result = copy(data.result);
-  const target = isObject(data.target) ? data.target : {};
-  if (data.action === "claim.delete") dropIf(result, "claimId", target.id);
   if (isObject(result.stack)) {
     dropIf(result, "revision", result.stack.currentRevision);
     result.stack = records.stack(result.stack);
@@ -214,7 +216,6 @@ const COMPACTORS: Record<string, Compactor> = {
   portreeve_claims_prune_preview: previewEvidence,
   portreeve_stacks_prune_preview: previewEvidence,
   portreeve_stack_apply_execute: executeResult,
-  portreeve_claim_delete_execute: executeResult,
 };
 
 /** Tools whose records are large enough to offer `detail: "full"`. */
@@ -235,6 +236,17 @@ export const DETAIL_TOOLS: ReadonlySet<string> = new Set([
 export function compactData(tool: string, data: unknown): unknown {
   const compactor = Object.hasOwn(COMPACTORS, tool) ? COMPACTORS[tool] : undefined;
   return compactor && isObject(data) ? compactor(data) : data;
+}
+
+/**
+ * How many JSON characters one page item adds to a compact page of `tool`: the item compacted
+ * alone, with the process entries it brings. Alone it is never smaller than within its page.
+ * Undefined for a tool whose data is not compacted (its items are shown as sent).
+ */
+export function compactItemChars(tool: string): ((item: unknown) => number) | undefined {
+  if (!hasCompactForm(tool)) return undefined;
+  const empty = JSON.stringify(compactData(tool, { items: [], page: {} })).length;
+  return (item) => JSON.stringify(compactData(tool, { items: [item], page: {} })).length - empty;
 }
 
 export function hasCompactForm(tool: string): boolean {

@@ -40,7 +40,7 @@ export const historyList = defineTool({
     let result = await read(ctx, historyRoute, {}, query);
     // The daemon's cursors are opaque, so a page too large to reach the model whole is asked
     // for again with the number of events that fit (the same first events, a cursor after them).
-    const fits = fittingCount(result.items);
+    const fits = fittingCount(result.items, ctx.itemChars);
     if (fits < result.items.length) {
       result = await read(ctx, historyRoute, {}, { ...query, limit: fits });
     }

@@ -50,7 +50,8 @@ export const launcherOperationsList = defineTool({
     const all = await read(ctx, listOperations, { stackId }, { limit: DAEMON_MAX });
     // Newest first: invert the timestamp order through a descending key.
     const key = (o: Listed) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
-    return paginate(all, key, { scope: scopeOf("launcher", { stackId }), limit, afterCursor });
+    const scope = scopeOf("launcher", { stackId });
+    return paginate(all, key, { scope, limit, afterCursor, itemChars: ctx.itemChars });
   },
   summary: ({ items, page }) =>
     pageSummary("operation", items, page, (o) => `${o.operation} ${o.outcome ?? o.state}`),

@@ -87,18 +87,18 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     await Deno.remove(dir, { recursive: true });
   }
   const BUDGETS: Record<string, number> = {
-    portreeve_history_list: 3900,
+    portreeve_history_list: 3800,
     portreeve_stack_status: 1620,
     // Previews carry nextStep and approval: what the model must do before any execute.
-    portreeve_port_reclaim_preview: 1370,
-    portreeve_stack_apply_preview: 1130,
-    // Each lease carries its own custody times, as the reference bridge's do.
-    portreeve_activation_begin: 1320,
+    portreeve_port_reclaim_preview: 1330,
+    portreeve_stack_apply_preview: 1090,
+    // Each lease carries its handle; its custody times are the answer's, written once.
+    portreeve_activation_begin: 1120,
     portreeve_ports_list: 860,
     portreeve_activation_confirm_endpoint: 840,
     portreeve_activation_end: 830,
     portreeve_activation_get: 810,
-    portreeve_stack_apply_execute: 920,
+    portreeve_stack_apply_execute: 760,
     portreeve_port_inspect: 770,
   };
 

@@ -67,5 +67,36 @@ Deno.test("fittingCount keeps at least one record, so a huge one still advances"
   assert.equal(fittingCount([]), 0);
   assert.equal(fittingCount([{ a: "x".repeat(PAGE_CHARS * 2) }, { b: 1 }]), 1);
   assert.equal(fittingCount([{ a: 1 }, { b: 2 }]), 2);
-  assert.equal(fittingCount([{ a: "xxxxxxxx" }, { a: "xxxxxxxx" }], 20), 1);
+  const asSent = (item: unknown) => JSON.stringify(item).length;
+  assert.equal(fittingCount([{ a: "xxxxxxxx" }, { a: "xxxxxxxx" }], asSent, 20), 1);
+});
+
+Deno.test("a page is measured in the form the model is shown, not as the daemon sent it", () => {
+  const big = Array.from({ length: 200 }, (_, i) => ({ port: i, note: "x".repeat(400) }));
+  const scope = scopeOf("ports", {});
+  const sent = paginate(big, key, { scope, limit: 200 });
+  // Shown without its note, a record is ~12 characters: all 200 fit in one page.
+  const shown = (item: unknown) => JSON.stringify({ port: (item as { port: number }).port }).length;
+  const compact = paginate(big, key, { scope, limit: 200, itemChars: shown });
+  assert.ok(sent.items.length < 100, `${sent.items.length} records as sent`);
+  assert.equal(compact.items.length, 200);
+  assert.deepEqual(compact.page, {});
+});
+
+Deno.test("a bound daemon cursor carries the daemon's cursor as it is, behind a short prefix", () => {
+  const scope = scopeOf("portreeve_history_list", { eventType: "run.released" });
+  const daemon = "eyJ2ZXJzaW9uIjoxLCJpZCI6IjAwMDAwMDBlIn0";
+  const bound = bindCursor(scope, daemon);
+  assert.equal(bound.length, daemon.length + 12);
+  assert.equal(unbindCursor(bound, scope), daemon);
+  const invalid = (cursor: string, why: RegExp) =>
+    assert.throws(
+      () => unbindCursor(cursor, scope),
+      (e) =>
+        e instanceof BridgeError && e.code === "portreeve_invalid_input" && why.test(e.message),
+    );
+  invalid(daemon, /not a cursor this bridge issued/);
+  invalid("b1.0000000g.x", /not a cursor this bridge issued/);
+  invalid(`${bound.slice(0, 12)}`, /not a cursor this bridge issued/);
+  invalid(bindCursor(scopeOf("portreeve_history_list", {}), daemon), /other filters/);
 });

@@ -117,15 +117,14 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
       const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
       const { effect, blockers } = spec.explain(preview);
       const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
-      const receipt = `Receipt ${preview.receiptId.slice(0, 8)} expires ${
-        clock(preview.expiresAt)
-      }.`;
       ctx.receipts.remember({
         receiptId: preview.receiptId,
         action: preview.action,
         target: spec.target(input),
         expiresAt: preview.expiresAt,
-        question: `PortReeve: the agent asks to make this change. ${effect}${blocked} ${receipt}`,
+        question: `PortReeve: the agent asks to make this change. ${effect}${blocked} ${
+          receiptLine(preview)
+        }`,
       });
       const approval = approvalRoute(ctx);
       return {
@@ -133,7 +132,8 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         action: preview.action,
         target: preview.target,
         expiresAt: preview.expiresAt,
-        summary: `${effect}${blocked} ${receipt}`,
+        // receiptId and expiresAt stand beside it in the data; the text line names them.
+        summary: `${effect}${blocked}`,
         blockers,
         nextStep: approvalStep(execute, blockers.length > 0, approval),
         proposal: preview.proposal,
@@ -141,8 +141,13 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         approval,
       };
     },
-    summary: (data) => `${data.summary} ${data.nextStep}`,
+    summary: (data) => `${data.summary} ${receiptLine(data)} ${data.nextStep}`,
   });
+}
+
+/** `Receipt 8c6f1a2b expires 12:34:56Z.`: what a person reads of the receipt. */
+function receiptLine(receipt: { receiptId: string; expiresAt: string }): string {
+  return `Receipt ${receipt.receiptId.slice(0, 8)} expires ${clock(receipt.expiresAt)}.`;
 }
 
 /**
@@ -198,10 +203,8 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
 export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
   spec: ExecuteSpec<In, R>,
 ): AnyTool {
+  // The agent named the receipt and target itself; the answer is the daemon's, as sent.
   const output = z.object({
-    receiptId: uuid(),
-    action: z.string(),
-    target,
     changed: z.boolean(),
     replayed: z.boolean(),
     result: spec.result,
@@ -239,19 +242,12 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
       });
       // Executed (or replayed): a later repeat needs no question, the daemon replays it.
       ctx.receipts.decide(receiptId, "approved");
-      return {
-        receiptId,
-        action: spec.action,
-        target: spec.target(input),
-        changed: data.changed,
-        replayed: data.replayed,
-        result: data.result,
-      };
+      return { changed: data.changed, replayed: data.replayed, result: data.result };
     },
     summary: (data) =>
       data.replayed
-        ? `Replayed the recorded outcome of ${data.action}; nothing was re-applied.`
-        : `Executed ${data.action} (${data.changed ? "changed" : "unchanged"}): ${
+        ? `Replayed the recorded outcome of ${spec.action}; nothing was re-applied.`
+        : `Executed ${spec.action} (${data.changed ? "changed" : "unchanged"}): ${
           spec.outcome((data as { result: z.output<R> }).result)
         }`,
   });

@@ -154,7 +154,11 @@ Deno.test("reclaim execute: sends only the receipt, waits long enough, reports t
     timeoutMs: 150_000,
   }]);
   assert.equal(r.text, "Executed port.reclaim (changed): terminated.");
-  assert.deepEqual(r.data?.target, { type: "port", id: "5173" });
+  assert.deepEqual(r.data, {
+    changed: true,
+    replayed: false,
+    result: { outcome: "terminated", reason: null },
+  });
 });
 
 Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
@@ -173,7 +177,11 @@ Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
     `/v1/actions/claims/${RECEIPT}/delete/execute`,
     "lowercase id in the path",
   );
-  assert.deepEqual(r.data?.target, { type: "claim", id: RECEIPT });
+  assert.deepEqual(r.data, {
+    changed: false,
+    replayed: true,
+    result: { deleted: true, claimId: RECEIPT },
+  });
 });
 
 Deno.test("receipt errors keep code and details, and say what to do next", async () => {
