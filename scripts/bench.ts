@@ -370,6 +370,7 @@ async function resultRows(): Promise<string[][]> {
   const allPages = async (extra: Record<string, unknown>) => {
     let bytes = 0;
     let items = 0;
+    let pages = 0;
     let afterCursor: string | undefined;
     do {
       const page = await call("portreeve_ports_list", {
@@ -379,11 +380,12 @@ async function resultRows(): Promise<string[][]> {
         ...(afterCursor ? { afterCursor } : {}),
       });
       bytes += visibleBytes(page);
+      pages++;
       items += (page.data!.items as unknown[]).length;
       afterCursor = (page.data!.page as { nextCursor?: string }).nextCursor;
     } while (afterCursor);
     if (items !== 200) throw new Error(`paged ${items} ports, not 200`);
-    return bytes;
+    return { bytes, pages };
   };
   const compact = await allPages({});
   const full = await allPages({ detail: "full" });
@@ -400,8 +402,10 @@ async function resultRows(): Promise<string[][]> {
     ],
     [
       "results, ports_list 200 live ports, all pages",
-      `${kb(compact)} model-visible`,
-      `${ratio(compact, full)} the same ports with detail "full" ${kb(full)}`,
+      `${kb(compact.bytes)} in ${compact.pages} pages`,
+      `${ratio(compact.bytes, full.bytes)} the same ports with detail "full" ${
+        kb(full.bytes)
+      } in ${full.pages} pages`,
       "≤ 0.5×",
     ],
   ];
