@@ -245,8 +245,10 @@ export function compactData(tool: string, data: unknown): unknown {
  */
 export function compactItemChars(tool: string): ((item: unknown) => number) | undefined {
   if (!hasCompactForm(tool)) return undefined;
-  const empty = JSON.stringify(compactData(tool, { items: [], page: {} })).length;
-  return (item) => JSON.stringify(compactData(tool, { items: [item], page: {} })).length - empty;
+  const shown = (items: unknown[]) => JSON.stringify(compactData(tool, { items, page: {} })).length;
+  // Only paged tools measure items; the others never pay for the empty page.
+  let empty: number | undefined;
+  return (item) => shown([item]) - (empty ??= shown([]));
 }
 
 export function hasCompactForm(tool: string): boolean {
