@@ -78,13 +78,6 @@ export function notGrantedMessage(socketPath: string): string {
   const grant = usual
     ? `its Deno permission grant names ${usual}`
     : "its Deno permission grant names another socket";
-  if (detectInstallation().kind === "installed") {
-    // The launcher's grant was fixed by the installer: a new grant needs a new install.
-    return `This bridge may not use ${socketPath}: ${grant}. This is a permission grant, not an ` +
-      "unreachable daemon. The installed launcher is granted one socket when it is installed: " +
-      `run \`deno task install --socket ${shellQuote(socketPath)}\` again in your portreeve-mcp ` +
-      `checkout${usual ? `, or drop --socket and PORTREEVE_SOCKET to use ${usual}` : ""}.`;
-  }
   const config = commandLine(["config", "--socket", socketPath, "--host", "claude"]);
   return `This bridge may not use ${socketPath}: ${grant}. This is a permission grant, not an ` +
     `unreachable daemon. Print a command granted for that socket with \`${config}\` (or ` +

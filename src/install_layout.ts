@@ -5,6 +5,9 @@
  *   ROOT/bin/portreeve-mcp          the launcher (a POSIX shell script) users and hosts run
  *   ROOT/lib/portreeve-mcp/deno     a private copy of the Deno executable it runs with
  *   ROOT/lib/portreeve-mcp/main.js  the self-contained bundle (plus its code-split chunks)
+ *   ROOT/lib/portreeve-mcp/manifest.json  what `install` wrote, with content hashes
+ *
+ * A release archive's folder `portreeve-mcp-<target>/` has the same layout (no manifest).
  *
  * The installed bridge recognises itself from this layout alone: it may read nothing but its
  * socket, so it cannot look for the launcher on disk.
@@ -17,6 +20,7 @@ export interface InstallLayout {
   lib: string;
   deno: string;
   bundle: string;
+  manifest: string;
 }
 
 export function installLayout(root: string): InstallLayout {
@@ -27,6 +31,7 @@ export function installLayout(root: string): InstallLayout {
     lib,
     deno: `${lib}/deno`,
     bundle: `${lib}/main.js`,
+    manifest: `${lib}/manifest.json`,
   };
 }
 

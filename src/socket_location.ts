@@ -51,20 +51,20 @@ export function discoverSocket(
   if (os === "darwin") {
     if (!home) throw new SocketPathError(noHomeMessage());
     const path = `${
-      requireAbsolute(home, "HOME")
+      requireAbsolute(home, "HOME", "folder")
     }/Library/Application Support/Portreeve/portreeve.sock`;
     return { path, source: "macOS default" };
   }
   const state = env("XDG_STATE_HOME");
   if (state) {
     return {
-      path: `${requireAbsolute(state, "XDG_STATE_HOME")}/portreeve/portreeve.sock`,
+      path: `${requireAbsolute(state, "XDG_STATE_HOME", "folder")}/portreeve/portreeve.sock`,
       source: "XDG_STATE_HOME",
     };
   }
   if (!home) throw new SocketPathError(noHomeMessage());
   return {
-    path: `${requireAbsolute(home, "HOME")}/.local/state/portreeve/portreeve.sock`,
+    path: `${requireAbsolute(home, "HOME", "folder")}/.local/state/portreeve/portreeve.sock`,
     source: "HOME",
   };
 }
@@ -78,7 +78,15 @@ export function denoEnv(name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME"): s
   }
 }
 
-function requireAbsolute(value: string, origin: string): string {
+/**
+ * An absolute, grantable path, normalised. A socket path must not name a directory; a folder
+ * the default socket lies under (HOME, XDG_STATE_HOME) may end in `/` or be `/` itself.
+ */
+function requireAbsolute(
+  value: string,
+  origin: string,
+  kind: "socket" | "folder" = "socket",
+): string {
   if (value.length === 0) {
     throw new SocketPathError(`${origin} is empty; give an absolute socket path.`);
   }
@@ -90,6 +98,7 @@ function requireAbsolute(value: string, origin: string): string {
   if (value.includes("\0")) throw new SocketPathError(`${origin} contains a NUL byte.`);
   grantablePath(value, origin);
   const path = normalise(value);
+  if (kind === "folder") return path === "/" ? "" : path;
   if (path === "/" || value.endsWith("/")) {
     throw new SocketPathError(directoryMessage(origin, value));
   }
@@ -145,7 +154,31 @@ export function locateSocket(
   os: string = Deno.build.os,
   stat?: (path: string) => { isDirectory: boolean },
 ): SocketLocation {
-  return rejectDirectory(discoverSocket(flag, env, os), stat);
+  return rejectTooLong(rejectDirectory(discoverSocket(flag, env, os), stat), os);
+}
+
+/**
+ * Bytes of `sockaddr_un.sun_path`, the terminating NUL included: a socket path must be
+ * shorter. The installed launcher bakes this number in, so it refuses the same paths.
+ */
+export function socketPathLimit(os: string): number {
+  return os === "darwin" || os === "freebsd" || os === "openbsd" || os === "netbsd" ? 104 : 108;
+}
+
+/** Refuses a socket path the system cannot bind or connect to: it would fail on every call. */
+export function rejectTooLong(
+  location: SocketLocation,
+  os: string = Deno.build.os,
+): SocketLocation {
+  const bytes = new TextEncoder().encode(location.path).length;
+  const limit = socketPathLimit(os);
+  if (bytes >= limit) {
+    const origin = location.source === "flag" ? "--socket" : location.source;
+    throw new SocketPathError(
+      `${origin} ${location.path} is ${bytes} bytes long; a Unix socket path must be shorter than ${limit} bytes here. Use a shorter path.`,
+    );
+  }
+  return location;
 }
 
 /** Collapses `//`, `/./` and trailing slashes without touching the filesystem. */

@@ -94,8 +94,10 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
           installation.kind === "compiled"
             ? `this binary was compiled for a different socket than ${socket.path}; ` +
               "rebuild it for this socket or use --portable"
-            : `this installation is confined to a different socket than ${socket.path}; ` +
-              `run \`deno task install --socket ${socket.path}\` from the checkout, or use --portable`,
+            : `this bridge was started without a grant for ${socket.path}; run config through ` +
+              `its launcher${
+                installation.launcher ? ` ${installation.launcher}` : ""
+              }, which grants the socket it is given, or use --portable`,
         );
       }
     }

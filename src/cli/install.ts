@@ -1,37 +1,38 @@
 /**
- * `deno task install [--socket PATH]` / `deno task uninstall`: puts `portreeve-mcp` on PATH for
- * the current user, independent of this checkout and of Deno's caches.
+ * `deno task install [--force]` / `deno task uninstall`: puts `portreeve-mcp` on PATH for the
+ * current user, independent of this checkout and of Deno's caches.
  *
- * Under the install root (`$PORTREEVE_MCP_INSTALL_ROOT`, else `~/.deno`) it writes a fresh
- * bundle (every dependency inside, so nothing is fetched or looked up in a cache at run time),
- * a private copy of the running Deno executable (so no npx cache or `deno upgrade` can pull it
- * away), and a launcher that runs the bundle under the one permission set of
- * `src/permissions.ts`, granted for the socket found now. See `src/install_layout.ts`. Run by
- * the `install` and `uninstall` tasks; it is not part of the bundle.
+ * Under the install root (`$PORTREEVE_MCP_INSTALL_ROOT`, else `~/.deno`) it writes the same
+ * tree a release archive holds (`install/tree.ts`): a launcher that grants the bridge the
+ * socket it finds at each start, a fresh self-contained bundle and a private copy of the
+ * running Deno; and a manifest of what it wrote (`install/manifest.ts`). It never replaces or
+ * deletes what the manifest does not show as its own (`install/installer.ts`). Run by the
+ * `install` and `uninstall` tasks; it is not part of the bundle.
  */
-import { fileURLToPath } from "node:url";
-import { confinedFlags, RUN_ENV } from "../permissions.ts";
-import { locateSocket, SocketPathError } from "../socket_location.ts";
-import { type InstallLayout, installLayout, LAUNCHER_NAME } from "../install_layout.ts";
-import { shellJoin, shellQuote } from "../shell.ts";
+import { installLayout, LAUNCHER_NAME } from "../install_layout.ts";
+import { shellQuote } from "../shell.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
 import { parseOptions, UsageError } from "./options.ts";
+import { BuildError, buildTree } from "./install/tree.ts";
+import { checkInstall, InstallRefused, installTree, uninstallRoot } from "./install/installer.ts";
+import { LAUNCHER_PATH, LIB_PATH, MANIFEST_PATH } from "./install/manifest.ts";
 
-const USAGE = `usage: deno task install [--socket PATH]
+const USAGE = `usage: deno task install [--force]
        deno task uninstall
 
 install    bundles the bridge and installs ${LAUNCHER_NAME} for this user:
-             ROOT/bin/${LAUNCHER_NAME}          launcher (runs the bundle confined to one socket)
-             ROOT/lib/${LAUNCHER_NAME}/         the bundle and a private copy of deno
-           ROOT is $PORTREEVE_MCP_INSTALL_ROOT, else ~/.deno. The socket is --socket, else
-           $PORTREEVE_SOCKET, else the platform default; reinstall if it moves.
-uninstall  removes both again (only files this installer wrote).
+             ROOT/${LAUNCHER_PATH}          the launcher; it grants the bridge the socket it
+                                           finds at each start (--socket, PORTREEVE_SOCKET or
+                                           the default), so one install serves every socket
+             ROOT/${LIB_PATH}/         the bundle, a private copy of deno, manifest.json
+           ROOT is $PORTREEVE_MCP_INSTALL_ROOT, else ~/.deno. Installing again upgrades in place.
+           It refuses (exit 1, naming the path) to replace anything it did not write, or a file
+           changed since it wrote it.
+  --force  moves such paths aside (renamed to PATH.replaced-<time>, never deleted) and installs
+uninstall  removes the files the manifest lists that are unchanged, then the folders install
+           created if they are empty, and says what it left and why.
 
-Exit codes: 0 ok, 1 failed, 2 usage error.`;
-
-/** First line of every launcher; uninstall removes only files that carry it. */
-const MARKER = `# ${LAUNCHER_NAME} launcher written by \`deno task install\``;
-const ENTRY = fileURLToPath(new URL("../../main.ts", import.meta.url));
+Exit codes: 0 ok, 1 refused or failed (something was left), 2 usage error.`;
 
 class InstallError extends Error {}
 
@@ -39,163 +40,117 @@ function installRoot(): string {
   const explicit = Deno.env.get("PORTREEVE_MCP_INSTALL_ROOT");
   if (explicit) {
     if (!explicit.startsWith("/")) {
-      throw new SocketPathError(
+      throw new UsageError(
         `PORTREEVE_MCP_INSTALL_ROOT must be an absolute path (got "${explicit}")`,
       );
     }
-    return explicit.replace(/\/+$/, "");
+    return explicit.replace(/\/+$/, "") || "/";
   }
   const home = Deno.env.get("HOME");
-  if (!home) throw new SocketPathError("HOME is not set; set PORTREEVE_MCP_INSTALL_ROOT");
+  if (!home) throw new UsageError("HOME is not set; set PORTREEVE_MCP_INSTALL_ROOT");
   return `${home}/.deno`;
 }
 
-function launcherScript(layout: InstallLayout, socket: string): string {
-  const command = [layout.deno, "run", ...confinedFlags(socket, "bundle"), layout.bundle];
-  const env = Object.entries(RUN_ENV);
-  return [
-    "#!/bin/sh",
-    MARKER,
-    `# ${LAUNCHER_NAME} ${SOFTWARE_VERSION}; \`deno task uninstall\` removes it.`,
-    `# Runs the bundled bridge confined to one socket: ${socket.replaceAll("\n", " ")}`,
-    ...env.map(([key, value]) => `${key}=${shellQuote(value)}`),
-    `export ${env.map(([key]) => key).join(" ")}`,
-    "# Without --socket or PORTREEVE_SOCKET the bridge uses the socket it is granted.",
-    `if [ -z "\${PORTREEVE_SOCKET:-}" ]; then PORTREEVE_SOCKET=${shellQuote(socket)}; fi`,
-    "export PORTREEVE_SOCKET",
-    `exec ${shellJoin(command)} "$@"`,
-    "",
-  ].join("\n");
-}
-
-async function run(args: string[], what: string): Promise<string> {
-  const out = await new Deno.Command(args[0], {
-    args: args.slice(1),
+/** The installed launcher's `--version`, run with a socket that exists nowhere. */
+async function installedVersion(launcher: string): Promise<string> {
+  const out = await new Deno.Command(launcher, {
+    args: ["--version"],
+    env: { PORTREEVE_SOCKET: "/portreeve-mcp-install-check.sock" },
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const text = new TextDecoder().decode(out.stdout);
+  const decoder = new TextDecoder();
   if (!out.success) {
-    throw new InstallError(`${what} failed: ${new TextDecoder().decode(out.stderr).trim()}`);
+    throw new InstallError(`the installed launcher failed: ${decoder.decode(out.stderr).trim()}`);
   }
-  return text;
+  return decoder.decode(out.stdout).trim();
 }
 
-async function exists(path: string): Promise<boolean> {
+async function install(force: boolean, say: (line: string) => void): Promise<void> {
+  const root = installRoot();
+  const layout = installLayout(root);
+  await Deno.mkdir(root, { recursive: true });
+  // Refuse before the build when the launcher, the lib folder or the manifest is not ours.
+  await checkInstall(root, [LAUNCHER_PATH], force);
+  const staging = await Deno.makeTempDir({ prefix: "portreeve-mcp-install-" });
   try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
-async function install(socketFlag: string | undefined): Promise<void> {
-  const socket = locateSocket(socketFlag);
-  confinedFlags(socket.path); // refuses what Deno cannot grant before anything is written
-  const layout = installLayout(installRoot());
-  const staging = `${layout.lib}.new-${Deno.pid}`;
-  await Deno.mkdir(`${layout.root}/bin`, { recursive: true });
-  await Deno.remove(staging, { recursive: true }).catch(() => {});
-  try {
-    await run([
-      Deno.execPath(),
-      "bundle",
-      "--quiet",
-      "--frozen",
-      "--minify",
-      "--platform=deno",
-      "--code-splitting",
-      "--outdir",
-      staging,
-      ENTRY,
-    ], "bundling the bridge");
-    await Deno.copyFile(Deno.execPath(), `${staging}/deno`);
-    await Deno.chmod(`${staging}/deno`, 0o755);
-    await Deno.remove(layout.lib, { recursive: true }).catch(() => {});
-    await Deno.rename(staging, layout.lib);
+    const files = await buildTree(staging, Deno.execPath(), Deno.build.os);
+    await installTree(root, staging, files, { force, version: SOFTWARE_VERSION, say });
   } finally {
-    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    await Deno.remove(staging, { recursive: true });
   }
-  const fresh = `${layout.launcher}.new-${Deno.pid}`;
-  await Deno.writeTextFile(fresh, launcherScript(layout, socket.path), { mode: 0o755 });
-  await Deno.chmod(fresh, 0o755);
-  await Deno.rename(fresh, layout.launcher);
-  const version = (await run([layout.launcher, "--version"], "running the launcher")).trim();
+  const version = await installedVersion(layout.launcher);
 
-  const onPath = (Deno.env.get("PATH") ?? "").split(":").includes(`${layout.root}/bin`);
-  console.log(`Installed ${version}:`);
-  console.log(`  ${layout.launcher}  launcher, confined to the socket ${socket.path}`);
-  console.log(`  ${layout.bundle}  self-contained bundle (nothing fetched at run time)`);
-  console.log(`  ${layout.deno}  private copy of ${Deno.execPath()}`);
+  const onPath = (Deno.env.get("PATH") ?? "").split(":").includes(`${root}/bin`);
+  say(`Installed ${version}:`);
+  say(`  ${layout.launcher}  launcher (grants the socket it finds at each start)`);
+  say(`  ${layout.bundle}  self-contained bundle (nothing fetched at run time)`);
+  say(`  ${layout.deno}  private copy of ${Deno.execPath()}`);
+  say(`  ${root}/${MANIFEST_PATH}  what was written, with SHA-256 hashes`);
   if (!onPath) {
-    console.log(
-      `\n${layout.root}/bin is not on your PATH; add it (e.g. in ~/.profile):\n` +
-        `  export PATH=${shellQuote(`${layout.root}/bin`)}:"$PATH"`,
+    say(
+      `\n${root}/bin is not on your PATH; add it (e.g. in ~/.profile):\n` +
+        `  export PATH=${shellQuote(`${root}/bin`)}:"$PATH"`,
     );
   }
-  console.log(
-    `\nNext: ${shellQuote(layout.launcher)} config --host claude   (or codex, gemini, generic)`,
-  );
+  say(`\nNext: ${shellQuote(layout.launcher)} config --host claude   (or codex, gemini, generic)`);
 }
 
-async function uninstall(): Promise<void> {
-  const layout = installLayout(installRoot());
-  const removed: string[] = [];
-  if (await exists(layout.launcher)) {
-    const text = await Deno.readTextFile(layout.launcher);
-    if (!text.split("\n").includes(MARKER)) {
-      throw new InstallError(`${layout.launcher} was not written by this installer; left alone`);
-    }
-    await Deno.remove(layout.launcher);
-    removed.push(layout.launcher);
+/** Exit 0 when everything the installer wrote is gone, else 1. */
+async function uninstall(say: (line: string) => void): Promise<number> {
+  const root = installRoot();
+  const report = await uninstallRoot(root);
+  if (report.removed.length === 0 && report.left.length === 0) {
+    say(`Nothing to remove: no ${LAUNCHER_NAME} installation under ${root}.`);
+    return 0;
   }
-  if (await exists(layout.bundle)) {
-    await Deno.remove(layout.lib, { recursive: true });
-    removed.push(layout.lib);
+  if (report.removed.length > 0) {
+    say(`Removed:\n${report.removed.map((path) => `  ${path}`).join("\n")}`);
   }
-  console.log(
-    removed.length === 0
-      ? `Nothing to remove: no ${LAUNCHER_NAME} installation under ${layout.root}.`
-      : `Removed:\n${removed.map((path) => `  ${path}`).join("\n")}`,
-  );
+  if (report.left.length > 0) {
+    say(`Left:\n${report.left.map(({ path, why }) => `  ${path}: ${why}`).join("\n")}`);
+  }
+  // A folder left only because it holds someone else's files is not a failure.
+  const ownFileLeft = report.left.some(({ path }) => !path.endsWith("/"));
+  return ownFileLeft ? 1 : 0;
 }
 
 const INSTALL_OPTIONS = {
+  force: { type: "boolean" },
   socket: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 async function main(): Promise<number> {
   const [mode, ...rest] = Deno.args;
-  let values: { socket?: string; help?: boolean };
+  const say = (line: string) => console.log(line);
   try {
-    values = parseOptions(rest, INSTALL_OPTIONS);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(error.message);
-    console.error(USAGE.split("\n").slice(0, 2).join("\n"));
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  try {
-    if (mode === "install") await install(values.socket);
-    else if (mode === "uninstall" && values.socket === undefined) await uninstall();
-    else {
-      console.error(USAGE.split("\n").slice(0, 2).join("\n"));
-      return 2;
+    const values = parseOptions(rest, INSTALL_OPTIONS);
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
     }
-    return 0;
+    if (values.socket !== undefined) {
+      throw new UsageError(
+        "install takes no --socket: the launcher finds the socket each time it starts " +
+          "(--socket, PORTREEVE_SOCKET or the default), so one install serves every socket",
+      );
+    }
+    if (mode === "install") {
+      await install(values.force ?? false, say);
+      return 0;
+    }
+    if (mode === "uninstall" && values.force === undefined) return await uninstall(say);
+    throw new UsageError(USAGE.split("\n").slice(0, 2).join("\n"));
   } catch (error) {
-    if (error instanceof SocketPathError || error instanceof RangeError) {
+    if (error instanceof UsageError) {
       console.error(`${LAUNCHER_NAME} ${mode}: ${error.message}`);
       return 2;
     }
-    if (error instanceof InstallError || error instanceof Deno.errors.PermissionDenied) {
+    if (
+      error instanceof InstallRefused || error instanceof InstallError ||
+      error instanceof BuildError || error instanceof Deno.errors.PermissionDenied
+    ) {
       console.error(`${LAUNCHER_NAME} ${mode}: ${error.message}`);
       return 1;
     }

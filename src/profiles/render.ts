@@ -268,17 +268,18 @@ const NOTHING_WRITTEN = "Preview only: no host configuration file was read or ch
 function modeNotes(input: ConfigInput, installation: Installation): string[] {
   const { path, source } = input.socket;
   if (!input.portable) {
-    const fixed = {
-      compiled: "This binary's permissions were fixed when it was compiled and cover",
-      installed: "The installed launcher's permissions were set by `deno task install` and cover",
-      script: "The Deno permissions in this command cover",
+    const rerun = `rerun \`${input.rerun ?? "portreeve-mcp config"}\` if the socket moves`;
+    const grant = {
+      compiled: `This binary's permissions were fixed when it was compiled and cover only the ` +
+        `socket ${path}; if the socket moves, compile it again for the new socket ` +
+        "(`deno task compile` with PORTREEVE_SOCKET set, in a checkout).",
+      installed: `The launcher grants the bridge, each time it starts, only the socket this ` +
+        `entry names (${path}); ${rerun}.`,
+      script: `The Deno permissions in this command cover only the socket ${path}; ${rerun}.`,
     }[installation.kind];
-    const again = installation.kind === "installed"
-      ? "run `deno task install --socket PATH` again"
-      : `rerun \`${input.rerun ?? "portreeve-mcp config"}\``;
     return [
       "Absolute paths: hosts started from a GUI with a minimal PATH still find the bridge.",
-      `${fixed} only the socket ${path}; ${again} if the socket moves.`,
+      grant,
       ...unstablePathWarnings(installation),
     ];
   }

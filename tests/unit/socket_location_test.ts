@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { discoverSocket, rejectDirectory, SocketPathError } from "../../src/socket_location.ts";
+import {
+  discoverSocket,
+  locateSocket,
+  rejectDirectory,
+  SocketPathError,
+} from "../../src/socket_location.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -80,4 +85,36 @@ Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a d
     throw new Deno.errors.NotFound("gone");
   };
   assert.deepEqual(rejectDirectory(at, missing), at, "a socket that is not there yet is fine");
+});
+
+Deno.test("HOME and XDG_STATE_HOME are folders: a trailing slash or / itself is fine", () => {
+  assert.equal(
+    discoverSocket(undefined, env({ HOME: "/" }), "linux").path,
+    "/.local/state/portreeve/portreeve.sock",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ XDG_STATE_HOME: "/var/state/" }), "linux").path,
+    "/var/state/portreeve/portreeve.sock",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ HOME: "/Users/ada/" }), "darwin").path,
+    "/Users/ada/Library/Application Support/Portreeve/portreeve.sock",
+  );
+});
+
+Deno.test("a socket path as long as sun_path (108 bytes on Linux, 104 on macOS) is refused", () => {
+  const notDirectory = () => ({ isDirectory: false });
+  const path = (bytes: number) => `/${"s".repeat(bytes - 1)}`;
+  assert.equal(locateSocket(path(107), env({}), "linux", notDirectory).path.length, 107);
+  assert.throws(
+    () => locateSocket(path(108), env({}), "linux", notDirectory),
+    /--socket \/s+ is 108 bytes long; a Unix socket path must be shorter than 108 bytes/,
+  );
+  assert.equal(locateSocket(path(103), env({}), "darwin", notDirectory).path.length, 103);
+  assert.throws(() => locateSocket(path(104), env({}), "darwin", notDirectory), SocketPathError);
+  // Bytes, not characters: 107 characters of which one takes two bytes.
+  assert.throws(
+    () => locateSocket(`${path(106)}é`, env({}), "linux", notDirectory),
+    /is 108 bytes long/,
+  );
 });

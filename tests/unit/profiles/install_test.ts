@@ -1,5 +1,6 @@
 /**
- * `config` for the copy `deno task install` made prints the launcher, and for a source run
+ * `config` for the copy `deno task install` made (or a release folder) prints the launcher and
+ * never advises a reinstall, and for a source run
  * warns about a Deno or entry file that lives in npx's cache or a temporary folder.
  */
 import assert from "node:assert/strict";
@@ -28,19 +29,22 @@ Deno.test("config for an installation prints the launcher in exact mode, the bar
   assert.equal(exact.command, "/home/ada/.deno/bin/portreeve-mcp");
   assert.deepEqual(exact.args, ["serve", "--socket", HOME_SOCKET.path]);
   assert.deepEqual(exact.env, { DENO_NO_UPDATE_CHECK: "1" });
-  assert.ok(exact.notes.some((note) => note.includes("deno task install --socket")));
+  // The launcher grants the socket it is started with: a moved socket needs a new entry only.
+  assert.ok(exact.notes.some((note) => note.includes("grants the bridge, each time it starts")));
+  assert.ok(exact.notes.every((note) => !/install/.test(note)), "no reinstall advice");
   const portable = renderConfig({ host: "codex", portable: true, socket: HOME_SOCKET }, INSTALLED);
   assert.equal(portable.command, "portreeve-mcp");
 });
 
-Deno.test("config for an installation refuses a socket outside its grant", () => {
+Deno.test("config for an installation run without its launcher's grant points at the launcher", () => {
   let stderr = "";
   const code = runConfigCommand(["--host", "generic", "--socket", "/elsewhere.sock"], {
     stdout: () => {},
     stderr: (text) => stderr += text,
   }, { installation: INSTALLED, socketGranted: () => false });
   assert.equal(code, 1);
-  assert.match(stderr, /deno task install --socket \/elsewhere\.sock/);
+  assert.match(stderr, /through its launcher \/home\/ada\/\.deno\/bin\/portreeve-mcp/);
+  assert.doesNotMatch(stderr, /install/);
 });
 
 Deno.test("config warns when a source run's deno or entry lies in npx's cache or a temp dir", () => {

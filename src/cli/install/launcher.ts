@@ -1,0 +1,164 @@
+/**
+ * The launcher: a POSIX shell script at `bin/portreeve-mcp` of an install root or a release
+ * folder. Each time it starts it finds the daemon socket by the rules of
+ * `src/socket_location.ts` (`--socket PATH` or `--socket=PATH`, else a non-empty
+ * `PORTREEVE_SOCKET`, else the platform default), refuses the same paths with the same one-line
+ * messages (exit 2), and runs the bundle beside it with its private Deno under
+ * `confinedFlags(socket, "bundle")`. It finds that Deno and bundle from its own location, so
+ * the folder works wherever it is moved, through symbolic links too.
+ *
+ * The permission flags are not written here: they are `confinedFlags` for a placeholder
+ * socket, with the placeholder replaced by the shell variable. A test runs the launcher
+ * against a stand-in Deno and compares what it received with `confinedFlags`.
+ */
+import { confinedFlags, RUN_ENV } from "../../permissions.ts";
+import { installLayout, LAUNCHER_NAME } from "../../install_layout.ts";
+import { socketPathLimit } from "../../socket_location.ts";
+import { shellQuote } from "../../shell.ts";
+import { SOFTWARE_VERSION } from "../../version.ts";
+
+/** Stands for the socket (and the root) while the flags are computed; never in output. */
+const SOCKET_PLACEHOLDER = "/@portreeve-mcp-socket@";
+const ROOT_PLACEHOLDER = "/@portreeve-mcp-root@";
+
+/** One shell word: `text` with each placeholder replaced by the quoted shell variable. */
+function wordWith(text: string, placeholder: string, variable: string): string {
+  return text.split(placeholder).map((part) => part === "" ? "" : shellQuote(part)).join(
+    `"$${variable}"`,
+  );
+}
+
+/** The Deno command line, with `"$socket"`, `"$root"` and `"$@"` left to the shell. */
+function commandWords(): string {
+  const flags = confinedFlags(SOCKET_PLACEHOLDER, "bundle");
+  if (!flags.some((flag) => flag.includes(SOCKET_PLACEHOLDER))) {
+    throw new Error("confinedFlags no longer names the socket; the launcher cannot grant it");
+  }
+  const layout = installLayout(ROOT_PLACEHOLDER);
+  return [
+    wordWith(layout.deno, ROOT_PLACEHOLDER, "root"),
+    "run",
+    ...flags.map((flag) => wordWith(flag, SOCKET_PLACEHOLDER, "socket")),
+    wordWith(layout.bundle, ROOT_PLACEHOLDER, "root"),
+    '"$@"',
+  ].join(" ");
+}
+
+/** Where the default socket lies for `os`, as the shell computes it (see `discoverSocket`). */
+function defaultSocket(os: string): string {
+  if (os === "darwin") {
+    return `
+  [ -n "\${HOME:-}" ] || fail "$no_home"
+  absolute "$HOME" HOME folder
+  socket="$normal/Library/Application Support/Portreeve/portreeve.sock" origin="macOS default"`;
+  }
+  return `
+  if [ -n "\${XDG_STATE_HOME:-}" ]; then
+    absolute "$XDG_STATE_HOME" XDG_STATE_HOME folder
+    socket="$normal/portreeve/portreeve.sock" origin=XDG_STATE_HOME
+  else
+    [ -n "\${HOME:-}" ] || fail "$no_home"
+    absolute "$HOME" HOME folder
+    socket="$normal/.local/state/portreeve/portreeve.sock" origin=HOME
+  fi`;
+}
+
+/** The launcher's text for a Deno built for `os` (`Deno.build.os` of its runtime). */
+export function launcherScript(os: string): string {
+  const env = Object.entries(RUN_ENV);
+  const layout = installLayout(ROOT_PLACEHOLDER);
+  return `#!/bin/sh
+# ${LAUNCHER_NAME} ${SOFTWARE_VERSION} launcher for ${os}. Generated from src/permissions.ts by
+# src/cli/install/launcher.ts; see docs/install.md. Runs the bundled bridge with its own Deno,
+# granted at each start only the daemon socket it finds: --socket PATH, else PORTREEVE_SOCKET,
+# else the platform default.
+set -f
+unset CDPATH
+fail() { printf '${LAUNCHER_NAME}: %s\\n' "$1" >&2; exit 2; }
+no_home='Cannot find the PortReeve socket: HOME is not set. Pass --socket PATH or set PORTREEVE_SOCKET.'
+example=/run/user/1000/portreeve.sock
+
+# The install root: the folder above this script's bin/, symbolic links followed.
+self=$0
+case $self in */*) ;; *) self=./$self ;; esac
+while [ -h "$self" ]; do
+  link=$(readlink -- "$self") || exit 1
+  case $link in /*) self=$link ;; *) self=\${self%/*}/$link ;; esac
+done
+root=$(cd -P -- "\${self%/*}/.." && pwd -P) || exit 1
+
+# Collapses //, /./ and /../ without touching the filesystem, into $normal.
+normalise() {
+  normal=
+  IFS=/
+  for part in $1; do
+    case $part in
+      '' | .) ;;
+      ..) normal=\${normal%/*} ;;
+      *) normal=$normal/$part ;;
+    esac
+  done
+  unset IFS
+  [ -n "$normal" ] || normal=/
+}
+
+# An absolute path Deno can grant exactly, normalised into $normal; else exit 2. A socket
+# path may not name a directory; a folder (the third argument) may, and / becomes empty.
+absolute() {
+  case $1 in
+    '') fail "$2 is empty; give an absolute socket path." ;;
+    /*) ;;
+    *) fail "$2 must be an absolute path (got \\"$1\\"); for example $example." ;;
+  esac
+  case $1 in
+    *,*) fail "$2 $1 contains a comma, which Deno's permission lists read as a separator; use a socket path without commas." ;;
+  esac
+  normalise "$1"
+  if [ "\${3:-}" = folder ]; then
+    [ "$normal" != / ] || normal=
+  else
+    case $1 in */) normal=/ ;; esac
+    [ "$normal" != / ] || directory "$2" "$1"
+  fi
+}
+
+directory() {
+  fail "$1 $2 names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. $example."
+}
+
+# The last --socket among the arguments, as the bridge's option parser reads them.
+socket= origin= wanted=
+for arg do
+  if [ -n "$wanted" ]; then socket=$arg origin=--socket wanted=; continue; fi
+  case $arg in
+    --socket) wanted=1 ;;
+    --socket=*) socket=\${arg#--socket=} origin=--socket ;;
+    --) break ;;
+  esac
+done
+
+if [ -n "$origin" ]; then
+  absolute "$socket" --socket
+  socket=$normal
+elif [ -n "\${PORTREEVE_SOCKET:-}" ]; then
+  absolute "$PORTREEVE_SOCKET" PORTREEVE_SOCKET
+  socket=$normal origin=PORTREEVE_SOCKET
+else${defaultSocket(os)}
+fi
+[ ! -d "$socket" ] || directory "$origin" "$socket"
+bytes=$(printf %s "$socket" | wc -c)
+bytes=$((bytes))
+[ "$bytes" -lt ${socketPathLimit(os)} ] ||
+  fail "$origin $socket is $bytes bytes long; a Unix socket path must be shorter than ${
+    socketPathLimit(os)
+  } bytes here. Use a shorter path."
+
+[ -x ${wordWith(layout.deno, ROOT_PLACEHOLDER, "root")} ] || {
+  printf '${LAUNCHER_NAME}: %s\\n' "$root/lib/${LAUNCHER_NAME} is missing or incomplete; reinstall ${LAUNCHER_NAME} or unpack its release folder again." >&2
+  exit 1
+}
+${env.map(([key, value]) => `${key}=${shellQuote(value)}`).join("\n")}
+export ${env.map(([key]) => key).join(" ")}
+exec ${commandWords()}
+`;
+}
