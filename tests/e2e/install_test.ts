@@ -1,9 +1,14 @@
 /**
- * `deno task install` into a temporary root, then both commands `config` prints for it — the
- * exact launcher path, and the bare `portreeve-mcp` with that root's bin on PATH — complete
- * initialize, tools/list and portreeve_health against the simulator with an empty DENO_DIR
- * (nothing cached) and no network (a fresh network namespace where the system allows one,
- * else proxies that lead nowhere). Then `deno task uninstall` removes what it wrote.
+ * `deno task install` and `deno task uninstall` as a user runs them, into temporary install
+ * roots:
+ * - the manifest lists exactly the files on disk with their hashes (walked, so a file the
+ *   installer writes without recording it fails here), and an upgrade needs no --force;
+ * - the launcher serves sockets chosen at launch (none was named at install) from an empty
+ *   DENO_DIR with no network: `config`'s exact and portable commands complete a handshake and
+ *   a tool call against the simulator, and another socket is only "not answering";
+ * - nothing it did not write is replaced or deleted: a foreign launcher, a git checkout in
+ *   lib/portreeve-mcp/, a symbolic link in place of a file or of a folder, a file changed after
+ *   install; --force moves such things aside and says so; uninstall says what it left.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -11,6 +16,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { withSimulator } from "./harness.ts";
 import { installLayout } from "../../src/install_layout.ts";
+import { MANIFEST_PATH, parseManifest, sha256 } from "../../src/cli/install/manifest.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const decoder = new TextDecoder();
@@ -27,20 +33,38 @@ async function run(command: string, args: string[], env: Record<string, string>,
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
 
+/** The caller's environment without any socket setting: the install must not need one. */
+function userEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.PORTREEVE_SOCKET;
+  delete env.XDG_STATE_HOME;
+  return { ...env, ...extra };
+}
+
+function task(name: "install" | "uninstall", root: string, args: string[] = []) {
+  return run(Deno.execPath(), ["task", "-q", name, ...args], {
+    ...userEnv(),
+    PORTREEVE_MCP_INSTALL_ROOT: root,
+  });
+}
+
 /** `unshare -n` (an empty network namespace) when this machine allows it. */
 async function offline(): Promise<string[]> {
   try {
     const probe = await new Deno.Command("unshare", { args: ["-n", "true"] }).output();
     if (probe.success) return ["unshare", "-n"];
+    console.log("unshare -n is refused here: the no-network part runs with dead proxies only");
   } catch {
-    // no unshare here
+    console.log("no unshare here: the no-network part runs with dead proxies only");
   }
   return [];
 }
 
 const DEAD_PROXY = "http://127.0.0.1:9";
+/** Advice to install again, in any of the words it used to take. */
+const REINSTALL = /reinstall|task install|install again|install --socket/i;
 
-async function handshake(argv: string[], env: Record<string, string>) {
+export async function handshake(argv: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: argv[0],
     args: argv.slice(1),
@@ -63,30 +87,63 @@ async function handshake(argv: string[], env: Record<string, string>) {
   }
 }
 
-Deno.test("install: the exact and the portable command run from an empty DENO_DIR, offline", async () => {
+/** Everything under `root` without following links: files (with hashes), folders, links. */
+async function walk(root: string) {
+  const files = new Map<string, string>();
+  const folders: string[] = [];
+  const links: string[] = [];
+  const visit = async (rel: string) => {
+    for await (const entry of Deno.readDir(rel === "" ? root : `${root}/${rel}`)) {
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isSymlink) links.push(path);
+      else if (entry.isDirectory) {
+        folders.push(path);
+        await visit(path);
+      } else files.set(path, await sha256(await Deno.readFile(`${root}/${path}`)));
+    }
+  };
+  await visit("");
+  return { files, folders: folders.sort(), links };
+}
+
+/** The manifest names every file on disk with its hash, and every folder install created. */
+async function assertManifestMatchesDisk(root: string): Promise<void> {
+  const manifest = parseManifest(await Deno.readTextFile(`${root}/${MANIFEST_PATH}`));
+  const disk = await walk(root);
+  assert.deepEqual(manifest.pending, [], "no install left pending");
+  assert.deepEqual(manifest.partials, []);
+  assert.deepEqual(disk.links, []);
+  disk.files.delete(MANIFEST_PATH);
+  assert.deepEqual(
+    new Map(manifest.files.map(({ path, sha256 }) => [path, sha256])),
+    disk.files,
+    "the manifest lists exactly the files on disk, with their content hashes",
+  );
+  assert.deepEqual([...manifest.folders].sort(), disk.folders, "and the folders it created");
+}
+
+Deno.test("install: manifest = disk; any socket at launch, offline, empty DENO_DIR; upgrade; uninstall", async () => {
   const sim = await withSimulator();
   const dir = await Deno.makeTempDir({ prefix: "prmcp-install-" });
   try {
     const root = `${dir}/root`;
     const layout = installLayout(root);
-    const base = { ...Deno.env.toObject(), PORTREEVE_SOCKET: sim.socketPath };
-    const installed = await run(Deno.execPath(), ["task", "-q", "install"], {
-      ...base,
-      PORTREEVE_MCP_INSTALL_ROOT: root,
-    });
+    const installed = await task("install", root);
     assert.equal(installed.code, 0, installed.stderr);
-    assert.ok(installed.stdout.includes(layout.launcher), installed.stdout);
-    assert.ok(installed.stdout.includes(layout.bundle), installed.stdout);
+    for (const path of [layout.launcher, layout.bundle, layout.manifest]) {
+      assert.ok(installed.stdout.includes(path), installed.stdout);
+    }
     assert.ok(installed.stdout.includes(`${root}/bin is not on your PATH`), installed.stdout);
+    await assertManifestMatchesDisk(root);
 
-    // A wiped cache, a home with nothing in it and no way to the network.
+    // A wiped cache, a home with nothing in it and no way to the network. The socket is
+    // chosen now, at launch; the install never heard of it.
     await Deno.mkdir(`${dir}/deno-dir`);
     await Deno.mkdir(`${dir}/home`);
     const bare: Record<string, string> = {
       PATH: `${root}/bin:/usr/bin:/bin`,
       HOME: `${dir}/home`,
       DENO_DIR: `${dir}/deno-dir`,
-      PORTREEVE_SOCKET: sim.socketPath,
       HTTPS_PROXY: DEAD_PROXY,
       HTTP_PROXY: DEAD_PROXY,
       ALL_PROXY: DEAD_PROXY,
@@ -100,6 +157,8 @@ Deno.test("install: the exact and the portable command run from an empty DENO_DI
           "config",
           "--host",
           "generic",
+          "--socket",
+          sim.socketPath,
           "--json",
           ...(portable ? ["--portable"] : []),
         ],
@@ -109,12 +168,19 @@ Deno.test("install: the exact and the portable command run from an empty DENO_DI
       assert.equal(printed.code, 0, printed.stderr);
       assert.equal(printed.stderr, "", "no warning for an installed copy");
       const { config } = JSON.parse(printed.stdout) as {
-        config: { command: string; args: string[]; env: Record<string, string> };
+        config: { command: string; args: string[]; env: Record<string, string>; notes: string[] };
       };
       assert.equal(config.command, portable ? "portreeve-mcp" : layout.launcher);
+      assert.deepEqual(config.args, ["serve", "--socket", sim.socketPath]);
       assert.deepEqual(config.env, { DENO_NO_UPDATE_CHECK: "1" });
+      assert.ok(config.notes.every((note) => !REINSTALL.test(note)), "no reinstall advice");
       await handshake([...jail, config.command, ...config.args], { ...bare, ...config.env });
     }
+    // The same launcher through PORTREEVE_SOCKET alone.
+    await handshake([...jail, layout.launcher, "serve"], {
+      ...bare,
+      PORTREEVE_SOCKET: sim.socketPath,
+    });
     // Deno keeps its analysis caches there, but no package or remote module was fetched.
     for (const cache of ["npm", "remote"]) {
       const entries = await Array.fromAsync(Deno.readDir(`${dir}/deno-dir/${cache}`)).catch(
@@ -122,69 +188,174 @@ Deno.test("install: the exact and the portable command run from an empty DENO_DI
       );
       assert.deepEqual(entries, [], `${cache} cache stays empty`);
     }
+    // Another socket is a daemon that does not answer, not a grant to fix by reinstalling.
+    const other = await run(
+      layout.launcher,
+      ["doctor", "--socket", `${dir}/other.sock`],
+      bare,
+      dir,
+    );
+    assert.equal(other.code, 3, other.stdout);
+    assert.match(other.stdout, /\[ok\]\s+permission grant: covers this socket/);
+    assert.doesNotMatch(other.stdout + other.stderr, REINSTALL);
 
-    const removed = await run(Deno.execPath(), ["task", "-q", "uninstall"], {
-      ...base,
-      PORTREEVE_MCP_INSTALL_ROOT: root,
-    });
+    // Upgrade: a second install over the first needs no --force and leaves no stale file.
+    const again = await task("install", root);
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stdout, /Moved aside|Left/);
+    await assertManifestMatchesDisk(root);
+
+    const removed = await task("uninstall", root);
     assert.equal(removed.code, 0, removed.stderr);
-    assert.match(removed.stdout, /Removed:/);
-    await assert.rejects(Deno.stat(layout.launcher), Deno.errors.NotFound);
-    await assert.rejects(Deno.stat(layout.lib), Deno.errors.NotFound);
-    assert.deepEqual([...Deno.readDirSync(`${root}/bin`)], []);
+    assert.match(removed.stdout, /^Removed:\n/);
+    assert.doesNotMatch(removed.stdout, /Left:/);
+    assert.deepEqual([...Deno.readDirSync(root)], [], "bin/ and lib/ went too: install made them");
   } finally {
     await Deno.remove(dir, { recursive: true });
     await sim.cleanup();
   }
 });
 
-Deno.test("install --socket: the launcher uses its granted socket when none is named", async () => {
-  const sim = await withSimulator();
+/** A file whose content and kind must survive every install and uninstall attempt. */
+async function snapshot(path: string): Promise<string> {
+  const info = await Deno.lstat(path);
+  if (info.isSymlink) return `link → ${await Deno.readLink(path)}`;
+  if (info.isDirectory) return `folder ${JSON.stringify(await walkNames(path))}`;
+  return `file ${await Deno.readTextFile(path)}`;
+}
+
+async function walkNames(dir: string): Promise<string[]> {
+  const disk = await walk(dir);
+  return [...disk.files.entries()].map(([path, hash]) => `${path}:${hash}`).concat(disk.folders)
+    .sort();
+}
+
+Deno.test("install refuses, in one line naming the path, to replace what it did not write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-install-" });
+  try {
+    await Deno.mkdir(`${dir}/outside`);
+    await Deno.writeTextFile(`${dir}/outside/theirs`, "#!/bin/sh\necho theirs\n");
+    const cases: { name: string; names: string; prepare: (root: string) => Promise<string> }[] = [
+      {
+        name: "a foreign launcher",
+        names: "bin/portreeve-mcp",
+        prepare: async (root) => {
+          await Deno.mkdir(`${root}/bin`, { recursive: true });
+          await Deno.writeTextFile(`${root}/bin/portreeve-mcp`, "#!/bin/sh\necho mine\n");
+          return `${root}/bin/portreeve-mcp`;
+        },
+      },
+      {
+        name: "a git checkout in lib/portreeve-mcp/",
+        names: "lib/portreeve-mcp",
+        prepare: async (root) => {
+          await Deno.mkdir(`${root}/lib/portreeve-mcp/.git`, { recursive: true });
+          await Deno.writeTextFile(`${root}/lib/portreeve-mcp/.git/HEAD`, "ref: refs/heads/main\n");
+          await Deno.writeTextFile(`${root}/lib/portreeve-mcp/main.js`, "// my work\n");
+          return `${root}/lib/portreeve-mcp`;
+        },
+      },
+      {
+        name: "a symbolic link in place of the launcher",
+        names: "bin/portreeve-mcp",
+        prepare: async (root) => {
+          await Deno.mkdir(`${root}/bin`, { recursive: true });
+          await Deno.symlink(`${dir}/outside/theirs`, `${root}/bin/portreeve-mcp`);
+          return `${root}/bin/portreeve-mcp`;
+        },
+      },
+      {
+        name: "a symbolic link in place of the lib folder",
+        names: "lib",
+        prepare: async (root) => {
+          await Deno.symlink(`${dir}/outside`, `${root}/lib`);
+          return `${root}/lib`;
+        },
+      },
+    ];
+    for (const { name, names, prepare } of cases) {
+      const root = `${dir}/${names.replaceAll("/", "_")}-${
+        cases.findIndex((c) => c.name === name)
+      }`;
+      await Deno.mkdir(root);
+      const path = await prepare(root);
+      const before = await snapshot(path);
+      const outside = await snapshot(`${dir}/outside`);
+      const refused = await task("install", root);
+      assert.equal(refused.code, 1, `${name}: ${refused.stdout}`);
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `^portreeve-mcp install: refusing to replace ${root}/${names}: [^\\n]*--force[^\\n]*\\n$`,
+        ),
+        name,
+      );
+      const left = await task("uninstall", root);
+      assert.equal(left.code, 1, `${name}: ${left.stdout}`);
+      assert.match(left.stdout, /Left:\n.*this installer did not write/, name);
+      assert.equal(await snapshot(path), before, `${name}: untouched`);
+      assert.equal(await snapshot(`${dir}/outside`), outside, `${name}: nothing written through`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("install --force moves foreign things aside; a changed file is kept by install and uninstall", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-install-" });
   try {
     const root = `${dir}/root`;
     const layout = installLayout(root);
-    // The default socket for this HOME is elsewhere: only the grant points at the simulator.
-    await Deno.mkdir(`${dir}/home`);
-    const env = { ...Deno.env.toObject(), HOME: `${dir}/home` };
-    delete (env as Record<string, string | undefined>).PORTREEVE_SOCKET;
-    delete (env as Record<string, string | undefined>).XDG_STATE_HOME;
-    const installed = await run(
-      Deno.execPath(),
-      ["task", "-q", "install", "--socket", sim.socketPath],
-      { ...env, PORTREEVE_MCP_INSTALL_ROOT: root },
-    );
-    assert.equal(installed.code, 0, installed.stderr);
-    const printed = await run(layout.launcher, ["config", "--host", "generic", "--json"], env, dir);
-    assert.equal(printed.code, 0, printed.stderr);
-    const { config } = JSON.parse(printed.stdout) as { config: { args: string[] } };
-    assert.deepEqual(config.args, ["serve", "--socket", sim.socketPath]);
-    const doctor = await run(layout.launcher, ["doctor", "--json"], env, dir);
-    assert.equal(doctor.code, 0, doctor.stdout);
-    // Another socket is refused with the one fix that works for a launcher: install again.
-    const other = await run(layout.launcher, ["doctor", "--socket", `${dir}/other.sock`], env, dir);
-    assert.equal(other.code, 5, other.stdout);
-    assert.match(other.stdout, /deno task install --socket .*other\.sock/);
+    await Deno.mkdir(`${root}/bin`, { recursive: true });
+    await Deno.mkdir(`${root}/lib/portreeve-mcp/.git`, { recursive: true });
+    await Deno.writeTextFile(`${root}/bin/portreeve-mcp`, "mine\n");
+    await Deno.writeTextFile(`${root}/lib/portreeve-mcp/.git/HEAD`, "ref\n");
+
+    const forced = await task("install", root, ["--force"]);
+    assert.equal(forced.code, 0, forced.stderr);
+    const moves = [...forced.stdout.matchAll(/^Moved aside \(--force\): (\S+) → (\S+) /gm)];
+    assert.deepEqual(moves.map((m) => m[1]).sort(), [layout.launcher, layout.lib]);
+    for (const [, , aside] of moves) await Deno.lstat(aside);
+    const checkout = moves.find((m) => m[1] === layout.lib)![2];
+    assert.equal(await Deno.readTextFile(`${checkout}/.git/HEAD`), "ref\n", "checkout kept whole");
+
+    // A file changed after install: neither replaced by an upgrade nor removed by uninstall.
+    await Deno.writeTextFile(layout.bundle, "\n// edited by hand\n", { append: true });
+    const edited = await Deno.readTextFile(layout.bundle);
+    const refused = await task("install", root);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /refusing to replace \S+\/main\.js: it was changed after this/);
+    // A link in place of another installed file, pointing out of the root.
+    const chunk = (await walk(root)).files.keys().find((path) => /\/chunk-.*\.js$/.test(path))!;
+    await Deno.remove(`${root}/${chunk}`);
+    await Deno.symlink(`${dir}/outside-target`, `${root}/${chunk}`);
+    await Deno.writeTextFile(`${dir}/outside-target`, "not theirs to delete\n");
+
+    const uninstalled = await task("uninstall", root);
+    assert.equal(uninstalled.code, 1, uninstalled.stdout);
+    assert.match(uninstalled.stdout, /main\.js: was changed after this installer wrote it/);
+    assert.match(uninstalled.stdout, /chunk-\S+\.js: is a symbolic link/);
+    assert.match(uninstalled.stdout, /manifest\.json: it still lists the files left above/);
+    // bin/ was there before the install: not the installer's to remove or report.
+    assert.doesNotMatch(uninstalled.stdout, /bin\/:/);
+    await Deno.lstat(moves.find((m) => m[1] === layout.launcher)![2]);
+    assert.equal(await Deno.readTextFile(layout.bundle), edited);
+    assert.equal(await Deno.readTextFile(`${dir}/outside-target`), "not theirs to delete\n");
+    await Deno.lstat(layout.manifest);
+    await assert.rejects(Deno.lstat(layout.launcher), Deno.errors.NotFound);
+
+    // Uninstall again: the kept manifest still knows them, and still leaves them.
+    const twice = await task("uninstall", root);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stdout, /main\.js: was changed after this installer wrote it/);
+    assert.equal(await Deno.readTextFile(layout.bundle), edited);
   } finally {
     await Deno.remove(dir, { recursive: true });
-    await sim.cleanup();
   }
 });
 
-Deno.test("uninstall leaves a portreeve-mcp it did not write alone", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "prmcp-uninstall-" });
-  try {
-    const layout = installLayout(dir);
-    await Deno.mkdir(`${dir}/bin`);
-    await Deno.writeTextFile(layout.launcher, "#!/bin/sh\necho someone else's\n");
-    const out = await run(Deno.execPath(), ["task", "-q", "uninstall"], {
-      ...Deno.env.toObject(),
-      PORTREEVE_MCP_INSTALL_ROOT: dir,
-    });
-    assert.equal(out.code, 1);
-    assert.match(out.stderr, /was not written by this installer; left alone/);
-    assert.equal(await Deno.readTextFile(layout.launcher), "#!/bin/sh\necho someone else's\n");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+Deno.test("install takes no --socket: the launcher finds the socket at each start", async () => {
+  const out = await task("install", "/nonexistent-root", ["--socket", "/tmp/p.sock"]);
+  assert.equal(out.code, 2);
+  assert.match(out.stderr, /^portreeve-mcp install: install takes no --socket[^\n]*\n$/);
 });

@@ -32,7 +32,8 @@ export type Say = (line: string) => void;
 /** The manifest under `root`, null when there is none; a conflict when it cannot be read. */
 async function readManifest(root: string): Promise<Manifest | null | Conflict> {
   const found = await look(root, MANIFEST_PATH);
-  if (found.kind === "missing") return null;
+  // Behind a link or a file: this installer never wrote there, so there is no manifest of ours.
+  if (found.kind === "missing" || found.kind === "blocked") return null;
   if (found.kind !== "file") {
     return { path: MANIFEST_PATH, found, why: `is ${describe(found)}, not a manifest` };
   }
@@ -229,9 +230,10 @@ export async function uninstallRoot(root: string): Promise<UninstallReport> {
     return report;
   }
   if (manifest === null) {
-    for (const path of [LAUNCHER_PATH, LIB_PATH]) {
+    for (const path of [LAUNCHER_PATH, "bin", "lib", LIB_PATH]) {
       const found = await look(root, path);
-      if (found.kind !== "missing") {
+      const shared = (path === "bin" || path === "lib") && found.kind === "folder";
+      if (found.kind !== "missing" && found.kind !== "blocked" && !shared) {
         report.left.push({
           path: `${root}/${path}`,
           why: `${

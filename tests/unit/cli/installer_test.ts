@@ -1,0 +1,98 @@
+/**
+ * The installer's bookkeeping on a small made-up tree (the real install process is
+ * tests/e2e/install_test.ts): an install killed after it announced its files is recognised and
+ * finished by the next run without --force; a manifest cannot point outside the layout.
+ */
+import assert from "node:assert/strict";
+import { installTree, uninstallRoot } from "../../../src/cli/install/installer.ts";
+import { InstallWriter } from "../../../src/cli/install/disk.ts";
+import {
+  emptyManifest,
+  MANIFEST_PATH,
+  ManifestError,
+  parseManifest,
+  partialPath,
+  sha256,
+} from "../../../src/cli/install/manifest.ts";
+
+const encoder = new TextEncoder();
+
+async function tree(dir: string, files: Record<string, string>): Promise<string[]> {
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.mkdir(`${dir}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/${path}`, text, { mode: 0o755 });
+  }
+  return Object.keys(files).sort();
+}
+
+const quiet = { force: false, version: "0.1.0", say: () => {} };
+
+Deno.test("installer: an install killed half-way is finished by the next one, without --force", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-installer-" });
+  try {
+    const root = `${dir}/root`;
+    await Deno.mkdir(root);
+    const v1 = await tree(`${dir}/v1`, {
+      "bin/portreeve-mcp": "launcher 1",
+      "lib/portreeve-mcp/main.js": "bundle 1",
+      "lib/portreeve-mcp/chunk-A.js": "chunk A",
+    });
+    await installTree(root, `${dir}/v1`, v1, quiet);
+
+    // Version 2 starts: it announces its files, writes one partial and one file, then dies.
+    const v2 = await tree(`${dir}/v2`, {
+      "bin/portreeve-mcp": "launcher 2",
+      "lib/portreeve-mcp/main.js": "bundle 2",
+      "lib/portreeve-mcp/chunk-B.js": "chunk B",
+    });
+    const manifest = parseManifest(await Deno.readTextFile(`${root}/${MANIFEST_PATH}`));
+    const writer = new InstallWriter(root, manifest);
+    await writer.announce(
+      await Promise.all(v2.map(async (path) => ({
+        path,
+        sha256: await sha256(encoder.encode(`${Deno.readTextFileSync(`${dir}/v2/${path}`)}`)),
+      }))),
+    );
+    await writer.file("lib/portreeve-mcp/main.js", encoder.encode("bundle 2"), 0o644);
+    await Deno.writeTextFile(`${root}/${partialPath("bin/portreeve-mcp", Deno.pid)}`, "launc");
+
+    // The next install recognises old and new content alike, and the partial file.
+    await installTree(root, `${dir}/v2`, v2, quiet);
+    assert.equal(await Deno.readTextFile(`${root}/lib/portreeve-mcp/main.js`), "bundle 2");
+    const names = [...Deno.readDirSync(`${root}/lib/portreeve-mcp`)].map((e) => e.name).sort();
+    assert.deepEqual(names, ["chunk-B.js", "main.js", "manifest.json"], "chunk-A was stale");
+    assert.deepEqual([...Deno.readDirSync(`${root}/bin`)].map((e) => e.name), ["portreeve-mcp"]);
+
+    const report = await uninstallRoot(root);
+    assert.deepEqual(report.left, []);
+    assert.deepEqual([...Deno.readDirSync(root)], []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("installer: a manifest naming anything outside the install layout is refused whole", () => {
+  const valid = { ...emptyManifest("0.1.0") };
+  const hash = "0".repeat(64);
+  for (
+    const path of [
+      "../../etc/passwd",
+      "/etc/passwd",
+      "lib/portreeve-mcp/../../x",
+      "lib/other/x",
+      "bin/other",
+      "lib/portreeve-mcp/sub/x",
+      "lib/portreeve-mcp/manifest.json",
+    ]
+  ) {
+    const text = JSON.stringify({ ...valid, files: [{ path, sha256: hash }] });
+    assert.throws(() => parseManifest(text), ManifestError, path);
+  }
+  assert.throws(
+    () => parseManifest(JSON.stringify({ ...valid, folders: ["/home"] })),
+    ManifestError,
+  );
+  assert.throws(() => parseManifest(JSON.stringify({ ...valid, partials: ["bin/x"] })));
+  const ok = { ...valid, files: [{ path: "lib/portreeve-mcp/main.js", sha256: hash }] };
+  assert.deepEqual(parseManifest(JSON.stringify(ok)).files, ok.files);
+});
