@@ -50,14 +50,20 @@ Deno.test("help: the program's help names every command, doctor --json and the e
   }
 });
 
-Deno.test("help: the simulator and the installer explain themselves", async () => {
+Deno.test("help: the simulator, the installer and the release build explain themselves", async () => {
   const simulator = await help(["task", "-q", "simulator", "--help"]);
   for (const flag of ["--socket", "--seed-demo", "--help", "Exit codes"]) {
     assert.ok(simulator.includes(flag), `simulator: ${flag}`);
   }
   const install = await help(["task", "-q", "install", "--help"]);
-  for (const word of ["--socket", "PORTREEVE_MCP_INSTALL_ROOT", "uninstall", "Exit codes"]) {
+  for (
+    const word of ["--force", "manifest", "PORTREEVE_MCP_INSTALL_ROOT", "uninstall", "Exit codes"]
+  ) {
     assert.ok(install.includes(word), `install: ${word}`);
+  }
+  const release = await help(["task", "-q", "release:local", "--help"]);
+  for (const word of ["--target", "linux-x64", "darwin-arm64", "--out", "Exit codes"]) {
+    assert.ok(release.includes(word), `release:local: ${word}`);
   }
 });
 

@@ -1,5 +1,6 @@
 /**
- * Confinement. Under exactly the bridge's flags (`confinedFlags`), a probe tries
+ * Confinement. Under exactly the bridge's flags (`confinedFlags`), and again as started by the
+ * launcher of an install or release folder (which computes those flags at launch), a probe tries
  * every way out — other paths (even beside the socket), processes, TCP/UDP, DNS, other Unix
  * sockets, environment, system info, FFI, remote imports — and each must be denied by a
  * permission error. And the real `serve` process pointed at a socket outside its grant
@@ -10,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { envelopeOf, spawnPeer } from "../support/raw_peer.ts";
+import { buildTree } from "../../src/cli/install/tree.ts";
+import { installLayout } from "../../src/install_layout.ts";
 
 const PROBE = fileURLToPath(new URL("./fixtures/escape_probe.ts", import.meta.url));
 
@@ -20,13 +23,19 @@ const PROBE = fileURLToPath(new URL("./fixtures/escape_probe.ts", import.meta.ur
  */
 const KNOWN_GAPS = new Set<string>();
 
-Deno.test("confinement: under the real flags every way out is denied", async () => {
+/**
+ * Runs the probe by `argv(socketPath)` (to which the socket path and this file are appended,
+ * with PORTREEVE_SOCKET set to the socket) and checks every way out was denied.
+ */
+async function probe(argv: (socketPath: string) => string[]): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-rel-conf-" });
   const socketPath = `${dir}/portreeve.sock`;
   await Deno.writeTextFile(`${dir}/sibling.txt`, "not yours");
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", ...confinedFlags(socketPath), PROBE, socketPath, import.meta.filename!],
+    const [command, ...args] = argv(socketPath);
+    const out = await new Deno.Command(command, {
+      args: [...args, socketPath, import.meta.filename!],
+      env: { PORTREEVE_SOCKET: socketPath },
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -44,6 +53,27 @@ Deno.test("confinement: under the real flags every way out is denied", async () 
     }
     assert.equal(await Deno.readTextFile(`${dir}/sibling.txt`), "not yours");
     await assert.rejects(Deno.stat(`${dir}/escape.txt`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("confinement: under the real flags every way out is denied", async () => {
+  await probe((socketPath) => [Deno.execPath(), "run", ...confinedFlags(socketPath), PROBE]);
+});
+
+Deno.test("confinement: started by the launcher (grant computed at launch), every way out is denied", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-rel-conf-launcher-" });
+  try {
+    // A real install tree whose bundle is the probe, so the launcher's own flags confine it.
+    const layout = installLayout(dir);
+    await buildTree(dir, Deno.execPath(), Deno.build.os);
+    const bundled = await new Deno.Command(Deno.execPath(), {
+      args: ["bundle", "--quiet", "--platform=deno", "--output", layout.bundle, PROBE],
+      stderr: "piped",
+    }).output();
+    assert.ok(bundled.success, new TextDecoder().decode(bundled.stderr));
+    await probe(() => [layout.launcher]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

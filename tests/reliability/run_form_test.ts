@@ -2,7 +2,8 @@
  * The run form reaches nothing but its socket and fetches no code:
  * - the exact host command `config` prints (its args and env, nothing else from us), watched
  *   with `strace -f -e trace=network`, opens no AF_INET/AF_INET6 socket while it starts,
- *   lists its tools and calls one (Deno's update check would);
+ *   lists its tools and calls one (Deno's update check would); for a source run and for the
+ *   launcher of an install or release folder (which computes its grant at launch);
  * - under the real flags, a dependency's dynamic `import("npm:…")` or `import("https://…")`
  *   fails and leaves the lock file and Deno's package and module caches as they were;
  * - a socket path that is a directory or holds a comma is a one-line usage error (exit 2).
@@ -12,6 +13,8 @@ import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
 import { confinedFlags, type RunForm } from "../../src/permissions.ts";
 import { attachPeer, envelopeOf } from "../support/raw_peer.ts";
+import { buildTree } from "../../src/cli/install/tree.ts";
+import { installLayout } from "../../src/install_layout.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${ROOT}main.ts`;
@@ -51,28 +54,28 @@ function traced(argv: string[], env: Record<string, string>, log: string) {
   return attachPeer(child, child.stdin, child.stdout, child.stderr);
 }
 
+/** `config --host generic --json` run by `argv`, for the simulator's socket. */
+async function printedCommand(argv: string[], socketPath: string) {
+  const printed = await new Deno.Command(argv[0], {
+    args: [...argv.slice(1), "config", "--host", "generic", "--json"],
+    env: { PORTREEVE_SOCKET: socketPath },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(printed.code, 0, decoder.decode(printed.stderr));
+  return (JSON.parse(decoder.decode(printed.stdout)) as {
+    config: { command: string; args: string[]; env: Record<string, string> };
+  }).config;
+}
+
 Deno.test("run form: the printed exact command opens no IPv4/IPv6 socket (strace)", async () => {
   await requireStrace();
   const sim = await withSimulator();
   try {
-    const printed = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        ...confinedFlags(sim.socketPath),
-        MAIN,
-        "config",
-        "--host",
-        "generic",
-        "--json",
-      ],
-      env: { PORTREEVE_SOCKET: sim.socketPath },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(printed.code, 0, decoder.decode(printed.stderr));
-    const { config } = JSON.parse(decoder.decode(printed.stdout)) as {
-      config: { command: string; args: string[]; env: Record<string, string> };
-    };
+    const config = await printedCommand(
+      [Deno.execPath(), "run", ...confinedFlags(sim.socketPath), MAIN],
+      sim.socketPath,
+    );
 
     // Control: strace does see an IPv4 connection attempt from a Deno process.
     const control = `${sim.dir}/control.log`;
@@ -93,19 +96,39 @@ Deno.test("run form: the printed exact command opens no IPv4/IPv6 socket (strace
     }).output();
     assert.ok(inetLines(await Deno.readTextFile(control)).length > 0, "strace sees AF_INET");
 
-    const log = `${sim.dir}/bridge.log`;
-    const peer = traced([config.command, ...config.args], hostEnv(config.env), log);
-    await peer.initialize();
-    const list = await peer.request("tools/list");
-    assert.ok(Array.isArray((list.result as { tools?: unknown[] }).tools));
-    const health = envelopeOf(await peer.tool("portreeve_health"));
-    assert.equal(health.ok, true, JSON.stringify(health));
-    await peer.closeStdin();
-    assert.equal((await peer.exited()).code, 0, peer.stderrText());
-    const trace = await Deno.readTextFile(log);
-    assert.match(trace, /AF_UNIX/, "the trace saw the daemon connection");
-    assert.deepEqual(inetLines(trace), [], "no IPv4/IPv6 socket");
+    await assertNoInet([config.command, ...config.args], config.env, `${sim.dir}/bridge.log`);
   } finally {
+    await sim.cleanup();
+  }
+});
+
+/** Runs `argv` under strace through initialize, tools/list and a call; no AF_INET/AF_INET6. */
+async function assertNoInet(argv: string[], env: Record<string, string>, log: string) {
+  const peer = traced(argv, hostEnv(env), log);
+  await peer.initialize();
+  const list = await peer.request("tools/list");
+  assert.ok(Array.isArray((list.result as { tools?: unknown[] }).tools));
+  const health = envelopeOf(await peer.tool("portreeve_health"));
+  assert.equal(health.ok, true, JSON.stringify(health));
+  await peer.closeStdin();
+  assert.equal((await peer.exited()).code, 0, peer.stderrText());
+  const trace = await Deno.readTextFile(log);
+  assert.match(trace, /AF_UNIX/, "the trace saw the daemon connection");
+  assert.deepEqual(inetLines(trace), [], "no IPv4/IPv6 socket");
+}
+
+Deno.test("run form: the launcher's printed command opens no IPv4/IPv6 socket (strace)", async () => {
+  await requireStrace();
+  const sim = await withSimulator();
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-launcher-strace-" });
+  try {
+    const layout = installLayout(dir);
+    await buildTree(dir, Deno.execPath(), Deno.build.os);
+    const config = await printedCommand([layout.launcher], sim.socketPath);
+    assert.equal(config.command, layout.launcher);
+    await assertNoInet([config.command, ...config.args], config.env, `${sim.dir}/launcher.log`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
     await sim.cleanup();
   }
 });

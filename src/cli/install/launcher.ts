@@ -127,7 +127,7 @@ directory() {
 }
 
 # The last --socket among the arguments, as the bridge's option parser reads them.
-socket= origin= wanted=
+socket='' origin='' wanted=''
 for arg do
   if [ -n "$wanted" ]; then socket=$arg origin=--socket wanted=; continue; fi
   case $arg in
