@@ -24,7 +24,8 @@ const FLAGS: Record<string, string[]> = {
   config: Object.keys(CONFIG_OPTIONS),
   doctor: Object.keys(DOCTOR_OPTIONS),
   simulator: ["socket", "seed-demo", "help"],
-  install: ["socket", "help"],
+  install: ["force", "help"],
+  "release:local": ["target", "out", "help"],
   uninstall: ["help"],
 };
 
