@@ -96,3 +96,32 @@ Deno.test("installer: a manifest naming anything outside the install layout is r
   const ok = { ...valid, files: [{ path: "lib/portreeve-mcp/main.js", sha256: hash }] };
   assert.deepEqual(parseManifest(JSON.stringify(ok)).files, ok.files);
 });
+
+Deno.test("installer: nothing is read, replaced or removed through a link in place of a folder", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-installer-" });
+  try {
+    const root = `${dir}/root`;
+    await Deno.mkdir(root);
+    const files = await tree(`${dir}/v1`, {
+      "bin/portreeve-mcp": "launcher",
+      "lib/portreeve-mcp/main.js": "bundle",
+    });
+    await installTree(root, `${dir}/v1`, files, quiet);
+    // The installed folder moves elsewhere and a link takes its place: what it points at,
+    // manifest included, matches byte for byte, but it is not under the root any more.
+    await Deno.rename(`${root}/lib/portreeve-mcp`, `${dir}/elsewhere`);
+    await Deno.symlink(`${dir}/elsewhere`, `${root}/lib/portreeve-mcp`);
+    const before = [...Deno.readDirSync(`${dir}/elsewhere`)].map((e) => e.name).sort();
+
+    const report = await uninstallRoot(root);
+    assert.ok(report.left.some(({ path }) => path.endsWith("/lib/portreeve-mcp")), "said so");
+    await assert.rejects(
+      installTree(root, `${dir}/v1`, files, quiet),
+      /refusing to replace \S+\/lib\/portreeve-mcp: it is a symbolic link/,
+    );
+    assert.deepEqual([...Deno.readDirSync(`${dir}/elsewhere`)].map((e) => e.name).sort(), before);
+    assert.equal(await Deno.readTextFile(`${dir}/elsewhere/main.js`), "bundle");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
