@@ -16,12 +16,15 @@ if ((mode !== "run" && mode !== "compile") || !entry) {
   Deno.exit(2);
 }
 
+/** The last `--socket` value, as the bridge's option parser reads repeated options. */
 function socketFlag(args: string[]): string | undefined {
+  let found: string | undefined;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--socket") return args[i + 1];
-    if (args[i].startsWith("--socket=")) return args[i].slice("--socket=".length);
+    if (args[i] === "--") break;
+    if (args[i] === "--socket" && i + 1 < args.length) found = args[++i];
+    else if (args[i].startsWith("--socket=")) found = args[i].slice("--socket=".length);
   }
-  return undefined;
+  return found;
 }
 
 let socket: string;

@@ -105,6 +105,9 @@ async function plan(root: string, files: string[]): Promise<Plan> {
     const conflict = fileConflict(path, await look(root, path), previous);
     if (conflict !== null) result.conflicts.push(conflict);
   }
+  if (previous === null && await isLegacyLauncher(root)) {
+    for (const conflict of result.conflicts) conflict.why += LEGACY;
+  }
   for (const { path } of [...(previous?.files ?? []), ...(previous?.pending ?? [])]) {
     if (files.includes(path) || result.stale.includes(path)) continue;
     const found = await look(root, path);
@@ -113,6 +116,17 @@ async function plan(root: string, files: string[]): Promise<Plan> {
     else if (found.kind === "file") result.stale.push(path);
   }
   return result;
+}
+
+/** The first line an earlier installer, which kept no manifest, wrote into its launcher. */
+const LEGACY_MARKER = "# portreeve-mcp launcher written by `deno task install`";
+const LEGACY = " (an install by an earlier portreeve-mcp, which kept no manifest: check nothing " +
+  "of yours is there, then install with --force and delete what it moves aside)";
+
+async function isLegacyLauncher(root: string): Promise<boolean> {
+  if ((await look(root, LAUNCHER_PATH)).kind !== "file") return false;
+  const text = await Deno.readTextFile(`${root}/${LAUNCHER_PATH}`);
+  return text.split("\n").slice(0, 3).includes(LEGACY_MARKER);
 }
 
 /** `ROOT/path` renamed aside to a name that says why; returns the new path. */

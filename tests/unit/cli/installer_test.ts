@@ -125,3 +125,32 @@ Deno.test("installer: nothing is read, replaced or removed through a link in pla
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("installer: an install by the earlier, manifest-less installer is refused with what to do", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-installer-" });
+  try {
+    const root = `${dir}/root`;
+    await tree(root, {
+      "bin/portreeve-mcp": "#!/bin/sh\n# portreeve-mcp launcher written by `deno task install`\n",
+      "lib/portreeve-mcp/main.js": "old bundle",
+    });
+    const files = await tree(`${dir}/v1`, {
+      "bin/portreeve-mcp": "launcher",
+      "lib/portreeve-mcp/main.js": "bundle",
+    });
+    await assert.rejects(
+      installTree(root, `${dir}/v1`, files, quiet),
+      /refusing to replace \S+: it is a folder holding 1 entry that this installer did not create .*earlier portreeve-mcp.*--force/,
+    );
+    const moved: string[] = [];
+    await installTree(root, `${dir}/v1`, files, {
+      ...quiet,
+      force: true,
+      say: (l) => moved.push(l),
+    });
+    assert.equal(moved.length, 2, moved.join("\n"));
+    assert.equal(await Deno.readTextFile(`${root}/lib/portreeve-mcp/main.js`), "bundle");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
