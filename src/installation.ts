@@ -1,5 +1,6 @@
 /**
- * Which program is running: a `deno compile` binary, the copy `deno task install` made, or a
+ * Which program is running: a `deno compile` binary, the copy `deno task install` made (or a
+ * release folder, laid out the same way), or a
  * script run by `deno` (a source checkout or a bundle). `config` renders its exact command from
  * this, and printed next steps are spelled for it.
  */
