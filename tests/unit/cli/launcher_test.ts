@@ -14,6 +14,15 @@ import { installLayout } from "../../../src/install_layout.ts";
 import { confinedFlags } from "../../../src/permissions.ts";
 import { type EnvReader, locateSocket, SocketPathError } from "../../../src/socket_location.ts";
 
+/**
+ * `ln -s`: Deno.symlink needs unscoped read and write, and .ci/run runs the unit tests with
+ * reads scoped to the clone and the temp folder.
+ */
+async function symlink(target: string, path: string): Promise<void> {
+  const out = await new Deno.Command("ln", { args: ["-s", target, path] }).output();
+  if (!out.success) throw new Error(`ln -s ${target} ${path} failed`);
+}
+
 const decoder = new TextDecoder();
 
 /** A stand-in Deno: prints DENO_NO_UPDATE_CHECK and its arguments, NUL-separated. */
@@ -187,9 +196,9 @@ Deno.test("launcher: finds its bundle after the folder moves and through links; 
     await Deno.rename(`${dir}/first`, `${dir}/moved here`);
     const moved = installLayout(`${dir}/moved here`);
     await Deno.mkdir(`${dir}/elsewhere/bin`, { recursive: true });
-    await Deno.symlink(moved.launcher, `${dir}/elsewhere/absolute-link`);
-    await Deno.symlink("../../moved here/bin/portreeve-mcp", `${dir}/elsewhere/bin/relative-link`);
-    await Deno.symlink(`${dir}/moved here`, `${dir}/linked-root`);
+    await symlink(moved.launcher, `${dir}/elsewhere/absolute-link`);
+    await symlink("../../moved here/bin/portreeve-mcp", `${dir}/elsewhere/bin/relative-link`);
+    await symlink(`${dir}/moved here`, `${dir}/linked-root`);
     const env = { PORTREEVE_SOCKET: "/run/p.sock" };
     for (
       const launcher of [
