@@ -14,7 +14,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, mutate, read } from "../daemon_calls.ts";
-import { get, post } from "../routes.ts";
+import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../errors.ts";
@@ -33,8 +33,15 @@ const beginRoute = post(
     credential: z.string(),
     renewAfterMilliseconds: z.int(),
   }),
+  // A start, stop or restart records the launcher's intent; the daemon runs and signals nothing.
+  coordinates("records a launcher operation; the daemon runs and signals nothing"),
 );
-const completeRoute = post(`${L}/complete`, z.looseObject({ operation: launcherOperation }));
+const completeRoute = post(
+  `${L}/complete`,
+  z.looseObject({ operation: launcherOperation }),
+  // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
+  coordinates("records how a launcher operation ended"),
+);
 
 const heldOutput = {
   changed: z.boolean(),
