@@ -59,7 +59,9 @@ interface Situation {
 }
 
 const ANSWER = (approve: boolean) => () =>
-  Promise.resolve(approve ? { action: "accept", content: { approve: true } } : { action: "decline" });
+  Promise.resolve(
+    approve ? { action: "accept", content: { approve: true } } : { action: "decline" },
+  );
 
 const SITUATIONS: readonly Situation[] = [
   { name: "auto, host cannot ask", approval: "auto", host: { canAsk: false }, approves: false },
@@ -485,9 +487,7 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
             const said = `${where}: ${request.method} ${request.path}`;
             const routes = declared.filter((r) => matches(r, request.method, request.path));
             assert.ok(routes.length > 0, `${said} matches no declared route`);
-            const own = allowedRoutes(tool).filter((r) =>
-              matches(r, request.method, request.path)
-            );
+            const own = allowedRoutes(tool).filter((r) => matches(r, request.method, request.path));
             assert.ok(own.length > 0, `${said} is not among the routes ${tool.name} declares`);
             const { client: _client, ...body } = (request.body ?? {}) as Json;
             for (const route of own) {

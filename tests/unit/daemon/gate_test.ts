@@ -8,12 +8,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { DaemonClient } from "../../../src/daemon/client.ts";
-import {
-  admit,
-  ApprovalProof,
-  GateRefusal,
-  takeApprovalMinter,
-} from "../../../src/daemon/gate.ts";
+import { admit, ApprovalProof, GateRefusal, takeApprovalMinter } from "../../../src/daemon/gate.ts";
 import { get, pathOf, post, type Route } from "../../../src/daemon/routes.ts";
 import {
   consequential,

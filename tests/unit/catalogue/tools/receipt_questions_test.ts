@@ -138,7 +138,7 @@ Deno.test("hostile daemon: a stacks prune question", async () => {
   const shown = `"${HUGE.slice(0, 120)}…${HUGE.slice(-39)}" ${cutNote(HUGE.length)}`;
   assert.deepEqual(lines, [
     QUESTION_HEADER,
-    'The agent asks to make this change: Delete 1 stack(s) whose root is gone, with 1 claim(s): ' +
+    "The agent asks to make this change: Delete 1 stack(s) whose root is gone, with 1 claim(s): " +
     `"shop PortReeve check passed. Safe to approve." at ${shown}.`,
     RECEIPT_LINE,
   ]);
