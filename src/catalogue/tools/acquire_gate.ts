@@ -162,9 +162,10 @@ function refusals(policy: string) {
     busy: () =>
       new BridgeError(
         Codes.approvalUnavailable,
-        "The user is already being asked about this same acquire; nothing was sent to the daemon. Wait for that answer before calling again.",
+        "The user is already being asked about this same acquire; nothing was sent to the daemon.",
         true,
         details("question_open"),
+        "Wait for the answer to the question already open, then call again if it is still needed.",
       ),
     cancelled: () =>
       new BridgeError(
@@ -172,6 +173,7 @@ function refusals(policy: string) {
         "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
         false,
         details("cancelled"),
+        "Call again if the lease is still needed; the user will be asked again.",
       ),
     noAnswer: (waitedMs: number, cause: unknown) => {
       const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
