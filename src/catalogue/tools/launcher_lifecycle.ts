@@ -20,6 +20,7 @@ import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
+import { RENEWAL_ROUTES } from "../renewers.ts";
 
 const CAPS = [Capability.launcherOperations];
 type Operation = z.output<typeof launcherOperation>;
@@ -143,6 +144,8 @@ export const launcherOperationRenew = defineTool({
     custodyMinutes: z.int().min(10).max(60).optional(),
   }),
   output: z.object({ ...heldOutput, custodyChanged: z.boolean(), renewalFailure }),
+  // Custody sends the heartbeat, on the renewers' route.
+  routes: [RENEWAL_ROUTES.launcher],
   async call(ctx, { operationId, credentialHandle, custodyMinutes }) {
     const { renewalFailure } = ctx.custody.useLauncher(operationId, credentialHandle);
     const beat = await ctx.custody.renewLauncherNow(operationId, credentialHandle, custodyMinutes);
