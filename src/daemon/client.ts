@@ -102,6 +102,8 @@ export class DaemonClient {
 
   /** `GET /v1/health` without the gate; used by diagnostics and to build the verdict. */
   async health(signal?: AbortSignal): Promise<Health> {
+    // Through the gate like every request (a read: it always passes).
+    admit(HEALTH_ROUTE, pathOf(HEALTH_ROUTE), {});
     return await this.#send("GET", pathOf(HEALTH_ROUTE), undefined, {
       signal,
       timeoutMs: this.#timeouts.probeMs,
