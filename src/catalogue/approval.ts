@@ -86,7 +86,7 @@ export async function obtainApproval(
   const issued = book.get(call.receiptId);
   // An answered receipt is never asked about again; an approved one goes on to the daemon,
   // which executes it or replays its recorded outcome.
-  if (issued?.decision === "approved") return mint(call.request, "person");
+  if (issued?.decision === "approved") return mint(call.request, "receipt_answered");
   if (issued?.decision === "declined") throw declined(call);
   if (!ctx.host.canAsk) {
     if (mode === "required") throw hostCannotAsk(call);

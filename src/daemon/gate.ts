@@ -14,6 +14,8 @@ import type { Route } from "./routes.ts";
 export type ApprovalBasis =
   /** The person ticked the box in the host's question. */
   | "person"
+  /** A receipt approved or executed before: the daemon executes or replays it. */
+  | "receipt_answered"
   /** `--approval auto` and a host that cannot ask: the preview told the agent to ask them. */
   | "agent_asks_user"
   /** `--approval off`: the reference bridge's behaviour, for trusted unattended runs. */
