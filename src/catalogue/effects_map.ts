@@ -156,10 +156,7 @@ export const MAP_END = "<!-- effects-map:end -->";
 export function consequentialTable(rows: MapRow[] = effectsMap()): string {
   const lines = rows.filter((row) => canBeConsequential(row.effect)).map((row) => {
     const consequences = isValueRule(row.effect)
-      ? Object.entries(row.effect.cases).filter(([, e]) => e.level === "consequential")
-        .map(([value, e]) =>
-          `${e.level === "consequential" ? e.consequences.join(", ") : ""} (\`${value}\`)`
-        ).join("; ")
+      ? byConsequence(row.effect.cases)
       : row.effect.level === "consequential"
       ? row.effect.consequences.join(", ")
       : "";
@@ -176,6 +173,17 @@ export function consequentialTable(rows: MapRow[] = effectsMap()): string {
     "",
     MAP_END,
   ].join("\n");
+}
+
+/** `signals a process (\`graceful\`, \`force-after-grace\`)`: the values that cause each. */
+function byConsequence(cases: Readonly<Record<string, Effect>>): string {
+  const values = new Map<string, string[]>();
+  for (const [value, effect] of Object.entries(cases)) {
+    if (effect.level !== "consequential") continue;
+    const key = effect.consequences.join(", ");
+    values.set(key, [...(values.get(key) ?? []), `\`${value}\``]);
+  }
+  return [...values].map(([what, causes]) => `${what} (${causes.join(", ")})`).join("; ");
 }
 
 /** Replaces the marked section of `readme` with the current table. */
