@@ -1,13 +1,19 @@
 /**
  * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json, pretty-printed
- * so a review shows what a change did to each tool) and the README's tool reference from the
- * tool definitions. Tests fail when either is stale.
+ * so a review shows what a change did to each tool), the README's tool reference and its table
+ * of consequential routes, and the effects map (docs/effects.md) from the definitions. Tests
+ * fail when any of them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { listingText, listTools } from "../src/catalogue/describe.ts";
 import { withReference } from "../src/catalogue/reference.ts";
+import { effectsDocument, withEffectsTable } from "../src/catalogue/effects_map.ts";
 
 const listing = new URL("../src/catalogue/tools_list.json", import.meta.url);
 await Deno.writeTextFile(listing, listingText(listTools(ALL_TOOLS)));
 const readme = new URL("../README.md", import.meta.url);
-await Deno.writeTextFile(readme, withReference(await Deno.readTextFile(readme)));
+await Deno.writeTextFile(
+  readme,
+  withEffectsTable(withReference(await Deno.readTextFile(readme))),
+);
+await Deno.writeTextFile(new URL("../docs/effects.md", import.meta.url), effectsDocument());

@@ -42,6 +42,11 @@ export const Codes = {
   approvalDeclined: "portreeve_approval_declined",
   /** No person's answer could be had (no answer in time, or the host cannot ask). */
   approvalUnavailable: "portreeve_approval_unavailable",
+  /**
+   * An input value that would signal processes or delete data (e.g. an acquire that
+   * reclaims), on a host that cannot ask; nothing was sent. The receipt pair does it instead.
+   */
+  approvalNeedsReceipt: "portreeve_approval_needs_receipt",
   /** The bridge's own bounds (calls in flight, file descriptors), never the daemon's fault. */
   bridgeBusy: "portreeve_bridge_busy",
   bridgeResourceLimit: "portreeve_bridge_resource_limit",

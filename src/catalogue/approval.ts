@@ -1,11 +1,18 @@
 /**
  * A person's approval of a consequential change, asked through the host (MCP elicitation)
- * before an execute sends anything to the daemon. The receipt stays the binding evidence:
- * the question is about one receipt, an answered receipt is never asked about again, and
- * what the bridge learnt from the preview it returned is checked before anyone is asked.
+ * before anything consequential is sent to the daemon. This module alone mints the proofs
+ * the daemon client demands for consequential requests (daemon/gate.ts): after the person's
+ * yes, or when the approval mode lets the request through.
+ *
+ * - Executes: the receipt stays the binding evidence: the question is about one receipt, an
+ *   answered receipt is never asked about again, and what the bridge learnt from the preview
+ *   it returned is checked before anyone is asked.
+ * - Inputs with a consequential value (acquire's reclaim policies): asked about the request
+ *   and the evidence read just before; refused unasked when the host cannot ask.
  */
 import { z } from "zod";
 import { BridgeError, Codes } from "../errors.ts";
+import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../approval_modes.ts";
 import {
@@ -15,6 +22,9 @@ import {
   HostAskError,
   type HostChannel,
 } from "../host_channel.ts";
+
+/** The one minter of approval proofs (see daemon/gate.ts). */
+const mint = takeApprovalMinter();
 
 /** How a preview's receipt will be approved, as its data tells the agent. */
 export type ApprovalRoute = "host_asks_user" | "agent_asks_user" | "unavailable";
@@ -58,24 +68,30 @@ export interface ExecuteCall {
   action: string;
   target: { type: string; id: string };
   receiptId: string;
+  /** The execute's daemon request, which the proof will cover and nothing else. */
+  request: GatedRequest;
 }
 
 /**
- * Resolves when the execute may go to the daemon; throws a `BridgeError` (or `AnswerNeeded`)
- * otherwise. Nothing here talks to the daemon.
+ * The proof the execute's request needs, once it may go to the daemon; throws a
+ * `BridgeError` (or `AnswerNeeded`) otherwise. Nothing here talks to the daemon.
  */
-export async function obtainApproval(ctx: ApprovalContext, call: ExecuteCall): Promise<void> {
+export async function obtainApproval(
+  ctx: ApprovalContext,
+  call: ExecuteCall,
+): Promise<ApprovalProof> {
   const mode = ctx.bridge.approval;
-  if (mode === "off") return;
+  if (mode === "off") return mint(call.request, "approval_off");
   const book = ctx.receipts;
   const issued = book.get(call.receiptId);
   // An answered receipt is never asked about again; an approved one goes on to the daemon,
   // which executes it or replays its recorded outcome.
-  if (issued?.decision === "approved") return;
+  if (issued?.decision === "approved") return mint(call.request, "receipt_answered");
   if (issued?.decision === "declined") throw declined(call);
   if (!ctx.host.canAsk) {
     if (mode === "required") throw hostCannotAsk(call);
-    return;
+    // The preview told the agent to get the person's explicit yes first.
+    return mint(call.request, "agent_asks_user");
   }
   if (!issued) throw notIssuedHere(call);
   if (issued.action !== call.action || !sameTarget(issued.target, call.target)) {
@@ -94,46 +110,123 @@ export async function obtainApproval(ctx: ApprovalContext, call: ExecuteCall): P
     );
   }
   const deadline = Math.min(now + ctx.bridge.approvalMs, expiresAt);
-  const form = approvalForm(issued.question);
-  const approved = ctx.host.ask
-    ? await askNow(ctx, call, form, deadline)
-    : answerFromRetry(ctx, call, form, deadline);
+  const approved = await askPerson(ctx, approvalForm(issued.question), deadline, {
+    subject: call.receiptId,
+    busy: () =>
+      new BridgeError(
+        Codes.approvalUnavailable,
+        `The user is already being asked about receipt ${
+          short(call.receiptId)
+        }; nothing was sent to the daemon. Wait for that answer, then call ${call.tool} again.`,
+        true,
+        { receiptId: call.receiptId, reason: "question_open" },
+      ),
+    cancelled: () =>
+      new BridgeError(
+        Codes.cancelled,
+        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
+        false,
+        { receiptId: call.receiptId },
+      ),
+    noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
+  });
   book.decide(call.receiptId, approved ? "approved" : "declined");
   if (!approved) throw declined(call);
+  return mint(call.request, "person");
 }
 
-/** 2025 era: one question at a time per receipt, waited for until the deadline. */
+/** What the person would be asked about an input call, from read-only lookups. */
+export interface InputQuestion {
+  /** Names this question: the same request against the same evidence is the same subject. */
+  subject: string;
+  /** The whole question (see question.ts). */
+  question: string;
+}
+
+/** An input value with a consequential effect, to be approved before its request is sent. */
+export interface InputCall {
+  /** The request the proof will cover. */
+  request: GatedRequest;
+  /**
+   * Looks (reads only) at what the request would do now: the question to ask, or undefined
+   * when nothing consequential would happen, so there is nothing to approve.
+   */
+  prepare(): Promise<InputQuestion | undefined>;
+  /** Errors for each way of not getting a yes; nothing has been sent when they are thrown. */
+  refusals: {
+    hostCannotAsk(): BridgeError;
+    declined(): BridgeError;
+    busy(): BridgeError;
+    cancelled(): BridgeError;
+    noAnswer(waitedMs: number, cause: unknown): BridgeError;
+  };
+}
+
+/**
+ * The proof for a request whose input value is consequential (e.g. an acquire that reclaims):
+ * `off` sends it as the reference bridge did, unasked; a host that cannot ask gets a refusal
+ * before anything is read (there is no receipt for the agent to show); otherwise `prepare`
+ * looks at what would happen and the person is asked. Undefined: nothing consequential would
+ * happen now, so nothing was asked and no proof is given. A declined subject stays declined.
+ */
+export async function obtainInputApproval(
+  ctx: ApprovalContext,
+  call: InputCall,
+): Promise<ApprovalProof | undefined> {
+  if (ctx.bridge.approval === "off") return mint(call.request, "approval_off");
+  if (!ctx.host.canAsk) throw call.refusals.hostCannotAsk();
+  const asked = await call.prepare();
+  if (!asked) return undefined;
+  if (ctx.receipts.inputDeclined(asked.subject)) throw call.refusals.declined();
+  const deadline = Date.now() + ctx.bridge.approvalMs;
+  const approved = await askPerson(ctx, approvalForm(asked.question), deadline, {
+    subject: asked.subject,
+    ...call.refusals,
+  });
+  if (!approved) {
+    ctx.receipts.declineInput(asked.subject);
+    throw call.refusals.declined();
+  }
+  return mint(call.request, "person");
+}
+
+/** What one question is about, and the errors for not getting its answer. */
+interface Asking {
+  /** The receipt id, or an input call's subject. */
+  subject: string;
+  busy(): BridgeError;
+  cancelled(): BridgeError;
+  noAnswer(waitedMs: number, cause: unknown): BridgeError;
+}
+
+/** Asks in the host's protocol era; true only for a ticked box. */
+function askPerson(
+  ctx: ApprovalContext,
+  form: ApprovalForm,
+  deadline: number,
+  asking: Asking,
+): Promise<boolean> {
+  return ctx.host.ask
+    ? askNow(ctx, asking, form, deadline)
+    : Promise.resolve(answerFromRetry(ctx, asking, form, deadline));
+}
+
+/** 2025 era: one question at a time per subject, waited for until the deadline. */
 async function askNow(
   ctx: ApprovalContext,
-  call: ExecuteCall,
+  asking: Asking,
   form: ApprovalForm,
   deadline: number,
 ): Promise<boolean> {
-  const release = ctx.receipts.startAsking(call.receiptId);
-  if (!release) {
-    throw new BridgeError(
-      Codes.approvalUnavailable,
-      `The user is already being asked about receipt ${
-        short(call.receiptId)
-      }; nothing was sent to the daemon. Wait for that answer, then call ${call.tool} again.`,
-      true,
-      { receiptId: call.receiptId, reason: "question_open" },
-    );
-  }
+  const release = ctx.receipts.startAsking(asking.subject);
+  if (!release) throw asking.busy();
   const timeoutMs = Math.max(1, deadline - Date.now());
   try {
     return readAnswer(await ctx.host.ask!(form, { timeoutMs, signal: ctx.signal }));
   } catch (error) {
     if (error instanceof BridgeError) throw error;
-    if (ctx.signal.aborted) {
-      throw new BridgeError(
-        Codes.cancelled,
-        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-        false,
-        { receiptId: call.receiptId },
-      );
-    }
-    throw noAnswer(call, timeoutMs, error);
+    if (ctx.signal.aborted) throw asking.cancelled();
+    throw asking.noAnswer(timeoutMs, error);
   } finally {
     release();
   }
@@ -141,11 +234,11 @@ async function askNow(
 
 /**
  * 2026-07-28 era: the server holds no request open. The first call returns the question; the
- * host retries with the answer and the state we minted, which must name this receipt.
+ * host retries with the answer and the state we minted, which must name this subject.
  */
 function answerFromRetry(
   ctx: ApprovalContext,
-  call: ExecuteCall,
+  asking: Asking,
   form: ApprovalForm,
   deadline: number,
 ): boolean {
@@ -153,17 +246,17 @@ function answerFromRetry(
   const retried = ctx.host.retried;
   const question = retried?.state === undefined ? undefined : book.takeQuestion(retried.state);
   const answer = retried?.responses?.[APPROVAL_KEY];
-  if (question && question.receiptId === call.receiptId && answer !== undefined) {
+  if (question && question.receiptId === asking.subject && answer !== undefined) {
     if (Date.now() > question.deadline) {
-      throw noAnswer(call, question.deadline - question.askedAt, undefined);
+      throw asking.noAnswer(question.deadline - question.askedAt, undefined);
     }
     try {
       return readAnswer(answer);
     } catch (error) {
-      throw noAnswer(call, 0, error);
+      throw asking.noAnswer(0, error);
     }
   }
-  throw new AnswerNeeded(form, book.openQuestion(call.receiptId, deadline));
+  throw new AnswerNeeded(form, book.openQuestion(asking.subject, deadline));
 }
 
 const elicitAnswer = z.object({

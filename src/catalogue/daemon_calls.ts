@@ -7,11 +7,11 @@ import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
 import { type Page, paginate, scopeOf, type SortKey } from "./pagination.ts";
 import { withOutcomeCheck } from "./outcome_checks.ts";
-import { type Params, pathOf, type Route } from "./routes.ts";
+import type { Params, Query, Route } from "./routes.ts";
+import type { ApprovalProof } from "../daemon/gate.ts";
 
 export { id } from "./routes.ts";
-
-export type Query = Record<string, string | number | boolean | undefined>;
+export type { Query } from "./routes.ts";
 
 export function read<Reply extends z.ZodType>(
   ctx: ToolContext,
@@ -19,10 +19,11 @@ export function read<Reply extends z.ZodType>(
   params: Params = {},
   query: Query = {},
 ): Promise<z.output<Reply>> {
-  return ctx.daemon.get(pathOf(route, params), query, {
+  return ctx.daemon.request(route, {
+    params,
+    query,
     signal: ctx.signal,
     capabilities: ctx.capabilities,
-    reply: route,
   });
 }
 
@@ -33,32 +34,35 @@ export function readByPost<Reply extends z.ZodType>(
   params: Params = {},
   body: Record<string, unknown> = {},
 ): Promise<z.output<Reply>> {
-  return ctx.daemon.post(pathOf(route, params), body, {
+  return ctx.daemon.request(route, {
+    params,
+    body,
     signal: ctx.signal,
     capabilities: ctx.capabilities,
     safe: true,
-    reply: route,
   });
 }
 
 /**
  * A POST that changes state. Re-sent only when the daemon provably never had it (a write on a
  * connection the daemon had closed); an answer-less failure is reported as an unknown outcome,
- * naming the read that shows whether it took effect.
+ * naming the read that shows whether it took effect. A consequential request needs the
+ * approval module's proof for exactly this request (the client refuses it otherwise).
  */
 export function mutate<Reply extends z.ZodType>(
   ctx: ToolContext,
   route: Route<Reply>,
   params: Params = {},
   body: Record<string, unknown> = {},
-  options: { timeoutMs?: number; capabilities?: readonly string[] } = {},
+  options: { timeoutMs?: number; capabilities?: readonly string[]; approval?: ApprovalProof } = {},
 ): Promise<z.output<Reply>> {
-  const path = pathOf(route, params);
-  return ctx.daemon.post(path, body, {
+  return ctx.daemon.request(route, {
+    params,
+    body,
     signal: ctx.signal,
     capabilities: options.capabilities ?? ctx.capabilities,
     timeoutMs: options.timeoutMs,
-    reply: route,
+    approval: options.approval,
   }).catch((error) => {
     throw withOutcomeCheck(error, route);
   });

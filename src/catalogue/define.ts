@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
 import type { Route } from "./routes.ts";
 import type { Capability } from "../daemon/capabilities.ts";
+import { canBeConsequential } from "../daemon/effects.ts";
 
 /**
  * What a tool does to the world. It fixes the MCP annotations and the toolset:
@@ -69,32 +70,21 @@ export interface Annotations {
   openWorldHint: boolean;
 }
 
-const ANNOTATIONS: Record<ToolKind, Annotations> = {
-  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  mutation: {
-    readOnlyHint: false,
-    destructiveHint: false,
+/**
+ * What hosts are told about a tool. `readOnlyHint` follows its kind (a read changes nothing;
+ * a preview records a receipt). `destructiveHint` follows the effects its routes declare:
+ * true when some input can reach a consequential effect (signal, delete, write, move,
+ * settings), so a tool like lease_acquire, whose reclaim policies can signal processes, is
+ * never advertised as harmless. Executes replay a completed receipt instead of applying
+ * twice, and the other kinds return the achieved state when repeated: all idempotent.
+ */
+export function annotationsFor(tool: Pick<ToolDefinition, "kind" | "routes">): Annotations {
+  return {
+    readOnlyHint: tool.kind === "read",
+    destructiveHint: (tool.routes ?? []).some((route) => canBeConsequential(route.effect)),
     idempotentHint: true,
     openWorldHint: false,
-  },
-  // A preview records a receipt in the daemon, so it is not read-only, but it changes nothing else.
-  preview: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  // Executes replay a completed receipt instead of applying twice, hence idempotent.
-  execute: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-};
-
-export function annotationsFor(kind: ToolKind): Annotations {
-  return ANNOTATIONS[kind];
+  };
 }
 
 const TOOLSET_OF: Record<ToolKind, Toolset> = {

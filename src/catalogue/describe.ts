@@ -22,7 +22,7 @@ export function describeTool(tool: ToolDefinition): Tool {
         data: compactOutput(tool.name, outputJsonSchema(tool.output)),
       },
     },
-    annotations: annotationsFor(tool.kind),
+    annotations: annotationsFor(tool),
   };
 }
 

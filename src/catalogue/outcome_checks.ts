@@ -63,6 +63,10 @@ const CHECKS: Readonly<Record<string, Check>> = {
     tool: "portreeve_launcher_operations_list",
     how: "for this stack, to see whether the operation began",
   },
+  "/v1/launcher-operations/{operationId}/renew": {
+    tool: "portreeve_launcher_operation_get",
+    how: "with this operationId, to see its deadline (a heartbeat is safe to repeat while active)",
+  },
   "/v1/launcher-operations/{operationId}/complete": {
     tool: "portreeve_launcher_operation_get",
     how: "with this operationId, to see whether it is terminal",

@@ -1,8 +1,9 @@
 /**
  * What this bridge knows about the receipts its previews returned: action, target, expiry,
  * the question a person would be asked, and the person's answer once given. Lets an execute
- * be checked and put to the user before anything reaches the daemon. Bounded (oldest
- * forgotten first), never persisted, holds no secrets.
+ * be checked and put to the user before anything reaches the daemon. Also the declined
+ * input questions (an acquire that would reclaim), so a "no" is not asked about again.
+ * Bounded (oldest forgotten first), never persisted, holds no secrets.
  */
 
 export type Decision = "approved" | "declined";
@@ -19,6 +20,7 @@ export interface IssuedReceipt {
 }
 
 interface OpenQuestion {
+  /** The receipt id, or an input question's subject. */
   receiptId: string;
   askedAt: number;
   deadline: number;
@@ -28,6 +30,7 @@ export class ReceiptBook {
   #receipts = new Map<string, IssuedReceipt>();
   #questions = new Map<string, OpenQuestion>();
   #asking = new Set<string>();
+  #declinedInputs = new Map<string, true>();
 
   constructor(private readonly capacity = 500) {}
 
@@ -46,6 +49,16 @@ export class ReceiptBook {
   decide(receiptId: string, decision: Decision): void {
     const receipt = this.#receipts.get(receiptId);
     if (receipt && receipt.decision === undefined) receipt.decision = decision;
+  }
+
+  /** Remembers that the person said no to an input question. */
+  declineInput(subject: string): void {
+    this.#declinedInputs.set(subject, true);
+    trim(this.#declinedInputs, this.capacity);
+  }
+
+  inputDeclined(subject: string): boolean {
+    return this.#declinedInputs.has(subject);
   }
 
   /** Marks a question about `receiptId` as open; undefined if one already is. */

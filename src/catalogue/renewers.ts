@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Renewers } from "../custody/mod.ts";
 import type { DaemonClient } from "../daemon/client.ts";
 import { Capability } from "../daemon/capabilities.ts";
-import { pathOf, post } from "./routes.ts";
+import { coordinates, post } from "./routes.ts";
 import { launcherOperation, timestamp, uuid } from "./shapes.ts";
 
 export interface LauncherRenewalResult {
@@ -18,16 +18,22 @@ export interface LauncherRenewalResult {
 }
 
 export const RENEWAL_ROUTES = {
-  lease: post("/v1/leases/{leaseId}/renew", z.looseObject({ expiresAt: timestamp() })),
+  lease: post(
+    "/v1/leases/{leaseId}/renew",
+    z.looseObject({ expiresAt: timestamp() }),
+    coordinates("extends a pending lease"),
+  ),
   activation: post(
     "/v1/stack-activations/{activationId}/renew",
     z.looseObject({
       leases: z.array(z.looseObject({ leaseId: uuid(), expiresAt: timestamp() })),
     }),
+    coordinates("extends an activation's pending leases"),
   ),
   launcher: post(
     "/v1/launcher-operations/{operationId}/renew",
     z.looseObject({ operation: launcherOperation, renewAfterMilliseconds: z.int() }),
+    coordinates("extends a launcher operation's deadline"),
   ),
 };
 
@@ -35,17 +41,21 @@ export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalRe
   const { lease, activation, launcher } = RENEWAL_ROUTES;
   return {
     async renewLease(leaseId, token, signal) {
-      const data = await daemon.post(pathOf(lease, { leaseId }), { leaseToken: token }, {
+      const data = await daemon.request(lease, {
+        params: { leaseId },
+        body: { leaseToken: token },
         signal,
         capabilities: [Capability.twoPhaseAllocation],
-        reply: lease,
       });
       return { expiresAt: Date.parse(data.expiresAt) };
     },
     async renewActivation(activationId, leases, signal) {
-      const data = await daemon.post(pathOf(activation, { activationId }), {
-        leases: leases.map((l) => ({ leaseId: l.leaseId, leaseToken: l.token })),
-      }, { signal, capabilities: [Capability.stackActivations], reply: activation });
+      const data = await daemon.request(activation, {
+        params: { activationId },
+        body: { leases: leases.map((l) => ({ leaseId: l.leaseId, leaseToken: l.token })) },
+        signal,
+        capabilities: [Capability.stackActivations],
+      });
       return {
         leases: data.leases.map((l) => ({
           leaseId: l.leaseId,
@@ -54,10 +64,11 @@ export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalRe
       };
     },
     async renewLauncher(operationId, credential, signal) {
-      const data = await daemon.post(pathOf(launcher, { operationId }), { credential }, {
+      const data = await daemon.request(launcher, {
+        params: { operationId },
+        body: { credential },
         signal,
         capabilities: [Capability.launcherOperations],
-        reply: launcher,
       });
       return {
         deadlineAt: Date.parse(data.operation.deadlineAt),

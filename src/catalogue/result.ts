@@ -65,6 +65,8 @@ const NEXT_STEPS: Record<string, string> = {
     "Correct the arguments named in details (issues, field, reason or documentCode) and call again.",
   [Codes.internal]:
     "Do not retry the same call; tell the user, whose bridge stderr log has the cause.",
+  [Codes.approvalNeedsReceipt]:
+    "Do not repeat this call with that value. To free the port, call portreeve_port_reclaim_preview (toolset full), show it to the user and call portreeve_port_reclaim_execute only after they approve; then acquire with replacementPolicy never.",
   portreeve_not_found:
     "Check the id: the list tools (claims, stacks, activations, generations, history) show valid ones.",
   portreeve_conflict:

@@ -8,8 +8,10 @@ import { BridgeError, Codes, invalidResponse, resourceLimit } from "../errors.ts
 import { unavailable } from "./errors.ts";
 import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
-import { checkReply, HEALTH_REPLY, type ReplySchema } from "./replies.ts";
+import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
+import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
+import { admit, type ApprovalProof } from "./gate.ts";
 import type { z } from "zod";
 
 export interface Health {
@@ -55,14 +57,30 @@ export interface CallOptions<Reply extends z.ZodType = z.ZodType> {
   reply?: ReplySchema<Reply>;
 }
 
+/** One request to a declared route. */
+export interface RequestCall {
+  /** Values for the route's `{name}` segments. */
+  params?: Params;
+  /** A GET's query. */
+  query?: Query;
+  /** A POST's body (the client adds its `client` block). */
+  body?: Record<string, unknown>;
+  signal?: AbortSignal;
+  /** Capabilities the route needs; checked against the cached health before sending. */
+  capabilities?: readonly string[];
+  timeoutMs?: number;
+  /** A POST that only reads (status, resolve, validate…): may be re-sent once. */
+  safe?: boolean;
+  /** Required when this request's effect is consequential (see gate.ts). */
+  approval?: ApprovalProof;
+}
+
 /** `retrySafe`: a read, may be re-sent after a broken connection. `gated`: checked against the
  * compatibility verdict before sending. */
 interface SendMode {
   retrySafe: boolean;
   gated: boolean;
 }
-
-type Query = Record<string, string | number | boolean | undefined>;
 
 export class DaemonClient {
   readonly socketPath: string;
@@ -84,10 +102,12 @@ export class DaemonClient {
 
   /** `GET /v1/health` without the gate; used by diagnostics and to build the verdict. */
   async health(signal?: AbortSignal): Promise<Health> {
-    return await this.#send("GET", "/v1/health", undefined, {
+    // Through the gate like every request (a read: it always passes).
+    admit(HEALTH_ROUTE, pathOf(HEALTH_ROUTE), {});
+    return await this.#send("GET", pathOf(HEALTH_ROUTE), undefined, {
       signal,
       timeoutMs: this.#timeouts.probeMs,
-      reply: HEALTH_REPLY,
+      reply: HEALTH_ROUTE,
     }, { retrySafe: true, gated: false });
   }
 
@@ -113,34 +133,34 @@ export class DaemonClient {
     this.#verdict = undefined;
   }
 
-  async get<Reply extends z.ZodType = z.ZodType>(
-    path: string,
-    query: Query = {},
-    options: CallOptions<Reply> = {},
-  ): Promise<z.output<Reply>> {
-    await this.#gate(options);
-    return this.#send("GET", path + toQueryString(query), undefined, {
-      ...options,
-      timeoutMs: options.timeoutMs ?? this.#timeouts.readMs,
-    }, { retrySafe: true, gated: true });
-  }
-
   /**
-   * POSTs `body` plus our `client` block. `safe` marks read-like routes (status, resolve,
-   * validate...), which may be re-sent once over a fresh connection. Mutations are re-sent only
-   * when the daemon never had them (see `#attempt`).
+   * Sends one request to a declared route and returns its checked reply. Before anything is
+   * sent (even the compatibility probe), the request's effect is computed and a
+   * consequential one without its approval proof is refused (gate.ts). GETs and `safe`
+   * POSTs may be re-sent once over a fresh connection; other POSTs only when the daemon
+   * never had them (see `#attempt`).
    */
-  async post<Reply extends z.ZodType = z.ZodType>(
-    path: string,
-    body: Record<string, unknown>,
-    options: CallOptions<Reply> & { safe?: boolean } = {},
+  async request<Reply extends z.ZodType>(
+    route: Route<Reply>,
+    call: RequestCall = {},
   ): Promise<z.output<Reply>> {
-    await this.#gate(options);
-    const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
-    const timeoutMs = options.timeoutMs ??
-      (options.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    if (!isDeclared(route)) throw new Error(`${route.route} is not a declared route`);
+    const path = pathOf(route, call.params);
+    const body = call.body ?? {};
+    admit(route, path, body, call.approval);
+    await this.#gate(call);
+    const options = { signal: call.signal, capabilities: call.capabilities, reply: route };
+    if (route.method === "GET") {
+      return this.#send("GET", path + toQueryString(call.query ?? {}), undefined, {
+        ...options,
+        timeoutMs: call.timeoutMs ?? this.#timeouts.readMs,
+      }, { retrySafe: true, gated: true });
+    }
+    const payload = JSON.stringify({ ...body, client: this.#clientBlock(call.capabilities) });
+    const timeoutMs = call.timeoutMs ??
+      (call.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
     return this.#send("POST", path, payload, { ...options, timeoutMs }, {
-      retrySafe: options.safe ?? false,
+      retrySafe: call.safe ?? false,
       gated: true,
     });
   }
@@ -158,7 +178,7 @@ export class DaemonClient {
     };
   }
 
-  async #gate(options: CallOptions): Promise<void> {
+  async #gate(options: Pick<CallOptions, "signal" | "capabilities">): Promise<void> {
     const verdict = await this.compatibility(options.signal);
     // One health GET per call while incompatible is cheap (negative verdicts are not kept).
     if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);

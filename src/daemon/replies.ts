@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { invalidResponse } from "../errors.ts";
+import { get } from "./routes.ts";
 
 /** What a route's successful reply must look like. */
 export interface ReplySchema<Schema extends z.ZodType = z.ZodType> {
@@ -23,10 +24,8 @@ export const healthReply = z.looseObject({
   mode: z.string(),
 });
 
-export const HEALTH_REPLY: ReplySchema<typeof healthReply> = {
-  route: "GET /v1/health",
-  schema: healthReply,
-};
+/** The compatibility probe's route (also `portreeve_health`'s). */
+export const HEALTH_ROUTE = get("/v1/health", healthReply);
 
 /**
  * Checks `data` from a successful reply to `method path` against `reply`. A call without a

@@ -9,6 +9,7 @@ import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
 import { type Env, failsWith, listenedPort, succeeds } from "./receipt_steps.ts";
 import type { SimulatorOptions } from "../../src/simulator/mod.ts";
+import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 
 type Data = Record<string, unknown>;
 type Question = ElicitRequest["params"];
@@ -68,6 +69,12 @@ async function session(
 const ok = succeeds;
 const fails = failsWith;
 
+/** The question's last line, as the bridge writes it from the preview's receipt. */
+function receiptLine(preview: Data): string {
+  const id = (preview.receiptId as string).slice(0, 8);
+  return `Receipt "${id}" expires "${(preview.expiresAt as string).slice(11, 19)}Z".`;
+}
+
 /** An idle claim and its delete preview. */
 async function deletePreview(bridge: Bridge, env: Env, component: string) {
   const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
@@ -104,8 +111,12 @@ for (const era of ERAS) {
       assert.equal(done.data.changed, true);
       assert.equal(answers.questions.length, 1);
       const [question] = answers.questions;
-      assert.match(question.message, /Delete claim web api\.default/);
-      assert.match(question.message, new RegExp(`Receipt ${receiptId.slice(0, 8)} expires`));
+      assert.deepEqual(question.message.split("\n"), [
+        QUESTION_HEADER,
+        // The claim was never confirmed, so it has no port to name.
+        `The agent asks to make this change: Delete claim "web" "api.default"; its port becomes free for others.`,
+        receiptLine(preview),
+      ]);
       assert.ok("requestedSchema" in question);
       assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
       assert.equal(question.requestedSchema.properties.approve.type, "boolean");
@@ -317,18 +328,18 @@ Deno.test("approval: each question names what will happen, to what, and the expi
   const answers = person(ACCEPT, ACCEPT, ACCEPT, ACCEPT);
   await session("legacy", { answers }, async (bridge, env) => {
     const asked = () => answers.questions.at(-1)!.message;
-    const execute = async (name: string, preview: Data, args: Data) => {
+    /** Executes the preview and checks the whole question: header, change, receipt. */
+    const execute = async (name: string, preview: Data, args: Data, change: string) => {
       const done = await ok(bridge, `portreeve_${name}_execute`, {
         receiptId: preview.receiptId,
         ...args,
       });
       assert.equal(done.data.changed, true);
-      assert.match(
-        asked(),
-        new RegExp(
-          `Receipt ${(preview.receiptId as string).slice(0, 8)} expires \\d\\d:\\d\\d:\\d\\dZ`,
-        ),
-      );
+      assert.deepEqual(asked().split("\n"), [
+        QUESTION_HEADER,
+        `The agent asks to make this change: ${change}`,
+        receiptLine(preview),
+      ]);
     };
 
     // Port reclaim: the port, and each pid with its command.
@@ -337,10 +348,11 @@ Deno.test("approval: each question names what will happen, to what, and the expi
       port,
       policy: "graceful",
     });
-    await execute("port_reclaim", reclaim.data, { port });
-    assert.match(
-      asked(),
-      new RegExp(`Reclaim port ${port} with graceful: would terminate pid 4242 \\(node\\)`),
+    await execute(
+      "port_reclaim",
+      reclaim.data,
+      { port },
+      `Reclaim port ${port} with "graceful": would terminate pid 4242 ("node").`,
     );
 
     // Stack apply: the file's path, and the fingerprint of the bytes it replaces.
@@ -350,27 +362,42 @@ Deno.test("approval: each question names what will happen, to what, and the expi
       stackRoot: root,
       definition: definition(["web"]),
     });
-    await execute("stack_apply", create.data, { stackRoot: root });
-    assert.match(asked(), /Create \/.*\/shop\/portreeve\.stack\.json and register a new stack/);
+    const revision = (rev: Data) => (rev.proposal as Data).revision as string;
+    await execute(
+      "stack_apply",
+      create.data,
+      { stackRoot: root },
+      `Create "${root}/portreeve.stack.json" and register a new stack at revision "${
+        revision(create.data).slice(0, 12)
+      }".`,
+    );
     const replace = await ok(bridge, "portreeve_stack_apply_preview", {
       stackRoot: root,
       definition: definition(["web", "db"]),
     });
-    const fingerprint = ((replace.data.observed as Data).document as Data).fingerprint as string;
-    await execute("stack_apply", replace.data, { stackRoot: root });
-    assert.match(
-      asked(),
-      new RegExp(
-        `Replace /.*/portreeve\\.stack\\.json \\(fingerprint ${fingerprint.slice(0, 12)}\\)`,
-      ),
+    const observed = replace.data.observed as { document: Data; stack: { existing: Data } };
+    const fingerprint = observed.document.fingerprint as string;
+    await execute(
+      "stack_apply",
+      replace.data,
+      { stackRoot: root },
+      `Replace "${root}/portreeve.stack.json" (fingerprint "${
+        fingerprint.slice(0, 12)
+      }") and update stack "${observed.stack.existing.id}" to revision "${
+        revision(replace.data).slice(0, 12)
+      }".`,
     );
 
     // Settings: each setting's old and new value.
     const settings = await ok(bridge, "portreeve_settings_update_preview", {
       updates: { leaseTtlMilliseconds: 20_000 },
     });
-    await execute("settings_update", settings.data, {});
-    assert.match(asked(), /Change leaseTtlMilliseconds 15000 → 20000\./);
+    await execute(
+      "settings_update",
+      settings.data,
+      {},
+      `Change "leaseTtlMilliseconds" 15000 → 20000.`,
+    );
     assert.equal(answers.questions.length, 4);
   });
 });

@@ -15,7 +15,7 @@ export interface Seeder {
 export function seeder(socketPath: string): Seeder {
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
   const send = async (path: string, init: RequestInit) => {
-    const res = await fetch(`http://portreeve.invalid${path}`, { ...init, client });
+    const res = await fetch(`http://[100::]${path}`, { ...init, client });
     const json = await res.json();
     if (!res.ok) throw new Error(`seed ${path}: ${JSON.stringify(json.error)}`);
     return json.data;

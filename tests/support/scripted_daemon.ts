@@ -5,7 +5,10 @@
  * the client's own envelope reader, so an error reply becomes the `BridgeError` the real client
  * would throw. Recorded exchanges with the real daemon (tests/fixtures/) make good scripts.
  */
-import { checkReply, HEALTH_REPLY, type ReplySchema } from "../../src/daemon/replies.ts";
+import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../src/daemon/replies.ts";
+import { isDeclared, pathOf, type Route } from "../../src/daemon/routes.ts";
+import { admit } from "../../src/daemon/gate.ts";
+import type { z } from "zod";
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -15,7 +18,7 @@ import { Memory } from "../../src/catalogue/memory.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
-import type { DaemonClient, Health, Verdict } from "../../src/daemon/client.ts";
+import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemon/client.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
 import type { ApprovalMode } from "../../src/approval_modes.ts";
 import { FakeClock } from "./fake_clock.ts";
@@ -77,35 +80,44 @@ export function inOrder(...replies: Reply[]): Script {
   };
 }
 
-/** Stands in for `DaemonClient`: the surface tools and renewers use, nothing more. */
+/**
+ * Stands in for `DaemonClient`: the surface tools and renewers use, nothing more. Like the
+ * real client it sends only declared routes and passes every request through the same gate
+ * (a consequential request without its approval proof is refused, unsent).
+ */
 class ScriptedDaemon {
   readonly sent: Sent[] = [];
   invalidations = 0;
 
   constructor(private readonly script: Script) {}
 
-  get(
-    path: string,
-    query: Record<string, string | number | boolean | undefined> = {},
-    options: Options = {},
-  ): Promise<unknown> {
-    const wire: Json = {};
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) wire[key] = String(value);
+  request<Reply extends z.ZodType>(route: Route<Reply>, call: RequestCall = {}): Promise<unknown> {
+    try {
+      if (!isDeclared(route)) throw new Error(`${route.route} is not a declared route`);
+      const path = pathOf(route, call.params);
+      // As it goes on the wire: keys set to undefined are not sent.
+      const body = JSON.parse(JSON.stringify(call.body ?? {}));
+      admit(route, path, call.body ?? {}, call.approval);
+      const payload: Json = {};
+      if (route.method === "GET") {
+        for (const [key, value] of Object.entries(call.query ?? {})) {
+          if (value !== undefined) payload[key] = String(value);
+        }
+      }
+      const sent: Sent = {
+        method: route.method,
+        path,
+        payload: route.method === "GET" ? payload : body,
+        capabilities: [...(call.capabilities ?? [])],
+      };
+      return this.#answer(sent, route);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const sent: Sent = { method: "GET", path, payload: wire, capabilities: caps(options) };
-    return this.#answer(sent, options.reply);
-  }
-
-  post(path: string, body: Json, options: Options = {}) {
-    // As it goes on the wire: keys set to undefined are not sent.
-    const wire = JSON.parse(JSON.stringify(body));
-    const sent: Sent = { method: "POST", path, payload: wire, capabilities: caps(options) };
-    return this.#answer(sent, options.reply);
   }
 
   async compatibility(): Promise<Verdict> {
-    const health = await this.get("/v1/health", {}, { reply: HEALTH_REPLY }) as Health;
+    const health = await this.request(HEALTH_ROUTE) as Health;
     const { minimum, maximum } = health.protocol;
     return minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION
       ? { compatible: true, health }
@@ -117,7 +129,7 @@ class ScriptedDaemon {
   }
 
   /** Answers like the real client: the envelope read, then the reply checked by its route. */
-  #answer(sent: Sent, schema: ReplySchema | undefined): Promise<unknown> {
+  #answer(sent: Sent, schema: ReplySchema): Promise<unknown> {
     this.sent.push(sent);
     try {
       const reply = this.script(sent);
@@ -128,13 +140,6 @@ class ScriptedDaemon {
     }
   }
 }
-
-interface Options {
-  capabilities?: readonly string[];
-  reply?: ReplySchema;
-}
-
-const caps = (options: Options) => [...(options.capabilities ?? [])];
 
 /** What a call returned, unpacked from the MCP result. */
 export interface Called {

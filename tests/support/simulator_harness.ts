@@ -39,7 +39,7 @@ export async function harness(opts: Partial<SimulatorOptions> = {}): Promise<Har
   const sim = await startSimulator({ observeHost: false, ...opts, socketPath });
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
   const raw = (path: string, init: RequestInit) =>
-    fetch(`http://portreeve.invalid${path}`, { ...init, client });
+    fetch(`http://[100::]${path}`, { ...init, client });
   const read = async (res: Response): Promise<Reply> => {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };

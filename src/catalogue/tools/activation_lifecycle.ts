@@ -17,7 +17,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, mutate, read } from "../daemon_calls.ts";
-import { get, post } from "../routes.ts";
+import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
@@ -33,6 +33,7 @@ const A = "/v1/stack-activations/{activationId}";
 const prepareRoute = post(
   "/v1/stacks/{stackId}/prepare",
   z.looseObject({ reused: z.boolean(), generation }),
+  coordinates("assigns ports to the stack's claims in a generation; starts nothing"),
 );
 const activationRoute = get(A, activation);
 
@@ -83,6 +84,8 @@ const beginRoute = post(
     activation,
     leases: z.array(beganLease.extend({ leaseToken: z.string(), expiresAt: timestamp() })),
   }),
+  // Bindings and endpoint selections choose what is leased; none signals or deletes anything.
+  coordinates("leases every selected endpoint of a generation"),
 );
 
 const heldLease = beganLease.extend({
@@ -233,9 +236,13 @@ export const activationCustodyExtend = defineTool({
 const settled = z.object({ changed: z.boolean(), activation });
 
 const SETTLE_ROUTES = {
-  confirm: post(`${A}/confirm`, activation),
-  skip: post(`${A}/skip`, activation),
-  abandon: post(`${A}/abandon`, activation),
+  confirm: post(`${A}/confirm`, activation, coordinates("records an endpoint's run")),
+  skip: post(`${A}/skip`, activation, coordinates("releases an optional endpoint's lease")),
+  abandon: post(
+    `${A}/abandon`,
+    activation,
+    coordinates("marks an endpoint failed (a required one fails the activation)"),
+  ),
 };
 
 /**
@@ -345,7 +352,11 @@ export const activationAbandonEndpoint = defineTool({
 });
 
 const reconciled = z.object({ changed: z.boolean(), activation, providers: z.array(provider) });
-const reconcileRoute = post(`${A}/reconcile`, reconciled);
+const reconcileRoute = post(
+  `${A}/reconcile`,
+  reconciled,
+  coordinates("marks an activation lost and releases its runs when all providers are gone"),
+);
 
 export const activationReconcile = defineTool({
   name: "portreeve_activation_reconcile",
@@ -364,7 +375,11 @@ export const activationReconcile = defineTool({
     }/${d.providers.length} provider(s) active.`,
 });
 
-const endRoute = post(`${A}/end`, settled);
+const endRoute = post(
+  `${A}/end`,
+  settled,
+  coordinates("ends an activation whose processes are gone; signals nothing"),
+);
 
 export const activationEnd = defineTool({
   name: "portreeve_activation_end",

@@ -10,7 +10,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { get, post } from "../routes.ts";
+import { get, post, reads } from "../routes.ts";
 import { pageQuery, readTool } from "../read_tool.ts";
 import { defineTool } from "../define.ts";
 import { readPage } from "../daemon_calls.ts";
@@ -67,7 +67,11 @@ export const activationResolve = readTool({
   description: "Addresses of a component's own endpoints and of its dependencies in an activation.",
   input: z.strictObject({ activationId: uuid(), component: name128() }),
   output: resolution,
-  route: post("/v1/stack-activations/{activationId}/resolve", resolution),
+  route: post(
+    "/v1/stack-activations/{activationId}/resolve",
+    resolution,
+    reads("resolves endpoint addresses"),
+  ),
   send: ({ component }) => ({ component }),
   summary: (r) =>
     `${r.component}: ${

@@ -14,12 +14,13 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, mutate, read } from "../daemon_calls.ts";
-import { get, post } from "../routes.ts";
+import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
+import { RENEWAL_ROUTES } from "../renewers.ts";
 
 const CAPS = [Capability.launcherOperations];
 type Operation = z.output<typeof launcherOperation>;
@@ -33,8 +34,15 @@ const beginRoute = post(
     credential: z.string(),
     renewAfterMilliseconds: z.int(),
   }),
+  // A start, stop or restart records the launcher's intent; the daemon runs and signals nothing.
+  coordinates("records a launcher operation; the daemon runs and signals nothing"),
 );
-const completeRoute = post(`${L}/complete`, z.looseObject({ operation: launcherOperation }));
+const completeRoute = post(
+  `${L}/complete`,
+  z.looseObject({ operation: launcherOperation }),
+  // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
+  coordinates("records how a launcher operation ended"),
+);
 
 const heldOutput = {
   changed: z.boolean(),
@@ -136,6 +144,8 @@ export const launcherOperationRenew = defineTool({
     custodyMinutes: z.int().min(10).max(60).optional(),
   }),
   output: z.object({ ...heldOutput, custodyChanged: z.boolean(), renewalFailure }),
+  // Custody sends the heartbeat, on the renewers' route.
+  routes: [RENEWAL_ROUTES.launcher],
   async call(ctx, { operationId, credentialHandle, custodyMinutes }) {
     const { renewalFailure } = ctx.custody.useLauncher(operationId, credentialHandle);
     const beat = await ctx.custody.renewLauncherNow(operationId, credentialHandle, custodyMinutes);

@@ -16,13 +16,14 @@ import {
   uuid,
 } from "../shapes.ts";
 import { epoch, iso, mutate } from "../daemon_calls.ts";
-import { post } from "../routes.ts";
+import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../errors.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 import type { ToolContext } from "../context.ts";
 import type { Route } from "../routes.ts";
+import { type AcquireBody, gateAcquire, inventoryLookup } from "./acquire_gate.ts";
 
 const CAPS = [Capability.twoPhaseAllocation];
 const name = () => z.string().trim().min(1).max(128);
@@ -39,9 +40,24 @@ const acquired = z.looseObject({
 });
 type Acquired = z.output<typeof acquired>;
 
-const acquireRoute = post(
+/**
+ * Under `graceful` or `force-after-grace` the daemon reclaims a claim that has a confirmed run
+ * before leasing it: the run's processes are signalled. `never` refuses such a claim instead.
+ */
+export const acquireRoute = post(
   "/v1/leases/acquire",
   acquired.extend({ leaseToken: z.string(), expiresAt: timestamp() }),
+  dependsOn("allocation.replacementPolicy", "never", {
+    never: coordinates("leases a port (a claim with a confirmed run is refused)"),
+    graceful: consequential(
+      ["signals a process"],
+      "reclaims a claim's confirmed run first: SIGTERM to its processes, then releases the run",
+    ),
+    "force-after-grace": consequential(
+      ["signals a process"],
+      "reclaims a claim's confirmed run first: SIGTERM, SIGKILL after the grace period, then releases the run",
+    ),
+  }),
 );
 
 const acquireOutput = z.object({
@@ -80,7 +96,7 @@ export const leaseAcquire = defineTool({
     }).default({ mode: "sticky", replacementPolicy: "never" }),
   }),
   output: acquireOutput,
-  routes: [acquireRoute],
+  routes: [acquireRoute, inventoryLookup],
   async call(ctx, { claim, allocation }) {
     if (!claim.workspaceRoot.startsWith("/")) {
       throw invalidInput(
@@ -104,7 +120,7 @@ export const leaseAcquire = defineTool({
       claim.endpoint,
     ]);
     // `service` is only an alias of `component`: spelling it either way is the same request.
-    const request = { claim: { ...claim, component, service: undefined }, allocation };
+    const request: AcquireBody = { claim: { ...claim, component, service: undefined }, allocation };
     return await ctx.memory.target(`acquire:${identity}`, request, {
       held: (previous: Acquired) => ctx.custody.heldLease(previous.leaseId) !== undefined,
       replay(previous: Acquired) {
@@ -120,7 +136,9 @@ export const leaseAcquire = defineTool({
         };
       },
       async start() {
-        const data = await mutate(ctx, acquireRoute, {}, request);
+        // A reclaim policy may signal processes: the person approves it first (or it is refused).
+        const { body, approval } = await gateAcquire(ctx, acquireRoute, request);
+        const data = await mutate(ctx, acquireRoute, {}, body, { approval });
         const kept = ctx.custody.holdLease({
           leaseId: data.leaseId,
           token: data.leaseToken,
@@ -168,8 +186,16 @@ const confirmed = z.looseObject({
 });
 const confirmOutput = z.object({ changed: z.boolean(), ...confirmed.shape });
 
-const confirmRoute = post("/v1/leases/{leaseId}/confirm", confirmed);
-const abandonRoute = post("/v1/leases/{leaseId}/abandon", z.looseObject({ at: timestamp() }));
+const confirmRoute = post(
+  "/v1/leases/{leaseId}/confirm",
+  confirmed,
+  coordinates("records a lease's run"),
+);
+const abandonRoute = post(
+  "/v1/leases/{leaseId}/abandon",
+  z.looseObject({ at: timestamp() }),
+  coordinates("gives a pending lease back"),
+);
 
 /**
  * Confirm and abandon alike: use the handle's credential once, send it to the lease's route,
@@ -235,7 +261,11 @@ export const leaseAbandon = defineTool({
       : "Lease was already settled.",
 });
 
-const releaseRoute = post("/v1/runs/{runId}/release", ack);
+const releaseRoute = post(
+  "/v1/runs/{runId}/release",
+  ack,
+  coordinates("marks a run released; signals nothing"),
+);
 
 export const runRelease = defineTool({
   name: "portreeve_run_release",

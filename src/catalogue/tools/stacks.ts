@@ -14,7 +14,7 @@ import {
   stack,
   uuid,
 } from "../shapes.ts";
-import { get, post } from "../routes.ts";
+import { get, post, reads } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { pageSummary } from "../pagination.ts";
@@ -66,7 +66,11 @@ export const stackStatus = readTool({
     "A stack's latest generation and activation, with fresh evidence for its confirmed providers.",
   input: z.strictObject({ stackId: uuid() }),
   output: statusOutput,
-  route: post("/v1/stacks/{stackId}/status", statusOutput),
+  route: post(
+    "/v1/stacks/{stackId}/status",
+    statusOutput,
+    reads("takes fresh evidence of a stack's providers"),
+  ),
   summary: ({ stack, generation, activation, providers }) =>
     `${stack.project}: generation ${generation ? generation.state : "none"}, activation ${
       activation ? activation.state : "none"
@@ -122,7 +126,11 @@ export const stackDefinitionValidate = readTool({
     definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value"),
   }),
   output: validationOutput,
-  route: post("/v1/actions/stack-definition/validate", validationOutput),
+  route: post(
+    "/v1/actions/stack-definition/validate",
+    validationOutput,
+    reads("checks a definition; touches no file"),
+  ),
   send: ({ definition }) => ({ definition }),
   summary: (v) =>
     v.valid
@@ -149,7 +157,11 @@ export const stackSnapshot = readTool({
     ),
   }),
   output: snapshot,
-  route: post("/v1/stack-activations/{activationId}/snapshot", snapshot),
+  route: post(
+    "/v1/stack-activations/{activationId}/snapshot",
+    snapshot,
+    reads("builds a snapshot in memory; writes no file"),
+  ),
   send: ({ component, gatewayHost }) => ({ component, gatewayHost }),
   summary: (s) =>
     `${s.component}: ${Object.keys(s.own).length} own endpoint(s), ${

@@ -9,6 +9,21 @@ import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
 import { type ApprovalContext, obtainApproval } from "../../../src/catalogue/approval.ts";
 import { AnswerNeeded, HostAskError } from "../../../src/host_channel.ts";
 import { BridgeError } from "../../../src/errors.ts";
+import { post } from "../../../src/daemon/routes.ts";
+import { consequential } from "../../../src/daemon/effects.ts";
+import { z } from "zod";
+
+/** A consequential route for the proofs these tests ask for. */
+const DELETE = post(
+  "/v1/actions/claims/{claimId}/delete/execute",
+  z.looseObject({}),
+  consequential(["deletes records"], "deletes a claim"),
+);
+const request = (receiptId: string) => ({
+  route: DELETE,
+  path: "/v1/actions/claims/c1/delete/execute",
+  body: { receiptId },
+});
 
 Deno.test("asksForms: form elicitation, bare or explicit; URL-only and absent do not count", () => {
   assert.equal(asksForms({ elicitation: {} }), true);
@@ -71,11 +86,12 @@ function gate(answer: () => Promise<unknown>) {
       action: "claim.delete",
       target: { type: "claim", id: "c1" },
       receiptId: "r1",
+      request: request("r1"),
     });
   return { run, asked: () => asked, receipts };
 }
 
-async function code(promise: Promise<void>): Promise<string | null> {
+async function code(promise: Promise<unknown>): Promise<string | null> {
   try {
     await promise;
     return null;
@@ -135,6 +151,7 @@ Deno.test("gate: on the 2026-07-28 path the question is returned, and the retry'
     action: "settings.update",
     target: { type: "settings", id: "global" },
     receiptId: "r2",
+    request: request("r2"),
   };
   const base = { bridge: { approval: "required" as const, approvalMs: 5_000 }, receipts };
   const signal = new AbortController().signal;

@@ -4,10 +4,11 @@ import { DaemonClient } from "../../../src/daemon/client.ts";
 import { BridgeError } from "../../../src/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
+import { get } from "../../../src/daemon/routes.ts";
+import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
 
-/** The client checks every reply against the schema its caller names (loose here). */
-const CONFIG = { reply: { route: "GET /v1/config", schema: z.looseObject({}) } };
-const ACQUIRE = { reply: { route: "POST /v1/leases/acquire", schema: z.looseObject({}) } };
+/** The client checks every reply against the schema its route declares (loose here). */
+const CONFIG = get("/v1/config", z.looseObject({}));
 
 async function setup(timeouts = {}, maxResponseBytes?: number) {
   const dir = await Deno.makeTempDir();
@@ -45,7 +46,7 @@ async function failure(promise: Promise<unknown>): Promise<BridgeError> {
 Deno.test("the compatibility verdict is cached: N calls cost one health probe", async () => {
   const t = await setup();
   try {
-    for (let i = 0; i < 5; i++) await t.client.get("/v1/config", {}, CONFIG);
+    for (let i = 0; i < 5; i++) await t.client.request(CONFIG);
     const health = t.sim.requests.filter((r) => r.path === "/v1/health").length;
     assert.equal(health, 1);
     assert.equal(t.sim.requests.filter((r) => r.path === "/v1/config").length, 5);
@@ -58,13 +59,14 @@ Deno.test("POSTs carry the client block, origin and a request id", async () => {
   const t = await setup();
   try {
     // The answer does not matter here, only what was sent.
-    await t.client.post("/v1/config", { updates: { leaseTtlMilliseconds: 15000 } }, {
-      capabilities: ["administration-v1"],
+    await t.client.request(acquireRoute, {
+      body: acquireBody(t.socketPath, "api"),
+      capabilities: ["two-phase-allocation-v1"],
     }).catch(() => {});
     const post = t.sim.requests.find((r) => r.method === "POST")!;
     const client = (post.body as { client: Record<string, unknown> }).client;
     assert.deepEqual(client.protocol, { minimum: 1, maximum: 1 });
-    assert.deepEqual(client.requiredCapabilities, ["administration-v1"]);
+    assert.deepEqual(client.requiredCapabilities, ["two-phase-allocation-v1"]);
     assert.deepEqual(client.origin, { kind: "mcp", runId: t.client.runId, label: "unit" });
     assert.match(post.headers["x-portreeve-request-id"], /^[0-9a-f-]{36}$/);
   } finally {
@@ -75,14 +77,14 @@ Deno.test("POSTs carry the client block, origin and a request id", async () => {
 Deno.test("daemon down → portreeve_unavailable (retryable); back up → works without a new client", async () => {
   const t = await setup();
   try {
-    await t.client.get("/v1/config", {}, CONFIG);
+    await t.client.request(CONFIG);
     await t.sim.close();
-    const down = await failure(t.client.get("/v1/config", {}, CONFIG));
+    const down = await failure(t.client.request(CONFIG));
     assert.equal(down.code, "portreeve_unavailable");
     assert.equal(down.retryable, true);
     assert.equal(down.details.socketPath, t.socketPath);
     await t.sim.restart();
-    assert.ok(await t.client.get("/v1/config", {}, CONFIG));
+    assert.ok(await t.client.request(CONFIG));
   } finally {
     await t.done();
   }
@@ -103,10 +105,10 @@ Deno.test("after a daemon restart, a mutation on the stale pooled connection sti
     // Each round leaves a pooled keep-alive connection to the old daemon behind; the write on
     // it fails with EPIPE, so the daemon never had the request and it may go again.
     for (let round = 0; round < 10; round++) {
-      await t.client.get("/v1/config", {}, CONFIG);
+      await t.client.request(CONFIG);
       await t.sim.restart();
       const healthBefore = t.sim.requests.filter((r) => r.path === "/v1/health").length;
-      await t.client.post("/v1/leases/acquire", acquireBody(workspace, `c${round}`), ACQUIRE);
+      await t.client.request(acquireRoute, { body: acquireBody(workspace, `c${round}`) });
       const sent = t.sim.requests.filter((r) =>
         r.path === "/v1/leases/acquire" &&
         (r.body as { claim: { component: string } }).claim.component === `c${round}`
@@ -124,7 +126,7 @@ Deno.test("after a daemon restart, a mutation on the stale pooled connection sti
 Deno.test("a daemon restarted as an incompatible version gets no mutation", async () => {
   const t = await setup();
   try {
-    await t.client.get("/v1/config", {}, CONFIG);
+    await t.client.request(CONFIG);
     await t.sim.close();
     // Same socket, newer daemon speaking another protocol; the bridge's verdict is now stale.
     const newer = await startSimulator({
@@ -134,7 +136,7 @@ Deno.test("a daemon restarted as an incompatible version gets no mutation", asyn
     });
     try {
       const error = await failure(
-        t.client.post("/v1/leases/acquire", acquireBody(t.socketPath, "api"), ACQUIRE),
+        t.client.request(acquireRoute, { body: acquireBody(t.socketPath, "api") }),
       );
       assert.equal(error.code, "portreeve_incompatible", error.message);
       assert.equal(newer.requests.filter((r) => r.path === "/v1/leases/acquire").length, 0);
@@ -150,7 +152,7 @@ Deno.test("a missing capability is portreeve_incompatible with the missing names
   const t = await setup();
   try {
     const error = await failure(
-      t.client.get("/v1/config", {}, { ...CONFIG, capabilities: ["teleport-v9"] }),
+      t.client.request(CONFIG, { capabilities: ["teleport-v9"] }),
     );
     assert.equal(error.code, "portreeve_incompatible");
     assert.deepEqual(error.details.missingCapabilities, ["teleport-v9"]);
@@ -162,20 +164,20 @@ Deno.test("a missing capability is portreeve_incompatible with the missing names
 Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → invalid_response, v2 → incompatible", async () => {
   const t = await setup({ readMs: 300, probeMs: 300 }, 1024 * 1024);
   try {
-    await t.client.get("/v1/config", {}, CONFIG);
+    await t.client.request(CONFIG);
     t.sim.control.setFault("non-json");
     assert.equal(
-      (await failure(t.client.get("/v1/config", {}, CONFIG))).code,
+      (await failure(t.client.request(CONFIG))).code,
       "portreeve_invalid_response",
     );
     t.sim.control.setFault("oversize");
     assert.equal(
-      (await failure(t.client.get("/v1/config", {}, CONFIG))).code,
+      (await failure(t.client.request(CONFIG))).code,
       "portreeve_invalid_response",
     );
     t.sim.control.setFault("wrong-envelope");
     assert.equal(
-      (await failure(t.client.get("/v1/config", {}, CONFIG))).code,
+      (await failure(t.client.request(CONFIG))).code,
       "portreeve_incompatible",
     );
     t.sim.control.setFault("hang");
@@ -185,7 +187,7 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
     assert.equal(hang.details.cause, "timeout");
     assert.ok(performance.now() - started < 2000);
     t.sim.control.setFault("none");
-    assert.ok(await t.client.get("/v1/config", {}, CONFIG));
+    assert.ok(await t.client.request(CONFIG));
   } finally {
     t.sim.control.setFault("none");
     await t.done();
@@ -202,7 +204,7 @@ Deno.test("an incompatible daemon is refused before the call is sent", async () 
   });
   const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
   try {
-    const error = await failure(client.get("/v1/config", {}, CONFIG));
+    const error = await failure(client.request(CONFIG));
     assert.equal(error.code, "portreeve_incompatible");
     assert.equal(error.retryable, false);
     assert.equal(sim.requests.filter((r) => r.path === "/v1/config").length, 0);
@@ -216,12 +218,12 @@ Deno.test("an incompatible daemon is refused before the call is sent", async () 
 Deno.test("cancellation aborts the request and is reported as portreeve_cancelled", async () => {
   const t = await setup({ readMs: 5000 });
   try {
-    await t.client.get("/v1/config", {}, CONFIG);
+    await t.client.request(CONFIG);
     t.sim.control.setFault("hang");
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await failure(
-      t.client.get("/v1/config", {}, { ...CONFIG, signal: controller.signal }),
+      t.client.request(CONFIG, { signal: controller.signal }),
     );
     assert.equal(error.code, "portreeve_cancelled");
   } finally {

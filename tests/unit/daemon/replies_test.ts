@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { checkReply, HEALTH_REPLY, type ReplySchema } from "../../../src/daemon/replies.ts";
+import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../../src/daemon/replies.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { RENEWAL_ROUTES } from "../../../src/catalogue/renewers.ts";
 import type { Route } from "../../../src/catalogue/routes.ts";
@@ -36,7 +36,7 @@ function pathOf(route: string): string {
 
 Deno.test("every reply route refuses null data, naming the route", () => {
   assert.ok(REPLY_ROUTES.length >= 50, `${REPLY_ROUTES.length} routes declared`);
-  const replies: ReplySchema[] = [...REPLY_ROUTES, HEALTH_REPLY];
+  const replies: ReplySchema[] = [...REPLY_ROUTES, HEALTH_ROUTE];
   for (const reply of replies) {
     const { route } = reply;
     const method = route.slice(0, route.indexOf(" "));
@@ -113,7 +113,7 @@ Deno.test("every reply the real daemon recorded passes the schema its route decl
     new URL("../../fixtures/daemon-http-transcript.jsonl", import.meta.url),
   );
   const pattern = (route: Route) => new RegExp(`^${route.path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
-  const replies: ReplySchema[] = [...REPLY_ROUTES, HEALTH_REPLY];
+  const replies: ReplySchema[] = [...REPLY_ROUTES, HEALTH_ROUTE];
   const matchers = replies.map((reply) => ({
     reply,
     method: reply.route.slice(0, reply.route.indexOf(" ")),

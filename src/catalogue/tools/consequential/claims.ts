@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { olderThanMilliseconds, port, uuid } from "../../shapes.ts";
 import { APPROVAL, evidenceReply, executeTool, previewTool, pruneExecuteTool } from "./receipts.ts";
+import { consequential } from "../../routes.ts";
+import { type Fragment, list, say } from "../../question.ts";
 
 /** A claim as previews show it: what a person recognises it by. */
 const claimRef = z.looseObject({
@@ -25,11 +27,12 @@ const claimTarget = ({ claimId }: { claimId: string }) => ({
 const claimsTarget = () => ({ type: "claim-collection", id: "global" });
 
 /** `web api.http (port 5173)`: how a person recognises a claim. */
-export function claimLabel(claim: ClaimRef): string {
+export function claimLabel(claim: ClaimRef): Fragment {
   const { project, component, endpoint } = claim.identity;
-  return `${project} ${component}.${endpoint}${
-    claim.assignedPort ? ` (port ${claim.assignedPort})` : ""
-  }`;
+  const name = `${component}.${endpoint}`;
+  return claim.assignedPort
+    ? say`${project} ${name} (port ${claim.assignedPort})`
+    : say`${project} ${name}`;
 }
 
 const reclaimObserved = z.looseObject({
@@ -44,32 +47,32 @@ const reclaimObserved = z.looseObject({
 
 export function explainReclaim(
   preview: z.output<ReturnType<typeof evidenceReply<typeof reclaimObserved>>>,
-): { effect: string; blockers: string[] } {
+): { effect: Fragment; blockers: Fragment[] } {
   const o = preview.observed;
-  const head = `Reclaim port ${o.port} with ${o.policy}:`;
+  const head = say`Reclaim port ${o.port} with ${o.policy}:`;
   const pids = [...new Map(o.targets.map((t) => [t.pid, t.command ?? "unknown"])).entries()];
   switch (o.outcome) {
     case "would-terminate":
       return {
-        effect: `${head} would terminate ${pids.map(([p, c]) => `pid ${p} (${c})`).join(", ")}.`,
+        effect: say`${head} would terminate ${list(pids.map(([p, c]) => say`pid ${p} (${c})`))}.`,
         blockers: [],
       };
     case "already-free":
       return {
-        effect: `${head} nothing listens; executing only releases its confirmed run, if any.`,
+        effect: say`${head} nothing listens; executing only releases its confirmed run, if any.`,
         blockers: [],
       };
     case "launcher-action-required":
       return {
-        effect: `${head} the listener is Docker-published and will not be signalled.`,
+        effect: say`${head} the listener is Docker-published and will not be signalled.`,
         blockers: [
-          `stop container(s) ${(o.launcherAction?.containerIds ?? []).join(", ")} via the launcher`,
+          say`stop container(s) ${list(o.launcherAction?.containerIds ?? [])} via the launcher`,
         ],
       };
     default:
       return {
-        effect: `${head} ${o.outcome}; nothing would be signalled.`,
-        blockers: [o.reason ?? o.outcome],
+        effect: say`${head} ${o.outcome}; nothing would be signalled.`,
+        blockers: [say`${o.reason ?? o.outcome}`],
       };
   }
 }
@@ -94,6 +97,10 @@ export const portReclaimExecute = executeTool({
   input: z.strictObject({ receiptId: uuid(), port: port() }),
   result: z.looseObject({ outcome: z.string(), reason: z.string().nullable() }),
   path: "/v1/actions/ports/{port}/reclaim/execute",
+  effect: consequential(
+    ["signals a process"],
+    "signals the processes the receipt names, then releases their run",
+  ),
   target: portTarget,
   outcome: (r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ""}.`,
   // The daemon may wait twice the grace period plus lsof time before answering.
@@ -115,9 +122,9 @@ export const claimReassignPreview = previewTool({
     }),
   path: "/v1/actions/claims/{claimId}/reassign/preview",
   body: ({ preferredPort, exactPort }) => ({ preferredPort, exactPort }),
-  reply: evidenceReply(z.looseObject({ claim: claimRef })),
+  reply: evidenceReply(z.looseObject({ claim: claimRef, port: port() })),
   explain: ({ observed }) => ({
-    effect: `Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
+    effect: say`Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
     blockers: [],
   }),
   target: claimTarget,
@@ -133,6 +140,7 @@ export const claimReassignExecute = executeTool({
   input: claimExecuteInput,
   result: z.looseObject({ assignedPort: port().nullable() }),
   path: "/v1/actions/claims/{claimId}/reassign/execute",
+  effect: consequential(["moves a claim"], "moves an idle claim to another port"),
   target: claimTarget,
   outcome: (r) => `claim now on port ${r.assignedPort}.`,
 });
@@ -145,7 +153,7 @@ export const claimDeletePreview = previewTool({
   path: "/v1/actions/claims/{claimId}/delete/preview",
   reply: evidenceReply(z.looseObject({ claim: claimRef })),
   explain: ({ observed }) => ({
-    effect: `Delete claim ${claimLabel(observed.claim)}; its port becomes free for others.`,
+    effect: say`Delete claim ${claimLabel(observed.claim)}; its port becomes free for others.`,
     blockers: [],
   }),
   target: claimTarget,
@@ -159,6 +167,7 @@ export const claimDeleteExecute = executeTool({
   input: claimExecuteInput,
   result: z.looseObject({ deleted: z.boolean() }),
   path: "/v1/actions/claims/{claimId}/delete/execute",
+  effect: consequential(["deletes records"], "deletes an idle claim"),
   target: claimTarget,
   outcome: (r) => (r.deleted ? "claim deleted." : "nothing deleted."),
 });
@@ -178,11 +187,11 @@ export const claimsPrunePreview = previewTool({
     const { candidates, skipped } = observed;
     return {
       effect: candidates.length === 0
-        ? "No claim to prune; executing would delete nothing."
-        : `Delete ${candidates.length} claim(s) whose workspace is gone: ${
-          candidates.slice(0, 5).map((c) => claimLabel(c.claim)).join(", ")
-        }${candidates.length > 5 ? ", …" : ""}.`,
-      blockers: skipped.map((s) => `${s.claimId}: ${s.reason}`),
+        ? say`No claim to prune; executing would delete nothing.`
+        : say`Delete ${candidates.length} claim(s) whose workspace is gone: ${
+          list(candidates.map((c) => claimLabel(c.claim)))
+        }.`,
+      blockers: skipped.map((s) => say`${s.claimId}: ${s.reason}`),
     };
   },
   target: claimsTarget,
@@ -195,5 +204,6 @@ export const claimsPruneExecute = pruneExecuteTool({
   description: "Delete the approved claims, re-checking each.",
   deleted: "deletedClaimIds",
   noun: "claim",
+  effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),
   target: claimsTarget,
 });

@@ -7,7 +7,14 @@ import { z } from "zod";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { loose, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
-import { type Params, post, segmentsOf } from "../../routes.ts";
+import {
+  type ConsequentialEffect,
+  coordinates,
+  type Params,
+  pathOf,
+  post,
+  segmentsOf,
+} from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../errors.ts";
@@ -17,6 +24,7 @@ import {
   approvalRoute,
   obtainApproval,
 } from "../../approval.ts";
+import { type Fragment, list, question, say } from "../../question.ts";
 
 const CAPS = [Capability.mcpFoundations];
 
@@ -93,8 +101,11 @@ export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<Dae
   body?(input: z.output<In>): Json;
   /** The reply's schema (`previewReply`), checked where it arrives. */
   reply: Reply;
-  /** One sentence on the effect, plus the blockers, read from the daemon's evidence. */
-  explain(preview: z.output<Reply>): { effect: string; blockers: string[] };
+  /**
+   * One sentence on the effect, plus the blockers, read from the daemon's evidence: built
+   * with `say`, so a person's question shows every daemon value quoted and bounded.
+   */
+  explain(preview: z.output<Reply>): { effect: Fragment; blockers: Fragment[] };
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
   target(input: z.output<In>): { type: string; id: string };
 }
@@ -103,7 +114,11 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
   spec: PreviewSpec<In, Reply>,
 ): AnyTool {
   const execute = `portreeve_${spec.stem}_execute`;
-  const route = post(spec.path, spec.reply);
+  const route = post(
+    spec.path,
+    spec.reply,
+    coordinates("records a receipt with a dry-run forecast; changes nothing else"),
+  );
   return defineTool({
     name: `portreeve_${spec.stem}_preview`,
     title: spec.title,
@@ -116,15 +131,18 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     async call(ctx, input) {
       const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
       const { effect, blockers } = spec.explain(preview);
-      const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
+      const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
+      const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
       ctx.receipts.remember({
         receiptId: preview.receiptId,
         action: preview.action,
         target: spec.target(input),
         expiresAt: preview.expiresAt,
-        question: `PortReeve: the agent asks to make this change. ${effect}${blocked} ${
-          receiptLine(preview)
-        }`,
+        question: question([
+          say`The agent asks to make this change: ${effect}`,
+          ...blockedLine,
+          receiptLine(preview),
+        ]),
       });
       const approval = approvalRoute(ctx);
       return {
@@ -133,21 +151,21 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         target: preview.target,
         expiresAt: preview.expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
-        summary: `${effect}${blocked}`,
-        blockers,
+        summary: `${effect.plain()}${blocked}`,
+        blockers: blockers.map((blocker) => blocker.plain()),
         nextStep: approvalStep(execute, blockers.length > 0, approval),
         proposal: preview.proposal,
         observed: preview.observed,
         approval,
       };
     },
-    summary: (data) => `${data.summary} ${receiptLine(data)} ${data.nextStep}`,
+    summary: (data) => `${data.summary} ${receiptLine(data).plain()} ${data.nextStep}`,
   });
 }
 
 /** `Receipt 8c6f1a2b expires 12:34:56Z.`: what a person reads of the receipt. */
-function receiptLine(receipt: { receiptId: string; expiresAt: string }): string {
-  return `Receipt ${receipt.receiptId.slice(0, 8)} expires ${clock(receipt.expiresAt)}.`;
+function receiptLine(receipt: { receiptId: string; expiresAt: string }): Fragment {
+  return say`Receipt ${receipt.receiptId.slice(0, 8)} expires ${clock(receipt.expiresAt)}.`;
 }
 
 /**
@@ -191,6 +209,8 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   result: R;
   /** The execute route; `{name}` segments come from the input fields of those names. */
   path: string;
+  /** What executing does: always consequential. */
+  effect: ConsequentialEffect;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
   /** The first successful execution's outcome, in a few words. */
@@ -212,6 +232,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
   const route = post(
     spec.path,
     z.looseObject({ changed: z.boolean(), replayed: z.boolean(), result: spec.result }),
+    spec.effect,
   );
   const params = (input: z.output<In>): Params => segmentsOf(input);
   return defineTool({
@@ -225,18 +246,20 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     routes: [route],
     async call(ctx: ToolContext, input) {
       const receiptId = input.receiptId as string;
+      const body = spec.body?.(input) ?? { receiptId };
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
-      await obtainApproval(ctx, {
+      const approval = await obtainApproval(ctx, {
         tool: `portreeve_${spec.stem}_execute`,
         action: spec.action,
         target: spec.target(input),
         receiptId,
+        request: { route, path: pathOf(route, params(input)), body },
       }).catch((error) => {
         throw withHint(error, spec.mismatchHint);
       });
-      const body = spec.body?.(input) ?? { receiptId };
       const data = await mutate(ctx, route, params(input), body, {
         timeoutMs: spec.timeoutMs,
+        approval,
       }).catch((error) => {
         throw withHint(error, spec.mismatchHint);
       });
@@ -293,6 +316,7 @@ export function pruneExecuteTool(spec: {
   /** The result field listing deleted ids, and what one of them is called. */
   deleted: string;
   noun: string;
+  effect: ConsequentialEffect;
   target(): { type: string; id: string };
 }): AnyTool {
   return executeTool({
@@ -303,6 +327,7 @@ export function pruneExecuteTool(spec: {
     input: z.strictObject({ receiptId: uuid() }),
     result: z.looseObject({ [spec.deleted]: z.array(uuid()), skipped: z.array(loose()) }),
     path: `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
+    effect: spec.effect,
     target: spec.target,
     outcome: (r) => {
       const deleted = r[spec.deleted];

@@ -19,6 +19,8 @@ import {
   previewTool,
   pruneExecuteTool,
 } from "./receipts.ts";
+import { consequential } from "../../routes.ts";
+import { type Fragment, list, say } from "../../question.ts";
 
 // The daemon binds a stack receipt to the stackRoot string exactly as sent.
 const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
@@ -44,26 +46,29 @@ const applyObserved = z.looseObject({
 
 export function explainApply(
   { observed }: z.output<ReturnType<typeof evidenceReply<typeof applyObserved>>>,
-): { effect: string; blockers: string[] } {
+): { effect: Fragment; blockers: Fragment[] } {
   const { document, stack } = observed;
   const rev = stack.revision.slice(0, 12);
   const write = document.kind === "missing"
-    ? `Create ${document.path}`
-    : `Replace ${document.path}${
-      document.fingerprint ? ` (fingerprint ${document.fingerprint.slice(0, 12)})` : ""
-    }`;
+    ? say`Create ${document.path}`
+    : document.fingerprint
+    ? say`Replace ${document.path} (fingerprint ${document.fingerprint.slice(0, 12)})`
+    : say`Replace ${document.path}`;
   const registry = !stack.existing
-    ? `register a new stack at revision ${rev}`
+    ? say`register a new stack at revision ${rev}`
     : stack.changed
-    ? `update stack ${stack.existing.id} to revision ${rev}`
-    : `leave stack ${stack.existing.id} unchanged`;
-  const invalid = document.kind === "regular" && document.issues.length > 0
-    ? " (the current file is invalid)"
-    : "";
+    ? say`update stack ${stack.existing.id} to revision ${rev}`
+    : say`leave stack ${stack.existing.id} unchanged`;
+  const invalid = document.kind === "regular" && document.issues.length > 0;
   const blockers = document.kind === "non-regular" || document.kind === "oversized"
-    ? [`${document.path} is ${document.kind}; the daemon will not replace it`]
+    ? [say`${document.path} is ${document.kind}; the daemon will not replace it`]
     : [];
-  return { effect: `${write}${invalid} and ${registry}.`, blockers };
+  return {
+    effect: invalid
+      ? say`${write} (the current file is invalid) and ${registry}.`
+      : say`${write} and ${registry}.`,
+    blockers,
+  };
 }
 
 export const stackApplyPreview = previewTool({
@@ -103,6 +108,10 @@ export const stackApplyExecute = executeTool({
   input: z.strictObject({ receiptId: uuid(), stackRoot: absolutePath(true) }),
   result: applyResult,
   path: "/v1/actions/stacks/apply/execute",
+  effect: consequential(
+    ["writes a file"],
+    "writes or replaces <stackRoot>/portreeve.stack.json and applies it to the registry",
+  ),
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
   target: stackRootTarget,
@@ -135,12 +144,12 @@ export const stacksPrunePreview = previewTool({
     const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
     return {
       effect: candidates.length === 0
-        ? "No stack to prune; executing would delete nothing."
-        : `Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
-          candidates.slice(0, 5).map((c) => `${c.stack.project} at ${c.stack.stackRoot}`).join(", ")
-        }${candidates.length > 5 ? ", …" : ""}.`,
+        ? say`No stack to prune; executing would delete nothing.`
+        : say`Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
+          list(candidates.map((c) => say`${c.stack.project} at ${c.stack.stackRoot}`))
+        }.`,
       blockers: blocked.map((b) =>
-        `${b.stack.project} at ${b.stack.stackRoot}: ${b.reasons.join(", ")}`
+        say`${b.stack.project} at ${b.stack.stackRoot}: ${list(b.reasons)}`
       ),
     };
   },
@@ -154,6 +163,10 @@ export const stacksPruneExecute = pruneExecuteTool({
   description: "Delete the approved stacks, re-checking each; signals nothing.",
   deleted: "deletedStackIds",
   noun: "stack",
+  effect: consequential(
+    ["deletes records"],
+    "deletes the stacks the receipt names with their generations, activations and claims",
+  ),
   target: stacksTarget,
 });
 
@@ -195,7 +208,8 @@ export const settingsUpdates = z.strictObject({
 });
 
 /** A setting value as a person reads it: ranges as `a–b`, long port lists counted. */
-export function showSetting(value: unknown): string {
+export function showSetting(value: unknown): string | number {
+  if (typeof value === "number") return value;
   if (!Array.isArray(value)) return String(value);
   if (value.every((v) => typeof v === "object" && v !== null)) {
     return value.map((r: { start: number; end: number }) => `${r.start}–${r.end}`).join(", ") ||
@@ -219,9 +233,9 @@ export const settingsUpdatePreview = previewTool({
     const current = observed.current;
     const updates = proposal.updates;
     const changes = Object.keys(updates).map((k) =>
-      `${k} ${showSetting(current[k])} → ${showSetting(updates[k])}`
+      say`${k} ${showSetting(current[k])} → ${showSetting(updates[k])}`
     );
-    return { effect: `Change ${changes.join("; ")}.`, blockers: [] };
+    return { effect: say`Change ${list(changes, "; ")}.`, blockers: [] };
   },
   target: settingsTarget,
 });
@@ -234,6 +248,7 @@ export const settingsUpdateExecute = executeTool({
   input: z.strictObject({ receiptId: uuid() }),
   result: z.looseObject({ settings: loose() }),
   path: "/v1/actions/settings/execute",
+  effect: consequential(["changes settings"], "changes the daemon's global settings"),
   target: settingsTarget,
   outcome: () => "settings updated.",
 });

@@ -15,6 +15,9 @@ import { showSetting } from "../../../../src/catalogue/tools/consequential/stack
 import { BridgeError } from "../../../../src/errors.ts";
 import { ReceiptBook } from "../../../../src/catalogue/receipt_book.ts";
 import { NO_HOST_CHANNEL } from "../../../../src/host_channel.ts";
+import { pathOf, type Route } from "../../../../src/daemon/routes.ts";
+import { admit } from "../../../../src/daemon/gate.ts";
+import type { RequestCall } from "../../../../src/daemon/client.ts";
 
 interface Sent {
   path: string;
@@ -28,8 +31,12 @@ type Answer = unknown | BridgeError;
 function scripted(answer: (path: string) => Answer) {
   const sent: Sent[] = [];
   const daemon = {
-    post: (path: string, body: Record<string, unknown>, options: { timeoutMs?: number }) => {
-      sent.push({ path, body, timeoutMs: options.timeoutMs });
+    request: (route: Route, call: RequestCall) => {
+      const path = pathOf(route, call.params);
+      const body = call.body ?? {};
+      // The real client's gate: a consequential request needs its approval proof.
+      admit(route, path, body, call.approval);
+      sent.push({ path, body, timeoutMs: call.timeoutMs });
       const a = answer(path);
       return a instanceof BridgeError ? Promise.reject(a) : Promise.resolve(a);
     },

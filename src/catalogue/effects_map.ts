@@ -1,0 +1,195 @@
+/**
+ * The effects map — every daemon route the bridge can call, what it does, which tools reach
+ * it and which gate stands before it — derived from the route declarations (daemon/routes.ts,
+ * daemon/effects.ts) and the tool definitions. `deno task gen` writes it to docs/effects.md
+ * and its consequential rows to the README; tests fail when either is stale.
+ */
+import { ALL_TOOLS } from "./index.ts";
+import type { AnyTool } from "./define.ts";
+import { RENEWAL_ROUTES } from "./renewers.ts";
+import { HEALTH_ROUTE } from "../daemon/replies.ts";
+import type { Route } from "../daemon/routes.ts";
+import {
+  canBeConsequential,
+  type Effect,
+  type EffectDeclaration,
+  isValueRule,
+} from "../daemon/effects.ts";
+
+/** Who reaches a route besides the tools that declare it. */
+const OTHER_CALLERS = new Map<Route, string>([
+  [HEALTH_ROUTE, "the compatibility probe (before a daemon-backed tool's first call)"],
+  [RENEWAL_ROUTES.lease, "custody (renews held lease credentials)"],
+  [RENEWAL_ROUTES.activation, "custody (renews held activation credentials)"],
+  [RENEWAL_ROUTES.launcher, "custody (heartbeats held launcher operations)"],
+]);
+
+export interface MapRow {
+  /** `METHOD path`. */
+  route: string;
+  effect: EffectDeclaration;
+  tools: AnyTool[];
+  others: string[];
+}
+
+/** One row per route (declarations of the same route must agree: a test checks it). */
+export function effectsMap(
+  tools: readonly AnyTool[] = ALL_TOOLS,
+  others: ReadonlyMap<Route, string> = OTHER_CALLERS,
+): MapRow[] {
+  const rows = new Map<string, MapRow>();
+  const row = (route: Route) => {
+    const found = rows.get(route.route) ??
+      { route: route.route, effect: route.effect, tools: [], others: [] };
+    rows.set(route.route, found);
+    return found;
+  };
+  for (const tool of tools) {
+    for (const route of tool.routes ?? []) {
+      const r = row(route);
+      if (!r.tools.includes(tool)) r.tools.push(tool);
+    }
+  }
+  for (const [route, who] of others) row(route).others.push(who);
+  return [...rows.values()].sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+}
+
+/** By path, then method. */
+function sortKey(row: MapRow): string {
+  const [method, path] = row.route.split(" ");
+  return `${path} ${method}`;
+}
+
+/** The gate a tool passes before a consequential request to this route. */
+export type Gate = "receipt" | "input" | "none";
+
+export function gateOf(row: MapRow, tool: AnyTool): Gate {
+  if (!canBeConsequential(row.effect)) return "none";
+  return tool.kind === "execute" ? "receipt" : "input";
+}
+
+const GATES: Record<Exclude<Gate, "none">, string> = {
+  receipt:
+    "the execute asks the person (through the host) about the receipt its preview returned; on a host that cannot ask, `auto` leaves the asking to the agent (the preview says so) and `required` refuses",
+  input:
+    "the person is asked (through the host) before the request is sent, naming the claim, the port and every pid the daemon reports; on a host that cannot ask it is refused with `portreeve_approval_needs_receipt` and nothing is sent",
+};
+
+function describeEffect(effect: Effect): string {
+  if (effect.level !== "consequential") return `${effect.level}: ${effect.what}`;
+  return `**consequential** (${effect.consequences.join(", ")}): ${effect.what}`;
+}
+
+function effectCell(declaration: EffectDeclaration): string {
+  return isValueRule(declaration)
+    ? `depends on \`${declaration.field}\` (below)`
+    : describeEffect(declaration);
+}
+
+function reachedBy(row: MapRow): string {
+  return [...row.tools.map((tool) => `\`${tool.name}\``), ...row.others].join(", ") || "nothing";
+}
+
+function gateCell(row: MapRow): string {
+  const gates = [...new Set(row.tools.map((tool) => gateOf(row, tool)))];
+  return gates.filter((gate) => gate !== "none").join(", ") || "—";
+}
+
+/** Markdown-safe table cell text. */
+const cell = (text: string) =>
+  text.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** docs/effects.md, whole. */
+export function effectsDocument(rows: MapRow[] = effectsMap()): string {
+  const lines = rows.map((row) =>
+    `| \`${row.route}\` | ${cell(effectCell(row.effect))} | ${cell(reachedBy(row))} | ${
+      gateCell(row)
+    } |`
+  );
+  const consequentialCount = rows.filter((row) => canBeConsequential(row.effect)).length;
+  const valueRules = rows.flatMap((row) => {
+    const rule = row.effect;
+    if (!isValueRule(rule)) return [];
+    return [
+      "",
+      `### \`${row.route}\`: \`${rule.field}\``,
+      "",
+      "| Value | Effect |",
+      "| --- | --- |",
+      ...Object.entries(rule.cases).map(([value, effect]) =>
+        `| \`${value}\`${value === rule.absent ? " (absent: the default)" : ""} | ${
+          cell(describeEffect(effect))
+        } |`
+      ),
+      "| any other value | the worst listed above (refused rather than guessed harmless) |",
+    ];
+  });
+  return [
+    "# Effects map",
+    "",
+    "<!-- Generated by `deno task gen` from the route declarations; do not edit. -->",
+    "",
+    `Every daemon route this bridge can call (${rows.length}; ${consequentialCount} can be consequential), ` +
+    "what a request to it does, which tools reach it, and the gate before it. The daemon " +
+    "client sends no other route, and refuses a consequential request without a proof from " +
+    "the approval module ([approval.md](approval.md)). With `--approval off` no gate asks " +
+    "anyone (the reference bridge's behaviour).",
+    "",
+    "| Route | Effect | Reached by | Gate |",
+    "| --- | --- | --- | --- |",
+    ...lines,
+    "",
+    "## Gates",
+    "",
+    ...Object.entries(GATES).map(([gate, text]) => `- **${gate}**: ${text}.`),
+    "",
+    "## Effects that depend on a value",
+    ...valueRules,
+    "",
+  ].join("\n");
+}
+
+export const MAP_START = "<!-- effects-map:start -->";
+export const MAP_END = "<!-- effects-map:end -->";
+
+/** The README's short table: the consequential routes only. */
+export function consequentialTable(rows: MapRow[] = effectsMap()): string {
+  const lines = rows.filter((row) => canBeConsequential(row.effect)).map((row) => {
+    const consequences = isValueRule(row.effect)
+      ? byConsequence(row.effect.cases)
+      : row.effect.level === "consequential"
+      ? row.effect.consequences.join(", ")
+      : "";
+    return `| \`${row.route}\` | ${cell(consequences)} | ${cell(reachedBy(row))} | ${
+      gateCell(row)
+    } |`;
+  });
+  return [
+    MAP_START,
+    "",
+    "| Route | Consequence | Reached by | Gate |",
+    "| --- | --- | --- | --- |",
+    ...lines,
+    "",
+    MAP_END,
+  ].join("\n");
+}
+
+/** `signals a process (\`graceful\`, \`force-after-grace\`)`: the values that cause each. */
+function byConsequence(cases: Readonly<Record<string, Effect>>): string {
+  const values = new Map<string, string[]>();
+  for (const [value, effect] of Object.entries(cases)) {
+    if (effect.level !== "consequential") continue;
+    const key = effect.consequences.join(", ");
+    values.set(key, [...(values.get(key) ?? []), `\`${value}\``]);
+  }
+  return [...values].map(([what, causes]) => `${what} (${causes.join(", ")})`).join("; ");
+}
+
+/** Replaces the marked section of `readme` with the current table. */
+export function withEffectsTable(readme: string): string {
+  const start = readme.indexOf(MAP_START);
+  const end = readme.indexOf(MAP_END);
+  if (start === -1 || end === -1) throw new Error("README has no effects-map markers");
+  return readme.slice(0, start) + consequentialTable() + readme.slice(end + MAP_END.length);
+}

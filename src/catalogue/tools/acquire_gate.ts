@@ -1,0 +1,203 @@
+/**
+ * The gate on `portreeve_lease_acquire`'s reclaim policies. With `graceful` or
+ * `force-after-grace` the daemon reclaims a claim that has a confirmed run before leasing it:
+ * it signals that run's processes — the effect of port_reclaim_execute, without a receipt.
+ * So such an acquire goes through the approval module like an execute:
+ *
+ * - `--approval off`: sent as given (the reference bridge's behaviour);
+ * - a host that cannot ask: refused before anything is sent;
+ * - otherwise the claim's run and listeners are read, and the person is asked, naming the
+ *   claim, the port and every pid the daemon reports; a yes is checked against a second
+ *   read just before sending. When the claim has no confirmed run the policy changes
+ *   nothing, so `never` is sent instead: a run confirmed meanwhile is then refused by the
+ *   daemon (a conflict), never signalled unasked.
+ */
+import { z } from "zod";
+import type { ToolContext } from "../context.ts";
+import { get, pathOf } from "../routes.ts";
+import { effectOf } from "../../daemon/effects.ts";
+import type { ApprovalProof } from "../../daemon/gate.ts";
+import { type InputQuestion, obtainInputApproval } from "../approval.ts";
+import { list, question, say } from "../question.ts";
+import { BridgeError, Codes } from "../../errors.ts";
+import { HostAskError } from "../../host_channel.ts";
+import { canonicalJson } from "../memory.ts";
+import { read } from "../daemon_calls.ts";
+import type { Route } from "../routes.ts";
+
+/** What the gate reads of the inventory: the claim's run and who listens on its port. */
+export const inventoryLookup = get(
+  "/v1/ports",
+  z.array(z.looseObject({
+    port: z.int(),
+    claim: z.looseObject({ id: z.string() }).nullable(),
+    run: z.looseObject({ id: z.string(), claimId: z.string(), state: z.string() }).nullable(),
+    listeners: z.array(z.looseObject({ pid: z.int(), command: z.string().nullable() })),
+  })),
+);
+
+/** The acquire body as the tool sends it. */
+export interface AcquireBody extends Record<string, unknown> {
+  claim:
+    & { project: string; workspaceRoot: string; component: string; endpoint: string }
+    & Record<
+      string,
+      unknown
+    >;
+  allocation: { replacementPolicy: string } & Record<string, unknown>;
+}
+
+/** What the daemon would reclaim first. */
+interface Reclaimable {
+  runId: string;
+  port: number;
+  listeners: { pid: number; command: string | null }[];
+}
+
+/** The body to send and, when it is consequential, the proof that lets it through. */
+export async function gateAcquire(
+  ctx: ToolContext,
+  route: Route,
+  body: AcquireBody,
+): Promise<{ body: AcquireBody; approval?: ApprovalProof }> {
+  if (effectOf(route.effect, body).level !== "consequential") return { body };
+  const policy = body.allocation.replacementPolicy;
+  let seen: Reclaimable | undefined;
+  const approval = await obtainInputApproval(ctx, {
+    request: { route, path: pathOf(route), body },
+    prepare: async () => {
+      seen = await reclaimable(ctx, body);
+      return seen && await ask(body, seen);
+    },
+    refusals: refusals(policy),
+  });
+  if (!approval) {
+    // Nothing to reclaim now: the policy would change nothing, so nothing needs approving.
+    return { body: { ...body, allocation: { ...body.allocation, replacementPolicy: "never" } } };
+  }
+  if (seen) {
+    // The person approved what was read before asking; anything else is asked about anew.
+    const now = await reclaimable(ctx, body);
+    if (fingerprint(now) !== fingerprint(seen)) throw changedMeanwhile(policy);
+  }
+  return { body, approval };
+}
+
+/** The claim's confirmed run, if any, read from the inventory filtered to the claim. */
+async function reclaimable(ctx: ToolContext, body: AcquireBody): Promise<Reclaimable | undefined> {
+  const { project, workspaceRoot, component, endpoint } = body.claim;
+  const entries = await read(ctx, inventoryLookup, {}, {
+    project,
+    workspace: workspaceRoot,
+    component,
+    endpoint,
+  });
+  for (const entry of entries) {
+    const run = entry.run;
+    if (run && run.state === "confirmed" && entry.claim && run.claimId === entry.claim.id) {
+      return {
+        runId: run.id,
+        port: entry.port,
+        listeners: entry.listeners.map((l) => ({ pid: l.pid, command: l.command })),
+      };
+    }
+  }
+  return undefined;
+}
+
+function fingerprint(target: Reclaimable | undefined): string {
+  if (!target) return "none";
+  const pids = target.listeners.map((l) => l.pid).sort((a, b) => a - b);
+  return JSON.stringify([target.runId, target.port, pids]);
+}
+
+async function ask(body: AcquireBody, target: Reclaimable): Promise<InputQuestion> {
+  const { project, workspaceRoot, component, endpoint } = body.claim;
+  const policy = body.allocation.replacementPolicy;
+  const pids = list(target.listeners.map((l) => say`pid ${l.pid} (${l.command ?? "unknown"})`));
+  const signals = policy === "force-after-grace"
+    ? say`SIGTERM, then SIGKILL after the grace period,`
+    : say`SIGTERM`;
+  const run = target.listeners.length > 0
+    ? say`The claim's confirmed run ${target.runId} holds port ${target.port}: to lease it, the daemon would first send ${signals} to ${pids}, and release that run.`
+    : say`The claim's confirmed run ${target.runId} holds port ${target.port}, where nothing listens now: the daemon would release that run (and signal whatever listens there by then).`;
+  const subject = await digest(canonicalJson({ body, target: fingerprint(target) }));
+  return {
+    subject: `acquire:${subject}`,
+    question: question([
+      say`The agent asks to lease claim ${project} ${`${component}.${endpoint}`} in ${workspaceRoot} with replacementPolicy ${policy}.`,
+      run,
+      say`Decline to leave those processes running; nothing has been sent yet.`,
+    ]),
+  };
+}
+
+async function digest(text: string): Promise<string> {
+  const bytes = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+  );
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const FIELD = "allocation.replacementPolicy";
+
+function refusals(policy: string) {
+  const details = (reason: string) => ({ field: FIELD, value: policy, reason });
+  return {
+    hostCannotAsk: () =>
+      new BridgeError(
+        Codes.approvalNeedsReceipt,
+        `replacementPolicy ${policy} lets the daemon signal the processes of the claim's confirmed run, which needs the user's approval, and this host cannot ask them; nothing was sent to the daemon.`,
+        false,
+        details("host_cannot_ask"),
+      ),
+    declined: () =>
+      new BridgeError(
+        Codes.approvalDeclined,
+        `Reclaiming the claim's run (replacementPolicy ${policy}) was not approved; nothing was sent to the daemon and its processes keep running.`,
+        false,
+        details("declined"),
+        "Do not repeat this call: ask the user what they want instead (replacementPolicy never leaves running processes alone).",
+      ),
+    busy: () =>
+      new BridgeError(
+        Codes.approvalUnavailable,
+        "The user is already being asked about this same acquire; nothing was sent to the daemon.",
+        true,
+        details("question_open"),
+        "Wait for the answer to the question already open, then call again if it is still needed.",
+      ),
+    cancelled: () =>
+      new BridgeError(
+        Codes.cancelled,
+        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
+        false,
+        details("cancelled"),
+        "Call again if the lease is still needed; the user will be asked again.",
+      ),
+    noAnswer: (waitedMs: number, cause: unknown) => {
+      const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
+      return new BridgeError(
+        Codes.approvalUnavailable,
+        `${
+          timedOut
+            ? `No answer from the user within ${Math.round(waitedMs / 1000)} s`
+            : `The host could not ask the user (${cause.message})`
+        }; nothing was sent to the daemon.`,
+        true,
+        details(timedOut ? "no_answer" : "host_failed"),
+        "Call portreeve_lease_acquire again to ask the user again, or use replacementPolicy never.",
+      );
+    },
+  };
+}
+
+function changedMeanwhile(policy: string): BridgeError {
+  return new BridgeError(
+    Codes.approvalUnavailable,
+    "The claim's run or its processes changed while the user was being asked; nothing was sent to the daemon.",
+    true,
+    { field: FIELD, value: policy, reason: "evidence_changed" },
+    "Call portreeve_lease_acquire again: the user will be asked about the processes running now.",
+  );
+}

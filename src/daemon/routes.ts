@@ -1,0 +1,86 @@
+/**
+ * How a daemon route is declared: method, path template, the schema of its reply (checked by
+ * the client where the reply arrives, which also types it) and its effect on the world
+ * (effects.ts). The client sends only routes declared here, so every request it can make is
+ * in the effects map.
+ */
+import type { z } from "zod";
+import { type EffectDeclaration, reads } from "./effects.ts";
+
+export type Method = "GET" | "POST";
+
+export interface Route<Reply extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** The protocol's path; `{name}` stands for one segment, filled from the call's params. */
+  path: string;
+  /** `METHOD path`, as errors name the route. */
+  route: string;
+  schema: Reply;
+  /** What a request to this route does, possibly depending on its body. */
+  effect: EffectDeclaration;
+}
+
+/** Every route declared so far, in declaration order (for the effects map). */
+const DECLARED: Route[] = [];
+const DECLARED_SET = new WeakSet<Route>();
+
+function declare<Reply extends z.ZodType>(route: Route<Reply>): Route<Reply> {
+  DECLARED.push(route);
+  DECLARED_SET.add(route);
+  return route;
+}
+
+/** A GET: the protocol's GETs only read (some sweep expired leases first). */
+export function get<Reply extends z.ZodType>(path: string, schema: Reply): Route<Reply> {
+  return declare({ method: "GET", path, route: `GET ${path}`, schema, effect: reads() });
+}
+
+/** A POST and what it does; a POST that only reads says so with `reads(…)`. */
+export function post<Reply extends z.ZodType>(
+  path: string,
+  schema: Reply,
+  effect: EffectDeclaration,
+): Route<Reply> {
+  return declare({ method: "POST", path, route: `POST ${path}`, schema, effect });
+}
+
+/** Whether `route` was made by `get` or `post` (the client sends nothing else). */
+export function isDeclared(route: Route): boolean {
+  return DECLARED_SET.has(route);
+}
+
+/** The routes declared by the modules loaded so far. */
+export function declaredRoutes(): readonly Route[] {
+  return DECLARED;
+}
+
+/** Values for a route's `{name}` segments. */
+export type Params = Record<string, string | number>;
+
+/** A GET's query. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** A path segment for an id: the daemon routes only lowercase UUIDs. */
+export function id(value: string): string {
+  return encodeURIComponent(value.toLowerCase());
+}
+
+/** The concrete path of `route` with its segments filled from `params`. */
+export function pathOf(route: Route, params: Params = {}): string {
+  return route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route.route} needs a value for {${name}}`);
+    return typeof value === "number" ? String(value) : id(value);
+  });
+}
+
+/** Whether the concrete `method path` (query string ignored) is a request to `route`. */
+export function matches(route: Route, method: string, path: string): boolean {
+  if (route.method !== method) return false;
+  const template = route.path.split("/");
+  const concrete = path.split("?")[0].split("/");
+  return template.length === concrete.length &&
+    template.every((part, i) =>
+      /^\{[^}]+\}$/.test(part) ? concrete[i] !== "" : part === concrete[i]
+    );
+}

@@ -1,0 +1,228 @@
+/**
+ * Reclaiming through lease_acquire is gated, end to end: the real `serve` process with its
+ * real flags over real stdio, the simulator on a real Unix socket observing the machine, and
+ * a real listener process on a real port holding a confirmed run. Declined: the process
+ * lives and no acquire reached the daemon. Approved: the process is signalled (SIGTERM) and
+ * the lease acquired. A host that cannot ask: refused, not one request sent. And issue 20's
+ * attack: a declined port_reclaim_execute, then lease_acquire with the claim's identity and
+ * force-after-grace, in the full toolset and under `--toolset coordinate --approval required`.
+ */
+import assert from "node:assert/strict";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import { type Bridge, type Era, startBridge, withSimulator } from "./harness.ts";
+import { type Env, failsWith, succeeds } from "./receipt_steps.ts";
+import { childEnv } from "../../src/child_env.ts";
+import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
+
+type Data = Record<string, unknown>;
+
+const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
+const DECLINE: ElicitResult = { action: "decline" };
+
+/** A person answering questions in order, keeping every question. */
+function person(...answers: ElicitResult[]) {
+  const questions: string[] = [];
+  return {
+    questions,
+    answer: (question: ElicitRequest["params"]): Promise<ElicitResult> => {
+      questions.push(question.message);
+      const next = answers.shift();
+      return next ? Promise.resolve(next) : Promise.reject(new Error("no answer scripted"));
+    },
+  };
+}
+
+/** A real process listening on `port` until it is signalled. */
+async function listener(port: number) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const l = Deno.listen({ hostname: "127.0.0.1", port: ${port} });
+       console.log("listening");
+       for await (const c of l) c.close();`,
+    ],
+    env: childEnv({}),
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const { value } = await reader.read();
+  assert.match(value ?? "", /listening/);
+  reader.releaseLock();
+  let ended: Deno.CommandStatus | undefined;
+  const status = child.status.then((s) => ended = s);
+  return {
+    pid: child.pid,
+    status,
+    alive: () => ended === undefined,
+    async stop() {
+      if (ended === undefined) child.kill("SIGKILL");
+      await status;
+      await child.stdout.cancel().catch(() => {});
+    },
+  };
+}
+
+type Listener = Awaited<ReturnType<typeof listener>>;
+
+/** A confirmed run of claim `web vite.default` whose root is a real listening process. */
+async function runningClaim(bridge: Bridge, env: Env) {
+  const claim = { project: "web", workspaceRoot: env.dir, component: "vite" };
+  const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", { claim });
+  const port = lease.port as number;
+  const process = await listener(port);
+  await succeeds(bridge, "portreeve_lease_confirm", {
+    credentialHandle: lease.credentialHandle,
+    rootPid: process.pid,
+  });
+  return { claim, port, process };
+}
+
+async function session(
+  opts: { era?: Era; serveArgs?: string[]; answers?: ReturnType<typeof person> },
+  body: (bridge: Bridge, env: Env, running: Awaited<ReturnType<typeof runningClaim>>) => Promise<
+    void
+  >,
+): Promise<void> {
+  const env = await withSimulator({ observeHost: true });
+  // The run is set up by a bridge that is not being tested, so every mode can be tried.
+  const setup = await startBridge({ socketPath: env.socketPath, serveArgs: ["--label", "setup"] });
+  let process: Listener | undefined;
+  let bridge: Bridge | undefined;
+  try {
+    const running = await runningClaim(setup, env);
+    process = running.process;
+    bridge = await startBridge({
+      socketPath: env.socketPath,
+      era: opts.era,
+      serveArgs: opts.serveArgs,
+      elicitation: opts.answers?.answer,
+    });
+    await body(bridge, env, running);
+  } finally {
+    await bridge?.close();
+    await setup.close();
+    await process?.stop();
+    await env.cleanup();
+  }
+}
+
+const acquires = (env: Env) =>
+  env.sim.requests.filter((r) => r.method === "POST" && r.path === "/v1/leases/acquire").length;
+
+/** The question put about reclaiming `running` with `policy`, line by line. */
+function expectedQuestion(
+  env: Env,
+  running: { port: number; process: Listener },
+  policy: string,
+  runId: string,
+): string[] {
+  const signals = policy === "force-after-grace"
+    ? "SIGTERM, then SIGKILL after the grace period,"
+    : "SIGTERM";
+  return [
+    QUESTION_HEADER,
+    `The agent asks to lease claim "web" "vite.default" in "${env.dir}" with replacementPolicy "${policy}".`,
+    `The claim's confirmed run "${runId}" holds port ${running.port}: to lease it, the daemon would first send ${signals} to pid ${running.process.pid} ("deno"), and release that run.`,
+    "Decline to leave those processes running; nothing has been sent yet.",
+  ];
+}
+
+const runIdOf = async (bridge: Bridge, port: number) => {
+  const { data } = await succeeds(bridge, "portreeve_port_inspect", { port, detail: "full" });
+  return (data.run as Data).id as string;
+};
+
+for (const era of ["legacy", "modern"] as const) {
+  Deno.test(`acquire gate (${era}): declined reclaims leave the process alive; approved signals it`, async () => {
+    const answers = person(DECLINE, DECLINE, ACCEPT);
+    await session({ era, answers }, async (bridge, env, running) => {
+      const { claim, port, process } = running;
+      const runId = await runIdOf(bridge, port);
+      // The attack: the person declines the receipt-bound reclaim…
+      const { data: preview } = await succeeds(bridge, "portreeve_port_reclaim_preview", {
+        port,
+        policy: "force-after-grace",
+      });
+      await failsWith(bridge, "portreeve_port_reclaim_execute", {
+        receiptId: preview.receiptId,
+        port,
+      }, "portreeve_approval_declined");
+      // …so the agent acquires the claim with force-after-grace: the person is asked again.
+      const declined = await failsWith(bridge, "portreeve_lease_acquire", {
+        claim,
+        allocation: { replacementPolicy: "force-after-grace" },
+      }, "portreeve_approval_declined");
+      assert.match(declined.message, /nothing was sent to the daemon/);
+      assert.deepEqual(
+        answers.questions[1].split("\n"),
+        expectedQuestion(env, running, "force-after-grace", runId),
+      );
+      assert.equal(acquires(env), 1, "only the set-up acquire reached the daemon");
+      assert.ok(process.alive(), "the declined process still runs");
+      const still = await succeeds(bridge, "portreeve_port_inspect", { port });
+      assert.equal(still.data.classification, "verified");
+
+      // Approved: the daemon reclaims the run (the process is signalled) and leases the port.
+      const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", {
+        claim,
+        allocation: { replacementPolicy: "graceful" },
+      });
+      assert.deepEqual(
+        answers.questions[2].split("\n"),
+        expectedQuestion(env, running, "graceful", runId),
+      );
+      assert.equal(lease.port, port);
+      assert.equal((await process.status).signal, "SIGTERM");
+      assert.equal(answers.questions.length, 3);
+    });
+  });
+
+  Deno.test(`acquire gate (${era}): a host that cannot ask is refused, with 0 daemon requests`, async () => {
+    await session({ era }, async (bridge, env, running) => {
+      const before = env.sim.requests.length;
+      for (const policy of ["graceful", "force-after-grace"]) {
+        const refused = await failsWith(bridge, "portreeve_lease_acquire", {
+          claim: running.claim,
+          allocation: { replacementPolicy: policy },
+        }, "portreeve_approval_needs_receipt");
+        assert.match(refused.nextStep, /portreeve_port_reclaim_preview/);
+        assert.match(refused.nextStep, /portreeve_port_reclaim_execute/);
+      }
+      assert.equal(env.sim.requests.length, before, "not one request reached the daemon");
+      assert.ok(running.process.alive());
+    });
+  });
+}
+
+Deno.test("acquire gate: the attack under --toolset coordinate --approval required", async () => {
+  const serveArgs = ["--toolset", "coordinate", "--approval", "required"];
+  const answers = person(DECLINE);
+  await session({ serveArgs, answers }, async (bridge, env, running) => {
+    // Any agent reads the claim's identity from claims_list.
+    const { data } = await succeeds(bridge, "portreeve_claims_list", { workspaceRoot: env.dir });
+    const [listed] = data.items as { identity: Data }[];
+    const claim = {
+      project: listed.identity.project,
+      workspaceRoot: listed.identity.workspaceRoot,
+      component: listed.identity.component,
+    };
+    await failsWith(bridge, "portreeve_lease_acquire", {
+      claim,
+      allocation: { replacementPolicy: "force-after-grace" },
+    }, "portreeve_approval_declined");
+    assert.equal(answers.questions.length, 1);
+    assert.equal(acquires(env), 1, "only the set-up acquire reached the daemon");
+    assert.ok(running.process.alive());
+  });
+  // The same bridge flags with a host that cannot ask: refused before anything is sent.
+  await session({ serveArgs }, async (bridge, env, running) => {
+    const before = env.sim.requests.length;
+    await failsWith(bridge, "portreeve_lease_acquire", {
+      claim: running.claim,
+      allocation: { replacementPolicy: "force-after-grace" },
+    }, "portreeve_approval_needs_receipt");
+    assert.equal(env.sim.requests.length, before);
+    assert.ok(running.process.alive());
+  });
+});

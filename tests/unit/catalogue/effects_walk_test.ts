@@ -1,0 +1,329 @@
+/**
+ * The effects promise, walked: every tool of the catalogue, with every value of every enum
+ * field of its advertised input, under every approval situation, against the simulator on a
+ * real Unix socket through the real daemon client. For each call it checks what reached the
+ * daemon:
+ *
+ * - every request matches a declared route, one the calling tool declares (or the
+ *   compatibility probe's): no undeclared path;
+ * - a request whose declared effect is consequential came from an approved call: the person
+ *   said yes, or `--approval off`, or an execute under `auto` on a host that cannot ask (the
+ *   receipt flow, where the preview told the agent to ask) — never otherwise;
+ * - the declarations are true: when the simulator's history shows a consequential event
+ *   (a signal, a deletion, a moved claim, a written stack file, changed settings) during the
+ *   call, one of the call's requests was declared consequential.
+ *
+ * And, so the walk cannot pass by missing its target: every consequential route was reached
+ * by an approved call, and every value a declared effect depends on was sent.
+ */
+import assert from "node:assert/strict";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { Catalogue } from "../../../src/catalogue/catalogue.ts";
+import { effectsMap } from "../../../src/catalogue/effects_map.ts";
+import { HEALTH_ROUTE } from "../../../src/daemon/replies.ts";
+import { declaredRoutes, matches, type Route } from "../../../src/daemon/routes.ts";
+import { canBeConsequential, effectOf, isValueRule } from "../../../src/daemon/effects.ts";
+import { type Situation, STACK, World } from "../../support/walk_world.ts";
+
+type Json = Record<string, unknown>;
+
+/** History events that only a consequential request produces (protocol §4.11). */
+const CONSEQUENTIAL_EVENTS = new Set([
+  "reclamation.signal-sent",
+  "claim.deleted",
+  "claim.pruned",
+  "claim.reassigned",
+  "stack.pruned",
+  "stack.created",
+  "stack.definition.applied",
+  "config.updated",
+]);
+
+const ANSWER = (approve: boolean) => () =>
+  Promise.resolve(
+    approve ? { action: "accept", content: { approve: true } } : { action: "decline" },
+  );
+
+const SITUATIONS: readonly Situation[] = [
+  { name: "auto, host cannot ask", approval: "auto", host: { canAsk: false }, approves: false },
+  {
+    name: "auto, the person declines",
+    approval: "auto",
+    host: { canAsk: true, ask: ANSWER(false) },
+    approves: false,
+  },
+  {
+    name: "required, host cannot ask",
+    approval: "required",
+    host: { canAsk: false },
+    approves: false,
+  },
+  {
+    name: "auto, the person approves",
+    approval: "auto",
+    host: { canAsk: true, ask: ANSWER(true) },
+    approves: true,
+  },
+  { name: "off", approval: "off", host: { canAsk: false }, approves: true },
+];
+
+/** Whether an approved call may have sent a consequential request in this situation. */
+function approved(kind: string, situation: Situation): boolean {
+  if (situation.approves) return true;
+  // The receipt flow: the preview told the agent to get the person's yes first.
+  return kind === "execute" && situation.approval === "auto" && !situation.host.canAsk;
+}
+
+const pick = (data: Json, ...keys: string[]) =>
+  Object.fromEntries(keys.map((key) => [key, data[key]]));
+
+/** A valid call of every tool (without `portreeve_`), in a world that gives it something to do. */
+const CASES: Record<string, (w: World) => Promise<Json>> = {
+  diagnostics: () => Promise.resolve({}),
+  compatibility: () => Promise.resolve({}),
+  health: () => Promise.resolve({}),
+  settings_get: () => Promise.resolve({}),
+  ports_list: () => Promise.resolve({}),
+  port_inspect: async (w) => pick(await w.running(), "port"),
+  claims_list: () => Promise.resolve({}),
+  claim_get: async (w) => ({ id: (await w.idle()).claimId }),
+  stacks_list: () => Promise.resolve({}),
+  stack_get: async (w) => ({ id: (await w.stack()).stackId }),
+  generations_list: () => Promise.resolve({}),
+  generation_get: async (w) => ({ id: (await w.generation()).generationId }),
+  activations_list: () => Promise.resolve({}),
+  activation_get: async (w) => ({ id: (await w.activation()).activationId }),
+  history_list: () => Promise.resolve({}),
+  lease_acquire: async (w) => ({ claim: (await w.running()).claim, allocation: {} }),
+  lease_confirm: async (w) => ({
+    credentialHandle: (await w.pending()).credentialHandle,
+    rootPid: 4343,
+  }),
+  lease_abandon: async (w) => ({
+    credentialHandle: (await w.pending()).credentialHandle,
+    reason: "startup-error",
+  }),
+  run_release: async (w) => pick(await w.running(), "runId"),
+  stack_status: async (w) => pick(await w.stack(), "stackId"),
+  stack_prepare: async (w) => pick(await w.stack(), "stackId"),
+  activation_begin: async (w) => pick(await w.generation(), "generationId"),
+  activation_custody_extend: async (w) => ({
+    ...pick(await w.activation(), "activationId"),
+    custodyMinutes: 20,
+  }),
+  activation_resolve: async (w) => ({
+    ...pick(await w.activation(), "activationId"),
+    component: "api",
+  }),
+  activation_confirm_endpoint: async (w) => {
+    const a = await w.activation();
+    return {
+      activationId: a.activationId,
+      credentialHandle: a.api,
+      bindingKind: "process",
+      rootPid: 4444,
+    };
+  },
+  activation_skip_endpoint: async (w) => {
+    const a = await w.activation();
+    return { activationId: a.activationId, credentialHandle: a.web };
+  },
+  activation_abandon_endpoint: async (w) => {
+    const a = await w.activation();
+    return { activationId: a.activationId, credentialHandle: a.api, reason: "startup-error" };
+  },
+  activation_reconcile: async (w) => pick(await w.activation(), "activationId"),
+  activation_end: async (w) => pick(await w.activation(), "activationId"),
+  port_reclaim_preview: async (w) => ({ ...pick(await w.running(), "port"), policy: "graceful" }),
+  port_reclaim_execute: async (w) => {
+    const { port } = await w.running();
+    return await w.receipt("port_reclaim", { port, policy: "graceful" }, { port });
+  },
+  claim_reassign_preview: async (w) => pick(await w.idle(), "claimId"),
+  claim_reassign_execute: async (w) => {
+    const { claimId } = await w.idle();
+    return await w.receipt("claim_reassign", { claimId }, { claimId });
+  },
+  claim_delete_preview: async (w) => pick(await w.idle(), "claimId"),
+  claim_delete_execute: async (w) => {
+    const { claimId } = await w.idle();
+    return await w.receipt("claim_delete", { claimId }, { claimId });
+  },
+  claims_prune_preview: () => Promise.resolve({ olderThanMilliseconds: 0 }),
+  claims_prune_execute: async (w) => {
+    await w.goneClaim();
+    return await w.receipt("claims_prune", { olderThanMilliseconds: 0 });
+  },
+  stack_document_get: async (w) => pick(await w.stack(), "stackRoot"),
+  stack_definition_validate: () => Promise.resolve({ definition: STACK }),
+  stack_apply_preview: async (w) => ({ stackRoot: await w.folder("new"), definition: STACK }),
+  stack_apply_execute: async (w) => {
+    const stackRoot = await w.folder("new");
+    return await w.receipt("stack_apply", { stackRoot, definition: STACK }, { stackRoot });
+  },
+  stacks_prune_preview: () => Promise.resolve({ olderThanMilliseconds: 0 }),
+  stacks_prune_execute: async (w) => {
+    await w.goneStack();
+    return await w.receipt("stacks_prune", { olderThanMilliseconds: 0 });
+  },
+  settings_update_preview: () => Promise.resolve({ updates: { leaseTtlMilliseconds: 20_000 } }),
+  settings_update_execute: (w) =>
+    w.receipt("settings_update", { updates: { leaseTtlMilliseconds: 20_000 } }),
+  stack_snapshot: async (w) => ({
+    ...pick(await w.activation(), "activationId"),
+    component: "api",
+    gatewayHost: "host.docker.internal",
+  }),
+  launcher_operation_begin: async (w) => ({
+    ...pick(await w.stack(), "stackId"),
+    operation: "status",
+    launcherRevision: "a".repeat(64),
+    callerOperationId: crypto.randomUUID(),
+  }),
+  launcher_operation_renew: async (w) =>
+    pick(await w.operation(), "operationId", "credentialHandle"),
+  launcher_operation_complete: async (w) => ({
+    ...pick(await w.operation(), "operationId", "credentialHandle"),
+    completion: { outcome: "succeeded" },
+  }),
+  launcher_operation_get: async (w) => pick(await w.operation(), "operationId"),
+  launcher_operations_list: async (w) => pick(await w.stack(), "stackId"),
+};
+
+type Schema = Record<string, unknown>;
+
+/** Every enum field of an advertised input schema (nested objects and maps included). */
+function enumFields(schema: Schema, path: string[] = []): { path: string[]; values: unknown[] }[] {
+  if (Array.isArray(schema.enum)) return [{ path, values: schema.enum }];
+  const found: { path: string[]; values: unknown[] }[] = [];
+  for (const branch of (schema.anyOf ?? []) as Schema[]) found.push(...enumFields(branch, path));
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  for (const [key, value] of Object.entries(properties)) {
+    found.push(...enumFields(value, [...path, key]));
+  }
+  const extra = schema.additionalProperties;
+  if (typeof extra === "object" && extra !== null) {
+    // A map keyed by component name: the walk's stack has "api".
+    found.push(...enumFields(extra as Schema, [...path, "api"]));
+  }
+  return found;
+}
+
+function withValue(args: Json, path: string[], value: unknown): Json {
+  const copy = structuredClone(args);
+  let at: Json = copy;
+  for (const key of path.slice(0, -1)) {
+    if (typeof at[key] !== "object" || at[key] === null) at[key] = {};
+    at = at[key] as Json;
+  }
+  at[path.at(-1)!] = value;
+  return copy;
+}
+
+interface Variant {
+  label: string;
+  apply(args: Json): Json;
+}
+
+function variantsOf(tool: (typeof ALL_TOOLS)[number]): Variant[] {
+  const listed = new Catalogue("full").listing().find((t) => t.name === tool.name)!;
+  const variants: Variant[] = [{ label: "as set up", apply: (args) => args }];
+  for (const field of enumFields(listed.inputSchema as Schema)) {
+    for (const value of field.values) {
+      variants.push({
+        label: `${field.path.join(".")}=${String(value)}`,
+        apply: (args) => withValue(args, field.path, value),
+      });
+    }
+  }
+  return variants;
+}
+
+/** Routes a request by `tool` may go to: its own, and the compatibility probe's. Custody's
+ * background renewals never fire here (its clock is fake), so a renewal is a tool's own. */
+function allowedRoutes(tool: (typeof ALL_TOOLS)[number]): Route[] {
+  return [...(tool.routes ?? []), HEALTH_ROUTE];
+}
+
+Deno.test("effects walk: every tool, every enum value, every approval situation", async () => {
+  const stems = ALL_TOOLS.map((tool) => tool.name.replace(/^portreeve_/, "")).sort();
+  assert.deepEqual(Object.keys(CASES).sort(), stems, "every tool has a walk case, and only tools");
+  const declared = declaredRoutes();
+  /** Consequential routes an approved call reached, and the values sent to value rules. */
+  const reached = new Set<string>();
+  const sentValues = new Set<string>();
+  let calls = 0;
+
+  for (const tool of ALL_TOOLS) {
+    const stem = tool.name.replace(/^portreeve_/, "");
+    for (const variant of variantsOf(tool)) {
+      for (const situation of SITUATIONS) {
+        const where = `${tool.name} (${variant.label}; ${situation.name})`;
+        const world = await World.open();
+        try {
+          const args = variant.apply(await CASES[stem](world));
+          const before = world.sim.requests.length;
+          const events = world.sim.control.state.history.length;
+          await world.call(tool.name, args, situation);
+          calls++;
+          const requests = world.sim.requests.slice(before);
+          let declaredConsequential = false;
+          for (const request of requests) {
+            const said = `${where}: ${request.method} ${request.path}`;
+            const routes = declared.filter((r) => matches(r, request.method, request.path));
+            assert.ok(routes.length > 0, `${said} matches no declared route`);
+            const own = allowedRoutes(tool).filter((r) => matches(r, request.method, request.path));
+            assert.ok(own.length > 0, `${said} is not among the routes ${tool.name} declares`);
+            const { client: _client, ...body } = (request.body ?? {}) as Json;
+            for (const route of own) {
+              if (isValueRule(route.effect)) {
+                const value = body[route.effect.field.split(".")[0]];
+                sentValues.add(`${route.route} ${JSON.stringify(value)}`);
+              }
+              if (effectOf(route.effect, body).level !== "consequential") continue;
+              declaredConsequential = true;
+              assert.ok(
+                approved(tool.kind, situation),
+                `${said} is consequential and reached the daemon unapproved`,
+              );
+              reached.add(route.route);
+            }
+          }
+          const happened = world.sim.control.state.history.slice(events)
+            .filter((event) => CONSEQUENTIAL_EVENTS.has(event.eventType));
+          assert.ok(
+            happened.length === 0 || declaredConsequential,
+            `${where}: the daemon recorded ${
+              happened.map((e) => e.eventType).join(", ")
+            } but no request was declared consequential`,
+          );
+        } finally {
+          await world.close();
+        }
+      }
+    }
+  }
+
+  const consequential = effectsMap().filter((row) => canBeConsequential(row.effect));
+  for (const row of consequential) {
+    assert.ok(reached.has(row.route), `no approved call reached ${row.route}`);
+    if (isValueRule(row.effect)) {
+      for (const value of Object.keys(row.effect.cases)) {
+        const field = row.effect.field.split(".");
+        const sent = [...sentValues].some((entry) =>
+          entry.startsWith(`${row.route} `) &&
+          valueAt(JSON.parse(entry.slice(row.route.length + 1)), field.slice(1)) === value
+        );
+        assert.ok(sent, `${row.route}: ${row.effect.field} = ${value} was never sent`);
+      }
+    }
+  }
+  assert.ok(calls > 4 * ALL_TOOLS.length, `${calls} calls`);
+});
+
+function valueAt(value: unknown, path: string[]): unknown {
+  return path.reduce<unknown>(
+    (at, key) => typeof at === "object" && at !== null ? (at as Json)[key] : undefined,
+    value,
+  );
+}

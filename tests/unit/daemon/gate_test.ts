@@ -1,0 +1,148 @@
+/**
+ * The gate in the daemon client, against the simulator on a real Unix socket: a consequential
+ * request goes out only with a fresh proof the approval module minted for exactly that
+ * request; anything else is refused before a single byte (not even the compatibility probe)
+ * reaches the daemon. Proofs here come from the approval module itself (`--approval off`
+ * mints one without asking), the only place that can make them.
+ */
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { DaemonClient } from "../../../src/daemon/client.ts";
+import { admit, ApprovalProof, GateRefusal, takeApprovalMinter } from "../../../src/daemon/gate.ts";
+import { get, pathOf, post, type Route } from "../../../src/daemon/routes.ts";
+import {
+  consequential,
+  coordinates,
+  dependsOn,
+  effectOf,
+  possibleEffects,
+} from "../../../src/daemon/effects.ts";
+import { obtainInputApproval } from "../../../src/catalogue/approval.ts";
+import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
+import { BridgeError, Codes } from "../../../src/errors.ts";
+import { startSimulator } from "../../../src/simulator/mod.ts";
+
+const SETTINGS = post(
+  "/v1/actions/settings/execute",
+  z.looseObject({}),
+  consequential(["changes settings"], "changes settings"),
+);
+const CONFIG = get("/v1/config", z.looseObject({}));
+
+/** A proof from the approval module for `body` on SETTINGS (`off` mints without asking). */
+function proofFor(body: Record<string, unknown>, route: Route = SETTINGS) {
+  const refuse = () => new BridgeError(Codes.internal, "unexpected", false);
+  return obtainInputApproval({
+    bridge: { approval: "off", approvalMs: 1_000 },
+    receipts: new ReceiptBook(),
+    host: { canAsk: false },
+    signal: new AbortController().signal,
+  }, {
+    request: { route, path: pathOf(route), body },
+    prepare: () => Promise.resolve(undefined),
+    refusals: {
+      hostCannotAsk: refuse,
+      declined: refuse,
+      busy: refuse,
+      cancelled: refuse,
+      noAnswer: refuse,
+    },
+  }).then((proof) => proof!);
+}
+
+async function daemon() {
+  const dir = await Deno.makeTempDir();
+  const sim = await startSimulator({ socketPath: `${dir}/d.sock`, observeHost: false });
+  const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
+  return {
+    sim,
+    client,
+    async [Symbol.asyncDispose]() {
+      client.close();
+      await sim.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+async function refused(promise: Promise<unknown>, why: RegExp): Promise<void> {
+  await assert.rejects(promise, (error) => {
+    assert.ok(error instanceof GateRefusal, String(error));
+    assert.match(error.message, why);
+    assert.match(error.message, /nothing was sent/);
+    return true;
+  });
+}
+
+Deno.test("gate: a consequential request without a valid proof never reaches the daemon", async () => {
+  await using d = await daemon();
+  const body = { receiptId: crypto.randomUUID() };
+  await refused(d.client.request(SETTINGS, { body }), /with no approval/);
+  const forged = new ApprovalProof(
+    { route: SETTINGS, path: pathOf(SETTINGS), body },
+    "person",
+  );
+  await refused(
+    d.client.request(SETTINGS, { body, approval: forged }),
+    /an approval the approval module did not mint/,
+  );
+  const other = await proofFor({ receiptId: crypto.randomUUID() });
+  await refused(
+    d.client.request(SETTINGS, { body, approval: other }),
+    /an approval for another request/,
+  );
+  assert.equal(d.sim.requests.length, 0, "not even the compatibility probe was sent");
+});
+
+Deno.test("gate: a proof lets its one request through once", async () => {
+  await using d = await daemon();
+  const body = { receiptId: crypto.randomUUID() };
+  const proof = await proofFor(body);
+  // The daemon refuses the unknown receipt; what matters is that the request was sent.
+  await assert.rejects(d.client.request(SETTINGS, { body, approval: proof }), BridgeError);
+  assert.equal(d.sim.requests.filter((r) => r.path === pathOf(SETTINGS)).length, 1);
+  await refused(
+    d.client.request(SETTINGS, { body, approval: proof }),
+    /an approval already spent/,
+  );
+  assert.equal(d.sim.requests.filter((r) => r.path === pathOf(SETTINGS)).length, 1);
+});
+
+Deno.test("gate: reads and coordination need no proof; undeclared routes are never sent", async () => {
+  await using d = await daemon();
+  assert.ok(await d.client.request(CONFIG));
+  const literal: Route = { ...CONFIG };
+  await assert.rejects(d.client.request(literal), /GET \/v1\/config is not a declared route/);
+  assert.equal(d.sim.requests.filter((r) => r.path === "/v1/config").length, 1);
+});
+
+Deno.test("gate: the minter is handed out once, to the approval module", () => {
+  assert.throws(() => takeApprovalMinter(), /belongs to src\/catalogue\/approval\.ts/);
+});
+
+Deno.test("effects: a value rule decides by the body; absent is the default, unknown the worst", () => {
+  const signals = consequential(["signals a process"], "reclaims first");
+  const kills = consequential(["signals a process", "deletes records"], "kills and deletes");
+  const rule = dependsOn("allocation.policy", "never", {
+    never: coordinates("leases"),
+    graceful: signals,
+    brutal: kills,
+  });
+  assert.equal(effectOf(rule, {}).level, "coordinate");
+  assert.equal(effectOf(rule, { allocation: {} }).level, "coordinate");
+  assert.equal(effectOf(rule, { allocation: { policy: "graceful" } }), signals);
+  for (const odd of ["NEVER", 0, null, ["never"], { never: true }]) {
+    const effect = effectOf(rule, { allocation: { policy: odd } });
+    assert.equal(effect.level, "consequential", JSON.stringify(odd));
+    assert.deepEqual(
+      effect.level === "consequential" && [...effect.consequences].sort(),
+      ["deletes records", "signals a process"],
+    );
+  }
+  assert.equal(possibleEffects(rule).length, 3);
+  assert.throws(() => dependsOn("x", "missing", { a: signals }), /absent value missing/);
+  // The client's own check, without a daemon: a consequential value with no proof.
+  const route = post("/v1/test", z.looseObject({}), rule);
+  assert.equal(admit(route, "/v1/test", { allocation: { policy: "never" } }).level, "coordinate");
+  assert.throws(() => admit(route, "/v1/test", { allocation: { policy: "brutal" } }), GateRefusal);
+});
