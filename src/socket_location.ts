@@ -2,6 +2,7 @@
  * Where the daemon socket is, and how we know: flag, environment or platform default. Also
  * the URL host spoken over it, which the permission set grants alongside the socket.
  */
+import { cutText } from "./answer_bounds.ts";
 
 /**
  * URL host used for HTTP over the Unix socket. Deno looks the URL host up even when the
@@ -42,6 +43,15 @@ export function discoverSocket(
   env: EnvReader,
   os: string = Deno.build.os,
 ): SocketLocation {
+  const location = discover(flag, env, os);
+  const origin = location.source === "flag"
+    ? "--socket"
+    : `the socket path (from ${location.source})`;
+  fitsSocketAddress(location.path, origin, os);
+  return location;
+}
+
+function discover(flag: string | undefined, env: EnvReader, os: string): SocketLocation {
   if (flag !== undefined) return { path: requireAbsolute(flag, "--socket"), source: "flag" };
   const fromEnv = env("PORTREEVE_SOCKET");
   if (fromEnv) {
@@ -67,6 +77,35 @@ export function discoverSocket(
     path: `${requireAbsolute(home, "HOME")}/.local/state/portreeve/portreeve.sock`,
     source: "HOME",
   };
+}
+
+/**
+ * Bytes of `sockaddr_un.sun_path`, the terminating NUL included: a socket path must be
+ * shorter. Deno refuses a longer one before connecting ("path must be shorter than SUN_LEN"),
+ * which would otherwise look like an unreachable daemon.
+ */
+export function sunPathBytes(os: string = Deno.build.os): number {
+  return os === "linux" || os === "android" ? 108 : 104;
+}
+
+/** Refuses a socket path too long for a Unix socket address on `os`, in one line. */
+export function fitsSocketAddress(
+  path: string,
+  origin: string,
+  os: string = Deno.build.os,
+): string {
+  const bytes = new TextEncoder().encode(path).length;
+  const limit = sunPathBytes(os);
+  if (bytes >= limit) {
+    throw new SocketPathError(
+      `${origin} ${
+        cutText(path, 300)
+      } is ${bytes} bytes, too long for a Unix socket: the path may be at most ${
+        limit - 1
+      } bytes on ${os} (sun_path holds ${limit} with the final NUL). Use a shorter path, e.g. /run/user/1000/portreeve.sock.`,
+    );
+  }
+  return path;
 }
 
 /** Reads the socket variables, treating a missing env grant as "unset" rather than crashing. */

@@ -81,3 +81,37 @@ Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a d
   };
   assert.deepEqual(rejectDirectory(at, missing), at, "a socket that is not there yet is fine");
 });
+
+Deno.test("a socket path must fit sun_path with its NUL: 107 bytes on Linux, 103 on macOS", () => {
+  const of = (bytes: number) => `/s/${"p".repeat(bytes - 3)}`;
+  assert.equal(discoverSocket(of(107), env({}), "linux").path.length, 107);
+  assert.throws(() => discoverSocket(of(108), env({}), "linux"), SocketPathError);
+  assert.equal(discoverSocket(of(103), env({}), "darwin").path.length, 103);
+  assert.throws(
+    () => discoverSocket(of(104), env({}), "darwin"),
+    /--socket \/s\/p+ is 104 bytes, too long for a Unix socket: the path may be at most 103 bytes on darwin/,
+  );
+  // Bytes, not characters: 36 three-byte characters are 108 bytes.
+  assert.throws(() => discoverSocket(`/${"€".repeat(36)}`, env({}), "linux"), /is 109 bytes/);
+  // Whatever the source, the path that would be used is what must fit.
+  const deep = `/h/${"d".repeat(90)}`;
+  assert.throws(
+    () => discoverSocket(undefined, env({ HOME: deep }), "linux"),
+    /^SocketPathError: the socket path \(from HOME\) \/h\/d+\/\.local\/state\/portreeve\/portreeve\.sock is 131 bytes/,
+  );
+  // Normalised first: a path that only looks long is fine.
+  assert.equal(discoverSocket(`/a${"/.".repeat(60)}/b.sock`, env({}), "linux").path, "/a/b.sock");
+});
+
+Deno.test("a huge socket path is refused in one short line", () => {
+  const huge = `/${"x".repeat(100_000)}`;
+  try {
+    discoverSocket(huge, env({}), "linux");
+    assert.fail("accepted");
+  } catch (error) {
+    assert.ok(error instanceof SocketPathError);
+    assert.ok(error.message.length < 600, `${error.message.length} characters`);
+    assert.ok(!error.message.includes("\n"));
+    assert.match(error.message, /is 100,001 bytes|is 100001 bytes/);
+  }
+});
