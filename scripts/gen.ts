@@ -1,13 +1,17 @@
 /**
  * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json, pretty-printed
- * so a review shows what a change did to each tool) and the README's tool reference from the
- * tool definitions. Tests fail when either is stale.
+ * so a review shows what a change did to each tool), the README's tool reference and the tables
+ * of docs/limits.md from the tool definitions and the declared bounds. Tests fail when any of
+ * them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { listingText, listTools } from "../src/catalogue/describe.ts";
 import { withReference } from "../src/catalogue/reference.ts";
+import { withLimitTables } from "./limits_doc.ts";
 
 const listing = new URL("../src/catalogue/tools_list.json", import.meta.url);
 await Deno.writeTextFile(listing, listingText(listTools(ALL_TOOLS)));
 const readme = new URL("../README.md", import.meta.url);
 await Deno.writeTextFile(readme, withReference(await Deno.readTextFile(readme)));
+const limits = new URL("../docs/limits.md", import.meta.url);
+await Deno.writeTextFile(limits, withLimitTables(await Deno.readTextFile(limits)));

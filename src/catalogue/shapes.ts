@@ -41,7 +41,7 @@ export const INPUT_BOUNDS = {
     max: 64,
     unit: "characters",
     why:
-      "an ISO 8601 time with offset is 35 characters even with nanoseconds (the daemon writes 24); 64 leaves room for any precision",
+      "an ISO 8601 time with offset is 35 characters even with nanoseconds (the daemon writes 24); 64 leaves room for finer fractions",
   },
   cursor: {
     max: 1024,

@@ -12,6 +12,7 @@ import { envelope, startFakeDaemon } from "./fake_daemon.ts";
 import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
 import { PAGE_CHARS } from "../../src/catalogue/pagination.ts";
 import { ANSWER_BOUNDS } from "../../src/answer_bounds.ts";
+import { normaliseMarkdown, withSection } from "../../scripts/limits_doc.ts";
 
 type Json = Record<string, unknown>;
 
@@ -99,18 +100,43 @@ function frameBound(data: number): number {
   return 3 * (data + 1_100) + 2 * ANSWER_BOUNDS.summary.max + 500;
 }
 
-/** Frame sizes seen, printed at the end (the figures docs/limits.md quotes). */
-const frames: Record<string, number> = {};
+/** The largest frame seen per case, in bytes: written into docs/limits.md (see below). */
+const frames = new Map<string, number>();
 
-/** A tool call and the byte length of the stdout line that answered it. */
-async function framed(peer: Peer, name: string, args: Json = {}) {
+/** A tool call and the byte length of the stdout line that answered it, noted as `what`. */
+async function framed(peer: Peer, what: string, name: string, args: Json = {}) {
   const id = await peer.post("tools/call", { name, arguments: args });
   const message = await peer.response(id, 60_000);
   const result = message.result as ToolResult;
   const bytes = peer.responseBytes(id)!;
-  const label = `${name}${args.afterCursor ? " (next page)" : ""}`;
-  frames[label] = Math.max(frames[label] ?? 0, bytes);
+  frames.set(what, Math.max(frames.get(what) ?? 0, bytes));
   return { result, envelope: envelopeOf(result), bytes };
+}
+
+/**
+ * The measured frames as docs/limits.md shows them. The daemon's answers are fixed, so the
+ * sizes are too: the test fails when the document differs, and BOUNDS_UPDATE_DOCS=1 rewrites it.
+ */
+async function checkDocument(): Promise<void> {
+  const rows = [...frames].map(([what, bytes]) => `| ${what} | ${bytes.toLocaleString("en-US")} |`);
+  const url = new URL("../../docs/limits.md", import.meta.url);
+  const doc = await Deno.readTextFile(url);
+  const measured = withSection(doc, "measured-frames", [
+    "| The daemon sent | Largest frame (bytes) |",
+    "| --- | --- |",
+    ...rows,
+  ]);
+  if (Deno.env.get("BOUNDS_UPDATE_DOCS") === "1") {
+    await Deno.writeTextFile(url, measured);
+    const fmt = new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", url.pathname] });
+    assert.ok((await fmt.output()).success, "deno fmt docs/limits.md");
+    return;
+  }
+  assert.equal(
+    normaliseMarkdown(doc),
+    normaliseMarkdown(measured),
+    "docs/limits.md's measured frames differ: run with BOUNDS_UPDATE_DOCS=1",
+  );
 }
 
 Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
@@ -146,9 +172,14 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     await peer.initialize();
 
     await t.step("a 1.5 MB error message and details: a small frame, cut once", async () => {
-      const { envelope: env, bytes } = await framed(peer, "portreeve_lease_acquire", {
-        claim: { project: "p", workspaceRoot: "/w", component: "web" },
-      });
+      const { envelope: env, bytes } = await framed(
+        peer,
+        "a 1.5 MB error message and 1.5 MB of details (lease_acquire)",
+        "portreeve_lease_acquire",
+        {
+          claim: { project: "p", workspaceRoot: "/w", component: "web" },
+        },
+      );
       const error = env.error!;
       assert.equal(error.code, "portreeve_conflict");
       assert.ok(bytes < 30_000, `${bytes}-byte frame`);
@@ -161,7 +192,11 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     });
 
     await t.step("an unknown error code a megabyte long: invalid_response, small", async () => {
-      const { envelope: env, bytes } = await framed(peer, "portreeve_settings_get");
+      const { envelope: env, bytes } = await framed(
+        peer,
+        "an unknown error code 1 MB long (settings_get)",
+        "portreeve_settings_get",
+      );
       assert.equal(env.error?.code, "portreeve_invalid_response");
       assert.ok(bytes < 10_000, `${bytes}-byte frame`);
     });
@@ -172,10 +207,15 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
         const pages: { ids: string[]; items: number; bytes: number; root?: string }[] = [];
         let afterCursor: string | undefined;
         do {
-          const { envelope: env, bytes } = await framed(peer, "portreeve_claims_list", {
-            limit: 200,
-            ...(afterCursor ? { afterCursor } : {}),
-          });
+          const { envelope: env, bytes } = await framed(
+            peer,
+            "claims with a 600 KB workspaceRoot, each page (claims_list)",
+            "portreeve_claims_list",
+            {
+              limit: 200,
+              ...(afterCursor ? { afterCursor } : {}),
+            },
+          );
           const data = env.data as { items: Json[]; page: { nextCursor?: string } };
           const big = data.items.find((c) => c.id === uuid(2));
           pages.push({
@@ -200,7 +240,11 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     );
 
     await t.step("the same root in a history event: one page, within the bound", async () => {
-      const { envelope: env, bytes } = await framed(peer, "portreeve_history_list");
+      const { envelope: env, bytes } = await framed(
+        peer,
+        "a history event carrying it (history_list)",
+        "portreeve_history_list",
+      );
       const items = (env.data as { items: Json[] }).items;
       assert.equal(items.length, 1);
       assert.ok(JSON.stringify(items).length <= PAGE_CHARS);
@@ -209,7 +253,12 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     });
 
     await t.step("the record itself: within the bound for one result, and says so", async () => {
-      const { envelope: env, bytes } = await framed(peer, "portreeve_claim_get", { id: uuid(2) });
+      const { envelope: env, bytes } = await framed(
+        peer,
+        "the claim itself (claim_get)",
+        "portreeve_claim_get",
+        { id: uuid(2) },
+      );
       const data = env.data as Json;
       assert.ok(JSON.stringify(data).length <= ANSWER_BOUNDS.result.max);
       assert.ok(bytes < frameBound(ANSWER_BOUNDS.result.max), `${bytes}-byte frame`);
@@ -222,14 +271,24 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     await t.step(
       "3,000 listeners on one port: a page and a single result, both bounded",
       async () => {
-        const list = await framed(peer, "portreeve_ports_list", { detail: "full" });
+        const list = await framed(
+          peer,
+          "3,000 listeners on a port, a page (ports_list, detail full)",
+          "portreeve_ports_list",
+          { detail: "full" },
+        );
         const [entry] = (list.envelope.data as { items: Json[] }).items;
         assert.ok(JSON.stringify(entry).length <= PAGE_CHARS);
         assert.match(
           String(entry.truncated),
           /left out; read the whole record with portreeve_port_inspect/,
         );
-        const one = await framed(peer, "portreeve_port_inspect", { port: 7, detail: "full" });
+        const one = await framed(
+          peer,
+          "the same port (port_inspect, detail full)",
+          "portreeve_port_inspect",
+          { port: 7, detail: "full" },
+        );
         const data = one.envelope.data as Json;
         assert.ok(JSON.stringify(data).length <= ANSWER_BOUNDS.result.max);
         assert.ok((data.listeners as unknown[]).length < 3_000);
@@ -238,7 +297,12 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     );
 
     await t.step("HTTP 431 from the daemon: invalid_input naming the field", async () => {
-      const { envelope: env } = await framed(peer, "portreeve_ports_list", { project: "web" });
+      const { envelope: env } = await framed(
+        peer,
+        "HTTP 431 to a filter (ports_list)",
+        "portreeve_ports_list",
+        { project: "web" },
+      );
       assert.equal(env.error?.code, "portreeve_invalid_input");
       assert.equal((env.error?.details as Json).field, "project");
       assert.match(env.error!.message, /HTTP 431/);
@@ -246,10 +310,9 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
 
     assert.deepEqual(peer.violations, [], "stdout carried only well-formed frames");
     console.log(
-      `largest frames (bytes): ${
-        Object.entries(frames).map(([name, bytes]) => `${name} ${bytes}`).join(", ")
-      }`,
+      `largest frames (bytes): ${[...frames].map(([what, n]) => `${what}: ${n}`).join("; ")}`,
     );
+    await checkDocument();
   } finally {
     await peer.closeStdin();
     await peer.exited();

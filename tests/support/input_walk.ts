@@ -3,14 +3,9 @@
  * argument object, every bounded node with its path, and for each string (value or map key)
  * the arguments that make just that string one character too long, or far too long.
  */
-type Schema = Record<string, unknown>;
+import { resolve, stringBound } from "../../src/catalogue/input_limits.ts";
 
-export function resolve(schema: Schema, root: Schema): Schema {
-  const ref = schema.$ref;
-  if (typeof ref !== "string" || !ref.startsWith("#/$defs/")) return schema;
-  const { $ref: _ref, ...rest } = schema;
-  return { ...resolve((root.$defs as Record<string, Schema>)[ref.slice(8)], root), ...rest };
-}
+type Schema = Record<string, unknown>;
 
 /** A value `raw` accepts (required properties only, empty lists and maps). */
 export function validValue(raw: Schema, root: Schema): unknown {
@@ -112,34 +107,4 @@ export function stringInputs(root: Schema): StringInput[] {
   };
   visit(root, [], (value) => value as Record<string, unknown>);
   return out;
-}
-
-/**
- * The longest string `s` admits: its maxLength, or the length a format or an anchored pattern
- * without unbounded repetition fixes; Infinity when nothing bounds it.
- */
-export function stringBound(s: Schema): number {
-  if (typeof s.maxLength === "number") return s.maxLength;
-  if (s.format === "uuid") return 36;
-  if (typeof s.pattern === "string") return patternBound(s.pattern);
-  return Infinity;
-}
-
-/** For `^…$` patterns of literals, classes and bounded repeats: their longest match. */
-export function patternBound(pattern: string): number {
-  if (!pattern.startsWith("^") || !pattern.endsWith("$")) return Infinity;
-  const body = pattern.slice(1, -1);
-  if (/[|()]/.test(body.replace(/\\./g, "").replace(/\[[^\]]*\]/g, ""))) return Infinity;
-  let total = 0;
-  const atom = /(\\.|\[[^\]]*\]|[^\\[])(\{(\d+)(,(\d*))?\}|[*+?])?/g;
-  for (const match of body.matchAll(atom)) {
-    const [, , quantifier, exact, comma, upper] = match;
-    if (quantifier === "*" || quantifier === "+") return Infinity;
-    if (quantifier === "?") total += 1;
-    else if (exact === undefined) total += 1;
-    else if (comma === undefined) total += Number(exact);
-    else if (upper === "") return Infinity;
-    else total += Number(upper);
-  }
-  return total;
 }

@@ -10,8 +10,9 @@ import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { INPUT_BOUNDS } from "../../../src/catalogue/shapes.ts";
-import { resolve, stringBound, stringInputs } from "../../support/input_walk.ts";
-import { toolRig } from "../../support/scripted_daemon.ts";
+import { stringInputs, validValue } from "../../support/input_walk.ts";
+import { ANY_JSON_INPUTS, inputBounds } from "../../../src/catalogue/input_limits.ts";
+import { ok, toolRig } from "../../support/scripted_daemon.ts";
 
 type Schema = Record<string, unknown>;
 const tools = listing.tools.map((entry) => entry.tool) as unknown as {
@@ -19,73 +20,40 @@ const tools = listing.tools.map((entry) => entry.tool) as unknown as {
   inputSchema: Schema;
 }[];
 
-/**
- * Inputs that take any JSON value, which JSON Schema cannot bound in size: each is refused
- * over its stated size by the tool's own check (tested below).
- */
-const ANY_JSON: Record<string, string> = {
-  "portreeve_stack_definition_validate.definition": "INPUT_BOUNDS.definition",
-};
-
-/** Every node of `schema` that is not bounded, as `path: why`. */
-function unbounded(raw: Schema, root: Schema, path: string, out: string[]): void {
-  const s = resolve(raw, root);
-  if (Array.isArray(s.anyOf)) {
-    (s.anyOf as Schema[]).forEach((o, i) => unbounded(o, root, `${path}|${i}`, out));
-    return;
-  }
-  if ("const" in s || Array.isArray(s.enum)) return;
-  const types = [s.type].flat().filter((t) => t !== undefined);
-  if (types.length === 0 && !(path in ANY_JSON)) out.push(`${path}: untyped`);
-  if (types.includes("string") && stringBound(s) === Infinity) out.push(`${path}: string`);
-  if (types.includes("array")) {
-    if (typeof s.maxItems !== "number") out.push(`${path}: list without maxItems`);
-    if (typeof s.items === "object") unbounded(s.items as Schema, root, `${path}[]`, out);
-  }
-  if (types.includes("object")) {
-    for (const [key, child] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
-      unbounded(child, root, `${path}.${key}`, out);
-    }
-    const values = s.additionalProperties;
-    if (values !== false) {
-      if (typeof s.maxProperties !== "number") out.push(`${path}: map without maxProperties`);
-      const names = (s.propertyNames ?? {}) as Schema;
-      if (typeof names.maxLength !== "number") out.push(`${path}: map keys without maxLength`);
-      if (typeof values === "object") unbounded(values as Schema, root, `${path}{}`, out);
-    }
-  }
+/** Every input under `schema` that nothing bounds, as `path: kind`. */
+function unbounded(schema: Schema, name: string): string[] {
+  return inputBounds(schema, schema, name).filter((b) => b.bound === "none").map((b) => b.path);
 }
 
 Deno.test("every string, list and map input of every tool is bounded in its advertised schema", () => {
   assert.equal(tools.length, ALL_TOOLS.length);
-  const found: string[] = [];
-  for (const tool of tools) unbounded(tool.inputSchema, tool.inputSchema, tool.name, found);
+  const found = tools.flatMap((tool) => unbounded(tool.inputSchema, tool.name));
   assert.deepEqual(found, [], `unbounded inputs:\n${found.join("\n")}`);
-  for (const path of Object.keys(ANY_JSON)) {
+  for (const path of Object.keys(ANY_JSON_INPUTS)) {
     const [name, field] = path.split(".");
     const schema = tools.find((t) => t.name === name)?.inputSchema.properties as Schema;
     assert.deepEqual(schema?.[field], {}, `${path} is still an any-JSON input`);
   }
 });
 
-Deno.test("the walk notices what it must: an unbounded string, list, map or key", () => {
-  const probe = (schema: Schema) => {
-    const out: string[] = [];
-    unbounded(schema, schema, "t", out);
-    return out;
-  };
+Deno.test("the walk notices what it must: an unbounded string, list, map, key or value", () => {
+  const probe = (schema: Schema) => unbounded(schema, "t");
   const closed = { type: "object", additionalProperties: false };
-  assert.deepEqual(probe({ ...closed, properties: { a: { type: "string" } } }), ["t.a: string"]);
+  assert.deepEqual(probe({ ...closed, properties: { a: { type: "string" } } }), ["t.a"]);
   assert.deepEqual(probe({ ...closed, properties: { a: { type: "string", pattern: "^a+$" } } }), [
-    "t.a: string",
+    "t.a",
   ]);
   assert.deepEqual(probe({ ...closed, properties: { a: { type: "array", items: {} } } }), [
-    "t.a: list without maxItems",
-    "t.a[]: untyped",
+    "t.a",
+    "t.a[]",
   ]);
   assert.deepEqual(
     probe({ type: "object", additionalProperties: { type: "string", maxLength: 1 } }),
-    ["t: map without maxProperties", "t: map keys without maxLength"],
+    ["t"],
+  );
+  assert.deepEqual(
+    probe({ type: "object", maxProperties: 2, additionalProperties: { type: "string" } }),
+    ["t", "t{}"],
   );
   assert.deepEqual(probe({ ...closed, properties: { a: { type: "string", format: "uuid" } } }), []);
   assert.deepEqual(
@@ -132,3 +100,42 @@ for (const tool of tools) {
     assert.equal(rig.daemon.sent.length, 0, `${tool.name}: nothing reached the daemon`);
   });
 }
+
+/** Bun's default limit on a request's header block (the real daemon's runtime), in bytes. */
+const DAEMON_HEADER_LIMIT = 16 * 1024;
+
+Deno.test("within the bounds, no filter makes a request line the real daemon's runtime refuses", async () => {
+  // Every string filter at its bound in three-byte characters, each byte percent-encoded three
+  // times over in the query: the longest request line any input can make.
+  const worst = (schema: Schema): unknown => {
+    const max = schema.maxLength as number;
+    // Formatted strings (times) are ASCII and short: left out.
+    if (schema.type !== "string" || typeof max !== "number" || schema.format) return undefined;
+    return max >= 1024 ? `/${"€".repeat(Math.floor((max - 1) / 3))}` : "€".repeat(max);
+  };
+  const sent: string[] = [];
+  await using rig = toolRig((request) => {
+    if (request.method === "GET") {
+      sent.push(
+        `${request.path}?${new URLSearchParams(request.payload as Record<string, string>)}`,
+      );
+    }
+    return ok(request.path === "/v1/history" ? { items: [], page: {} } : []);
+  });
+  for (const tool of tools.filter((t) => /_list$/.test(t.name))) {
+    const props = tool.inputSchema.properties as Record<string, Schema>;
+    const args = {
+      ...validValue(tool.inputSchema, tool.inputSchema) as Record<string, unknown>,
+      ...Object.fromEntries(
+        Object.entries(props).map(([key, schema]) => [key, worst(schema)])
+          .filter(([key, value]) => value !== undefined && key !== "afterCursor"),
+      ),
+    };
+    const result = await rig.call(tool.name, args);
+    assert.equal(result.error?.code ?? "ok", "ok", `${tool.name}: ${result.error?.message}`);
+  }
+  const longest = Math.max(...sent.map((line) => line.length));
+  // `GET http://[100::]<target> HTTP/1.1` and the few headers the client sends.
+  assert.ok(longest + 300 < DAEMON_HEADER_LIMIT, `${longest}-character request target`);
+  assert.ok(longest > 15_000, `the worst case was reached (${longest})`);
+});
