@@ -91,7 +91,12 @@ export class Catalogue {
     }
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
-      return success(boundedData(ran.shown), cutText(ran.summary, ANSWER_BOUNDS.summary.max));
+      const summary = cutText(ran.summary, ANSWER_BOUNDS.summary.max);
+      const result = success(ran.shown, summary);
+      // The text block holds the data's JSON: within the bound, the data is (no second pass).
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      if (text.length <= ANSWER_BOUNDS.result.max) return result;
+      return success(boundedData(ran.shown), summary);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();

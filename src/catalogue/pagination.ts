@@ -55,13 +55,15 @@ export const PAGE_CHARS = 30_000;
  * A page's items with a lone record larger than the page cut to fit it: its longest strings
  * cut, each with a marker naming its whole length and how to read the record whole (then, only
  * if that is not enough, its long lists and maps shortened, said in its `truncated` field).
- * A record only comes alone when it is that large (see `fittingCount`).
+ * Only a lone record can be that large (`fittingCount` ends a page before one that does not fit).
  */
 export function fitPageItems<T>(
   items: readonly T[],
   itemChars: ItemChars = asSent,
   readWhole: (item: T) => string,
 ): T[] {
+  // Only a record that came alone can be larger than the page: others are not measured twice.
+  if (items.length !== 1) return [...items];
   return items.map((item) => {
     if (itemChars(item) <= PAGE_CHARS) return item;
     const how = `; read the whole record with ${readWhole(item)}`;
@@ -133,7 +135,11 @@ function boundedKey(key: SortKey): SortKey {
   return key.map((part) => typeof part === "string" ? keyPart(part) : part);
 }
 
+/** Printable ASCII that JSON writes as it is: one byte a character. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function keyPart(text: string): string {
+  if (text.length + 2 <= KEY_PART_BYTES && PLAIN.test(text)) return text;
   const bytes = (t: string) => new TextEncoder().encode(JSON.stringify(t)).length;
   let end = Math.min(text.length, KEY_PART_BYTES);
   while (end > 0 && bytes(text.slice(0, end)) > KEY_PART_BYTES) end--;
