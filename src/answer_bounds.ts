@@ -26,6 +26,11 @@ export const ANSWER_BOUNDS = {
     max: 10_000,
     why: "any error's details as JSON: the daemon's (above) plus what the bridge adds",
   },
+  question: {
+    max: 2_000,
+    why:
+      "what a preview says it will change (the question put to the person, and data.summary); it quotes commands and paths from the daemon's evidence",
+  },
   summary: {
     max: 1_000,
     why: "the one-line summary before the JSON; it quotes names and paths from the daemon",

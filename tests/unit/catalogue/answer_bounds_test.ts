@@ -10,6 +10,7 @@ import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon
 import { ANSWER_BOUNDS } from "../../../src/answer_bounds.ts";
 import { PAGE_CHARS } from "../../../src/catalogue/pagination.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
+import { recorded } from "../../support/recorded.ts";
 
 type Json = Record<string, unknown>;
 
@@ -79,4 +80,21 @@ Deno.test("a summary quoting a huge name stays within ANSWER_BOUNDS.summary", as
   const one = await rig.call("portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000001" });
   assert.equal(one.isError, false);
   assert.ok(one.text.length <= ANSWER_BOUNDS.summary.max, `${one.text.length}`);
+});
+
+Deno.test("a preview quoting a huge command: its summary and the person's question are bounded", async () => {
+  const reclaim = recorded(30);
+  const data = structuredClone(reclaim.data) as { observed: { targets: Json[] } };
+  for (const target of data.observed.targets) target.command = "node " + "a".repeat(100_000);
+  await using rig = toolRig(inOrder(ok(data)));
+  const preview = await rig.call("portreeve_port_reclaim_preview", {
+    port: 18080,
+    policy: "graceful",
+  });
+  assert.equal(preview.isError, false, preview.text);
+  const summary = String(preview.data!.summary);
+  assert.ok(summary.length <= ANSWER_BOUNDS.question.max, `${summary.length}`);
+  const question = rig.ctx.receipts.get(String(preview.data!.receiptId))!.question;
+  assert.ok(question.length < ANSWER_BOUNDS.question.max + 200, `${question.length}`);
+  assert.match(question, /…\[cut from [\d,]+ characters\] Receipt /, "the receipt line is kept");
 });

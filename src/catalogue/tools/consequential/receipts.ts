@@ -11,6 +11,7 @@ import { type Params, post, segmentsOf } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../errors.ts";
+import { ANSWER_BOUNDS, cutText } from "../../../answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,
@@ -117,14 +118,14 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
       const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
       const { effect, blockers } = spec.explain(preview);
       const blocked = blockers.length > 0 ? ` Blocked: ${blockers.join("; ")}.` : "";
+      // It quotes the daemon's evidence (commands, paths): bounded, the receipt line kept.
+      const said = cutText(`${effect}${blocked}`, ANSWER_BOUNDS.question.max);
       ctx.receipts.remember({
         receiptId: preview.receiptId,
         action: preview.action,
         target: spec.target(input),
         expiresAt: preview.expiresAt,
-        question: `PortReeve: the agent asks to make this change. ${effect}${blocked} ${
-          receiptLine(preview)
-        }`,
+        question: `PortReeve: the agent asks to make this change. ${said} ${receiptLine(preview)}`,
       });
       const approval = approvalRoute(ctx);
       return {
@@ -133,7 +134,7 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         target: preview.target,
         expiresAt: preview.expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
-        summary: `${effect}${blocked}`,
+        summary: said,
         blockers,
         nextStep: approvalStep(execute, blockers.length > 0, approval),
         proposal: preview.proposal,
