@@ -60,6 +60,11 @@ export function quotedIssue(
 const SHORTEST_CUT = 64;
 /** Objects with at most this many keys are records, whose fields are never dropped. */
 const RECORD_FIELDS = 32;
+/**
+ * Nesting below this depth is always emptied in a cut value (daemon records nest a few levels):
+ * it also keeps the walk's recursion shallow whatever the daemon sends.
+ */
+const DEEPEST = 64;
 
 const count = (n: number) => n.toLocaleString("en-US");
 
@@ -98,13 +103,14 @@ function shrink(value: unknown, caps: Caps, how: string, depth: number, tally: T
     return cutText(value, caps.text, how);
   }
   if (typeof value !== "object" || value === null) return value;
+  const emptied = depth >= Math.min(caps.depth, DEEPEST);
   if (Array.isArray(value)) {
-    const kept = depth >= caps.depth ? 0 : Math.min(value.length, caps.entries);
+    const kept = emptied ? 0 : Math.min(value.length, caps.entries);
     tally.entries += value.length - kept;
     return value.slice(0, kept).map((item) => shrink(item, caps, how, depth + 1, tally));
   }
   const entries = Object.entries(value);
-  const room = depth >= caps.depth
+  const room = emptied
     ? 0
     : entries.length > RECORD_FIELDS
     ? Math.max(caps.entries, RECORD_FIELDS)
@@ -126,7 +132,9 @@ function shrink(value: unknown, caps: Caps, how: string, depth: number, tally: T
 /** The longest string, widest collection and deepest nesting in `value`. */
 function extent(value: unknown, depth = 0): { text: number; entries: number; depth: number } {
   if (typeof value === "string") return { text: value.length, entries: 0, depth };
-  if (typeof value !== "object" || value === null) return { text: 0, entries: 0, depth };
+  if (typeof value !== "object" || value === null || depth >= DEEPEST) {
+    return { text: 0, entries: 0, depth };
+  }
   const children = Array.isArray(value) ? value : Object.values(value);
   let longestKey = 0;
   if (!Array.isArray(value)) {

@@ -63,6 +63,11 @@ Deno.test("fitValue always fits: deep nesting is emptied below the depth that fi
   const { value } = fitValue(deep, 1_000);
   assert.ok(jsonChars(value) <= 1_000);
   assert.equal(typeof value, "object");
+  // However deep the daemon nests (JSON.parse and JSON.stringify take it), the walk does not
+  // recurse past a few dozen levels.
+  let abyss: unknown = 1;
+  for (let i = 0; i < 200_000; i++) abyss = { a: abyss };
+  assert.ok(jsonChars(fitValue({ abyss }, 1_000).value) <= 1_000);
   const keys = { [`k${"x".repeat(10_000)}`]: 1 };
   assert.ok(jsonChars(fitValue(keys, 500).value) <= 500, "long keys are cut too");
 });
