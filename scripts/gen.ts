@@ -1,13 +1,15 @@
 /**
  * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json, pretty-printed
  * so a review shows what a change did to each tool), the README's tool reference and its table
- * of consequential routes, and the effects map (docs/effects.md) from the definitions. Tests
- * fail when any of them is stale.
+ * of consequential routes, the effects map (docs/effects.md) and the tables of docs/limits.md
+ * from the definitions, route declarations and declared bounds. Tests fail when any of them is
+ * stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { listingText, listTools } from "../src/catalogue/describe.ts";
 import { withReference } from "../src/catalogue/reference.ts";
 import { effectsDocument, withEffectsTable } from "../src/catalogue/effects_map.ts";
+import { withLimitTables } from "./limits_doc.ts";
 
 const listing = new URL("../src/catalogue/tools_list.json", import.meta.url);
 await Deno.writeTextFile(listing, listingText(listTools(ALL_TOOLS)));
@@ -17,3 +19,5 @@ await Deno.writeTextFile(
   withEffectsTable(withReference(await Deno.readTextFile(readme))),
 );
 await Deno.writeTextFile(new URL("../docs/effects.md", import.meta.url), effectsDocument());
+const limits = new URL("../docs/limits.md", import.meta.url);
+await Deno.writeTextFile(limits, withLimitTables(await Deno.readTextFile(limits)));

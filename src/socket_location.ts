@@ -42,6 +42,10 @@ export function discoverSocket(
   env: EnvReader,
   os: string = Deno.build.os,
 ): SocketLocation {
+  return fitsSocketAddress(discover(flag, env, os), os);
+}
+
+function discover(flag: string | undefined, env: EnvReader, os: string): SocketLocation {
   if (flag !== undefined) return { path: requireAbsolute(flag, "--socket"), source: "flag" };
   const fromEnv = env("PORTREEVE_SOCKET");
   if (fromEnv) {
@@ -154,19 +158,26 @@ export function locateSocket(
   os: string = Deno.build.os,
   stat?: (path: string) => { isDirectory: boolean },
 ): SocketLocation {
-  return rejectTooLong(rejectDirectory(discoverSocket(flag, env, os), stat), os);
+  return rejectDirectory(discoverSocket(flag, env, os), stat);
 }
 
 /**
  * Bytes of `sockaddr_un.sun_path`, the terminating NUL included: a socket path must be
- * shorter. The installed launcher bakes this number in, so it refuses the same paths.
+ * shorter. Deno refuses a longer one before connecting ("path must be shorter than SUN_LEN"),
+ * which would otherwise look like an unreachable daemon. The launcher bakes this number in.
  */
 export function socketPathLimit(os: string): number {
   return os === "darwin" || os === "freebsd" || os === "openbsd" || os === "netbsd" ? 104 : 108;
 }
 
-/** Refuses a socket path the system cannot bind or connect to: it would fail on every call. */
-export function rejectTooLong(
+/** A path longer than this is not repeated in the refusal: it would drown the message. */
+export const SHOWN_PATH_BYTES = 200;
+
+/**
+ * Refuses a socket path the system cannot bind or connect to (it would fail on every call),
+ * in one line. The installed launcher prints the same message (src/cli/install/launcher.ts).
+ */
+export function fitsSocketAddress(
   location: SocketLocation,
   os: string = Deno.build.os,
 ): SocketLocation {
@@ -174,8 +185,9 @@ export function rejectTooLong(
   const limit = socketPathLimit(os);
   if (bytes >= limit) {
     const origin = location.source === "flag" ? "--socket" : location.source;
+    const shown = bytes <= SHOWN_PATH_BYTES ? ` ${location.path}` : "";
     throw new SocketPathError(
-      `${origin} ${location.path} is ${bytes} bytes long; a Unix socket path must be shorter than ${limit} bytes here. Use a shorter path.`,
+      `${origin}${shown} is ${bytes} bytes long; a Unix socket path must be shorter than ${limit} bytes here. Use a shorter path.`,
     );
   }
   return location;

@@ -13,6 +13,15 @@ import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
 import generated from "./tools_list.json" with { type: "json" };
+import {
+  ANSWER_BOUNDS,
+  boundedError,
+  cutText,
+  fitValue,
+  NOTE_ROOM,
+  quotedIssue,
+  withTruncationNote,
+} from "../answer_bounds.ts";
 
 /**
  * One tools/list entry with what the bridge needs to know about it without loading it. Its
@@ -82,16 +91,21 @@ export class Catalogue {
     }
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
-      return success(ran.shown, ran.summary);
+      const summary = cutText(ran.summary, ANSWER_BOUNDS.summary.max);
+      const result = success(ran.shown, summary);
+      // The text block holds the data's JSON: within the bound, the data is (no second pass).
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      if (text.length <= ANSWER_BOUNDS.result.max) return result;
+      return success(boundedData(ran.shown), summary);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
       const reported = asBridgeError(error);
       if (reported.code === Codes.internal) this.onBug?.(name, error);
       const { code, message, retryable, details, nextStep } = reported;
-      return failure(
+      return failure(boundedError(
         new BridgeError(code, message, retryable, withoutCredentialFields(details), nextStep),
-      );
+      ));
     }
   }
 }
@@ -152,6 +166,16 @@ export async function runTool(
   return { full, shown, summary: tool.summary(checked.data, input.data) };
 }
 
+/**
+ * A result's data within ANSWER_BOUNDS.result: pages are already far smaller (their records
+ * were fitted to the page), so this cuts only a single record or answer that is larger.
+ */
+function boundedData(data: unknown): unknown {
+  const how = `; one result carries at most ${ANSWER_BOUNDS.result.max.toLocaleString("en-US")}`;
+  const fitted = fitValue(data, ANSWER_BOUNDS.result.max - NOTE_ROOM, how);
+  return fitted.value === data ? data : withTruncationNote(fitted, how);
+}
+
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */
 function takeDetail(
   name: string,
@@ -171,10 +195,7 @@ function takeDetail(
 }
 
 function issues(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.slice(0, 20).map((issue) => ({
-    path: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
+  return error.issues.slice(0, 20).map(quotedIssue);
 }
 
 /** Issues grouped by path, each message once, so nothing is said twice. */

@@ -88,9 +88,17 @@ export async function readPage<Item extends z.ZodType>(
   listing: string,
   input: { limit: number; afterCursor?: string } & Query,
   key: (item: z.output<Item>) => SortKey,
+  /** The tool that reads one record whole, named by a record cut to fit a page. */
+  readWhole: string,
 ): Promise<Page<z.output<Item>>> {
   const { limit, afterCursor, ...filters } = input;
   const all = await read(ctx, route, {}, filters);
   const scope = scopeOf(listing, filters);
-  return paginate(all, key, { scope, limit, afterCursor, itemChars: ctx.itemChars });
+  return paginate(all, key, {
+    scope,
+    limit,
+    afterCursor,
+    itemChars: ctx.itemChars,
+    readWhole: () => readWhole,
+  });
 }

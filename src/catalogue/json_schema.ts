@@ -19,7 +19,41 @@ export function inputJsonSchema(schema: z.ZodType): Json {
   // A sub-schema used twice in one tool (e.g. before/after evidence) is written once under
   // $defs and referenced, rather than spelled out twice.
   const full = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "ref" });
-  return compact(full as Json, false);
+  return compact(inlineSingleUse(full as Json), false);
+}
+
+/**
+ * zod also extracts a sub-schema it meets twice only because a refinement cloned its parent
+ * (a refined object or map); a definition referenced once is written in place instead.
+ */
+function inlineSingleUse(root: Json): Json {
+  const defs = root.$defs as Record<string, Json> | undefined;
+  if (!defs) return root;
+  const uses = new Map<string, number>();
+  const count = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(count);
+    if (typeof value !== "object" || value === null) return;
+    const ref = (value as Json).$ref;
+    if (typeof ref === "string") uses.set(ref, (uses.get(ref) ?? 0) + 1);
+    Object.values(value).forEach(count);
+  };
+  count(root);
+  const once = (ref: unknown) => typeof ref === "string" && uses.get(ref) === 1;
+  const inline = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(inline);
+    if (typeof value !== "object" || value === null) return value;
+    const { $ref: ref, ...rest } = value as Json;
+    const node = once(ref) ? { ...defs[(ref as string).slice("#/$defs/".length)], ...rest } : value;
+    return Object.fromEntries(
+      Object.entries(node as Json).map((
+        [key, child],
+      ) => [key, key === "$defs" ? child : inline(child)]),
+    );
+  };
+  const { $defs: _defs, ...body } = inline(root) as Json;
+  const kept = Object.entries(defs).filter(([name]) => !once(`#/$defs/${name}`))
+    .map(([name, def]) => [name, inline(def)]);
+  return kept.length > 0 ? { ...body, $defs: Object.fromEntries(kept) } : body;
 }
 
 /**
@@ -70,6 +104,12 @@ function compact(node: Json, output: boolean): Json {
     ) continue;
     if (output && (key === "required" || key === "exclusiveMinimum")) continue;
     if (key === "propertyNames" && isPlainString(value)) continue;
+    if (key === "propertyNames" && isObject(value)) {
+      // JSON object keys are always strings: only the key's bounds say anything.
+      const { type: _string, ...bounds } = value;
+      out[key] = walk(bounds, output);
+      continue;
+    }
     if (key === "additionalProperties" && (isEmpty(value) || (output && value === false))) {
       continue;
     }
@@ -99,6 +139,10 @@ function walk(value: unknown, output: boolean): unknown {
 function isPlainString(value: unknown): boolean {
   return typeof value === "object" && value !== null && Object.keys(value).length === 1 &&
     (value as Json).type === "string";
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isEmpty(value: unknown): boolean {

@@ -4,19 +4,23 @@
  * filters, so a cursor from another listing (or the same listing with other filters) is
  * refused instead of silently returning an odd page.
  */
-import { invalidInput } from "../errors.ts";
+import { invalidInput, invalidResponse } from "../errors.ts";
+import { fitValue, NOTE_ROOM, withTruncationNote } from "../answer_bounds.ts";
+import { INPUT_BOUNDS } from "./shapes.ts";
 
 export type SortKey = readonly (string | number)[];
 
 /** `k`: the last sort key served; `s`: the scope, the tool + filters fingerprint. */
 type CursorBody = { v: 1; s: string; k: SortKey };
 
-export interface PageRequest {
+export interface PageRequest<T = unknown> {
   scope: string;
   limit: number;
   afterCursor?: string;
   /** An item's size as the model will be shown it (default: its JSON as it is). */
   itemChars?: ItemChars;
+  /** How to read one record whole (e.g. its get tool), said by a record cut to fit a page. */
+  readWhole: (item: T) => string;
 }
 
 /** JSON characters one page item takes in the form the model is shown. */
@@ -47,6 +51,26 @@ export function scopeOf(tool: string, filters: Record<string, unknown>): string 
  */
 export const PAGE_CHARS = 30_000;
 
+/**
+ * A page's items with a lone record larger than the page cut to fit it: its longest strings
+ * cut, each with a marker naming its whole length and how to read the record whole (then, only
+ * if that is not enough, its long lists and maps shortened, said in its `truncated` field).
+ * Only a lone record can be that large (`fittingCount` ends a page before one that does not fit).
+ */
+export function fitPageItems<T>(
+  items: readonly T[],
+  itemChars: ItemChars = asSent,
+  readWhole: (item: T) => string,
+): T[] {
+  // Only a record that came alone can be larger than the page: others are not measured twice.
+  if (items.length !== 1) return [...items];
+  return items.map((item) => {
+    if (itemChars(item) <= PAGE_CHARS) return item;
+    const how = `; read the whole record with ${readWhole(item)}`;
+    return withTruncationNote(fitValue(item, PAGE_CHARS - NOTE_ROOM, how, itemChars), how);
+  });
+}
+
 /** How many of `items`, in order, fit in one page (at least one, so paging always advances). */
 export function fittingCount(
   items: readonly unknown[],
@@ -64,9 +88,9 @@ export function fittingCount(
 export function paginate<T>(
   items: readonly T[],
   keyOf: (item: T) => SortKey,
-  req: PageRequest,
+  req: PageRequest<T>,
 ): Page<T> {
-  const sorted = items.map((item) => ({ item, key: keyOf(item) }))
+  const sorted = items.map((item) => ({ item, key: boundedKey(keyOf(item)) }))
     .sort((a, b) => compareKeys(a.key, b.key));
   const after = req.afterCursor === undefined
     ? undefined
@@ -79,7 +103,7 @@ export function paginate<T>(
   const slice = window.slice(0, fittingCount(window.map((entry) => entry.item), req.itemChars));
   const more = from + slice.length < sorted.length;
   return {
-    items: slice.map((entry) => entry.item),
+    items: fitPageItems(slice.map((entry) => entry.item), req.itemChars, req.readWhole),
     page: more
       ? { nextCursor: encodeCursor({ v: 1, s: req.scope, k: slice[slice.length - 1].key }) }
       : {},
@@ -99,12 +123,37 @@ export function compareKeys(a: SortKey, b: SortKey): number {
   return 0;
 }
 
+/**
+ * Longest sort-key string a cursor carries, in UTF-8 bytes of its JSON, so a cursor stays
+ * within INPUT_BOUNDS.cursor however long the names and paths it sorts by. Items sort by the
+ * bounded key too, and every key ends in something unique (an id, a port), so the order stays
+ * total and a page after a cursor starts exactly where the last one stopped.
+ */
+const KEY_PART_BYTES = 100;
+
+function boundedKey(key: SortKey): SortKey {
+  return key.map((part) => typeof part === "string" ? keyPart(part) : part);
+}
+
+/** Printable ASCII that JSON writes as it is: one byte a character. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function keyPart(text: string): string {
+  if (text.length + 2 <= KEY_PART_BYTES && PLAIN.test(text)) return text;
+  const bytes = (t: string) => new TextEncoder().encode(JSON.stringify(t)).length;
+  let end = Math.min(text.length, KEY_PART_BYTES);
+  while (end > 0 && bytes(text.slice(0, end)) > KEY_PART_BYTES) end--;
+  return text.slice(0, end);
+}
+
 function encodeCursor(body: CursorBody): string {
   const bytes = new TextEncoder().encode(JSON.stringify(body));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
-    /=+$/,
-    "",
-  );
+  const cursor = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
+  if (cursor.length > INPUT_BOUNDS.cursor.max) {
+    throw new Error(`a ${cursor.length}-character cursor for ${body.s}: sort keys grew`);
+  }
+  return cursor;
 }
 
 function decodeCursor(cursor: string, scope: string): SortKey {
@@ -146,7 +195,17 @@ function openCursor(cursor: string, scope: string): Record<string, unknown> {
  * every page a third longer for nothing.
  */
 export function bindCursor(scope: string, daemonCursor: string): string {
-  return `${BOUND}${fnv1a(scope)}.${daemonCursor}`;
+  const bound = `${BOUND}${fnv1a(scope)}.${daemonCursor}`;
+  if (bound.length > INPUT_BOUNDS.cursor.max) {
+    // The real daemon's cursors are about 120 characters; one this long could not come back.
+    throw invalidResponse(
+      `a page cursor of ${daemonCursor.length} characters (at most ${
+        INPUT_BOUNDS.cursor.max - bound.length + daemonCursor.length
+      } can be passed on)`,
+      { cursorLength: daemonCursor.length },
+    );
+  }
+  return bound;
 }
 
 const BOUND = "b1.";

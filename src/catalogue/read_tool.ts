@@ -50,19 +50,21 @@ type PagedSpec<In extends z.ZodObject, Item extends z.ZodType> =
     key(item: z.output<Item>): SortKey;
     /** What page cursors are bound to, with the filters. */
     listing: string;
+    /** The tool (and argument) that reads one record whole, e.g. `portreeve_claim_get (id)`. */
+    readWhole: string;
   };
 
 /** A tool that pages a collection the daemon sends whole (see `readPage`). */
 export function pagedReadTool<In extends z.ZodObject<z.ZodRawShape>, Item extends z.ZodType>(
   spec: PagedSpec<In, Item>,
 ): AnyTool {
-  const { item, route, key, listing, ...rest } = spec;
+  const { item, route, key, listing, readWhole, ...rest } = spec;
   return defineTool({
     ...rest,
     kind: "read",
     output: page(item),
     routes: [route],
-    call: (ctx, input) => readPage(ctx, route, listing, pageQuery(input), key),
+    call: (ctx, input) => readPage(ctx, route, listing, pageQuery(input), key, readWhole),
   });
 }
 

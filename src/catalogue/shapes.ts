@@ -1,14 +1,101 @@
 /**
- * Shapes shared by many tools, defined once. Inputs reuse the anchor's limits; outputs type
- * the fields agents act on and keep rare nested detail loose.
+ * Shapes shared by many tools, defined once. Inputs reuse the anchor's limits and bound every
+ * string, list and map (INPUT_BOUNDS); outputs type the fields agents act on and keep rare
+ * nested detail loose.
  */
 import { z } from "zod";
+
+// ── Input bounds ──────────────────────────────────────────────────────────────────────────
+/**
+ * Every bound an input carries and why, so an over-long value is `portreeve_invalid_input`
+ * naming its field before anything is sent. docs/limits.md is generated from this list.
+ */
+export const INPUT_BOUNDS = {
+  path: {
+    max: 4095,
+    unit: "UTF-8 bytes",
+    why:
+      "Linux PATH_MAX is 4,096 bytes with the terminating NUL, so no longer path names a file (macOS allows 1,024; its daemon refuses the rest)",
+  },
+  stackRootReceipt: {
+    max: 1024,
+    unit: "characters",
+    why:
+      "the daemon binds a stack receipt to the stack root and refuses a receipt target over 1,024 characters",
+  },
+  name: {
+    max: 128,
+    unit: "characters",
+    why:
+      "protocol: project, component, endpoint, service and alias names are 1–128 characters, so a longer filter can match nothing",
+  },
+  eventType: { max: 128, unit: "characters", why: "protocol: a history event's eventType" },
+  entityType: { max: 64, unit: "characters", why: "protocol: a history event's entityType" },
+  entityId: {
+    max: 1024,
+    unit: "characters",
+    why:
+      "the protocol states none; entity ids are UUIDs, ports and stack roots, and the longest id it bounds (a receipt target) is 1,024",
+  },
+  time: {
+    max: 64,
+    unit: "characters",
+    why:
+      "an ISO 8601 time with offset is 35 characters even with nanoseconds (the daemon writes 24); 64 leaves room for finer fractions",
+  },
+  cursor: {
+    max: 1024,
+    unit: "characters",
+    why:
+      "cursors this bridge issues stay under it (each sort key cut to 100 bytes); a longer one was not issued here",
+  },
+  stackEntries: {
+    max: 256,
+    unit: "entries",
+    why:
+      "the protocol states none; 256 components of 256 endpoints each would cover every TCP port",
+  },
+  automaticPortRanges: { max: 16, unit: "entries", why: "protocol: 1–16 ranges" },
+  excludedPorts: { max: 4096, unit: "entries", why: "protocol: at most 4,096 ports" },
+  definition: {
+    max: 1_048_576,
+    unit: "UTF-8 bytes of JSON",
+    why:
+      "the daemon reads a portreeve.stack.json of at most 1 MiB, so a larger definition can never be a stack",
+  },
+} as const;
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+
+/** A string of at most `max` characters. */
+export const bounded = (max: number) => z.string().max(max);
+
+/** A name as the protocol allows it (1–128 characters). */
+export const name128 = () => z.string().min(1).max(INPUT_BOUNDS.name.max);
+
+/** An exact-match filter on a name: a longer one could match nothing. */
+export const nameFilter = () => bounded(INPUT_BOUNDS.name.max);
+
+/**
+ * A map from names to values, bounded in entries (`maxProperties` in the advertised schema)
+ * and in key length.
+ */
+export function boundedRecord<V extends z.ZodType>(
+  value: V,
+  max: number = INPUT_BOUNDS.stackEntries.max,
+) {
+  return z.record(bounded(INPUT_BOUNDS.name.max), value)
+    .refine((map) => Object.keys(map).length <= max, { message: `at most ${max} entries` })
+    .meta({ maxProperties: max });
+}
+
+/** A time the caller sends: ISO 8601 with offset, bounded in length. */
+export const timeInput = () => z.iso.datetime({ offset: true }).max(INPUT_BOUNDS.time.max);
 
 // ── Scalars ──────────────────────────────────────────────────────────────────────────────
 export const uuid = () => z.uuid();
 export const port = () => z.int().min(1).max(65535);
 export const timestamp = () => z.iso.datetime({ offset: true });
-export const name128 = () => z.string().min(1).max(128);
 export const revision = () => z.string().regex(/^[a-f0-9]{64}$/);
 export const handle = () => z.string().regex(/^[A-Za-z0-9_-]{43}$/);
 export const pid = () => z.int().positive();
@@ -22,7 +109,7 @@ export const PAGE_LIMIT_MAX = 200;
 
 export const pageInput = {
   limit: z.int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT),
-  afterCursor: z.string().min(1).optional(),
+  afterCursor: z.string().min(1).max(INPUT_BOUNDS.cursor.max).optional(),
 };
 
 /** `{items, page:{nextCursor?}}`: nextCursor is omitted on the last page. */
@@ -235,26 +322,31 @@ export const documentIssue = z.object({
 });
 
 // ── Inputs shared by several tools ────────────────────────────────────────────────────────
+/** A path no longer than the OS allows (`max` characters, and PATH_MAX in bytes). */
+export const boundedPath = (required = false, max: number = INPUT_BOUNDS.path.max) =>
+  (required ? z.string().min(1) : z.string()).max(max).refine(
+    (p) => p.length * 3 <= INPUT_BOUNDS.path.max || utf8Bytes(p) <= INPUT_BOUNDS.path.max,
+    { message: `must be at most ${INPUT_BOUNDS.path.max} bytes (the OS path limit)` },
+  );
+
 /** Absolute path, validated without touching the filesystem; the daemon canonicalises it. */
-export const absolutePath = (required = false) =>
-  (required ? z.string().min(1) : z.string()).refine((p) => p.startsWith("/"), {
+export const absolutePath = (required = false, max?: number) =>
+  boundedPath(required, max).refine((p) => p.startsWith("/"), {
     message:
       "must be an absolute path (the bridge does not resolve relative paths; the daemon canonicalises absolute ones)",
   });
 
 /**
  * A stack definition (version 1), typed so an agent can see its shape from the schema. Names
- * are plain strings here and defaults are left to the daemon, which validates and normalises
+ * are only bounded here and defaults are left to the daemon, which validates and normalises
  * (publish/required default true, dependency endpoint "default"); this keeps the schema small.
  */
 export const stackDefinitionInput = z.strictObject({
   version: z.literal(1),
-  project: z.string(),
-  components: z.record(
-    z.string(),
+  project: nameFilter(),
+  components: boundedRecord(
     z.strictObject({
-      endpoints: z.record(
-        z.string(),
+      endpoints: boundedRecord(
         z.strictObject({
           transport: z.literal("tcp").optional(),
           publish: z.boolean().optional(),
@@ -266,15 +358,14 @@ export const stackDefinitionInput = z.strictObject({
           docker: z.strictObject({ containerPort: port() }).optional(),
         }),
       ).optional(),
-      dependencies: z.record(
-        z.string(),
+      dependencies: boundedRecord(
         z.strictObject({
-          component: z.string(),
-          endpoint: z.string().optional(),
+          component: nameFilter(),
+          endpoint: nameFilter().optional(),
           required: z.boolean().optional(),
         }),
       ).optional(),
-      docker: z.strictObject({ service: z.string() }).optional(),
+      docker: z.strictObject({ service: nameFilter() }).optional(),
     }),
   ),
 });

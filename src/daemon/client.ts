@@ -5,8 +5,15 @@
  */
 import { notGrantedMessage } from "../hints.ts";
 import { BridgeError, Codes, invalidResponse, resourceLimit } from "../errors.ts";
-import { unavailable } from "./errors.ts";
-import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
+import { requestTooLong, TOO_LONG_STATUSES, unavailable } from "./errors.ts";
+import {
+  HttpError,
+  type HttpFailure,
+  MAX_URL_CHARS,
+  type RawResponse,
+  UnixHttp,
+  URL_PREFIX,
+} from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
@@ -148,10 +155,17 @@ export class DaemonClient {
     const path = pathOf(route, call.params);
     const body = call.body ?? {};
     admit(route, path, body, call.approval);
+    const target = route.method === "GET" ? path + toQueryString(call.query ?? {}) : path;
+    if (URL_PREFIX.length + target.length > MAX_URL_CHARS) {
+      throw requestTooLong(
+        `This client cannot send a URL over ${MAX_URL_CHARS} characters`,
+        target,
+      );
+    }
     await this.#gate(call);
     const options = { signal: call.signal, capabilities: call.capabilities, reply: route };
     if (route.method === "GET") {
-      return this.#send("GET", path + toQueryString(call.query ?? {}), undefined, {
+      return this.#send("GET", target, undefined, {
         ...options,
         timeoutMs: call.timeoutMs ?? this.#timeouts.readMs,
       }, { retrySafe: true, gated: true });
@@ -220,6 +234,14 @@ export class DaemonClient {
       if (!(error instanceof HttpError)) throw error;
       if (error.failure.kind !== "aborted") this.invalidate();
       throw this.#mapFailure(error.failure, mutation);
+    }
+    // Refused for its size before any route saw it: nothing was done, whatever the method.
+    if (TOO_LONG_STATUSES.has(raw.status)) {
+      throw requestTooLong(
+        `The daemon refused the request as too long (HTTP ${raw.status})`,
+        path,
+        body,
+      );
     }
     try {
       return checkReply(options.reply, method, path, readEnvelope(raw));

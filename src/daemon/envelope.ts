@@ -5,8 +5,18 @@
 import { BridgeError, Codes, type Details, invalidResponse } from "../errors.ts";
 import { bridgeCodeFor, isDaemonCode } from "./errors.ts";
 import type { RawResponse } from "./http.ts";
+import {
+  ANSWER_BOUNDS,
+  cutText,
+  fitValue,
+  NOTE_ROOM,
+  withTruncationNote,
+} from "../answer_bounds.ts";
 
 export const PROTOCOL_VERSION = 1;
+
+/** Longest unknown error code quoted back (the daemon's own are under 40 characters). */
+const QUOTED_CODE = 64;
 
 export function readEnvelope(raw: RawResponse): unknown {
   let body: unknown;
@@ -43,15 +53,22 @@ export function readEnvelope(raw: RawResponse): unknown {
   }
   const { code, message, retryable, details } = error as Record<string, unknown>;
   if (!isDaemonCode(code)) {
-    throw invalidResponse(`unknown error code ${JSON.stringify(code)}`, { status: raw.status });
+    const quoted = cutText(JSON.stringify(code) ?? "undefined", QUOTED_CODE);
+    throw invalidResponse(`unknown error code ${quoted}`, { status: raw.status });
   }
-  const extra: Details = typeof details === "object" && details !== null && !Array.isArray(details)
+  const sent: Details = typeof details === "object" && details !== null && !Array.isArray(details)
     ? details as Details
     : {};
+  // The id first: a cut keeps the first entries of a huge map.
+  const withId = requestId && !("requestId" in sent) ? { requestId, ...sent } : sent;
+  // What the daemon says is cut where it arrives, so the bridge's own words after it survive.
+  const { daemonMessage, daemonDetails } = ANSWER_BOUNDS;
   throw new BridgeError(
     bridgeCodeFor(code),
-    typeof message === "string" && message.length > 0 ? message : `The daemon answered ${code}.`,
+    typeof message === "string" && message.length > 0
+      ? cutText(message, daemonMessage.max)
+      : `The daemon answered ${code}.`,
     retryable === true,
-    requestId && !("requestId" in extra) ? { ...extra, requestId } : extra,
+    withTruncationNote(fitValue(withId, daemonDetails.max - NOTE_ROOM), ""),
   );
 }

@@ -17,6 +17,12 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_CONCURRENT = 12;
 
+/** What every daemon URL starts with; the path and query follow. */
+export const URL_PREFIX = `http://${DAEMON_URL_HOST}`;
+
+/** The longest URL Deno's fetch builds (measured: one more character is "Invalid URL"). */
+export const MAX_URL_CHARS = 65_534;
+
 export interface RawResponse {
   status: number;
   text: string;
@@ -87,7 +93,7 @@ export class UnixHttp {
     try {
       let response: Response;
       try {
-        response = await fetch(`http://${DAEMON_URL_HOST}${req.path}`, {
+        response = await fetch(`${URL_PREFIX}${req.path}`, {
           method: req.method,
           headers,
           body: req.body,

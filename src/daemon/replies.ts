@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { invalidResponse } from "../errors.ts";
 import { get } from "./routes.ts";
+import { quotedIssue } from "../answer_bounds.ts";
 
 /** What a route's successful reply must look like. */
 export interface ReplySchema<Schema extends z.ZodType = z.ZodType> {
@@ -49,10 +50,7 @@ export function checkReply<Schema extends z.ZodType>(
     // name); the schema accepted it and reply schemas transform nothing.
     return data as z.output<Schema>;
   }
-  const issues = checked.error.issues.slice(0, 10).map((issue) => ({
-    path: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
+  const issues = checked.error.issues.slice(0, 10).map(quotedIssue);
   const first = issues[0];
   const at = first ? `, ${first.path || "data"}: ${first.message}` : "";
   throw invalidResponse(`${reply.route} answered data of the wrong shape${at}`, {

@@ -47,6 +47,18 @@ async function main(): Promise<number> {
     return 2;
   }
   const socketPath = resolve(values.socket);
+  // The bridge's rule (src/socket_location.ts; the simulator imports nothing outside itself):
+  // sun_path holds the path and its final NUL.
+  const sunPath = Deno.build.os === "linux" ? 108 : 104;
+  const bytes = new TextEncoder().encode(socketPath).length;
+  if (bytes >= sunPath) {
+    console.error(
+      `--socket is ${bytes} bytes, too long for a Unix socket (at most ${
+        sunPath - 1
+      } on ${Deno.build.os}).\n${USAGE}`,
+    );
+    return 2;
+  }
   // Listen for stop requests before the socket exists, so a signal that arrives while the
   // simulator starts or seeds still removes it.
   const stopped = Promise.withResolvers<void>();

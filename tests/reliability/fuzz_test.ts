@@ -8,13 +8,18 @@
  * says what each frame must get: a response with its id, an error with id null, or nothing.
  * Every request is answered exactly once, the process never dies, stdout carries frames only,
  * and no schema-invalid call reaches the daemon. The PRNG seed is printed; rerun a failure
- * with RELIABILITY_SEED=<seed>.
+ * with RELIABILITY_SEED=<seed>. Then every string input of every tool (nested ones too), one
+ * character and 200,000 characters over its bound, is `portreeve_invalid_input` naming that
+ * field, with no daemon request.
  */
 import { concatBytes } from "../../src/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelopeOf, type Id, idKey, type Message, sleep, spawnPeer } from "../support/raw_peer.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { stringInputs } from "../support/input_walk.ts";
+
+type Json = Record<string, unknown>;
 
 const MAX_FRAME = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -258,6 +263,45 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
         for (const c of expectations) await peer.send(concatLine(c.bytes));
         for (const c of expectations) await peer.response((c.expect as { id: Id }).id, 30_000);
         assert.equal(env.sim.requests.length, 0, "no schema-invalid call reached the daemon");
+      },
+    );
+
+    await t.step(
+      "phase A2: every string input of every tool, over its bound: invalid_input naming it",
+      async () => {
+        // Nested ones too (list items, map keys and values), one character over and far over.
+        const sent: { id: Id; label: string; path: string; key: boolean }[] = [];
+        for (const tool of tools) {
+          for (const input of stringInputs(tool.inputSchema)) {
+            for (const extra of [1, 200_000]) {
+              const id = fresh();
+              const label = `${tool.name} ${input.path || "(root)"} +${extra}`;
+              const text = req(id, "tools/call", {
+                name: tool.name,
+                arguments: input.argsWith(extra),
+              });
+              // Registered like every case, so the accounting below counts its one answer.
+              add(label, text, { kind: "invalid", id });
+              await peer.send(text + "\n");
+              sent.push({ id, label, path: input.path, key: input.key });
+            }
+          }
+        }
+        for (const { id, label, path, key } of sent) {
+          const m = await peer.response(id, 30_000);
+          assertInvalid(label, m);
+          const issues = ((m.result as { structuredContent: { error: { details: Json } } })
+            .structuredContent.error.details.issues ?? []) as { path: string }[];
+          const named = key
+            ? issues.some((i) => i.path.startsWith(path ? `${path}.` : ""))
+            : issues.some((i) => i.path === path);
+          assert.ok(named, `${label}: issues name ${issues.map((i) => i.path).join(", ")}`);
+          assert.ok(peer.responseBytes(id)! < 8_000, `${label}: the value is not echoed back`);
+        }
+        assert.ok(sent.length > 100, `${sent.length} over-long inputs`);
+        console.log(`${sent.length} over-long string inputs over ${tools.length} tools`);
+        assert.equal(env.sim.requests.length, 0, "no over-long input reached the daemon");
+        phaseA = expectations.length;
       },
     );
 

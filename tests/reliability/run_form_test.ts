@@ -203,10 +203,13 @@ for (const form of ["source", "bundle"] as RunForm[]) {
   });
 }
 
-Deno.test("run form: a directory or a comma as the socket is a one-line usage error", async () => {
+Deno.test("run form: a directory, a comma or an over-long socket path is a one-line usage error", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-sockdir-" });
+  const long = `${dir}/${"s".repeat(108 - dir.length)}.sock`;
+  const why = (socket: string) =>
+    socket === long ? /too long for a Unix socket/ : socket.includes(",") ? /comma/ : /whole tree/;
   try {
-    const cases = ["/", `${dir}/`, dir, `${dir}/a,b.sock`];
+    const cases = ["/", `${dir}/`, dir, `${dir}/a,b.sock`, long];
     for (const command of ["serve", "config", "doctor"]) {
       for (const socket of cases) {
         const extra = command === "config" ? ["--host", "generic"] : [];
@@ -222,8 +225,26 @@ Deno.test("run form: a directory or a comma as the socket is a one-line usage er
         assert.equal(out.code, 2, `${where}: ${stderr}`);
         assert.equal(decoder.decode(out.stdout), "", where);
         assert.match(stderr, /^portreeve-mcp[^\n]*\n$/, `${where}: one line`);
-        assert.match(stderr, socket.includes(",") ? /comma/ : /whole tree/, where);
+        assert.match(stderr, why(socket), where);
       }
+    }
+    // The program itself (as an installed launcher runs it), and the simulator, say the same.
+    for (
+      const args of [
+        ["run", "--no-prompt", "main.ts", "serve", "--socket", long],
+        ["run", "-A", "src/simulator/main.ts", "--socket", long],
+      ]
+    ) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args,
+        cwd: ROOT,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = decoder.decode(out.stderr);
+      assert.equal(out.code, 2, `${args.join(" ")}: ${stderr}`);
+      assert.match(stderr, /too long for a Unix socket/);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -118,3 +118,26 @@ Deno.test("a socket path as long as sun_path (108 bytes on Linux, 104 on macOS) 
     /is 108 bytes long/,
   );
 });
+
+Deno.test("the socket path that would be used must fit, whatever its source", () => {
+  const deep = `/h/${"d".repeat(90)}`;
+  assert.throws(
+    () => discoverSocket(undefined, env({ HOME: deep }), "linux"),
+    /^SocketPathError: HOME \/h\/d+\/\.local\/state\/portreeve\/portreeve\.sock is 131 bytes long/,
+  );
+  // Normalised first: a path that only looks long is fine.
+  assert.equal(discoverSocket(`/a${"/.".repeat(60)}/b.sock`, env({}), "linux").path, "/a/b.sock");
+});
+
+Deno.test("a huge socket path is refused in one short line", () => {
+  const huge = `/${"x".repeat(100_000)}`;
+  try {
+    discoverSocket(huge, env({}), "linux");
+    assert.fail("accepted");
+  } catch (error) {
+    assert.ok(error instanceof SocketPathError);
+    assert.ok(error.message.length < 600, `${error.message.length} characters`);
+    assert.ok(!error.message.includes("\n"));
+    assert.match(error.message, /^--socket is 100001 bytes long/);
+  }
+});

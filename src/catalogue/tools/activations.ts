@@ -40,7 +40,14 @@ export const activationsList = defineTool({
   output: page(activation),
   routes: [listActivations],
   call: (ctx, input) =>
-    readPage(ctx, listActivations, "activations", pageQuery(input), (a) => [a.createdAt, a.id]),
+    readPage(
+      ctx,
+      listActivations,
+      "activations",
+      pageQuery(input),
+      (a) => [a.createdAt, a.id],
+      "portreeve_activation_get (id)",
+    ),
   summary: ({ items, page }) =>
     pageSummary("activation", items, page, (a) => `${a.id.slice(0, 8)} ${a.state}`),
 });

@@ -1,6 +1,6 @@
 /** Claims family (read side): durable port claims. */
 import { z } from "zod";
-import { absolutePath, claim, pageInput, uuid } from "../shapes.ts";
+import { absolutePath, claim, nameFilter, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { pageSummary } from "../pagination.ts";
@@ -12,14 +12,15 @@ export const claimsList = pagedReadTool({
     "List durable port claims by project, workspace, component and endpoint. Filters match exactly.",
   input: z.strictObject({
     ...pageInput,
-    project: z.string().optional(),
+    project: nameFilter().optional(),
     workspaceRoot: absolutePath().optional(),
-    component: z.string().optional(),
-    endpoint: z.string().optional(),
+    component: nameFilter().optional(),
+    endpoint: nameFilter().optional(),
   }),
   item: claim,
   route: get("/v1/claims", z.array(claim)),
   listing: "claims",
+  readWhole: "portreeve_claim_get (id)",
   key: (c) => [
     c.identity.project,
     c.identity.workspaceRoot,

@@ -21,6 +21,7 @@ export const generationsList = pagedReadTool({
   item: generation,
   route: get("/v1/stack-generations", z.array(generation)),
   listing: "generations",
+  readWhole: "portreeve_generation_get (id)",
   key: (g) => [g.createdAt, g.id],
   summary: ({ items, page }) =>
     pageSummary("generation", items, page, (g) => `${g.id.slice(0, 8)} ${g.state}`),

@@ -1,10 +1,17 @@
 /** History: the daemon's audit trail, paged by the daemon itself (newest first). */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { historyEvent, page, pageInput, timestamp } from "../shapes.ts";
+import { bounded, historyEvent, INPUT_BOUNDS, page, pageInput, timeInput } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
-import { bindCursor, fittingCount, pageSummary, scopeOf, unbindCursor } from "../pagination.ts";
+import {
+  bindCursor,
+  fitPageItems,
+  fittingCount,
+  pageSummary,
+  scopeOf,
+  unbindCursor,
+} from "../pagination.ts";
 
 // The daemon pages history itself, with a cursor of its own.
 const historyRoute = get(
@@ -15,6 +22,23 @@ const historyRoute = get(
   }),
 );
 
+/** The get tool of each entity type history records, by the field holding the event's id. */
+const ENTITY_GETS: Record<string, string> = {
+  claim: "portreeve_claim_get (id)",
+  stack: "portreeve_stack_get (id)",
+  "stack-generation": "portreeve_generation_get (id)",
+  "stack-activation": "portreeve_activation_get (id)",
+  "launcher-operation": "portreeve_launcher_operation_get (operationId)",
+};
+
+/** Where more of a cut event can be read: its entity's get tool, given its entityId. */
+function readEventWhole(event: { entityType: string }): string {
+  const get = Object.hasOwn(ENTITY_GETS, event.entityType) ? ENTITY_GETS[event.entityType] : "";
+  return get
+    ? `${get} with its entityId (the event's payload is as it was then)`
+    : "none: history keeps it, but no tool shows one event in more detail";
+}
+
 export const historyList = defineTool({
   name: "portreeve_history_list",
   title: "List history",
@@ -23,10 +47,10 @@ export const historyList = defineTool({
     "Page the daemon's event history, newest first. Filters match exactly; `since` (ISO 8601) is inclusive.",
   input: z.strictObject({
     ...pageInput,
-    eventType: z.string().optional(),
-    entityType: z.string().optional(),
-    entityId: z.string().optional(),
-    since: timestamp().optional(),
+    eventType: bounded(INPUT_BOUNDS.eventType.max).optional(),
+    entityType: bounded(INPUT_BOUNDS.entityType.max).optional(),
+    entityId: bounded(INPUT_BOUNDS.entityId.max).optional(),
+    since: timeInput().optional(),
   }),
   output: page(historyEvent),
   routes: [historyRoute],
@@ -45,7 +69,10 @@ export const historyList = defineTool({
       result = await read(ctx, historyRoute, {}, { ...query, limit: fits });
     }
     const next = result.page?.nextCursor;
-    return { items: result.items, page: next ? { nextCursor: bindCursor(scope, next) } : {} };
+    return {
+      items: fitPageItems(result.items, ctx.itemChars, readEventWhole),
+      page: next ? { nextCursor: bindCursor(scope, next) } : {},
+    };
   },
   summary: ({ items, page }) =>
     pageSummary("event", items, page, (e) => `${e.eventType} at ${e.occurredAt}`, 3),

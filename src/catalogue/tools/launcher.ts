@@ -1,7 +1,7 @@
 /** Launcher operations (read side): coordination records of a stack's launcher. */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { launcherOperation, page, timestamp, uuid } from "../shapes.ts";
+import { launcherOperation, page, pageInput, timestamp, uuid } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
@@ -42,7 +42,7 @@ export const launcherOperationsList = defineTool({
   input: z.strictObject({
     stackId: uuid(),
     limit: z.int().min(1).max(DAEMON_MAX).default(DAEMON_MAX),
-    afterCursor: z.string().min(1).optional(),
+    afterCursor: pageInput.afterCursor,
   }),
   output: page(launcherOperation),
   routes: [listOperations],
@@ -51,7 +51,13 @@ export const launcherOperationsList = defineTool({
     // Newest first: invert the timestamp order through a descending key.
     const key = (o: Listed) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
     const scope = scopeOf("launcher", { stackId });
-    return paginate(all, key, { scope, limit, afterCursor, itemChars: ctx.itemChars });
+    return paginate(all, key, {
+      scope,
+      limit,
+      afterCursor,
+      itemChars: ctx.itemChars,
+      readWhole: () => "portreeve_launcher_operation_get (operationId: its id)",
+    });
   },
   summary: ({ items, page }) =>
     pageSummary("operation", items, page, (o) => `${o.operation} ${o.outcome ?? o.state}`),

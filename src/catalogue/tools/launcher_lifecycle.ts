@@ -10,6 +10,7 @@ import {
   launcherOperation,
   renewalFailure,
   revision,
+  timeInput,
   timestamp,
   uuid,
 } from "../shapes.ts";
@@ -174,7 +175,7 @@ const evidence = z.strictObject({
     "uncertain",
   ]),
   source: z.enum(["daemon", "local", "cached", "unavailable"]),
-  observedAt: timestamp().nullable(),
+  observedAt: timeInput().nullable(),
   generationId: uuid().nullable(),
   activationId: uuid().nullable(),
   listenerCount: z.int().min(0).max(10000),

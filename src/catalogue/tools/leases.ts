@@ -7,6 +7,7 @@ import { defineTool } from "../define.ts";
 import {
   abandonReason,
   ack,
+  boundedPath,
   custodyTimes,
   handle,
   pid,
@@ -82,7 +83,7 @@ export const leaseAcquire = defineTool({
   input: z.strictObject({
     claim: z.strictObject({
       project: name(),
-      workspaceRoot: z.string().min(1),
+      workspaceRoot: boundedPath(true),
       service: name().optional(),
       component: name().optional(),
       endpoint: name().default("default"),

@@ -1,6 +1,13 @@
 /** Ports family (read side): the live inventory of development ports. */
 import { z } from "zod";
-import { absolutePath, classification, inventoryEntry, pageInput, port } from "../shapes.ts";
+import {
+  absolutePath,
+  classification,
+  inventoryEntry,
+  nameFilter,
+  pageInput,
+  port,
+} from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { pageSummary } from "../pagination.ts";
@@ -15,15 +22,16 @@ export const portsList = pagedReadTool({
     classification: classification.optional(),
     claimed: z.boolean().optional(),
     listening: z.boolean().optional(),
-    project: z.string().optional(),
+    project: nameFilter().optional(),
     workspace: absolutePath().optional(),
-    component: z.string().optional(),
-    endpoint: z.string().optional(),
+    component: nameFilter().optional(),
+    endpoint: nameFilter().optional(),
     port: port().optional(),
   }),
   item: inventoryEntry,
   route: get("/v1/ports", z.array(inventoryEntry)),
   listing: "ports",
+  readWhole: "portreeve_port_inspect (port)",
   key: (e) => [e.port],
   summary: ({ items, page }) =>
     pageSummary("port", items, page, (e) => `${e.port} ${e.classification}`, 8),

@@ -5,8 +5,10 @@ import {
   activation,
   documentIssue,
   generation,
+  INPUT_BOUNDS,
   loose,
   name128,
+  nameFilter,
   pageInput,
   provider,
   revision,
@@ -26,12 +28,13 @@ export const stacksList = pagedReadTool({
     "List registered stacks by project and root. `stackRoot` must be an existing absolute directory.",
   input: z.strictObject({
     ...pageInput,
-    project: z.string().optional(),
+    project: nameFilter().optional(),
     stackRoot: absolutePath().optional(),
   }),
   item: stack,
   route: get("/v1/stacks", z.array(stack)),
   listing: "stacks",
+  readWhole: "portreeve_stack_get (id)",
   key: (s) => [s.project, s.stackRoot, s.id],
   summary: ({ items, page }) =>
     pageSummary("stack", items, page, (s) => `${s.project} at ${s.stackRoot}`),
@@ -123,7 +126,10 @@ export const stackDefinitionValidate = readTool({
   // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
   // to judge it. The tools that write (stack_apply_preview) keep the typed schema.
   input: z.strictObject({
-    definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value"),
+    definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value").refine(
+      fitsStackFile,
+      `must be at most ${INPUT_BOUNDS.definition.max} bytes as JSON (the daemon's stack file limit)`,
+    ),
   }),
   output: validationOutput,
   route: post(
@@ -141,6 +147,13 @@ export const stackDefinitionValidate = readTool({
         )
       }.`,
 });
+
+/** Whether a definition's JSON could be a stack file (cheap before counting bytes). */
+function fitsStackFile(definition: unknown): boolean {
+  const json = JSON.stringify(definition) ?? "";
+  const { max } = INPUT_BOUNDS.definition;
+  return json.length * 3 <= max || new TextEncoder().encode(json).length <= max;
+}
 
 export const stackSnapshot = readTool({
   name: "portreeve_stack_snapshot",

@@ -13,7 +13,7 @@
  */
 import { confinedFlags, RUN_ENV } from "../../permissions.ts";
 import { installLayout, LAUNCHER_NAME } from "../../install_layout.ts";
-import { socketPathLimit } from "../../socket_location.ts";
+import { SHOWN_PATH_BYTES, socketPathLimit } from "../../socket_location.ts";
 import { shellQuote } from "../../shell.ts";
 import { SOFTWARE_VERSION } from "../../version.ts";
 
@@ -148,8 +148,10 @@ fi
 [ ! -d "$socket" ] || directory "$origin" "$socket"
 bytes=$(printf %s "$socket" | wc -c)
 bytes=$((bytes))
+shown=
+[ "$bytes" -gt ${SHOWN_PATH_BYTES} ] || shown=" $socket"
 [ "$bytes" -lt ${socketPathLimit(os)} ] ||
-  fail "$origin $socket is $bytes bytes long; a Unix socket path must be shorter than ${
+  fail "$origin$shown is $bytes bytes long; a Unix socket path must be shorter than ${
     socketPathLimit(os)
   } bytes here. Use a shorter path."
 

@@ -40,6 +40,7 @@ const SHARED = new Set([
   "approval_modes.ts",
   "option_rules.ts",
   "bytes.ts",
+  "answer_bounds.ts",
   "signals.ts",
   "host_channel.ts",
   "socket_location.ts",

@@ -91,3 +91,29 @@ Deno.test("output: a nullable deep object is cut to its type list", () => {
   const b = a.properties.b as { properties: Record<string, unknown> };
   assert.deepEqual(b.properties.c, { type: ["object", "null"] });
 });
+
+Deno.test("input: a sub-schema used once is written in place, one used twice once under $defs", () => {
+  // A refinement clones its object, and zod then extracts the children it met twice.
+  const refined = inputJsonSchema(
+    z.strictObject({ id: z.uuid(), port: z.int().optional() }).refine(() => true),
+  );
+  assert.equal(refined.$defs, undefined);
+  assert.deepEqual(refined.properties, {
+    id: { type: "string", format: "uuid" },
+    port: { type: "integer" },
+  });
+  const twice = inputJsonSchema(z.strictObject({ a: point, b: point }));
+  assert.deepEqual(Object.keys(twice.$defs as object).length, 1);
+  assert.deepEqual((twice.properties as Record<string, unknown>).a, { $ref: "#/$defs/__schema0" });
+});
+
+Deno.test("input: a bounded map says its entry count and key length, not that keys are strings", () => {
+  const map = z.record(z.string().max(8), z.boolean()).meta({ maxProperties: 4 });
+  const schema = inputJsonSchema(z.strictObject({ m: map }));
+  assert.deepEqual((schema.properties as Record<string, unknown>).m, {
+    type: "object",
+    propertyNames: { maxLength: 8 },
+    additionalProperties: { type: "boolean" },
+    maxProperties: 4,
+  });
+});

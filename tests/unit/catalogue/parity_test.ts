@@ -1,7 +1,8 @@
 /**
  * The catalogue keeps every tool of the reference bridge (the recorded `portreeve mcp serve`
  * catalogue in tests/fixtures) with its input fields (names, types, enums, limits, defaults,
- * required), so an agent can switch bridges without relearning. Tools of our own may follow.
+ * required), so an agent can switch bridges without relearning; ours add length and size
+ * bounds where the anchor has none. Tools of our own may follow.
  * Deliberate departures are listed in DEPARTURES with the reason.
  */
 import assert from "node:assert/strict";
@@ -25,6 +26,9 @@ const DEPARTURES: Record<string, string> = {
   "portreeve_activation_confirm_endpoint:": "object root",
 };
 
+/** Bounds ours adds where the anchor has none (see INPUT_BOUNDS in shapes.ts). */
+const ADDED_BOUNDS = ["#maxLength", "#maxItems"];
+
 const FACTS = [
   "type",
   "enum",
@@ -34,6 +38,7 @@ const FACTS = [
   "exclusiveMinimum",
   "minLength",
   "maxLength",
+  "maxItems",
   "default",
   "format",
 ];
@@ -123,6 +128,9 @@ for (const tool of ALL_TOOLS.filter((t) => anchorTools.has(t.name))) {
     facts(anchorTools.get(tool.name)!.inputSchema, "", theirs, tool.name);
     for (const [key, value] of theirs) assert.equal(ours.get(key), value, `${tool.name} ${key}`);
     for (const [key, value] of ours) {
+      // Every input is bounded (INPUT_BOUNDS): a bound the anchor lacks may be added, never
+      // changed where the anchor has one.
+      if (ADDED_BOUNDS.some((fact) => key.endsWith(fact)) && !theirs.has(key)) continue;
       assert.equal(theirs.get(key), value, `${tool.name} ${key} (extra)`);
     }
   });

@@ -18,6 +18,7 @@ import {
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { BridgeError } from "../../../errors.ts";
+import { ANSWER_BOUNDS, cutText } from "../../../answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,
@@ -151,7 +152,8 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         target: preview.target,
         expiresAt: preview.expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
-        summary: `${effect.plain()}${blocked}`,
+        // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
+        summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
         blockers: blockers.map((blocker) => blocker.plain()),
         nextStep: approvalStep(execute, blockers.length > 0, approval),
         proposal: preview.proposal,

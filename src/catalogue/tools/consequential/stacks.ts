@@ -5,6 +5,7 @@
 import { z } from "zod";
 import {
   absolutePath,
+  INPUT_BOUNDS,
   loose,
   olderThanMilliseconds,
   port,
@@ -76,7 +77,10 @@ export const stackApplyPreview = previewTool({
   title: "Preview stack apply",
   description:
     `Check a definition against <stackRoot>/portreeve.stack.json (stackRoot absolute) and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
-  input: z.strictObject({ stackRoot: absolutePath(true), definition: stackDefinitionInput }),
+  input: z.strictObject({
+    stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
+    definition: stackDefinitionInput,
+  }),
   path: "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
   reply: evidenceReply(applyObserved),
@@ -105,7 +109,10 @@ export const stackApplyExecute = executeTool({
   title: "Apply a stack",
   description:
     "Write portreeve.stack.json and apply it as approved; send stackRoot exactly as previewed.",
-  input: z.strictObject({ receiptId: uuid(), stackRoot: absolutePath(true) }),
+  input: z.strictObject({
+    receiptId: uuid(),
+    stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
+  }),
   result: applyResult,
   path: "/v1/actions/stacks/apply/execute",
   effect: consequential(
@@ -183,11 +190,13 @@ const SETTING_KEYS = [
 
 /**
  * Only the public runtime settings, closed; value ranges are the daemon's to enforce (it
- * answers with the reason), which keeps the advertised schema identical to the anchor's.
+ * answers with the reason), which keeps the advertised schema close to the anchor's. The
+ * lists carry the protocol's sizes, so no update is unbounded.
  */
 export const settingsUpdates = z.strictObject({
-  automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() })).optional(),
-  excludedPorts: z.array(port()).optional(),
+  automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() }))
+    .max(INPUT_BOUNDS.automaticPortRanges.max).optional(),
+  excludedPorts: z.array(port()).max(INPUT_BOUNDS.excludedPorts.max).optional(),
   leaseTtlMilliseconds: z.int().optional(),
   ephemeralAssignmentTtlMilliseconds: z.int().optional(),
   gracefulShutdownMilliseconds: z.int().optional(),

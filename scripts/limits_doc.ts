@@ -1,0 +1,115 @@
+/**
+ * The generated tables of docs/limits.md (`deno task gen` writes them; a test keeps them in
+ * step): the input bounds and why, every tool's bounded inputs read back out of its
+ * advertised schema, and the bounds on answers, pages, requests, frames and the socket path.
+ */
+import { INPUT_BOUNDS } from "../src/catalogue/shapes.ts";
+import { ANSWER_BOUNDS } from "../src/answer_bounds.ts";
+import { PAGE_CHARS } from "../src/catalogue/pagination.ts";
+import { ALL_TOOLS } from "../src/catalogue/index.ts";
+import { describeTool } from "../src/catalogue/describe.ts";
+import { inputBounds } from "../src/catalogue/input_limits.ts";
+import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
+import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
+import { socketPathLimit } from "../src/socket_location.ts";
+
+const n = (value: number) => value.toLocaleString("en-US");
+const cell = (text: string) => text.replace(/\|/g, "\\|");
+
+function inputBoundsTable(): string[] {
+  return [
+    "| Bound | At most | Why |",
+    "| --- | --- | --- |",
+    ...Object.entries(INPUT_BOUNDS).map(([name, b]) =>
+      `| \`${name}\` | ${n(b.max)} ${b.unit} | ${cell(b.why)} |`
+    ),
+  ];
+}
+
+function toolInputsTable(): string[] {
+  const rows = ALL_TOOLS.map((tool) => {
+    const schema = describeTool(tool).inputSchema as Record<string, unknown>;
+    const found = inputBounds(schema, schema, tool.name);
+    const byBound = new Map<string, string[]>();
+    for (const { path, bound } of found) {
+      const field = path.slice(tool.name.length + 1) || "(arguments)";
+      const paths = byBound.get(bound) ?? [];
+      if (!paths.includes(field)) paths.push(field);
+      byBound.set(bound, paths);
+    }
+    const text = [...byBound].map(([bound, paths]) =>
+      `${paths.map((p) => `\`${p}\``).join(", ")} ${bound.replace(/\d{4,}/g, (d) => n(Number(d)))}`
+    ).join("; ");
+    return `| \`${tool.name}\` | ${cell(text || "no string, list or map input")} |`;
+  });
+  return ["| Tool | Bounded inputs (characters, unless said) |", "| --- | --- |", ...rows];
+}
+
+function answerBoundsTable(): string[] {
+  const rows: [string, string, string][] = [
+    ...Object.entries(ANSWER_BOUNDS).map(([name, b]): [string, string, string] => [
+      `\`${name}\``,
+      `${n(b.max)} characters`,
+      b.why,
+    ]),
+    [
+      "`PAGE_CHARS`",
+      `${n(PAGE_CHARS)} characters`,
+      "a page's records as the model is shown them; a larger record comes alone, cut to fit",
+    ],
+    [
+      "daemon answer",
+      `${n(MAX_RESPONSE_BYTES)} bytes`,
+      "a longer body is not read: portreeve_invalid_response",
+    ],
+    [
+      "request URL",
+      `${n(MAX_URL_CHARS)} characters`,
+      "the longest URL Deno's fetch builds; longer is portreeve_invalid_input, unsent",
+    ],
+    [
+      "MCP frame from the host",
+      `${n(MAX_FRAME_BYTES)} bytes`,
+      "a longer line is refused unread with a JSON-RPC error",
+    ],
+    [
+      "socket path",
+      `${socketPathLimit("linux") - 1} bytes (Linux), ${socketPathLimit("darwin") - 1} (macOS)`,
+      "sun_path holds the path and its final NUL; longer is a usage error (exit 2)",
+    ],
+  ];
+  return [
+    "| Bound | At most | Why |",
+    "| --- | --- | --- |",
+    ...rows.map(([name, max, why]) => `| ${name} | ${max} | ${cell(why)} |`),
+  ];
+}
+
+const SECTIONS: Record<string, () => string[]> = {
+  "input-bounds": inputBoundsTable,
+  "tool-inputs": toolInputsTable,
+  "answer-bounds": answerBoundsTable,
+};
+
+/** `doc` with each generated section replaced by its current table. */
+export function withLimitTables(doc: string): string {
+  let out = doc;
+  for (const [name, table] of Object.entries(SECTIONS)) out = withSection(out, name, table());
+  return out;
+}
+
+/** `doc` with the section between `<!-- name:start -->` and `<!-- name:end -->` set to `lines`. */
+export function withSection(doc: string, name: string, lines: string[]): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from === -1 || to === -1) throw new Error(`no ${name} markers`);
+  return doc.slice(0, from) + [start, "", ...lines, "", end].join("\n") +
+    doc.slice(to + end.length);
+}
+
+/** `deno fmt` pads markdown tables; compare the text, not the padding. */
+export function normaliseMarkdown(text: string): string {
+  return text.replace(/-{3,}/g, "---").replace(/[ \t]+/g, " ").replace(/\n(\s*\n)+/g, "\n");
+}
