@@ -32,10 +32,15 @@ const loadDefinitions: DefinitionLoader = async () => (await import("./index.ts"
 /** Told about every error that is the bridge's own bug (answered `portreeve_internal`). */
 export type BugReporter = (tool: string, error: unknown) => void;
 
+/** Told about every failure on the daemon's side (answered `portreeve_daemon_error`). */
+export type DaemonErrorReporter = (tool: string, error: BridgeError) => void;
+
 export class Catalogue {
   readonly entries: readonly ListedTool[];
   /** Set by whoever serves the catalogue, so a bug's stack reaches the log. */
   onBug?: BugReporter;
+  /** Set likewise, so the daemon's own failures are logged (as the daemon's, not bugs). */
+  onDaemonError?: DaemonErrorReporter;
   #byName: Map<string, ListedTool>;
   #listing: Tool[];
   #definitions?: Promise<Map<string, ToolDefinition>>;
@@ -82,18 +87,28 @@ export class Catalogue {
     }
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
-      return success(ran.shown, ran.summary);
+      const shown = scrubbed(ctx, { data: ran.shown, summary: ran.summary });
+      return success(shown.data, shown.summary);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
       const reported = asBridgeError(error);
       if (reported.code === Codes.internal) this.onBug?.(name, error);
-      const { code, message, retryable, details, nextStep } = reported;
-      return failure(
-        new BridgeError(code, message, retryable, withoutCredentialFields(details), nextStep),
-      );
+      if (reported.code === Codes.daemonError) this.onDaemonError?.(name, reported);
+      const { code, message, retryable } = reported;
+      const shown = scrubbed(ctx, { message, details: withoutCredentialFields(reported.details) });
+      return failure(new BridgeError(code, shown.message, retryable, shown.details));
     }
   }
+}
+
+/**
+ * What a result will show, with every credential fragment this process holds masked in its
+ * string values, before the text block is written from it: that text nests the JSON in a
+ * string, where the output scrubber could no longer tell field names from values.
+ */
+function scrubbed<T>(ctx: Partial<Pick<ToolContext, "custody">>, value: T): T {
+  return ctx.custody ? ctx.custody.scrubValue(value) : value;
 }
 
 /**

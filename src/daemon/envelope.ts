@@ -13,14 +13,10 @@ export function readEnvelope(raw: RawResponse): unknown {
   try {
     body = JSON.parse(raw.text);
   } catch {
-    throw invalidResponse(`HTTP ${raw.status} with a body that is not JSON`, {
-      status: raw.status,
-    });
+    throw unreadable(raw.status, `HTTP ${raw.status} with a body that is not JSON`);
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidResponse(`HTTP ${raw.status} with a body that is not a JSON object`, {
-      status: raw.status,
-    });
+    throw unreadable(raw.status, `HTTP ${raw.status} with a body that is not a JSON object`);
   }
   const envelope = body as Record<string, unknown>;
   if (envelope.protocolVersion !== PROTOCOL_VERSION) {
@@ -28,30 +24,53 @@ export function readEnvelope(raw: RawResponse): unknown {
       throw new BridgeError(
         Codes.incompatible,
         `The PortReeve daemon answered with protocol version ${envelope.protocolVersion}; ` +
-          `this bridge speaks version ${PROTOCOL_VERSION}. Update PortReeve or portreeve-mcp so both share it.`,
+          `this bridge speaks version ${PROTOCOL_VERSION}.`,
         false,
         { status: raw.status, protocolVersion: envelope.protocolVersion },
       );
     }
-    throw invalidResponse("no protocolVersion in the envelope", { status: raw.status });
+    throw unreadable(raw.status, "no protocolVersion in the envelope");
   }
-  const requestId = typeof envelope.requestId === "string" ? envelope.requestId : undefined;
   if (raw.status >= 200 && raw.status < 300 && "data" in envelope) return envelope.data;
   const error = envelope.error;
   if (typeof error !== "object" || error === null) {
-    throw invalidResponse(`HTTP ${raw.status} without data or error`, { status: raw.status });
+    throw unreadable(raw.status, `HTTP ${raw.status} without data or error`);
   }
   const { code, message, retryable, details } = error as Record<string, unknown>;
-  if (!isDaemonCode(code)) {
-    throw invalidResponse(`unknown error code ${JSON.stringify(code)}`, { status: raw.status });
-  }
+  if (!isDaemonCode(code)) throw unreadable(raw.status, `an unknown error code ${codeShown(code)}`);
+  // The daemon's requestId names its log line, nothing a model can act on: it stays out.
   const extra: Details = typeof details === "object" && details !== null && !Array.isArray(details)
     ? details as Details
     : {};
+  const ours = bridgeCodeFor(code);
   throw new BridgeError(
-    bridgeCodeFor(code),
+    ours,
     typeof message === "string" && message.length > 0 ? message : `The daemon answered ${code}.`,
     retryable === true,
-    requestId && !("requestId" in extra) ? { ...extra, requestId } : extra,
+    // Where the bridge renames the daemon's code, the daemon's own is kept.
+    ours === `portreeve_${code}` ? extra : { ...extra, daemonCode: code },
   );
+}
+
+/**
+ * An answer that is not a readable PortReeve reply. An HTTP 5xx means the daemon itself
+ * failed (its fault, not the socket's or ours); anything else is an unreadable response.
+ */
+function unreadable(status: number, reason: string): BridgeError {
+  if (status >= 500 && status <= 599) {
+    return new BridgeError(
+      Codes.daemonError,
+      `The PortReeve daemon failed with HTTP ${status} (${reason}).`,
+      false,
+      { status },
+    );
+  }
+  return invalidResponse(reason, { status });
+}
+
+/** A daemon's code as the message may show it: a short code-like word, or only its size. */
+function codeShown(code: unknown): string {
+  if (typeof code === "string" && /^[a-z][a-z0-9_]{0,63}$/.test(code)) return `"${code}"`;
+  if (typeof code === "string") return `(not a code: ${code.length} characters)`;
+  return `(${code === null ? "null" : typeof code}, not a string)`;
 }

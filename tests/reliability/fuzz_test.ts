@@ -13,7 +13,16 @@
 import { concatBytes } from "../../src/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
-import { envelopeOf, type Id, idKey, type Message, sleep, spawnPeer } from "../support/raw_peer.ts";
+import {
+  assertNoBridgeBug,
+  envelopeOf,
+  type Id,
+  idKey,
+  type Message,
+  sleep,
+  spawnPeer,
+  type ToolResult,
+} from "../support/raw_peer.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 
 const MAX_FRAME = 1024 * 1024;
@@ -513,6 +522,7 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
 
     await peer.closeStdin();
     assert.equal((await peer.exited()).code, 0, "clean exit after the fuzz");
+    assertNoBridgeBug(peer, "the fuzz");
   } finally {
     await peer.closeStdin();
     await peer.exited();
@@ -529,12 +539,9 @@ function assertInvalid(label: string, m: Message): void {
     );
     return;
   }
-  const result = m.result as {
-    isError?: boolean;
-    structuredContent?: { error?: { code: string } };
-  };
+  const result = m.result as ToolResult;
   assert.equal(result.isError, true, `${label} was accepted: ${JSON.stringify(m).slice(0, 300)}`);
-  assert.equal(result.structuredContent?.error?.code, "portreeve_invalid_input", label);
+  assert.equal(envelopeOf(result).error?.code, "portreeve_invalid_input", label);
 }
 
 function preview(bytes: Uint8Array): string {

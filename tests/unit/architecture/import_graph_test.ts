@@ -47,6 +47,7 @@ const SHARED = new Set([
   "install_layout.ts",
   "shell.ts",
   "hints.ts",
+  "error_codes.ts",
 ]);
 
 /** Who may import the few root modules that are not shared leaves. */

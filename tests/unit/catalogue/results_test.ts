@@ -4,8 +4,9 @@
  * first 250 characters hold the rule that matters.
  */
 import assert from "node:assert/strict";
-import { errorEnvelope, failure, success } from "../../../src/catalogue/result.ts";
-import { BridgeError, Codes, invalidInput } from "../../../src/errors.ts";
+import { envelopeOf, failure, success } from "../../../src/catalogue/result.ts";
+import { BridgeError } from "../../../src/errors.ts";
+import { nextStepFor } from "../../../src/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { listTools } from "../../../src/catalogue/describe.ts";
@@ -39,41 +40,34 @@ Deno.test("success: one summary line, then the envelope as compact JSON", () => 
   assert.equal(r.isError, undefined);
 });
 
-Deno.test("failure: the text alone has code, message, retryable, next step and details", () => {
+Deno.test("failure: the text alone is the error envelope, once (no structuredContent)", () => {
   const error = new BridgeError("portreeve_not_found", "No claim 42.", false, { reason: "gone" });
   const r = failure(error);
-  const { line, json } = split(textOf(r));
-  assert.equal(line, "portreeve_not_found (not retryable): No claim 42.");
-  assert.deepEqual(json, r.structuredContent);
-  const body = (json as { ok: boolean; error: Json }).error;
-  assert.deepEqual(Object.keys(body), ["code", "message", "retryable", "nextStep", "details"]);
-  assert.equal(body.retryable, false);
-  assert.match(body.nextStep as string, /list tools/);
-  assert.deepEqual(body.details, { reason: "gone" });
+  const text = textOf(r);
+  assert.equal(r.structuredContent, undefined, "hosts that show both halves see it once");
   assert.equal(r.isError, true);
+  const json = JSON.parse(text) as { ok: boolean; error: Json };
+  assert.equal(text, JSON.stringify(json), "one line of compact JSON");
+  assert.equal(json.ok, false);
+  assert.deepEqual(Object.keys(json.error), [
+    "code",
+    "message",
+    "retryable",
+    "nextStep",
+    "details",
+  ]);
+  assert.equal(json.error.retryable, false);
+  assert.equal(json.error.nextStep, nextStepFor("portreeve_not_found", {}));
+  assert.deepEqual(json.error.details, { reason: "gone" });
+  assert.deepEqual(envelopeOf(r), json, "programs read it back with envelopeOf");
+  assert.equal(text.split("No claim 42.").length, 2, "the message is written once");
 
-  const down = split(textOf(failure(unavailable("/run/p.sock", "ENOENT"))));
-  assert.match(down.line, /^portreeve_unavailable \(retryable\): The PortReeve daemon is not/);
-  assert.match(
-    ((down.json as { error: Json }).error.nextStep) as string,
-    /portreeve start.*retry/,
-  );
-});
+  const bare = JSON.parse(textOf(failure(new BridgeError("portreeve_not_found", "m", false))));
+  assert.equal("details" in bare.error, false, "empty details are left out");
 
-Deno.test("every error has a next step: per code, per error, and a fallback", () => {
-  for (const code of Object.values(Codes)) {
-    assert.ok(errorEnvelope(new BridgeError(code, "m", false)).nextStep.length > 20, code);
-  }
-  const specific = new BridgeError("portreeve_conflict", "m", false, {}, "Preview again.");
-  assert.equal(errorEnvelope(specific).nextStep, "Preview again.");
-  assert.match(errorEnvelope(new BridgeError("portreeve_x", "m", true)).nextStep, /^Retry/);
-  assert.match(errorEnvelope(new BridgeError("portreeve_x", "m", false)).nextStep, /Do not retry/);
-  // The daemon's own `unavailable` is about evidence (e.g. Docker), not a daemon that is down.
-  assert.match(
-    errorEnvelope(new BridgeError(Codes.unavailable, "Docker is missing.", false)).nextStep,
-    /could not observe/,
-  );
-  assert.match(errorEnvelope(invalidInput("bad")).nextStep, /Correct the arguments/);
+  const down = JSON.parse(textOf(failure(unavailable("/run/p.sock", "ENOENT"))));
+  assert.match(down.error.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
+  assert.match(down.error.nextStep, /only a person can start it.*Retry this call/);
 });
 
 const listing = listTools(ALL_TOOLS).tools;
@@ -120,12 +114,13 @@ Deno.test("every tool rejects an unknown key, as its schema says, with a standal
     const r = await catalogue.call(tool.name, { notAnArgument: 1 }, noContext);
     assert.equal(r.isError, true, tool.name);
     const text = textOf(r);
-    const { line, json } = split(text);
-    assert.deepEqual(json, r.structuredContent, tool.name);
-    const error = (json as { error: Json }).error;
+    const error = (JSON.parse(text) as { error: Json }).error;
     assert.equal(error.code, "portreeve_invalid_input", tool.name);
-    assert.ok(line.startsWith("portreeve_invalid_input (not retryable): "), tool.name);
-    assert.match(line, /notAnArgument/, `${tool.name}: the summary names the key`);
+    assert.match(
+      error.message as string,
+      /notAnArgument/,
+      `${tool.name}: the message names the key`,
+    );
     assert.ok((error.nextStep as string).length > 0, tool.name);
     const issues = (error.details as { issues: { path: string; message: string }[] }).issues;
     assert.ok(
@@ -161,7 +156,7 @@ Deno.test("an input error says each thing once", async () => {
     { updates: { bogus: 1 } },
     noContext,
   );
-  const { message } = (r.structuredContent as { error: { message: string } }).error;
+  const { message } = (JSON.parse(textOf(r)) as { error: { message: string } }).error;
   assert.equal(
     message,
     "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) bogus; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",

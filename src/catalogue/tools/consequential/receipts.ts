@@ -10,7 +10,6 @@ import { mutate } from "../../daemon_calls.ts";
 import { type Params, post, segmentsOf } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
-import { BridgeError } from "../../../errors.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,
@@ -196,8 +195,6 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   /** The first successful execution's outcome, in a few words. */
   outcome(result: z.output<R>): string;
   timeoutMs?: number;
-  /** Extra advice for a receipt mismatch (e.g. the stack root must be the preview's). */
-  mismatchHint?: string;
 }
 
 export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
@@ -231,15 +228,9 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
         action: spec.action,
         target: spec.target(input),
         receiptId,
-      }).catch((error) => {
-        throw withHint(error, spec.mismatchHint);
       });
       const body = spec.body?.(input) ?? { receiptId };
-      const data = await mutate(ctx, route, params(input), body, {
-        timeoutMs: spec.timeoutMs,
-      }).catch((error) => {
-        throw withHint(error, spec.mismatchHint);
-      });
+      const data = await mutate(ctx, route, params(input), body, { timeoutMs: spec.timeoutMs });
       // Executed (or replayed): a later repeat needs no question, the daemon replays it.
       ctx.receipts.decide(receiptId, "approved");
       return { changed: data.changed, replayed: data.replayed, result: data.result };
@@ -251,34 +242,6 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
           spec.outcome((data as { result: z.output<R> }).result)
         }`,
   });
-}
-
-const RECEIPT_HINTS: Record<string, string> = {
-  receipt_mismatch:
-    "The receipt was issued for another target, or the evidence changed since the preview: preview again and ask the user to approve the new preview.",
-  receipt_expired:
-    "Receipts last 5 minutes: preview again and ask the user to approve the new preview.",
-  not_found: "No such receipt: use the receiptId a preview returned.",
-  stack_definition_changed:
-    "portreeve.stack.json changed since the preview (an external edit?): preview again and ask for approval again.",
-};
-
-/** Keeps the daemon's code and details; adds what the agent should do next. */
-function withHint(error: unknown, mismatchHint?: string): unknown {
-  if (!(error instanceof BridgeError)) return error;
-  // The bridge's own "not issued here" already says what to do.
-  if (error.details.reason === "not_previewed_here") return error;
-  const key = String(error.details.receiptCode ?? error.details.documentCode ?? "");
-  const hint = RECEIPT_HINTS[key];
-  if (!hint) return error;
-  const extra = key === "receipt_mismatch" && mismatchHint ? ` ${mismatchHint}` : "";
-  return new BridgeError(
-    error.code,
-    error.message,
-    error.retryable,
-    error.details,
-    `${hint}${extra}`,
-  );
 }
 
 /**
