@@ -68,7 +68,9 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       "The arguments are not valid: the schema, a relative path, a cursor from elsewhere, or the daemon's own checks.",
     nextStep: "Correct the argument that details name (field or issues) and call again.",
     reasons: {
-      too_deep: bridge("Send the value with less nesting (details.field says where)."),
+      too_deep: bridge(
+        "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
+      ),
       foreign_cursor: bridge(
         "Omit afterCursor to start at the first page; pass only a nextCursor this tool returned.",
       ),
@@ -131,10 +133,12 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
         "A lease is pending on the claim: wait until its holder confirms or abandons it, then retry.",
       ),
       live_listener: daemon(
-        "A process listens on that port: choose another port, or ask the user to approve a reclaim (portreeve_port_reclaim_preview).",
+        "A live listener holds that port: choose another port, or ask the user to approve a reclaim (portreeve_port_reclaim_preview).",
       ),
-      unchanged: daemon("The claim already has that port: there is nothing to change."),
-      reserved: daemon("That port is held by another claim or lease: choose another port."),
+      unchanged: daemon(
+        "The port is unchanged: the claim already has it, so there is nothing to do.",
+      ),
+      reserved: daemon("That port is reserved by another claim or lease: choose another port."),
       stack_root_overlap: daemon(
         "Use a stackRoot that neither contains nor lies inside the other stack's root (details name it).",
       ),
@@ -215,7 +219,7 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
         "The daemon could not read or write portreeve.stack.json (details.path): tell the user.",
       ),
       stack_definition_verification_failed: daemon(
-        `The file did not read back as written: tell the user, then ${PREVIEW_AGAIN}`,
+        `portreeve.stack.json did not read back as written: tell the user, then ${PREVIEW_AGAIN}`,
       ),
       stack_definition_too_large: daemon(
         "portreeve.stack.json is over 1 MiB and will not be replaced: tell the user.",
@@ -289,7 +293,7 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       "Tell the user PortReeve is not running: only a person can start it. Retry this call once they have; start nothing yourself.",
     reasons: {
       timeout: bridge(
-        "The daemon is busy or stuck: retry in a moment, and tell the user if it keeps timing out.",
+        "The daemon is busy or stuck (a timeout): retry in a moment, and tell the user if it keeps timing out.",
       ),
     },
   },
@@ -344,10 +348,10 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     nextStep: "Call the execute again to ask again while its receipt is valid, or preview again.",
     reasons: {
       no_answer: bridge(
-        "Call the execute again to ask the user again while its receipt is valid, or preview again.",
+        "No answer came in time: call the execute again to ask again while its receipt is valid, or preview again.",
       ),
       host_failed: bridge(
-        "Call the execute again to ask again while its receipt is valid, or preview again.",
+        "The host failed to ask: call the execute again to try again while its receipt is valid, or preview again.",
       ),
       question_open: bridge(
         "Wait for the answer to the question already open for this receipt, then call the execute again.",

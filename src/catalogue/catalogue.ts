@@ -12,6 +12,7 @@ import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts"
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
+import { deeperThan } from "../depth.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
 /**
@@ -146,6 +147,7 @@ export async function runTool(
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
   const { compactData, compactItemChars, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  refuseTooDeep(args);
   const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
   const itemChars = detail === "full" ? undefined : compactItemChars(tool.name);
   const input = tool.input.safeParse(withoutHostHints(rest));
@@ -165,6 +167,19 @@ export async function runTool(
   }
   const shown = detail === "full" ? full : compactData(tool.name, full);
   return { full, shown, summary: tool.summary(checked.data, input.data) };
+}
+
+/** No PortReeve input nests this deep; far deeper would not even serialise for the daemon. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+function refuseTooDeep(args: unknown): void {
+  const path = deeperThan(args, MAX_ARGUMENT_DEPTH);
+  if (path === null) return;
+  const field = path.slice(0, 4).join(".") + (path.length > 4 ? ".…" : "");
+  throw invalidInput(`${field} nests deeper than ${MAX_ARGUMENT_DEPTH} levels.`, {
+    field,
+    reason: "too_deep",
+  });
 }
 
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */

@@ -319,7 +319,7 @@ export function incompatible(health: Health, reason: string): BridgeError {
     Codes.incompatible,
     `PortReeve ${health.softwareVersion} is not compatible with this bridge: ${reason}.`,
     false,
-    { health, reason },
+    { health, mismatch: reason },
   );
 }
 

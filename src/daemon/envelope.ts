@@ -5,8 +5,12 @@
 import { BridgeError, Codes, type Details, invalidResponse } from "../errors.ts";
 import { bridgeCodeFor, isDaemonCode } from "./errors.ts";
 import type { RawResponse } from "./http.ts";
+import { deeperThan } from "../depth.ts";
 
 export const PROTOCOL_VERSION = 1;
+
+/** Far deeper than any reply of protocol v1 (its records nest about ten levels). */
+const MAX_ANSWER_DEPTH = 256;
 
 export function readEnvelope(raw: RawResponse): unknown {
   let body: unknown;
@@ -17,6 +21,10 @@ export function readEnvelope(raw: RawResponse): unknown {
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw unreadable(raw.status, `HTTP ${raw.status} with a body that is not a JSON object`);
+  }
+  // No reply of the protocol nests this deep; one that did could not even be serialised.
+  if (deeperThan(body, MAX_ANSWER_DEPTH) !== null) {
+    throw unreadable(raw.status, `a body nested deeper than ${MAX_ANSWER_DEPTH} levels`);
   }
   const envelope = body as Record<string, unknown>;
   if (envelope.protocolVersion !== PROTOCOL_VERSION) {

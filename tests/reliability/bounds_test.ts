@@ -21,6 +21,7 @@ import {
   withLoadedBridge,
 } from "./load.ts";
 import {
+  assertNoBridgeBug,
   attachPeer,
   frame,
   idKey,
@@ -111,6 +112,7 @@ Deno.test("a host that writes 20,000 requests without reading: RSS stays bounded
       assert.equal(reader.byId.get(idKey(`u${i}`))?.length, 1, `u${i} answered once`);
     }
     assert.deepEqual(reader.violations, [], "stdout carried frames only");
+    assertNoBridgeBug(reader);
     const end = await readMemory(process.pid);
     assert.ok(end.hwmKiB < RSS_LIMIT_MIB * 1024, `peak RSS ${mib(end.hwmKiB)}`);
     console.log(
@@ -156,6 +158,7 @@ for (const fdLimit of [undefined, 256]) {
         assert.ok(memory.hwmKiB < RSS_LIMIT_MIB * 1024, `peak RSS ${mib(memory.hwmKiB)}`);
       }
       assert.deepEqual(peer.violations, [], "stdout carried frames only");
+      assertNoBridgeBug(peer);
       assert.equal(
         peer.byId.size,
         1,

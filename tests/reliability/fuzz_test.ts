@@ -263,6 +263,18 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
             }
           }
         }
+        // Too deep to serialise for the daemon (a RangeError, once a bridge bug): invalid input.
+        let deep: unknown = { version: 1, project: "deep", components: {} };
+        for (let i = 0; i < 20_000; i++) deep = { x: deep };
+        const deepId = fresh();
+        add(
+          "stack_definition_validate: a definition nested 20,000 deep",
+          req(deepId, "tools/call", {
+            name: "portreeve_stack_definition_validate",
+            arguments: { definition: deep },
+          }),
+          { kind: "invalid", id: deepId },
+        );
         phaseA = expectations.length;
         for (const c of expectations) await peer.send(concatLine(c.bytes));
         for (const c of expectations) await peer.response((c.expect as { id: Id }).id, 30_000);

@@ -48,6 +48,7 @@ const SHARED = new Set([
   "shell.ts",
   "hints.ts",
   "error_codes.ts",
+  "depth.ts",
 ]);
 
 /** Who may import the few root modules that are not shared leaves. */
