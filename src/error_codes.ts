@@ -71,9 +71,7 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       too_deep: bridge(
         "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
       ),
-      foreign_cursor: bridge(
-        "Omit afterCursor to start at the first page; pass only a nextCursor this tool returned.",
-      ),
+      foreign_cursor: bridge("Omit afterCursor to read the first page."),
       cursor_scope_mismatch: bridge(
         "Repeat the call with the filters the cursor came from, or omit afterCursor to start over.",
       ),

@@ -6,9 +6,12 @@
  *
  * - a success carries `structuredContent` `{ok:true, data}` and one text block: a one-line
  *   summary, `\n`, then that same envelope as compact JSON;
- * - an error carries only the text block, `{ok:false, error:{code, message, retryable,
- *   nextStep, details?}}` as compact JSON (no summary line, no structuredContent), so no
- *   host shows its model the same error twice; `isError: true`.
+ * - an error carries only its text block (no structuredContent, so no host shows it twice),
+ *   `isError: true`, in lines a model reads at a glance and a program splits as easily:
+ *
+ *     <code> (retryable|not retryable): <message on one line>
+ *     Next step: <what to do now>
+ *     Details: <details as compact JSON>        (left out when there are none)
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../errors.ts";
@@ -38,8 +41,33 @@ export function success(data: unknown, summary: string): CallToolResult {
 }
 
 export function failure(error: BridgeError): CallToolResult {
-  const envelope = { ok: false, error: errorEnvelope(error) };
-  return { content: [{ type: "text", text: JSON.stringify(envelope) }], isError: true };
+  return { content: [{ type: "text", text: errorText(errorEnvelope(error)) }], isError: true };
+}
+
+/** An error's text block (see the top of this file). */
+export function errorText(error: ErrorEnvelope): string {
+  const head = `${error.code} (${error.retryable ? "retryable" : "not retryable"}): ${
+    oneLine(error.message)
+  }`;
+  const details = error.details ? `\nDetails: ${JSON.stringify(error.details)}` : "";
+  return `${head}\nNext step: ${error.nextStep}${details}`;
+}
+
+const ERROR_TEXT =
+  /^(\S+) \((retryable|not retryable)\): (.*)\nNext step: (.*?)(?:\nDetails: (.*))?$/s;
+
+/** Reads an error's text block back into its envelope; undefined if it is not one. */
+export function parseErrorText(text: string): ErrorEnvelope | undefined {
+  const match = ERROR_TEXT.exec(text);
+  if (match === null) return undefined;
+  const [, code, retryable, message, nextStep, details] = match;
+  return {
+    code,
+    message,
+    retryable: retryable === "retryable",
+    nextStep,
+    ...(details === undefined ? {} : { details: JSON.parse(details) }),
+  };
 }
 
 export function errorEnvelope(error: BridgeError): ErrorEnvelope {
@@ -55,7 +83,7 @@ export function errorEnvelope(error: BridgeError): ErrorEnvelope {
 
 /**
  * The envelope of a result, for programs (doctor, tests): a success's structuredContent, an
- * error's text. Throws when the result has neither shape.
+ * error's text read back. Throws when the result has neither shape.
  */
 export function envelopeOf(result: object): Envelope {
   const structured: unknown = Reflect.get(result, "structuredContent");
@@ -63,8 +91,8 @@ export function envelopeOf(result: object): Envelope {
   const content: unknown = Reflect.get(result, "content");
   const first: unknown = Array.isArray(content) ? content[0] : undefined;
   const text = isRecord(first) && typeof first.text === "string" ? first.text : undefined;
-  const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
-  if (isRecord(parsed) && parsed.ok === false && isRecord(parsed.error)) return parsed as Envelope;
+  const error = text === undefined ? undefined : parseErrorText(text);
+  if (error) return { ok: false, error };
   throw new Error(`not a tool result envelope: ${JSON.stringify(result).slice(0, 300)}`);
 }
 

@@ -14,6 +14,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { childEnv } from "../../src/child_env.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
+import { errorText, parseErrorText } from "../../src/catalogue/result.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
 export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/main.js", import.meta.url));
@@ -145,8 +146,8 @@ export interface Envelope {
  * Calls a tool and returns its envelope, whole text, summary line and isError flag. Every
  * call also checks the result format hosts rely on: a success is one text block, a one-line
  * summary, then the same envelope as structuredContent in compact JSON; an error is one text
- * block holding only its envelope, without structuredContent (`details` read as `{}` when the
- * result leaves it out).
+ * block (code line, next step, details) without structuredContent (`details` read as `{}`
+ * when the result leaves it out).
  */
 export async function call(
   bridge: Bridge,
@@ -159,11 +160,11 @@ export async function call(
   assertResultFormat(name, content, result.structuredContent, isError);
   const text = content[0].text;
   if (isError) {
-    const { error } = JSON.parse(text) as Required<Pick<Envelope, "error">>;
+    const error = parseErrorText(text)!;
     return {
       envelope: { ok: false, error: { ...error, details: error.details ?? {} } },
       text,
-      summary: "",
+      summary: text.slice(0, text.indexOf("\n")),
       isError,
     };
   }
@@ -186,13 +187,11 @@ export function assertResultFormat(
   const text = content[0].text;
   if (isError) {
     assert.equal(structured, undefined, `${name}: an error has no structuredContent`);
-    const envelope = JSON.parse(text) as Envelope;
-    assert.equal(text, JSON.stringify(envelope), `${name}: an error's text is compact JSON`);
-    assert.equal(envelope.ok, false, `${name}: isError matches ok`);
-    const { code, retryable, nextStep } = envelope.error!;
-    assert.match(code, /^portreeve_[a-z_]+$/, name);
-    assert.equal(typeof retryable, "boolean", name);
-    assert.ok(nextStep.length > 0, `${name}: error has a next step`);
+    const error = parseErrorText(text);
+    assert.ok(error, `${name}: an error's text is its code line, next step and details`);
+    assert.equal(text, errorText(error), `${name}: written once, read back the same`);
+    assert.match(error.code, /^portreeve_[a-z_]+$/, name);
+    assert.ok(error.nextStep.length > 0, `${name}: error has a next step`);
     return;
   }
   const cut = text.indexOf("\n");

@@ -7,7 +7,7 @@ import { BridgeError, invalidResponse, resourceLimit } from "../../src/errors.ts
 import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
-import { asBridgeError } from "../../src/catalogue/result.ts";
+import { asBridgeError, envelopeOf } from "../../src/catalogue/result.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { bindCursor, unbindCursor } from "../../src/catalogue/pagination.ts";
 import { heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
@@ -89,10 +89,9 @@ function approval(
 async function catalogueError(tool: string, args: unknown): Promise<BridgeError> {
   const catalogue = new Catalogue("full");
   const result = await catalogue.call(tool, args, {} as Omit<ToolContext, "capabilities">);
-  const text = (result as { content: { text: string }[] }).content[0].text;
-  const { error } = JSON.parse(text) as {
-    error: { code: string; message: string; retryable: boolean; details?: Record<string, unknown> };
-  };
+  const envelope = envelopeOf(result);
+  if (envelope.ok) throw new Error(`${tool} did not fail`);
+  const { error } = envelope;
   return new BridgeError(error.code, error.message, error.retryable, error.details ?? {});
 }
 

@@ -5,6 +5,7 @@
  * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
 import { concatBytes } from "../../src/bytes.ts";
+import { parseErrorText } from "../../src/catalogue/result.ts";
 import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;
@@ -301,15 +302,15 @@ export async function alive(pid: number): Promise<boolean> {
 }
 
 /**
- * The tool envelope of a result: a success's structuredContent, or the error envelope that is
- * an error's whole text (its `details`, left out when empty, read as `{}`).
+ * The tool envelope of a result: a success's structuredContent, or an error's text read back
+ * (its `details`, left out when empty, read as `{}`).
  */
 export function envelopeOf(result: ToolResult): ToolEnvelope {
   if (result.structuredContent) return result.structuredContent;
   const text = result.content?.[0]?.text;
-  const parsed = text === undefined ? undefined : JSON.parse(text);
-  if (!parsed?.error) throw new Error(`not a tool envelope: ${JSON.stringify(result)}`);
-  return { ...parsed, error: { details: {}, ...parsed.error } };
+  const error = text === undefined ? undefined : parseErrorText(text);
+  if (!error) throw new Error(`not a tool envelope: ${JSON.stringify(result)}`);
+  return { ok: false, error: { ...error, details: error.details ?? {} } };
 }
 
 /** The error code of a tools/call result, if it is a tool error. */

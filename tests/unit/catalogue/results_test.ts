@@ -4,7 +4,7 @@
  * first 250 characters hold the rule that matters.
  */
 import assert from "node:assert/strict";
-import { envelopeOf, failure, success } from "../../../src/catalogue/result.ts";
+import { envelopeOf, failure, parseErrorText, success } from "../../../src/catalogue/result.ts";
 import { BridgeError } from "../../../src/errors.ts";
 import { nextStepFor } from "../../../src/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
@@ -40,34 +40,37 @@ Deno.test("success: one summary line, then the envelope as compact JSON", () => 
   assert.equal(r.isError, undefined);
 });
 
-Deno.test("failure: the text alone is the error envelope, once (no structuredContent)", () => {
-  const error = new BridgeError("portreeve_not_found", "No claim 42.", false, { reason: "gone" });
+Deno.test("failure: the text alone carries the error, once (no structuredContent)", () => {
+  const error = new BridgeError("portreeve_not_found", "No claim\n42.", false, { reason: "gone" });
   const r = failure(error);
   const text = textOf(r);
   assert.equal(r.structuredContent, undefined, "hosts that show both halves see it once");
   assert.equal(r.isError, true);
-  const json = JSON.parse(text) as { ok: boolean; error: Json };
-  assert.equal(text, JSON.stringify(json), "one line of compact JSON");
-  assert.equal(json.ok, false);
-  assert.deepEqual(Object.keys(json.error), [
-    "code",
-    "message",
-    "retryable",
-    "nextStep",
-    "details",
-  ]);
-  assert.equal(json.error.retryable, false);
-  assert.equal(json.error.nextStep, nextStepFor("portreeve_not_found", {}));
-  assert.deepEqual(json.error.details, { reason: "gone" });
-  assert.deepEqual(envelopeOf(r), json, "programs read it back with envelopeOf");
-  assert.equal(text.split("No claim 42.").length, 2, "the message is written once");
+  assert.equal(
+    text,
+    "portreeve_not_found (not retryable): No claim 42.\n" +
+      `Next step: ${nextStepFor("portreeve_not_found", {})}\n` +
+      'Details: {"reason":"gone"}',
+  );
+  assert.deepEqual(envelopeOf(r), {
+    ok: false,
+    error: {
+      code: "portreeve_not_found",
+      message: "No claim 42.",
+      retryable: false,
+      nextStep: nextStepFor("portreeve_not_found", {}),
+      details: { reason: "gone" },
+    },
+  }, "programs read it back with envelopeOf");
 
-  const bare = JSON.parse(textOf(failure(new BridgeError("portreeve_not_found", "m", false))));
-  assert.equal("details" in bare.error, false, "empty details are left out");
+  const bare = textOf(failure(new BridgeError("portreeve_not_found", "m", false)));
+  assert.doesNotMatch(bare, /Details:/, "empty details are left out");
+  assert.equal(parseErrorText(bare)?.details, undefined);
 
-  const down = JSON.parse(textOf(failure(unavailable("/run/p.sock", "ENOENT"))));
-  assert.match(down.error.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
-  assert.match(down.error.nextStep, /only a person can start it.*Retry this call/);
+  const down = parseErrorText(textOf(failure(unavailable("/run/p.sock", "ENOENT"))))!;
+  assert.equal(down.retryable, true);
+  assert.match(down.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
+  assert.match(down.nextStep, /only a person can start it.*Retry this call/);
 });
 
 const listing = listTools(ALL_TOOLS).tools;
@@ -113,8 +116,7 @@ Deno.test("every tool rejects an unknown key, as its schema says, with a standal
   for (const { tool } of catalogue.entries) {
     const r = await catalogue.call(tool.name, { notAnArgument: 1 }, noContext);
     assert.equal(r.isError, true, tool.name);
-    const text = textOf(r);
-    const error = (JSON.parse(text) as { error: Json }).error;
+    const error = parseErrorText(textOf(r))! as unknown as Json;
     assert.equal(error.code, "portreeve_invalid_input", tool.name);
     assert.match(
       error.message as string,
@@ -156,7 +158,7 @@ Deno.test("an input error says each thing once", async () => {
     { updates: { bogus: 1 } },
     noContext,
   );
-  const { message } = (JSON.parse(textOf(r)) as { error: { message: string } }).error;
+  const { message } = parseErrorText(textOf(r))!;
   assert.equal(
     message,
     "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) bogus; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
@@ -174,5 +176,6 @@ Deno.test("the first 250 characters of the instructions hold the essential rule"
   assert.match(head, /Never kill processes or edit files to free a port yourself/);
   assert.match(head, /\*_preview, then the user's explicit approval, then \*_execute/);
   assert.match(head, /error\.nextStep/);
-  assert.match(INSTRUCTIONS, /\{ok:false,error:\{code,message,retryable,nextStep,details\}\}/);
+  assert.match(INSTRUCTIONS, /\{ok:true,data\}/);
+  assert.match(INSTRUCTIONS, /<code> \(retryable\|not retryable\): <message>', then 'Next step:'/);
 });
