@@ -186,7 +186,7 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
     const text = new TextDecoder().decode(out.stdout);
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     const counts = JSON.parse(text) as Record<string, number> & {
-      sample?: { code: string; retryable: boolean; message: string };
+      sample?: { code: string; retryable: boolean; message: string; nextStep: string };
     };
     console.log(`200 reads at once under ulimit -n 40: ${text.trim()}`);
     assert.ok((counts.portreeve_bridge_resource_limit ?? 0) > 0, "the limit was reached");
@@ -197,7 +197,8 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
       "no other outcome",
     );
     assert.equal(counts.sample?.retryable, true);
-    assert.match(counts.sample?.message ?? "", /file descriptors.*ulimit -n/s);
+    assert.match(counts.sample?.message ?? "", /ran out of file descriptors/);
+    assert.match(counts.sample?.nextStep ?? "", /bridge needs a higher open-file limit/);
   } finally {
     await env.cleanup();
   }
