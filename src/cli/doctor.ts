@@ -179,7 +179,9 @@ async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCT
   const diag = await result("portreeve_diagnostics");
   const daemon = diag.data?.daemon as { available: boolean } | undefined;
   if (!daemon?.available) {
-    add("fail", "daemon", String(diag.data?.guidance ?? diag.error?.message ?? "not reachable"));
+    // What happened, for a person; the verdict below says what they can do about it.
+    const failed = diag.data?.error as { message?: string } | undefined;
+    add("fail", "daemon", String(failed?.message ?? diag.error?.message ?? "not reachable"));
     return verdict === "misconfigured" ? verdict : "unavailable";
   }
   add("ok", "daemon", "answers on the socket");
