@@ -13,6 +13,7 @@ import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
 import { measureScrub } from "./bench/scrub.ts";
+import { envelopeOf } from "../src/catalogue/result.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";
 import {
   attachPeer,
@@ -334,7 +335,7 @@ async function resultRows(): Promise<string[][]> {
   const visibleBytes = (content: unknown) => encoder.encode(JSON.stringify(content)).length;
   const call = async (tool: string, args: Record<string, unknown>) => {
     const result = await peer.call(tool, args);
-    return result.structuredContent as { ok: boolean; data?: Record<string, unknown> };
+    return envelopeOf(result) as { ok: boolean; data?: Record<string, unknown> };
   };
   const referenceBytes = new Map(
     reference.calls.filter((c) => c.ok).map((c) => [c.seq, c.structuredContentBytes]),

@@ -11,6 +11,7 @@ import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
 import { confinedFlags } from "../src/permissions.ts";
 import { childEnv } from "../src/child_env.ts";
+import { envelopeOf } from "../src/catalogue/result.ts";
 
 const bold = (s: string) => Deno.stdout.isTerminal() ? `\x1b[1m${s}\x1b[0m` : s;
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-demo-" }));
@@ -85,7 +86,8 @@ async function steps(client: Client, started: number): Promise<void> {
       bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
     );
     console.log(`   ${result.isError ? "ERROR " : ""}${text}\n`);
-    return (result.structuredContent as { data?: Record<string, unknown> }).data ?? {};
+    const envelope = envelopeOf(result);
+    return envelope.ok ? (envelope.data as Record<string, unknown>) ?? {} : {};
   }
 
   await show("3.", "portreeve_diagnostics");

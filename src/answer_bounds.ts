@@ -226,11 +226,8 @@ export const NOTE_ROOM = 300;
 export function boundedError(error: BridgeError): BridgeError {
   const max = ANSWER_BOUNDS.errorMessage.max;
   const message = cutText(error.message, max);
-  const nextStep = error.nextStep === undefined ? undefined : cutText(error.nextStep, max);
   const fitted = fitValue(error.details, ANSWER_BOUNDS.errorDetails.max - NOTE_ROOM);
-  if (message === error.message && nextStep === error.nextStep && fitted.value === error.details) {
-    return error;
-  }
+  if (message === error.message && fitted.value === error.details) return error;
   const details = withTruncationNote(fitted, "");
-  return new BridgeError(error.code, message, error.retryable, details, nextStep);
+  return new BridgeError(error.code, message, error.retryable, details);
 }

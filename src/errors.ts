@@ -1,7 +1,7 @@
 /**
  * The bridge's stable error vocabulary, shared by every room. Every failure a tool reports is
- * a `BridgeError` with a code from here: `portreeve_<daemon code>` for errors the daemon sent
- * (mapped in daemon/errors.ts), and a few of our own for what happens before or around it.
+ * a `BridgeError` with a code from here. What each code means, whose doing it is and what to
+ * do next is written once, in error_codes.ts.
  */
 export type Details = Record<string, unknown>;
 
@@ -12,8 +12,6 @@ export class BridgeError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly details: Details = {},
-    /** What the caller should do now, when it is more specific than the code's usual step. */
-    readonly nextStep?: string,
   ) {
     super(message);
   }
@@ -28,7 +26,7 @@ export class BridgeError extends Error {
   }
 }
 
-/** Codes the bridge itself produces (the daemon's own codes are prefixed on the fly). */
+/** Every code a result can carry; daemon codes are mapped onto these (error_codes.ts). */
 export const Codes = {
   unavailable: "portreeve_unavailable",
   incompatible: "portreeve_incompatible",
@@ -37,6 +35,16 @@ export const Codes = {
   misconfigured: "portreeve_misconfigured",
   cancelled: "portreeve_cancelled",
   conflict: "portreeve_conflict",
+  notFound: "portreeve_not_found",
+  leaseExpired: "portreeve_lease_expired",
+  leaseNotPending: "portreeve_lease_not_pending",
+  invalidLeaseToken: "portreeve_invalid_lease_token",
+  invalidOperationCredential: "portreeve_invalid_operation_credential",
+  /** The daemon's own `unavailable`: evidence it cannot observe (Docker, a provider). */
+  evidenceUnavailable: "portreeve_evidence_unavailable",
+  /** The daemon failed on its side (`internal`, HTTP 5xx): its fault, not the bridge's. */
+  daemonError: "portreeve_daemon_error",
+  /** Only ever this bridge's own bug. */
   internal: "portreeve_internal",
   /** The person said no (or dismissed the question); nothing was sent to the daemon. */
   approvalDeclined: "portreeve_approval_declined",
@@ -50,6 +58,9 @@ export const Codes = {
   /** The bridge's own bounds (calls in flight, file descriptors), never the daemon's fault. */
   bridgeBusy: "portreeve_bridge_busy",
   bridgeResourceLimit: "portreeve_bridge_resource_limit",
+  credentialUnavailable: "portreeve_credential_unavailable",
+  credentialCustodyClosed: "portreeve_credential_custody_closed",
+  credentialHandleCollision: "portreeve_credential_handle_collision",
 } as const;
 
 export function invalidInput(message: string, details: Details = {}): BridgeError {
@@ -59,9 +70,7 @@ export function invalidInput(message: string, details: Details = {}): BridgeErro
 export function resourceLimit(cause: string): BridgeError {
   return new BridgeError(
     Codes.bridgeResourceLimit,
-    `This bridge process ran out of file descriptors (${cause}); the daemon was not reached, ` +
-      "so nothing was sent. Retry in a moment; if it persists, raise the open-file limit " +
-      "(ulimit -n) of the host that starts the bridge.",
+    `This bridge process ran out of file descriptors (${cause}); nothing was sent to the daemon.`,
     true,
     { cause, limit: "file-descriptors" },
   );
@@ -70,8 +79,7 @@ export function resourceLimit(cause: string): BridgeError {
 export function invalidResponse(reason: string, details: Details = {}): BridgeError {
   return new BridgeError(
     Codes.invalidResponse,
-    `The PortReeve daemon sent a response this bridge cannot read (${reason}). ` +
-      "Check that the socket belongs to a PortReeve daemon; `portreeve-mcp doctor` shows what answers there.",
+    `The PortReeve daemon sent a response this bridge cannot read (${reason}).`,
     false,
     details,
   );

@@ -1,7 +1,7 @@
 /**
- * Next steps the bridge prints (tool errors, diagnostics, doctor), spelled so they can be
- * pasted as printed for the way this bridge was started: the installed launcher, a compiled
- * binary, or `deno task` in the checkout (with the absolute Deno, which may not be on PATH).
+ * Next steps for a person (doctor, a terminal, the log), spelled so they can be pasted as
+ * printed for the way this bridge was started: the installed launcher, a compiled binary, or
+ * `deno task` in the checkout (with the absolute Deno, which may not be on PATH).
  * Needs no permission: it looks only at the running executable and entry module.
  */
 import { denoEnv, discoverSocket } from "./socket_location.ts";
@@ -11,7 +11,7 @@ import { shellJoin, shellQuote } from "./shell.ts";
 export const PORTREEVE_PROJECT = "https://github.com/TrentBrown/portreeve";
 
 /** The checkout a source or dist/ bundle run comes from, or null. */
-function checkoutOf(entryPath: string | null): string | null {
+export function checkoutOf(entryPath: string | null): string | null {
   if (entryPath === null) return null;
   if (entryPath.endsWith("/dist/main.js")) return entryPath.slice(0, -"/dist/main.js".length);
   if (entryPath.endsWith("/main.ts")) return entryPath.slice(0, -"/main.ts".length);
@@ -30,24 +30,6 @@ export function commandLine(words: string[]): string {
   return `cd ${shellQuote(checkout)} && ${shellJoin([installation.execPath, "task", ...words])}`;
 }
 
-/** `deno task simulator` from the checkout this bridge runs from (or any checkout). */
-function simulatorLine(socketPath: string): string {
-  const words = ["simulator", "--socket", socketPath, "--seed-demo"];
-  const installation = detectInstallation();
-  const checkout = installation.kind === "script" ? checkoutOf(installation.entryPath) : null;
-  if (checkout === null) {
-    return `${shellJoin(["deno", "task", ...words])} (in a portreeve-mcp checkout)`;
-  }
-  return `cd ${shellQuote(checkout)} && ${shellJoin([installation.execPath, "task", ...words])}`;
-}
-
-/** What to do when no daemon answers at `socketPath`. */
-export function startDaemonHint(socketPath: string): string {
-  return `Start the PortReeve daemon with \`portreeve start\` (PortReeve: ${PORTREEVE_PROJECT}), or point ` +
-    "the bridge at the socket it listens on with --socket or PORTREEVE_SOCKET. To try this " +
-    `bridge without PortReeve, run the simulated daemon: \`${simulatorLine(socketPath)}\`.`;
-}
-
 function granted(path: string): boolean {
   try {
     return Deno.permissions.querySync({ name: "read", path }).state === "granted";
@@ -57,7 +39,7 @@ function granted(path: string): boolean {
 }
 
 /** The socket this process's permission grant covers, when it is the usual one. */
-function grantedSocket(): string | undefined {
+export function grantedSocket(): string | undefined {
   try {
     const usual = discoverSocket(undefined, denoEnv).path;
     return granted(usual) ? usual : undefined;

@@ -187,7 +187,7 @@ export function fitsSocketAddress(
     const origin = location.source === "flag" ? "--socket" : location.source;
     const shown = bytes <= SHOWN_PATH_BYTES ? ` ${location.path}` : "";
     throw new SocketPathError(
-      `${origin}${shown} is ${bytes} bytes long; a Unix socket path must be shorter than ${limit} bytes here. Use a shorter path.`,
+      `${origin}${shown} is ${bytes} bytes, too long for a Unix socket: it must be shorter than ${limit} bytes here. Use a shorter path.`,
     );
   }
   return location;

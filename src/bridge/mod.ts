@@ -59,6 +59,12 @@ export function createBridge(setup: BridgeSetup): Bridge {
         ? (error.stack ?? `${error.name}: ${error.message}`)
         : String(error),
     });
+  catalogue.onDaemonError = (tool, error) =>
+    logger("bridge").warn("the daemon failed on {tool}: {code} {message}", {
+      tool,
+      code: error.details.daemonCode ?? `HTTP ${error.details.status}`,
+      message: error.message,
+    });
   const misconfiguration = grantProblem(setup.socket.path);
   if (misconfiguration) logger("bridge").error(misconfiguration);
   let built: Promise<Services> | undefined;
@@ -97,14 +103,14 @@ async function build(
     { Custody },
     { Memory },
     { daemonRenewers },
-    { BridgeError, Codes },
+    { notGranted },
     { ReceiptBook },
   ] = await Promise.all([
     import("../daemon/client.ts"),
     import("../custody/mod.ts"),
     import("../catalogue/memory.ts"),
     import("../catalogue/renewers.ts"),
-    import("../errors.ts"),
+    import("../daemon/errors.ts"),
     import("../catalogue/receipt_book.ts"),
   ]);
   const log = logger("bridge");
@@ -113,12 +119,8 @@ async function build(
     runId,
     label: setup.label,
     timeouts: setup.timeouts,
-    preflight: () =>
-      misconfiguration
-        ? new BridgeError(Codes.misconfigured, misconfiguration, false, {
-          socketPath: setup.socket.path,
-        })
-        : undefined,
+    // The log line (for a person) says how to fix it; the agent is told only what it is.
+    preflight: () => misconfiguration ? notGranted(setup.socket.path) : undefined,
   });
   const custody = new Custody({
     renewers: daemonRenewers(daemon),

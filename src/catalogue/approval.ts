@@ -110,14 +110,14 @@ export async function obtainApproval(
     );
   }
   const deadline = Math.min(now + ctx.bridge.approvalMs, expiresAt);
-  const approved = await askPerson(ctx, approvalForm(issued.question), deadline, {
+  const answer = await askPerson(ctx, approvalForm(issued.question), deadline, {
     subject: call.receiptId,
     busy: () =>
       new BridgeError(
         Codes.approvalUnavailable,
         `The user is already being asked about receipt ${
           short(call.receiptId)
-        }; nothing was sent to the daemon. Wait for that answer, then call ${call.tool} again.`,
+        }; nothing was sent to the daemon.`,
         true,
         { receiptId: call.receiptId, reason: "question_open" },
       ),
@@ -130,8 +130,8 @@ export async function obtainApproval(
       ),
     noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
   });
-  book.decide(call.receiptId, approved ? "approved" : "declined");
-  if (!approved) throw declined(call);
+  book.decide(call.receiptId, answer.approved ? "approved" : "declined");
+  if (!answer.approved) throw declined(call, answer.action);
   return mint(call.request, "person");
 }
 
@@ -155,7 +155,8 @@ export interface InputCall {
   /** Errors for each way of not getting a yes; nothing has been sent when they are thrown. */
   refusals: {
     hostCannotAsk(): BridgeError;
-    declined(): BridgeError;
+    /** `answered`: what the host said; absent when the subject was declined earlier. */
+    declined(answered?: Answer["action"]): BridgeError;
     busy(): BridgeError;
     cancelled(): BridgeError;
     noAnswer(waitedMs: number, cause: unknown): BridgeError;
@@ -179,13 +180,13 @@ export async function obtainInputApproval(
   if (!asked) return undefined;
   if (ctx.receipts.inputDeclined(asked.subject)) throw call.refusals.declined();
   const deadline = Date.now() + ctx.bridge.approvalMs;
-  const approved = await askPerson(ctx, approvalForm(asked.question), deadline, {
+  const answer = await askPerson(ctx, approvalForm(asked.question), deadline, {
     subject: asked.subject,
     ...call.refusals,
   });
-  if (!approved) {
+  if (!answer.approved) {
     ctx.receipts.declineInput(asked.subject);
-    throw call.refusals.declined();
+    throw call.refusals.declined(answer.action);
   }
   return mint(call.request, "person");
 }
@@ -199,13 +200,13 @@ interface Asking {
   noAnswer(waitedMs: number, cause: unknown): BridgeError;
 }
 
-/** Asks in the host's protocol era; true only for a ticked box. */
+/** Asks in the host's protocol era; approved only by a ticked box. */
 function askPerson(
   ctx: ApprovalContext,
   form: ApprovalForm,
   deadline: number,
   asking: Asking,
-): Promise<boolean> {
+): Promise<Answer> {
   return ctx.host.ask
     ? askNow(ctx, asking, form, deadline)
     : Promise.resolve(answerFromRetry(ctx, asking, form, deadline));
@@ -217,7 +218,7 @@ async function askNow(
   asking: Asking,
   form: ApprovalForm,
   deadline: number,
-): Promise<boolean> {
+): Promise<Answer> {
   const release = ctx.receipts.startAsking(asking.subject);
   if (!release) throw asking.busy();
   const timeoutMs = Math.max(1, deadline - Date.now());
@@ -241,7 +242,7 @@ function answerFromRetry(
   asking: Asking,
   form: ApprovalForm,
   deadline: number,
-): boolean {
+): Answer {
   const book = ctx.receipts;
   const retried = ctx.host.retried;
   const question = retried?.state === undefined ? undefined : book.takeQuestion(retried.state);
@@ -264,11 +265,18 @@ const elicitAnswer = z.object({
   content: z.record(z.string(), z.unknown()).nullish(),
 });
 
+/** What the host answered, and whether that approves the change. */
+export interface Answer {
+  approved: boolean;
+  action: "accept" | "decline" | "cancel";
+}
+
 /** Only an accepted form whose box is ticked approves; anything the user typed is dropped. */
-function readAnswer(raw: unknown): boolean {
+function readAnswer(raw: unknown): Answer {
   const answer = elicitAnswer.safeParse(raw);
   if (!answer.success) throw new HostAskError(false, "its answer was not an elicitation result");
-  return answer.data.action === "accept" && answer.data.content?.approve === true;
+  const { action, content } = answer.data;
+  return { approved: action === "accept" && content?.approve === true, action };
 }
 
 function sameTarget(a: { type: string; id: string }, b: { type: string; id: string }): boolean {
@@ -279,25 +287,34 @@ function short(receiptId: string): string {
   return receiptId.slice(0, 8);
 }
 
-function previewOf(tool: string): string {
-  return tool.replace(/_execute$/, "_preview");
-}
-
-function declined(call: ExecuteCall): BridgeError {
+/**
+ * The host's "no": it may be a person's, or the host's own (some hosts decline by themselves
+ * in milliseconds), so the message says what the host answered, not who decided. Without an
+ * answer, the receipt was declined by an earlier call.
+ */
+function declined(call: ExecuteCall, answered?: Answer["action"]): BridgeError {
+  const receipt = `receipt ${short(call.receiptId)}`;
+  const what = answered === undefined
+    ? `${call.action} (${receipt}) was declined earlier`
+    : answered === "accept"
+    ? `The host answered the approval question for ${call.action} (${receipt}) without the box ticked`
+    : `The host answered "${answered}" to the approval question for ${call.action} (${receipt})`;
   return new BridgeError(
     Codes.approvalDeclined,
-    `The user did not approve ${call.action} (receipt ${
-      short(call.receiptId)
-    }); nothing was sent to the daemon. Do not retry this receipt: ask the user what they want instead.`,
+    `${what[0].toUpperCase()}${what.slice(1)}; nothing was sent to the daemon.`,
     false,
-    { receiptId: call.receiptId, action: call.action },
+    {
+      receiptId: call.receiptId,
+      action: call.action,
+      answer: answered ?? "declined_earlier",
+    },
   );
 }
 
 function hostCannotAsk(call: ExecuteCall): BridgeError {
   return new BridgeError(
     Codes.approvalUnavailable,
-    `This bridge runs with --approval required and this host cannot ask its user (it did not declare MCP elicitation); nothing was sent to the daemon. Use a host that can show the question, or have the user restart the bridge with --approval auto.`,
+    "This bridge runs with --approval required and this host cannot ask its user (it did not declare MCP form elicitation); nothing was sent to the daemon.",
     false,
     { receiptId: call.receiptId, reason: "host_cannot_ask" },
   );
@@ -314,9 +331,7 @@ function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeEr
     })`;
   return new BridgeError(
     Codes.approvalUnavailable,
-    `${why}; nothing was sent to the daemon. Call ${call.tool} again to ask again while the receipt is valid, or call ${
-      previewOf(call.tool)
-    } again.`,
+    `${why}; nothing was sent to the daemon.`,
     true,
     { receiptId: call.receiptId, reason: timedOut ? "no_answer" : "host_failed" },
   );
@@ -325,9 +340,7 @@ function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeEr
 function notIssuedHere(call: ExecuteCall): BridgeError {
   return new BridgeError(
     `portreeve_not_found`,
-    `This bridge did not issue receipt ${call.receiptId}, so it cannot show the user what it would do; nothing was sent to the daemon. Call ${
-      previewOf(call.tool)
-    } again and execute the receipt it returns.`,
+    `This bridge did not issue receipt ${call.receiptId}, so it cannot show the user what it would do; nothing was sent to the daemon.`,
     false,
     { receiptCode: "not_found", receiptId: call.receiptId, reason: "not_previewed_here" },
   );

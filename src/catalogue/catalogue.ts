@@ -12,6 +12,7 @@ import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts"
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
+import { deeperThan } from "../depth.ts";
 import generated from "./tools_list.json" with { type: "json" };
 import {
   ANSWER_BOUNDS,
@@ -41,10 +42,15 @@ const loadDefinitions: DefinitionLoader = async () => (await import("./index.ts"
 /** Told about every error that is the bridge's own bug (answered `portreeve_internal`). */
 export type BugReporter = (tool: string, error: unknown) => void;
 
+/** Told about every failure on the daemon's side (answered `portreeve_daemon_error`). */
+export type DaemonErrorReporter = (tool: string, error: BridgeError) => void;
+
 export class Catalogue {
   readonly entries: readonly ListedTool[];
   /** Set by whoever serves the catalogue, so a bug's stack reaches the log. */
   onBug?: BugReporter;
+  /** Set likewise, so the daemon's own failures are logged (as the daemon's, not bugs). */
+  onDaemonError?: DaemonErrorReporter;
   #byName: Map<string, ListedTool>;
   #listing: Tool[];
   #definitions?: Promise<Map<string, ToolDefinition>>;
@@ -91,23 +97,44 @@ export class Catalogue {
     }
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
-      const summary = cutText(ran.summary, ANSWER_BOUNDS.summary.max);
-      const result = success(ran.shown, summary);
+      const shown = scrubbed(ctx, {
+        data: ran.shown,
+        summary: cutText(ran.summary, ANSWER_BOUNDS.summary.max),
+      });
+      const result = success(shown.data, shown.summary);
       // The text block holds the data's JSON: within the bound, the data is (no second pass).
       const text = result.content[0]?.type === "text" ? result.content[0].text : "";
       if (text.length <= ANSWER_BOUNDS.result.max) return result;
-      return success(boundedData(ran.shown), summary);
+      return success(boundedData(shown.data), shown.summary);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
       const reported = asBridgeError(error);
       if (reported.code === Codes.internal) this.onBug?.(name, error);
-      const { code, message, retryable, details, nextStep } = reported;
-      return failure(boundedError(
-        new BridgeError(code, message, retryable, withoutCredentialFields(details), nextStep),
-      ));
+      if (reported.code === Codes.daemonError) this.onDaemonError?.(name, reported);
+      const bounded = boundedError(
+        new BridgeError(
+          reported.code,
+          reported.message,
+          reported.retryable,
+          withoutCredentialFields(reported.details),
+        ),
+      );
+      const shown = scrubbed(ctx, { message: bounded.message, details: bounded.details });
+      return failure(
+        new BridgeError(bounded.code, shown.message, bounded.retryable, shown.details),
+      );
     }
   }
+}
+
+/**
+ * What a result will show, with every credential fragment this process holds masked in its
+ * string values, before the text block is written from it: that text nests the JSON in a
+ * string, where the output scrubber could no longer tell field names from values.
+ */
+function scrubbed<T>(ctx: Partial<Pick<ToolContext, "custody">>, value: T): T {
+  return ctx.custody ? ctx.custody.scrubValue(value) : value;
 }
 
 /**
@@ -145,6 +172,7 @@ export async function runTool(
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
   const { compactData, compactItemChars, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  refuseTooDeep(args);
   const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
   const itemChars = detail === "full" ? undefined : compactItemChars(tool.name);
   const input = tool.input.safeParse(withoutHostHints(rest));
@@ -174,6 +202,19 @@ function boundedData(data: unknown): unknown {
   const how = `; one result carries at most ${ANSWER_BOUNDS.result.max.toLocaleString("en-US")}`;
   const fitted = fitValue(data, ANSWER_BOUNDS.result.max - NOTE_ROOM, how);
   return fitted.value === data ? data : withTruncationNote(fitted, how);
+}
+
+/** No PortReeve input nests this deep; far deeper would not even serialise for the daemon. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+function refuseTooDeep(args: unknown): void {
+  const path = deeperThan(args, MAX_ARGUMENT_DEPTH);
+  if (path === null) return;
+  const field = path.slice(0, 4).join(".") + (path.length > 4 ? ".…" : "");
+  throw invalidInput(`${field} nests deeper than ${MAX_ARGUMENT_DEPTH} levels.`, {
+    field,
+    reason: "too_deep",
+  });
 }
 
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */

@@ -61,7 +61,7 @@ export class Memory {
         if (recorded.fingerprint !== fingerprint) {
           throw new BridgeError(
             Codes.conflict,
-            "This credential was already settled by an earlier call with different arguments; the first call's outcome stands. Read the current state instead of retrying.",
+            "This credential was already settled by an earlier call with other arguments; the first call's outcome stands.",
             false,
             { reason: "settled_with_other_arguments" },
           );
@@ -138,19 +138,19 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/** What an acquire or begin holds; each has its own way out (error_codes.ts). */
+export type Held = "lease" | "activation" | "operation";
+
 /** The conflict for an acquire or begin repeated with other arguments while it is held. */
 export function heldWithOtherArguments(
+  held: Held,
   what: string,
-  howToProceed: string,
   details: Record<string, unknown>,
 ): BridgeError {
   return new BridgeError(
     Codes.conflict,
-    `This bridge already holds ${what}, acquired with other arguments; the new arguments were not applied. ${howToProceed}`,
+    `This bridge already holds ${what}, acquired with other arguments; the new arguments were not applied.`,
     false,
-    {
-      reason: `held_with_other_arguments: ${what} is held with other arguments; ${howToProceed}`,
-      ...details,
-    },
+    { reason: `${held}_held_with_other_arguments`, ...details },
   );
 }

@@ -94,20 +94,17 @@ export function outcomeCheck(route: Route): Check | undefined {
   return CHECKS[route.path] ?? (route.path.endsWith("/preview") ? PREVIEW : undefined);
 }
 
-/** Adds the read that settles an unknown outcome to `error`; other errors pass unchanged. */
+/**
+ * Names the read that settles an unknown outcome in `error`'s details (the next step,
+ * error_codes.ts, tells the agent to call it first); other errors pass unchanged.
+ */
 export function withOutcomeCheck(error: unknown, route: Route): unknown {
   if (!(error instanceof BridgeError) || error.details.outcome !== "unknown") return error;
   const check = outcomeCheck(route);
   if (!check) return error;
-  const step = `To check, call ${check.tool} ${check.how}.`;
-  return new BridgeError(
-    error.code,
-    `${error.message} ${step}`,
-    error.retryable,
-    check.tool.startsWith("portreeve_")
-      ? { ...error.details, checkWith: check.tool }
-      : error.details,
-    // Retrying blindly may apply it twice: the check is the one thing to do now.
-    `It may have been applied: do not repeat it blindly. ${step}`,
-  );
+  return new BridgeError(error.code, error.message, error.retryable, {
+    ...error.details,
+    checkWith: check.tool,
+    checkHow: check.how,
+  });
 }

@@ -160,7 +160,7 @@ function decodeCursor(cursor: string, scope: string): SortKey {
   const body = openCursor(cursor, scope);
   const valid = Array.isArray(body.k) &&
     body.k.every((k) => typeof k === "string" || typeof k === "number");
-  if (!valid) throw badCursor("it is not a cursor this bridge issued");
+  if (!valid) throw foreignCursor();
   return body.k as SortKey;
 }
 
@@ -171,20 +171,16 @@ function openCursor(cursor: string, scope: string): Record<string, unknown> {
     const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
     body = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
   } catch {
-    throw badCursor("it is not a cursor this bridge issued");
+    throw foreignCursor();
   }
   if (typeof body !== "object" || body === null) {
-    throw badCursor("it is not a cursor this bridge issued");
+    throw foreignCursor();
   }
   const fields = body as Record<string, unknown>;
   if (fields.v !== 1 || typeof fields.s !== "string") {
-    throw badCursor("it is not a cursor this bridge issued");
+    throw foreignCursor();
   }
-  if (fields.s !== scope) {
-    throw badCursor(
-      "it belongs to another listing or to other filters; repeat the call with the same filters",
-    );
-  }
+  if (fields.s !== scope) throw scopeMismatch();
   return fields;
 }
 
@@ -214,22 +210,25 @@ const BOUND_SHAPE = /^b1\.([0-9a-f]{8})\.(.+)$/s;
 /** The daemon's cursor inside a bound one; `portreeve_invalid_input` if it is not for `scope`. */
 export function unbindCursor(cursor: string, scope: string): string {
   const match = BOUND_SHAPE.exec(cursor);
-  if (!match) throw badCursor("it is not a cursor this bridge issued");
-  if (match[1] !== fnv1a(scope)) {
-    throw badCursor(
-      "it belongs to another listing or to other filters; repeat the call with the same filters",
-    );
-  }
+  if (!match) throw foreignCursor();
+  if (match[1] !== fnv1a(scope)) throw scopeMismatch();
   return match[2];
 }
 
-function badCursor(why: string) {
-  return invalidInput(
-    `afterCursor is not valid here: ${why}. Omit it to start from the first page.`,
-    {
-      field: "afterCursor",
-    },
-  );
+/** A cursor of this bridge's, issued for another listing or other filters. */
+function scopeMismatch() {
+  return invalidInput("afterCursor comes from another listing or other filters.", {
+    field: "afterCursor",
+    reason: "cursor_scope_mismatch",
+  });
+}
+
+/** A cursor this bridge did not issue: nothing to continue from. */
+function foreignCursor() {
+  return invalidInput("afterCursor is not a cursor this bridge issued.", {
+    field: "afterCursor",
+    reason: "foreign_cursor",
+  });
 }
 
 /** 32-bit FNV-1a, hex: enough to tell listings apart, not a security measure. */

@@ -1,15 +1,21 @@
 /**
- * The one response builder. Hosts disagree about which half of a result reaches the model
- * (Claude Code and Codex read structuredContent on success, Gemini CLI only the text; Claude
- * Code reads only the text of an error), so both halves carry everything:
+ * The one response builder. Hosts disagree about which half of a result reaches the model:
+ * on success Claude Code and Codex read structuredContent and Gemini CLI only the text; on
+ * error Claude Code reads only the text, Codex falls back to it, and Gemini CLI serialises the
+ * whole result. So:
  *
- * - `structuredContent` is `{ok:true, data}` or
- *   `{ok:false, error:{code, message, retryable, nextStep, details}}`;
- * - the one text block is a one-line summary, `\n`, then that same envelope as compact JSON;
- * - every failure sets `isError: true`.
+ * - a success carries `structuredContent` `{ok:true, data}` and one text block: a one-line
+ *   summary, `\n`, then that same envelope as compact JSON;
+ * - an error carries only its text block (no structuredContent, so no host shows it twice),
+ *   `isError: true`, in lines a model reads at a glance and a program splits as easily:
+ *
+ *     <code> (retryable|not retryable): <message on one line>
+ *     Next step: <what to do now>
+ *     Details: <details as compact JSON>        (left out when there are none)
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../errors.ts";
+import { nextStepFor } from "../error_codes.ts";
 import { CustodyError } from "../custody/mod.ts";
 
 export interface ErrorEnvelope {
@@ -18,8 +24,13 @@ export interface ErrorEnvelope {
   retryable: boolean;
   /** The one thing to do now; always present, so a model never has to guess. */
   nextStep: string;
-  details: Record<string, unknown>;
+  /** Left out when empty. */
+  details?: Record<string, unknown>;
 }
+
+export type Envelope =
+  | { ok: true; data: unknown }
+  | { ok: false; error: ErrorEnvelope };
 
 export function success(data: unknown, summary: string): CallToolResult {
   const envelope = { ok: true, data };
@@ -30,67 +41,63 @@ export function success(data: unknown, summary: string): CallToolResult {
 }
 
 export function failure(error: BridgeError): CallToolResult {
-  const body = errorEnvelope(error);
-  const envelope = { ok: false, error: body };
-  const head = `${body.code} (${body.retryable ? "retryable" : "not retryable"}): ${body.message}`;
+  return { content: [{ type: "text", text: errorText(errorEnvelope(error)) }], isError: true };
+}
+
+/** An error's text block (see the top of this file). */
+export function errorText(error: ErrorEnvelope): string {
+  const head = `${error.code} (${error.retryable ? "retryable" : "not retryable"}): ${
+    oneLine(error.message)
+  }`;
+  const details = error.details ? `\nDetails: ${JSON.stringify(error.details)}` : "";
+  return `${head}\nNext step: ${error.nextStep}${details}`;
+}
+
+const ERROR_TEXT =
+  /^(\S+) \((retryable|not retryable)\): (.*)\nNext step: (.*?)(?:\nDetails: (.*))?$/s;
+
+/** Reads an error's text block back into its envelope; undefined if it is not one. */
+export function parseErrorText(text: string): ErrorEnvelope | undefined {
+  const match = ERROR_TEXT.exec(text);
+  if (match === null) return undefined;
+  const [, code, retryable, message, nextStep, details] = match;
   return {
-    content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
-    structuredContent: envelope,
-    isError: true,
+    code,
+    message,
+    retryable: retryable === "retryable",
+    nextStep,
+    ...(details === undefined ? {} : { details: JSON.parse(details) }),
   };
 }
 
 export function errorEnvelope(error: BridgeError): ErrorEnvelope {
+  const details = error.details;
   return {
     code: error.code,
     message: error.message,
     retryable: error.retryable,
-    nextStep: error.nextStep ?? nextStepFor(error),
-    details: error.details,
+    nextStep: nextStepFor(error.code, error.details),
+    ...(Object.keys(details).length > 0 ? { details } : {}),
   };
 }
 
-/** The usual next step for each code; the daemon's `details.reason` is named when it helps. */
-const NEXT_STEPS: Record<string, string> = {
-  [Codes.unavailable]:
-    "Start the daemon (`portreeve start`) or fix the bridge's --socket, then retry; portreeve_diagnostics shows the socket in use.",
-  [Codes.incompatible]:
-    "Do not retry: upgrade PortReeve or this bridge so they match; portreeve_compatibility lists what is missing.",
-  [Codes.invalidResponse]:
-    "Do not retry: run portreeve_diagnostics and check that the socket belongs to a PortReeve daemon.",
-  [Codes.misconfigured]:
-    "Ask the user to relaunch the bridge as the message says (`portreeve-mcp config` prints the exact command).",
-  [Codes.cancelled]: "Call again if the result is still needed.",
-  [Codes.invalidInput]:
-    "Correct the arguments named in details (issues, field, reason or documentCode) and call again.",
-  [Codes.internal]:
-    "Do not retry the same call; tell the user, whose bridge stderr log has the cause.",
-  [Codes.approvalNeedsReceipt]:
-    "Do not repeat this call with that value. To free the port, call portreeve_port_reclaim_preview (toolset full), show it to the user and call portreeve_port_reclaim_execute only after they approve; then acquire with replacementPolicy never.",
-  portreeve_not_found:
-    "Check the id: the list tools (claims, stacks, activations, generations, history) show valid ones.",
-  portreeve_conflict:
-    "Read the current state (details.reason says what blocks it) and retry only after it changes.",
-  portreeve_lease_expired: "The lease lapsed: acquire or begin again for a new one.",
-  portreeve_lease_not_pending:
-    "The lease is already settled (an earlier call may have applied): read its state before acting again.",
-  portreeve_invalid_lease_token:
-    "Do not retry with this handle: acquire or begin again for a new credential.",
-  portreeve_invalid_operation_credential:
-    "Do not retry with this handle: read the operation with portreeve_launcher_operation_get.",
-  portreeve_credential_unavailable:
-    "This handle can no longer be used: read the current state, then acquire, begin or start the operation again if still needed.",
-};
+/**
+ * The envelope of a result, for programs (doctor, tests): a success's structuredContent, an
+ * error's text read back. Throws when the result has neither shape.
+ */
+export function envelopeOf(result: object): Envelope {
+  const structured: unknown = Reflect.get(result, "structuredContent");
+  if (isRecord(structured)) return structured as Envelope;
+  const content: unknown = Reflect.get(result, "content");
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const text = isRecord(first) && typeof first.text === "string" ? first.text : undefined;
+  const error = text === undefined ? undefined : parseErrorText(text);
+  if (error) return { ok: false, error };
+  throw new Error(`not a tool result envelope: ${JSON.stringify(result).slice(0, 300)}`);
+}
 
-function nextStepFor(error: BridgeError): string {
-  // The daemon's own `unavailable` (not retryable) means evidence it could not observe.
-  if (error.code === Codes.unavailable && !error.retryable) {
-    return "The daemon could not observe what it needs (e.g. Docker); details say which. Try again once it is observable.";
-  }
-  return NEXT_STEPS[error.code] ??
-    (error.retryable
-      ? "Retry the same call shortly."
-      : "Do not retry unchanged: read details, and run portreeve_diagnostics if the cause is unclear.");
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A summary must stay one line: the JSON after the newline is what programs parse. */
@@ -109,7 +116,7 @@ export function asBridgeError(error: unknown): BridgeError {
   }
   return new BridgeError(
     Codes.internal,
-    "The bridge hit an unexpected error; the details are in its stderr log. Retrying will not help until it is fixed.",
+    "The bridge hit an unexpected error; its stderr log has the details.",
     false,
   );
 }

@@ -11,9 +11,11 @@ import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket } from "../socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions } from "./options.ts";
 import { createBridge } from "../bridge/mod.ts";
-import { commandLine, grantProblem, startDaemonHint } from "../hints.ts";
+import { commandLine, grantProblem } from "../hints.ts";
+import { startDaemonHint } from "./daemon_hint.ts";
 import { configureLogging } from "../transport/logging.ts";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
+import { envelopeOf } from "../catalogue/result.ts";
 
 export const DOCTOR_EXIT = {
   ok: 0,
@@ -155,7 +157,7 @@ function nextStep(verdict: keyof typeof DOCTOR_EXIT, socketPath: string): string
     case "usage":
       return "";
     case "unavailable":
-      return `${startDaemonHint(socketPath)} Then run doctor again.`;
+      return `${startDaemonHint()} Then run doctor again.`;
     case "incompatible":
       return "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.";
     case "misconfigured":
@@ -169,7 +171,7 @@ type Add = (status: Status, label: string, detail: string) => void;
 
 async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCTOR_EXIT) {
   const result = async (name: string) =>
-    (await client.callTool({ name, arguments: {} })).structuredContent as {
+    envelopeOf(await client.callTool({ name, arguments: {} })) as {
       ok: boolean;
       data?: Record<string, unknown>;
       error?: { code: string; message: string };
@@ -177,7 +179,9 @@ async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCT
   const diag = await result("portreeve_diagnostics");
   const daemon = diag.data?.daemon as { available: boolean } | undefined;
   if (!daemon?.available) {
-    add("fail", "daemon", String(diag.data?.guidance ?? diag.error?.message ?? "not reachable"));
+    // What happened, for a person; the verdict below says what they can do about it.
+    const failed = diag.data?.error as { message?: string } | undefined;
+    add("fail", "daemon", String(failed?.message ?? diag.error?.message ?? "not reachable"));
     return verdict === "misconfigured" ? verdict : "unavailable";
   }
   add("ok", "daemon", "answers on the socket");

@@ -9,8 +9,12 @@
  *
  * Scanning matches on the credential alphabet only (`A-Z a-z 0-9 _ -`): every other
  * character (spaces, punctuation, JSON escapes, quotes between two strings) is skipped, so a
- * credential split by spaces, newlines or across fields is still seen. Each window costs one
- * rolling update and a filter lookup; the exact hash runs only when the filter says maybe.
+ * credential split by spaces, newlines or across string values is still seen. In JSON the
+ * characters of object keys form a stream of their own, apart from those of values: whatever
+ * the field names are, they never break a value's run (`{"part0x":"<11>","part1x":"<11>"}`
+ * is two values whose characters join), and a credential spread over keys is caught too.
+ * Each window costs one rolling update and a filter lookup; the exact hash runs only when the
+ * filter says maybe.
  */
 
 export const FRAGMENT_LENGTH = 12;
@@ -77,29 +81,43 @@ export class CredentialFragments {
   scrub(text: string, mode: "json" | "text" = "json"): string {
     const filter = this.#filter;
     if (!filter || text.length < FRAGMENT_LENGTH) return text;
-    const table = this.#table;
-    const base = this.#base;
-    const top = this.#topPower;
-    // The last FRAGMENT_LENGTH credential characters: code, start and end offsets in text.
-    const codes = new Int32Array(FRAGMENT_LENGTH);
-    const starts = new Int32Array(FRAGMENT_LENGTH);
-    const ends = new Int32Array(FRAGMENT_LENGTH);
-    let fed = 0;
-    let hash = 0;
-    /** Offsets [start, end) of characters to replace, in order, touching runs merged. */
-    let masks: number[] | undefined;
-    let maskedThrough = 0; // how many fed characters are already masked
-    let inString = mode === "text";
+    const values = new Run();
+    const keys = new Run();
+    /** Offsets [start, end) of characters to replace, pairwise, in no particular order. */
+    const masks: number[] = [];
+    const json = mode === "json";
+    let inString = !json;
+    let run = values;
+    // JSON structure, as far as keys need it: the open containers (1 = object) and whether
+    // the next string in the innermost one is a key.
+    const objects: number[] = [];
+    let expectKey = false;
     const n = text.length;
     for (let i = 0; i < n; i++) {
       let c = text.charCodeAt(i);
       let end = i + 1;
       if (!inString) {
-        if (c === QUOTE) inString = true;
+        if (c === QUOTE) {
+          inString = true;
+          run = expectKey && objects[objects.length - 1] === 1 ? keys : values;
+        } else if (c === 123 /* { */) {
+          objects.push(1);
+          expectKey = true;
+        } else if (c === 91 /* [ */) {
+          objects.push(0);
+          expectKey = false;
+        } else if (c === 125 /* } */ || c === 93 /* ] */) {
+          objects.pop();
+          expectKey = false;
+        } else if (c === 44 /* , */) {
+          expectKey = objects[objects.length - 1] === 1;
+        } else if (c === 58 /* : */) {
+          expectKey = false;
+        }
         continue;
       }
       if (c === BACKSLASH) {
-        if (mode === "text") continue;
+        if (!json) continue;
         const next = text.charCodeAt(i + 1);
         if (next === 117 /* u */) {
           c = parseInt(text.slice(i + 2, i + 6), 16);
@@ -112,46 +130,44 @@ export class CredentialFragments {
           i = end - 1;
           continue;
         }
-      } else if (c === QUOTE && mode === "json") {
+      } else if (c === QUOTE && json) {
         inString = false;
+        expectKey = false;
         continue;
       } else if (!(c < 128 && ALPHABET[c])) {
         continue;
       }
-      const slot = fed % FRAGMENT_LENGTH;
-      if (fed >= FRAGMENT_LENGTH) hash = (hash - Math.imul(table[codes[slot]], top)) | 0;
-      hash = (Math.imul(hash, base) + table[c]) | 0;
-      codes[slot] = c;
-      starts[slot] = i;
-      ends[slot] = end;
-      fed++;
+      const start = i;
       i = end - 1;
-      if (fed < FRAGMENT_LENGTH) continue;
-      const bit = hash >>> (32 - FILTER_BITS);
-      if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
-      const window: number[] = [];
-      for (let k = 0; k < FRAGMENT_LENGTH; k++) window.push(codes[(fed + k) % FRAGMENT_LENGTH]);
-      const known = this.#exact.has(this.#keyed(window));
-      window.fill(0);
-      if (!known) continue;
-      masks ??= [];
-      for (let k = Math.max(fed - FRAGMENT_LENGTH, maskedThrough); k < fed; k++) {
-        const at = k % FRAGMENT_LENGTH;
-        if (masks.length > 0 && masks[masks.length - 1] === starts[at]) {
-          masks[masks.length - 1] = ends[at];
-        } else masks.push(starts[at], ends[at]);
-      }
-      maskedThrough = fed;
+      if (this.#feed(run, c, start, end, filter)) run.mask(masks);
     }
-    codes.fill(0);
-    if (!masks) return text;
-    let out = "";
-    let from = 0;
-    for (let m = 0; m < masks.length; m += 2) {
-      out += text.slice(from, masks[m]) + REDACTED;
-      from = masks[m + 1];
+    values.clear();
+    keys.clear();
+    if (masks.length === 0) return text;
+    return masked(text, masks);
+  }
+
+  /** Adds one credential character to `run`; whether its last window is a remembered one. */
+  #feed(run: Run, c: number, start: number, end: number, filter: Uint32Array): boolean {
+    const slot = run.fed % FRAGMENT_LENGTH;
+    if (run.fed >= FRAGMENT_LENGTH) {
+      run.hash = (run.hash - Math.imul(this.#table[run.codes[slot]], this.#topPower)) | 0;
     }
-    return out + text.slice(from);
+    run.hash = (Math.imul(run.hash, this.#base) + this.#table[c]) | 0;
+    run.codes[slot] = c;
+    run.starts[slot] = start;
+    run.ends[slot] = end;
+    run.fed++;
+    if (run.fed < FRAGMENT_LENGTH) return false;
+    const bit = run.hash >>> (32 - FILTER_BITS);
+    if ((filter[bit >>> 5] & (1 << (bit & 31))) === 0) return false;
+    const window: number[] = [];
+    for (let k = 0; k < FRAGMENT_LENGTH; k++) {
+      window.push(run.codes[(run.fed + k) % FRAGMENT_LENGTH]);
+    }
+    const known = this.#exact.has(this.#keyed(window));
+    window.fill(0);
+    return known;
   }
 
   #rolling(window: readonly number[]): number {
@@ -167,6 +183,47 @@ export class CredentialFragments {
     const b = halfSipHash(k[2], k[3], window);
     return a * 2 ** 21 + (b >>> 11);
   }
+}
+
+/** The last FRAGMENT_LENGTH credential characters of one stream: codes and where they sit. */
+class Run {
+  readonly codes = new Int32Array(FRAGMENT_LENGTH);
+  readonly starts = new Int32Array(FRAGMENT_LENGTH);
+  readonly ends = new Int32Array(FRAGMENT_LENGTH);
+  fed = 0;
+  hash = 0;
+  /** How many fed characters are already masked. */
+  maskedThrough = 0;
+
+  /** Marks the current window (what of it is not masked yet) for replacement. */
+  mask(masks: number[]): void {
+    for (let k = Math.max(this.fed - FRAGMENT_LENGTH, this.maskedThrough); k < this.fed; k++) {
+      const at = k % FRAGMENT_LENGTH;
+      masks.push(this.starts[at], this.ends[at]);
+    }
+    this.maskedThrough = this.fed;
+  }
+
+  clear(): void {
+    this.codes.fill(0);
+  }
+}
+
+/** `text` with the ranges in `masks` replaced, touching or overlapping ranges as one. */
+function masked(text: string, masks: number[]): string {
+  const ranges: [number, number][] = [];
+  for (let m = 0; m < masks.length; m += 2) ranges.push([masks[m], masks[m + 1]]);
+  ranges.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let from = 0;
+  for (let r = 0; r < ranges.length;) {
+    const start = ranges[r][0];
+    let end = ranges[r++][1];
+    while (r < ranges.length && ranges[r][0] <= end) end = Math.max(end, ranges[r++][1]);
+    out += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 function rotl(x: number, b: number): number {

@@ -288,6 +288,14 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     return this.#fragments.scrub(text, mode);
   }
 
+  /** `value` (plain JSON data) with every remembered fragment masked in its string values. */
+  scrubValue<T>(value: T): T {
+    const json = JSON.stringify(value);
+    if (json === undefined) return value;
+    const scrubbed = this.#fragments.scrub(json);
+    return scrubbed === json ? value : JSON.parse(scrubbed);
+  }
+
   // ---- internals --------------------------------------------------------------------------
 
   /** Learns a secret's fragments before anything can fail, so even a refused hold is known. */

@@ -3,9 +3,8 @@
  * alive, stamps every POST with our `client` block and origin, and caches the compatibility
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
-import { notGrantedMessage } from "../hints.ts";
 import { BridgeError, Codes, invalidResponse, resourceLimit } from "../errors.ts";
-import { requestTooLong, TOO_LONG_STATUSES, unavailable } from "./errors.ts";
+import { notGranted, requestTooLong, timedOut, TOO_LONG_STATUSES, unavailable } from "./errors.ts";
 import {
   HttpError,
   type HttpFailure,
@@ -205,8 +204,7 @@ export class DaemonClient {
         Codes.incompatible,
         `The PortReeve daemon (version ${verdict.health.softwareVersion}) lacks ${
           missing.join(", ")
-        }, ` +
-          "which this tool needs. Update PortReeve and restart the daemon.",
+        }, which this tool needs.`,
         false,
         {
           requiredCapabilities: [...(options.capabilities ?? [])],
@@ -250,9 +248,7 @@ export class DaemonClient {
       if (error.code === Codes.incompatible) this.invalidate();
       // The daemon had the whole request but its answer cannot be read: a mutation may have
       // been applied. A well-formed daemon error says it was not, and stays as it is.
-      if (mutation && (error.code === Codes.invalidResponse || error.code === Codes.incompatible)) {
-        throw outcomeUnknown(error);
-      }
+      if (mutation && unreadableAnswer(error)) throw outcomeUnknown(error);
       throw error;
     }
   }
@@ -311,12 +307,7 @@ export class DaemonClient {
       case "resources":
         return resourceLimit(failure.cause);
       case "timeout":
-        return new BridgeError(
-          Codes.unavailable,
-          `The PortReeve daemon at ${this.socketPath} did not answer within ${failure.afterMs} ms.`,
-          true,
-          { socketPath: this.socketPath, cause: "timeout", timeoutMs: failure.afterMs },
-        );
+        return timedOut(this.socketPath, failure.afterMs);
       case "aborted":
         return new BridgeError(
           Codes.cancelled,
@@ -325,12 +316,7 @@ export class DaemonClient {
           {},
         );
       case "permission":
-        return new BridgeError(
-          Codes.misconfigured,
-          notGrantedMessage(this.socketPath),
-          false,
-          { socketPath: this.socketPath },
-        );
+        return notGranted(this.socketPath);
       case "oversize":
         return invalidResponse(`a body over ${failure.limit} bytes`, { limit: failure.limit });
     }
@@ -344,11 +330,17 @@ export class DaemonClient {
 export function outcomeUnknown(error: BridgeError): BridgeError {
   return new BridgeError(
     error.code,
-    `${error.message} No readable answer came back for this change, so it may or may not ` +
-      "have been applied: read the current state before trying again.",
+    `${error.message} No readable answer came back, so this change may or may not have been applied.`,
     error.retryable,
     { ...error.details, outcome: "unknown" },
   );
+}
+
+/** An answer the daemon sent that says nothing about whether the change was applied. */
+function unreadableAnswer(error: BridgeError): boolean {
+  if (error.code === Codes.invalidResponse || error.code === Codes.incompatible) return true;
+  // An HTTP 5xx without an envelope; the daemon's own `internal` error (daemonCode) is an answer.
+  return error.code === Codes.daemonError && !("daemonCode" in error.details);
 }
 
 function judge(health: Health): Verdict {
@@ -367,10 +359,9 @@ function judge(health: Health): Verdict {
 export function incompatible(health: Health, reason: string): BridgeError {
   return new BridgeError(
     Codes.incompatible,
-    `PortReeve ${health.softwareVersion} is not compatible with this bridge: ${reason}. ` +
-      "Update PortReeve or portreeve-mcp so both speak protocol 1, then restart the daemon.",
+    `PortReeve ${health.softwareVersion} is not compatible with this bridge: ${reason}.`,
     false,
-    { health, reason },
+    { health, mismatch: reason },
   );
 }
 

@@ -1,37 +1,29 @@
-/** Daemon error codes and the daemon-specific failures built from them. */
-import { startDaemonHint } from "../hints.ts";
+/**
+ * Daemon error codes and the agent-facing failures about reaching the daemon. These messages
+ * state what happened; what to do is the code's next step (error_codes.ts). None of them
+ * tells an agent to start anything: that is a person's job.
+ */
+import { grantedSocket } from "../hints.ts";
 import { BridgeError, Codes, invalidInput } from "../errors.ts";
+import { DAEMON_CODES, type DaemonCode } from "../error_codes.ts";
 
-/** The daemon's closed set of error codes; anything else in an error envelope is not its. */
-const DAEMON_CODES = new Set([
-  "conflict",
-  "incompatible_protocol",
-  "invalid_input",
-  "invalid_lease_token",
-  "invalid_operation_credential",
-  "lease_expired",
-  "lease_not_pending",
-  "not_found",
-  "unavailable",
-  "internal",
-]);
-
-export function isDaemonCode(code: unknown): code is string {
-  return typeof code === "string" && DAEMON_CODES.has(code);
+export function isDaemonCode(code: unknown): code is DaemonCode {
+  return typeof code === "string" && Object.hasOwn(DAEMON_CODES, code);
 }
 
-/** Maps a daemon error code to ours; `incompatible_protocol` joins our incompatible code. */
-export function bridgeCodeFor(daemonCode: string): string {
-  return daemonCode === "incompatible_protocol" ? Codes.incompatible : `portreeve_${daemonCode}`;
+/** The bridge's code for a daemon code (`details.daemonCode` keeps the daemon's own). */
+export function bridgeCodeFor(daemonCode: DaemonCode): string {
+  return DAEMON_CODES[daemonCode];
 }
 
+/** Nothing answers on the socket: no daemon runs there (or it just went away). */
 export function unavailable(socketPath: string, cause: string): BridgeError {
+  const why = plainCause(cause);
   return new BridgeError(
     Codes.unavailable,
-    `The PortReeve daemon is not reachable at ${socketPath} (${cause}). ` +
-      `${startDaemonHint(socketPath)} Then retry.`,
+    `The PortReeve daemon is not answering at ${socketPath} (${why}).`,
     true,
-    { socketPath, cause },
+    { socketPath, cause: why },
   );
 }
 
@@ -59,10 +51,42 @@ export function requestTooLong(refusal: string, target: string, body?: string): 
     ? `${field} (${length} characters)`
     : `the URL (${target.length} characters)`;
   return invalidInput(
-    `${refusal}: ${what} is too long. Shorten it, or leave that filter out, and call again.`,
+    `${refusal}: ${what} is too long.`,
     inBody || field === undefined ? { length: inBody ? body.length : target.length } : {
       field,
       length,
     },
   );
+}
+
+/** The daemon took longer than the deadline: it may be busy rather than gone. */
+export function timedOut(socketPath: string, afterMs: number): BridgeError {
+  return new BridgeError(
+    Codes.unavailable,
+    `The PortReeve daemon at ${socketPath} did not answer within ${afterMs} ms.`,
+    true,
+    { socketPath, reason: "timeout", timeoutMs: afterMs },
+  );
+}
+
+/** The socket lies outside this process's permission grant: a setting, not a daemon fault. */
+export function notGranted(socketPath: string): BridgeError {
+  const usual = grantedSocket();
+  return new BridgeError(
+    Codes.misconfigured,
+    `This bridge may not use ${socketPath}: its permission grant names ${
+      usual ?? "another socket"
+    }. This is a permission setting, not an unreachable daemon.`,
+    false,
+    { socketPath, ...(usual ? { grantedSocket: usual } : {}) },
+  );
+}
+
+/** A connect failure in a few plain words (the runtime's text names an internal URL). */
+function plainCause(cause: string): string {
+  if (/No such file|os error 2\b|ENOENT/i.test(cause)) return "no socket there";
+  if (/Connection refused|os error 111\b|ECONNREFUSED/i.test(cause)) return "connection refused";
+  if (/Connection reset|os error 104\b|ECONNRESET/i.test(cause)) return "connection reset";
+  if (/Permission denied|os error 13\b|EACCES/i.test(cause)) return "permission denied";
+  return cause;
 }

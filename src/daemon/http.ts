@@ -192,5 +192,7 @@ function describe(error: unknown): string {
   let message = error.message;
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error && !message.includes(cause.message)) message += `: ${cause.message}`;
-  return message.replace(/\s+/g, " ").slice(0, 300);
+  // The runtime names the request's URL, whose host is only a placeholder over the socket.
+  return message.replace(/\s+/g, " ").replace(/ ?(for url )?\(?https?:\/\/[^\s)]*\)?/g, "")
+    .slice(0, 300);
 }

@@ -19,6 +19,8 @@ export type Fault =
   | "html-500"
   /** A well-formed error envelope whose code is not in the protocol's closed set. */
   | "unknown-code"
+  /** The daemon's own failure, well formed: `internal` with status 500 (e.g. a full disk). */
+  | "internal"
   /** A valid envelope over the bridge's 4 MiB body bound. */
   | "oversize-4mib";
 

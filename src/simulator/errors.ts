@@ -15,6 +15,67 @@ export type ErrorCode =
 
 export type Details = Record<string, unknown>;
 
+/**
+ * Every `details.reason` the simulator's errors carry, by the code they come with (the
+ * daemon's own reasons; its documents' `documentCode`s are below). Typed into `fail`, so an
+ * error cannot carry a reason missing here — the bridge's tests walk this list.
+ */
+export const ERROR_REASONS = {
+  conflict: [
+    "active_run",
+    "pending_lease",
+    "live_listener",
+    "unchanged",
+    "reserved",
+    "port_assigned",
+    "port_pending",
+    "claim_pending",
+    "stack_root_overlap",
+    "launcher_operation_active",
+    "activation_live",
+    "claim_mode",
+    "exact_port_mismatch",
+    "listener_present",
+    "provider_present",
+    "leases_pending",
+    "stale_generation",
+    "binding_kind_mismatch",
+    "activation_inactive",
+    "required_dependency_unavailable",
+    "generation_endpoint_missing",
+    "caller_operation_exists",
+    "launcher_operation_terminal",
+    "launcher_completion_mismatch",
+  ],
+  invalid_input: [
+    "invalid_stack_root",
+    "unsupported_stack_filter",
+    "generation_stack_mismatch",
+    "binding_component_unknown",
+    "docker_definition_missing",
+    "docker_endpoint_definition_missing",
+    "optional_required_dependency",
+  ],
+  unavailable: ["provider_unobservable"],
+} as const;
+
+export const DOCUMENT_CODES = [
+  "invalid_stack_root",
+  "invalid_stack_definition",
+  "stack_definition_changed",
+  "stack_definition_read_failed",
+  "stack_definition_verification_failed",
+  "stack_definition_too_large",
+  "stack_definition_not_regular",
+] as const;
+
+type ReasonOf<C extends keyof typeof ERROR_REASONS> = (typeof ERROR_REASONS)[C][number];
+export type ErrorReason = ReasonOf<keyof typeof ERROR_REASONS>;
+export type DocumentCode = (typeof DOCUMENT_CODES)[number];
+
+/** Details whose `reason`, if any, is one of the code's declared reasons. */
+type DetailsWith<R extends string> = Details & { reason?: R };
+
 /** A domain failure that the server turns into an error envelope. */
 export class ProtocolError extends Error {
   readonly code: ErrorCode;
@@ -25,7 +86,7 @@ export class ProtocolError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    details: Details = {},
+    details: DetailsWith<ErrorReason> = {},
     override: { status?: number; retryable?: boolean } = {},
   ) {
     super(message);
@@ -56,12 +117,14 @@ function statusFor(code: ErrorCode): number {
 export const fail = {
   notFound: (message: string, details: Details = {}): ProtocolError =>
     new ProtocolError("not_found", message, details),
-  conflict: (message: string, details: Details = {}): ProtocolError =>
+  conflict: (message: string, details: DetailsWith<ReasonOf<"conflict">> = {}): ProtocolError =>
     new ProtocolError("conflict", message, details),
-  invalid: (message: string, details: Details = {}): ProtocolError =>
+  invalid: (message: string, details: DetailsWith<ReasonOf<"invalid_input">> = {}): ProtocolError =>
     new ProtocolError("invalid_input", message, details),
-  unavailable: (message: string, details: Details = {}): ProtocolError =>
-    new ProtocolError("unavailable", message, details),
+  unavailable: (
+    message: string,
+    details: DetailsWith<ReasonOf<"unavailable">> = {},
+  ): ProtocolError => new ProtocolError("unavailable", message, details),
   internal: (message: string, details: Details = {}): ProtocolError =>
     new ProtocolError("internal", message, details),
   leaseNotPending: (message: string, details: Details = {}): ProtocolError =>
@@ -82,7 +145,7 @@ export const fail = {
       ? new ProtocolError("not_found", message, details)
       : new ProtocolError("conflict", message, details, { retryable: false });
   },
-  document: (documentCode: string, message: string, details: Details = {}): ProtocolError =>
+  document: (documentCode: DocumentCode, message: string, details: Details = {}): ProtocolError =>
     documentCode === "invalid_stack_root" || documentCode === "invalid_stack_definition"
       ? new ProtocolError("invalid_input", message, { ...details, documentCode })
       : new ProtocolError("conflict", message, { ...details, documentCode }, { retryable: false }),

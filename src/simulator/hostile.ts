@@ -1,7 +1,9 @@
 // Hostile mode: a daemon that leaks every credential it sees, to prove the bridge never
 // passes one on. On any request or answer carrying a lease token or launcher credential it
 // quotes the secret whole and split by spaces and newlines in the error message and
-// `details`, and echoes it inside every object of a successful answer.
+// `details`, spreads it over fields whose names are made of the token's own alphabet
+// (`{"part0x":"<11 chars>","part1x":…}`), and echoes it inside every object of a successful
+// answer.
 
 const SECRET_FIELDS = new Set(["leaseToken", "credential"]);
 
@@ -25,6 +27,15 @@ export function leakForms(secret: string): string[] {
   ];
 }
 
+/**
+ * The secret cut into 11-character values under field names made of its alphabet, so that a
+ * scanner reading every string in order sees the names break the secret's run.
+ */
+export function splitIntoFields(secret: string): Record<string, string> {
+  const parts = secret.match(/.{1,11}/g)!;
+  return Object.fromEntries(parts.map((part, i) => [`part${i}x`, part]));
+}
+
 /** Adds the secrets to an error envelope's message and details. */
 export function leakIntoError(
   error: { message: string; details: Record<string, unknown> },
@@ -36,6 +47,7 @@ export function leakIntoError(
   })`;
   error.details = {
     ...error.details,
+    ...splitIntoFields(secrets[0]),
     receivedToken: secrets[0],
     splitToken: leakForms(secrets[0])[1],
     echo: { leaseToken: secrets[0], credential: secrets[0], all: secrets },
@@ -53,6 +65,7 @@ export function leakIntoData(data: unknown, secrets: string[], depth = 0): void 
   for (const item of Object.values(record)) leakIntoData(item, secrets, depth + 1);
   const [first] = secrets;
   record.note = `this record was served with ${leakForms(first)[1]}`;
+  Object.assign(record, splitIntoFields(first));
   record.echoedTokens = secrets.map((s) => leakForms(s)[2]);
   // Only where the protocol does not already put the real one.
   if (!("leaseToken" in record)) record.leaseToken = first;

@@ -1,6 +1,6 @@
 // CLI: `deno task simulator --socket PATH [--seed-demo]` runs a SIMULATED PortReeve daemon.
 import { parseArgs } from "node:util";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { startSimulator } from "./mod.ts";
 import { seedDemo } from "./seed.ts";
 
@@ -11,7 +11,8 @@ Runs a SIMULATED PortReeve daemon (protocol 1) on a Unix socket, for trying and 
 bridge without PortReeve. It stops and removes its socket on SIGINT, SIGTERM, or when the
 process that started it goes away.
 
-  --socket PATH   where to listen (created; a stale socket there is replaced)
+  --socket PATH   where to listen (its missing folders are created, mode 0700; a stale
+                  socket there is replaced, a live one or any other file is refused)
   --seed-demo     add demo projects, claims and a stack under a temporary folder
   --hostile       leak every lease token and launcher credential into answers (to test
                   the bridge's scrubbing)
@@ -53,10 +54,15 @@ async function main(): Promise<number> {
   const bytes = new TextEncoder().encode(socketPath).length;
   if (bytes >= sunPath) {
     console.error(
-      `--socket is ${bytes} bytes, too long for a Unix socket (at most ${
+      `simulator: --socket is ${bytes} bytes, too long for a Unix socket (at most ${
         sunPath - 1
-      } on ${Deno.build.os}).\n${USAGE}`,
+      } on ${Deno.build.os}); use a shorter path.`,
     );
+    return 2;
+  }
+  const refused = await placeForSocket(socketPath);
+  if (refused) {
+    console.error(`simulator: ${refused}`);
     return 2;
   }
   // Listen for stop requests before the socket exists, so a signal that arrives while the
@@ -70,7 +76,14 @@ async function main(): Promise<number> {
   const watch = setInterval(() => {
     if (Deno.ppid !== parent) stop();
   }, PARENT_POLL_MS);
-  const sim = await startSimulator({ socketPath, hostile: values.hostile ?? false });
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator({ socketPath, hostile: values.hostile ?? false });
+  } catch (error) {
+    clearInterval(watch);
+    console.error(`simulator: cannot listen on ${socketPath}: ${oneLine(error)}`);
+    return 2;
+  }
   let demoRoot: string | null = null;
   if (values["seed-demo"]) {
     demoRoot = await Deno.makeTempDir({ prefix: "portreeve-sim-demo-" });
@@ -88,6 +101,33 @@ async function main(): Promise<number> {
   await sim.close();
   if (demoRoot) await Deno.remove(demoRoot, { recursive: true }).catch(() => {});
   return 0;
+}
+
+/**
+ * Makes the socket's folder (mode 0700, like PortReeve's own) and refuses a path that holds
+ * anything but a stale socket: a live one may be a real daemon's, and is never taken over.
+ * Returns why it refused, in one line, or null.
+ */
+async function placeForSocket(socketPath: string): Promise<string | null> {
+  try {
+    await Deno.mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    return `cannot create the folder of ${socketPath}: ${oneLine(error)}`;
+  }
+  const info = await Deno.lstat(socketPath).catch(() => null);
+  if (info === null) return null;
+  if (!info.isSocket) return `${socketPath} exists and is not a socket; choose another path`;
+  const live = await Deno.connect({ transport: "unix", path: socketPath }).then(
+    (connection) => (connection.close(), true),
+    () => false,
+  );
+  return live
+    ? `something already listens on ${socketPath} (a PortReeve daemon?); choose another path`
+    : null;
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ");
 }
 
 Deno.exit(await main());

@@ -263,6 +263,17 @@ function spoiltAnswer(
         requestId,
         error: { code: "exploded", message: "simulated unknown code", retryable: false },
       }, 500);
+    case "internal":
+      return json({
+        protocolVersion: 1,
+        requestId,
+        error: {
+          code: "internal",
+          message: "simulated internal failure: database or disk is full",
+          retryable: false,
+          details: {},
+        },
+      }, 500);
     case "oversize-4mib":
       return json({ protocolVersion: 1, requestId, data: { padding: "x".repeat(4_200_000) } });
     case "wrong-shape":

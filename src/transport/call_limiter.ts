@@ -115,7 +115,7 @@ export class CallLimiter {
     return new BridgeError(
       Codes.bridgeBusy,
       `This bridge is busy: ${this.#running} tool calls are running and ${this.#waiting.length} ` +
-        "are waiting, its limit. Nothing was sent to the daemon; retry after earlier calls finish.",
+        "are waiting, its limit. Nothing was sent to the daemon.",
       true,
       { inFlight: this.#running, waiting: this.#waiting.length, maxInFlight: this.maxInFlight },
     );

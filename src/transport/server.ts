@@ -44,7 +44,7 @@ export type Era = "legacy" | "modern";
 export const INSTRUCTIONS =
   "PortReeve's daemon is the only authority on local dev ports. Never kill processes or edit files to free a port yourself: a change goes through *_preview, then the user's explicit approval, then *_execute. On failure follow error.nextStep. " +
   "Use these tools to see which ports are claimed and by whom and to coordinate leases and stack activations; portreeve_diagnostics explains failures. " +
-  "Every result is {ok:true,data} or {ok:false,error:{code,message,retryable,nextStep,details}} with isError set; its text is a one-line summary, a newline, then that JSON. " +
+  "A success is {ok:true,data}, its text a summary line then that JSON; an error (isError) is text: '<code> (retryable|not retryable): <message>', then 'Next step:' and 'Details:' lines. " +
   "Ids are UUIDs from earlier results; paths are absolute; limit is 1-200 (default 50); pass afterCursor back with the same filters." +
   'Results are compact: an absent field is null, empty, implied by its parent or its documented default; process fingerprints sit once in data.processes by pid; detail:"full" returns records whole.';
 

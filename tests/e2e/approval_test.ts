@@ -142,7 +142,12 @@ for (const era of ERAS) {
     const answers = person(DECLINE, CANCEL, UNTICKED);
     await session(era, { answers }, async (bridge, env) => {
       const refused: { claimId: string; receiptId: string }[] = [];
-      for (const component of ["declined", "cancelled", "unticked"]) {
+      const said: [string, string, RegExp][] = [
+        ["declined", "decline", /The host answered "decline" to the approval question/],
+        ["cancelled", "cancel", /The host answered "cancel" to the approval question/],
+        ["unticked", "accept", /answered the approval question .* without the box ticked/],
+      ];
+      for (const [component, answer, wording] of said) {
         const { claimId, receiptId } = await deletePreview(bridge, env, component);
         const error = await sendsNothing(
           env,
@@ -150,17 +155,27 @@ for (const era of ERAS) {
         );
         assert.equal(error.retryable, false);
         assert.equal(error.details.receiptId, receiptId);
+        assert.equal(error.details.answer, answer);
+        // What the host answered, not who decided: hosts also decline by themselves.
+        assert.match(error.message, wording);
+        assert.doesNotMatch(error.message, /\b(user|person) (did not|declined|refused)/i);
         assert.match(error.message, /nothing was sent to the daemon/);
+        assert.match(
+          error.nextStep,
+          /^Ask the user what they want instead; do not call this execute again/,
+        );
         refused.push({ claimId, receiptId });
       }
       assert.equal(answers.questions.length, 3);
 
       // An answered receipt is never put to the user again, and stays refused.
       for (const args of refused) {
-        await sendsNothing(
+        const again = await sendsNothing(
           env,
           () => fails(bridge, "portreeve_claim_delete_execute", args, DECLINED),
         );
+        assert.match(again.message, /was declined earlier; nothing was sent/);
+        assert.equal(again.details.answer, "declined_earlier");
       }
       assert.equal(answers.questions.length, 3);
       assert.equal(env.sim.control.state.claims.size, 3, "every claim is still there");
@@ -211,7 +226,8 @@ for (const era of ERAS) {
           }, "portreeve_not_found"),
       );
       assert.equal(unknown.details.receiptCode, "not_found");
-      assert.match(unknown.message, /portreeve_claim_delete_preview again/);
+      assert.match(unknown.message, /did not issue receipt/);
+      assert.match(unknown.nextStep, /^Preview again through this bridge/);
       assert.equal(answers.questions.length, 0);
     });
   });

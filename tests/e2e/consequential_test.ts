@@ -287,7 +287,7 @@ Deno.test("stack apply: relative root refused, create, replay, external edit inv
       stackRoot: root,
     }, "portreeve_conflict");
     assert.equal(spelt.details.receiptCode, "receipt_mismatch");
-    assert.match(spelt.nextStep, /exactly as it was sent to the preview/);
+    assert.match(spelt.nextStep, /send the target exactly as the preview had it/);
 
     await Deno.writeTextFile(file, JSON.stringify(definition(["edited"]), null, 2) + "\n");
     const edited = await fails(bridge, "portreeve_stack_apply_execute", {

@@ -14,6 +14,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { childEnv } from "../../src/child_env.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
+import { errorText, parseErrorText } from "../../src/catalogue/result.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
 export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/main.js", import.meta.url));
@@ -143,8 +144,10 @@ export interface Envelope {
 
 /**
  * Calls a tool and returns its envelope, whole text, summary line and isError flag. Every
- * call also checks the result format hosts rely on: one text block, a one-line summary, then
- * the same envelope as structuredContent in compact JSON.
+ * call also checks the result format hosts rely on: a success is one text block, a one-line
+ * summary, then the same envelope as structuredContent in compact JSON; an error is one text
+ * block (code line, next step, details) without structuredContent (`details` read as `{}`
+ * when the result leaves it out).
  */
 export async function call(
   bridge: Bridge,
@@ -153,38 +156,50 @@ export async function call(
 ): Promise<{ envelope: Envelope; text: string; summary: string; isError: boolean }> {
   const result = await bridge.client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
-  const envelope = result.structuredContent as unknown as Envelope;
-  assertResultFormat(name, content, envelope, result.isError === true);
+  const isError = result.isError === true;
+  assertResultFormat(name, content, result.structuredContent, isError);
   const text = content[0].text;
+  if (isError) {
+    const error = parseErrorText(text)!;
+    return {
+      envelope: { ok: false, error: { ...error, details: error.details ?? {} } },
+      text,
+      summary: text.slice(0, text.indexOf("\n")),
+      isError,
+    };
+  }
   return {
-    envelope,
+    envelope: result.structuredContent as unknown as Envelope,
     text,
     summary: text.slice(0, text.indexOf("\n")),
-    isError: result.isError === true,
+    isError,
   };
 }
 
 export function assertResultFormat(
   name: string,
   content: { type: string; text: string }[],
-  envelope: Envelope,
+  structured: unknown,
   isError: boolean,
 ): void {
   assert.equal(content.length, 1, `${name}: one text block`);
   assert.equal(content[0].type, "text", name);
   const text = content[0].text;
+  if (isError) {
+    assert.equal(structured, undefined, `${name}: an error has no structuredContent`);
+    const error = parseErrorText(text);
+    assert.ok(error, `${name}: an error's text is its code line, next step and details`);
+    assert.equal(text, errorText(error), `${name}: written once, read back the same`);
+    assert.match(error.code, /^portreeve_[a-z_]+$/, name);
+    assert.ok(error.nextStep.length > 0, `${name}: error has a next step`);
+    return;
+  }
   const cut = text.indexOf("\n");
   assert.ok(cut > 0, `${name}: a summary line, then the JSON`);
   assert.deepEqual(
     JSON.parse(text.slice(cut + 1)),
-    envelope,
+    structured,
     `${name}: text JSON = structuredContent`,
   );
-  assert.equal(envelope.ok, !isError, `${name}: isError matches ok`);
-  if (envelope.error) {
-    const { code, retryable, nextStep } = envelope.error;
-    assert.ok(text.slice(0, cut).startsWith(`${code} (`), `${name}: summary names the code`);
-    assert.equal(typeof retryable, "boolean", name);
-    assert.ok(nextStep.length > 0, `${name}: error has a next step`);
-  }
+  assert.equal((structured as Envelope).ok, true, `${name}: isError matches ok`);
 }

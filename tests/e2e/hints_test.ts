@@ -1,15 +1,18 @@
 /**
- * Hints can be pasted as printed. The misconfiguration message of a bridge started from this
- * checkout names the granted socket, calls it a permission grant, and its command, run in a
- * shell as printed, prints a configuration for the refused socket. The unavailable hint names
- * the PortReeve project, and its simulator command, run as printed, starts a daemon there.
+ * Who is told what. An agent is told what happened and that a person must act; it is never
+ * given a command. A person (the bridge's log, doctor) gets commands that run as printed: the
+ * misconfiguration log line prints a configuration for the refused socket, and doctor's
+ * unavailable verdict names PortReeve and a demo that runs a SIMULATED daemon on a temporary
+ * socket — never on the user's socket.
  */
 import assert from "node:assert/strict";
-import { startBridge, withSimulator } from "./harness.ts";
+import { SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
 import { childEnv } from "../../src/child_env.ts";
+import { confinedFlags } from "../../src/permissions.ts";
+import { envelopeOf } from "../../src/catalogue/result.ts";
 
-function quotedCommands(message: string): string[] {
-  return [...message.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+function quotedCommands(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
 }
 
 async function errorOf(socketPath: string, grantSocket: string, serveSocket: string) {
@@ -20,75 +23,93 @@ async function errorOf(socketPath: string, grantSocket: string, serveSocket: str
   });
   try {
     const result = await bridge.client.callTool({ name: "portreeve_health", arguments: {} });
-    const envelope = result.structuredContent as { error?: { code: string; message: string } };
-    assert.ok(envelope.error, JSON.stringify(result));
-    return envelope.error;
+    const { text } = (result.content as { text: string }[])[0];
+    const envelope = envelopeOf(result);
+    assert.ok(!envelope.ok, text);
+    return { error: envelope.error, text, log: bridge.stderr() };
   } finally {
     await bridge.close();
   }
 }
 
-Deno.test("hints: the misconfiguration command runs as printed and names the grant", async () => {
+async function sh(command: string, env: Record<string, string> = {}) {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", command],
+    env: childEnv(env),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("hints: a socket outside the grant: the agent is told what it is, the log says how", async () => {
   const env = await withSimulator();
   try {
     const elsewhere = `${env.dir}/elsewhere.sock`;
-    const error = await errorOf(env.socketPath, env.socketPath, elsewhere);
+    const { error, log } = await errorOf(env.socketPath, env.socketPath, elsewhere);
     assert.equal(error.code, "portreeve_misconfigured");
     assert.ok(error.message.includes(`grant names ${env.socketPath}`), error.message);
-    assert.match(error.message, /permission grant, not an unreachable daemon/);
-    const command = quotedCommands(error.message).find((c) => c.includes(" config "));
-    assert.ok(command, error.message);
-    const out = await new Deno.Command("sh", {
-      args: ["-c", `${command} --json`],
-      env: childEnv({ PORTREEVE_SOCKET: env.socketPath }),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    const printed = JSON.parse(new TextDecoder().decode(out.stdout));
-    assert.equal(printed.config.socket, elsewhere);
+    assert.match(error.message, /a permission setting, not an unreachable daemon/);
+    assert.deepEqual(quotedCommands(`${error.message} ${error.nextStep}`), [], "no command");
+    assert.match(error.nextStep, /^Tell the user this bridge must be relaunched/);
+
+    // The log line is for a person: its command, run as printed, configures that socket.
+    const command = quotedCommands(log).find((c) => c.includes(" config "));
+    assert.ok(command, log);
+    const out = await sh(`${command} --json`, { PORTREEVE_SOCKET: env.socketPath });
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(JSON.parse(out.stdout).config.socket, elsewhere);
   } finally {
     await env.cleanup();
   }
 });
 
-Deno.test("hints: the unavailable hint names PortReeve and a simulator command that works", async () => {
+Deno.test("hints: daemon down: the agent is told a person must start PortReeve, in under 600 bytes", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-hint-" });
   const socket = `${dir}/portreeve.sock`;
   try {
-    const error = await errorOf(socket, socket, socket);
+    const { error, text } = await errorOf(socket, socket, socket);
     assert.equal(error.code, "portreeve_unavailable");
-    assert.match(error.message, /https:\/\/github\.com\/TrentBrown\/portreeve/);
-    const command = quotedCommands(error.message).find((c) => c.includes(" simulator "));
-    assert.ok(command, error.message);
-    const simulator = new Deno.Command("sh", {
-      args: ["-c", command.replace(/ && /, " && exec ")],
-      env: childEnv(),
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    try {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const info = await Deno.lstat(socket).catch(() => null);
-        if (info?.isSocket) break;
-        assert.ok(Date.now() < deadline, "the simulator command started a daemon at the socket");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    } finally {
-      simulator.kill("SIGTERM");
-      await simulator.status;
-      // `deno task` passes SIGTERM on; the simulator then removes its socket.
-      const present = () => Deno.lstat(socket).then(() => true, () => false);
-      for (let i = 0; i < 100 && await present(); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      assert.equal(
-        await present(),
-        false,
-        "stopped while seeding, the simulator removed its socket",
-      );
-    }
+    assert.equal(error.retryable, true);
+    assert.equal(
+      error.message,
+      `The PortReeve daemon is not answering at ${socket} (no socket there).`,
+    );
+    assert.match(error.nextStep, /only a person can start it\. Retry this call once they have/);
+    assert.ok(new TextEncoder().encode(text).length <= 600, `${text.length} bytes: ${text}`);
+    assert.doesNotMatch(text, /http:|\[100::\]|simulat|deno|`/i);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("hints: doctor tells a person how to try the bridge: a demo on a temporary socket, as printed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-hint-" });
+  const socket = `${dir}/portreeve.sock`;
+  try {
+    const doctor = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...confinedFlags(socket), SOURCE_ENTRY, "doctor", "--socket", socket],
+      env: childEnv({ PORTREEVE_SOCKET: socket }),
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const printed = new TextDecoder().decode(doctor.stdout);
+    assert.equal(doctor.code, 3, printed);
+    const verdict = printed.slice(printed.indexOf("Verdict:"));
+    assert.match(verdict, /https:\/\/github\.com\/TrentBrown\/portreeve/);
+    assert.ok(!verdict.includes("simulator --socket"), "never the simulator on a socket of ours");
+    const demo = quotedCommands(verdict).find((c) => c.endsWith(" task demo"));
+    assert.ok(demo, verdict);
+    const run = await sh(demo);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /SIMULATED/);
+    const used = run.stdout.match(/simulator socket \(\$SOCK below\): (\S+)/)?.[1];
+    assert.ok(used?.includes("/portreeve-demo-") && used !== socket, `a temporary socket: ${used}`);
+    assert.equal(await Deno.lstat(socket).then(() => true, () => false), false, "ours untouched");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -143,7 +143,7 @@ Deno.test("inspection catalogue end to end", async (t) => {
           afterCursor: cursor,
           claimed: true,
         }, "portreeve_invalid_input");
-        assert.match(message, /same filters/);
+        assert.match(message, /another listing or other filters/);
         await fails(
           b,
           "portreeve_history_list",
@@ -385,7 +385,7 @@ Deno.test("inspection catalogue end to end", async (t) => {
           limit: 2,
           afterCursor: historyCursor,
         }, "portreeve_invalid_input");
-        assert.match(refused, /same filters/);
+        assert.match(refused, /another listing or other filters/);
       }
       await fails(b, "portreeve_history_list", { since: "yesterday" }, "portreeve_invalid_input");
       await fails(b, "portreeve_ports_list", { limit: 201 }, "portreeve_invalid_input");

@@ -83,3 +83,65 @@ Deno.test("simulator program: exits and removes its socket when its parent dies"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("simulator program: creates the socket's missing folders with mode 0700", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-simdir-" });
+  const socket = `${dir}/state/portreeve/portreeve.sock`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "--socket", socket],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    await until("the socket exists", () => exists(socket));
+    for (const folder of [`${dir}/state`, `${dir}/state/portreeve`]) {
+      assert.equal((await Deno.stat(folder)).mode! & 0o777, 0o700, folder);
+    }
+    child.kill("SIGTERM");
+    assert.equal((await child.status).code, 0);
+  } finally {
+    await child.stderr.cancel().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Runs the simulator to its exit; returns the code and what it wrote to stderr. */
+async function refusal(socket: string): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "--socket", socket],
+    stdout: "null",
+    stderr: "piped",
+    signal: AbortSignal.timeout(20_000),
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("simulator program: a path it cannot use is one line and exit 2, never a stack trace", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-simrefuse-" });
+  const listener = Deno.listen({ transport: "unix", path: `${dir}/live.sock` });
+  try {
+    await Deno.writeTextFile(`${dir}/file`, "not a folder");
+    const cases: [string, RegExp][] = [
+      [`${dir}/file/portreeve.sock`, /^simulator: cannot create the folder of /],
+      [`${dir}/file`, /exists and is not a socket/],
+      // A live socket may be a real daemon's: it is never taken over.
+      [`${dir}/live.sock`, /something already listens on/],
+      [
+        `${dir}/${"x".repeat(120)}.sock`,
+        /^simulator: --socket is \d+ bytes, too long for a Unix socket/,
+      ],
+    ];
+    for (const [socket, expected] of cases) {
+      const { code, stderr } = await refusal(socket);
+      assert.equal(code, 2, `${socket}: ${stderr}`);
+      assert.match(stderr, expected);
+      assert.equal(stderr.trimEnd().split("\n").length, 1, `one line: ${stderr}`);
+      assert.doesNotMatch(stderr, /\n\s+at |error: Uncaught/, "no stack trace");
+    }
+    assert.equal(await Deno.readTextFile(`${dir}/file`), "not a folder", "the file is untouched");
+    assert.ok((await Deno.lstat(`${dir}/live.sock`)).isSocket, "the live socket is untouched");
+  } finally {
+    listener.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -3,7 +3,15 @@
  * no daemon traffic at startup, both eras' cache fields, the bundle, and confinement.
  */
 import assert from "node:assert/strict";
-import { idKey, openingFrames, requestFrame, spawnPeer, until } from "../support/raw_peer.ts";
+import {
+  envelopeOf,
+  idKey,
+  openingFrames,
+  requestFrame,
+  spawnPeer,
+  type ToolResult,
+  until,
+} from "../support/raw_peer.ts";
 import { BUNDLE_ENTRY, call, startBridge, withSimulator } from "./harness.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -36,12 +44,9 @@ Deno.test("bad frames get specific errors; oversize frames are refused unread; t
         arguments: { port: "eighty" },
       }),
     );
-    const invalid = (await bridge.response(10)).result as {
-      isError: boolean;
-      structuredContent: { error: { code: string } };
-    };
+    const invalid = (await bridge.response(10)).result as ToolResult;
     assert.equal(invalid.isError, true);
-    assert.equal(invalid.structuredContent.error.code, "portreeve_invalid_input");
+    assert.equal(envelopeOf(invalid).error?.code, "portreeve_invalid_input");
     await bridge.send(new Uint8Array([0xff, 0xfe, 0x0a]));
     // The second answer without an id is the one to the invalid bytes.
     const unnamed = () => bridge.byId.get(idKey(null)) ?? [];

@@ -10,8 +10,24 @@ import catalogue from "../../src/catalogue/tools_list.json" with { type: "json" 
 import { type Toolset, TOOLSETS } from "../../src/toolsets.ts";
 import { HOSTS } from "./hosts.ts";
 import { type Session, session, STEP } from "./session.ts";
-import { nextStepShown, showsBoolean, showsCode, showsNextStep } from "./visible.ts";
-import { checkWorksWithTable, definitionBytes, printFigures } from "./report.ts";
+import {
+  nextStepShown,
+  occurrences,
+  retryableShown,
+  shownForm,
+  showsCode,
+  showsNextStep,
+} from "./visible.ts";
+import { parseErrorText } from "../../src/catalogue/result.ts";
+import {
+  checkWorksWithTable,
+  definitionBytes,
+  errorBytes,
+  errorFigures,
+  MEASURED_ERRORS,
+  printFigures,
+  referenceBytes,
+} from "./report.ts";
 
 const KIND_TOOLSET: Record<string, Toolset> = {
   read: "read",
@@ -61,11 +77,11 @@ function truePage(s: Session, step: number): { ids: string[]; nextCursor?: strin
 function assertError(s: Session, step: number, code: string, retryable: boolean): void {
   const shown = result(s, step);
   assert.ok(showsCode(shown, code), `${s.host}: the model does not see ${code}:\n${shown}`);
-  assert.ok(
-    showsBoolean(shown, "retryable"),
-    `${s.host}: the model does not see retryable for ${code}:\n${shown}`,
+  assert.equal(
+    retryableShown(shown),
+    retryable,
+    `${s.host}: the model does not see retryable ${retryable} for ${code}:\n${shown}`,
   );
-  assert.match(shown, new RegExp(`retryable\\\\?"?\\s*[:=]\\s*${retryable}`, "i"));
   assert.ok(showsNextStep(shown), `${s.host}: the model is not told a next step:\n${shown}`);
 }
 
@@ -155,6 +171,27 @@ for (const adapter of HOSTS) {
 
   Deno.test(`${host}: the daemon-down error reaches the model with code, retryable, next step`, async () => {
     assertError(await full(), STEP.daemonDown, "portreeve_unavailable", true);
+  });
+
+  Deno.test(`${host}: each error reaches the model once, in at most 1.5× the reference's bytes`, async () => {
+    const s = await full();
+    for (const [step, code] of MEASURED_ERRORS) {
+      const shown = result(s, step);
+      const truth = s.truth.get(step);
+      assert.ok(truth !== undefined, `no direct result for ${code}`);
+      const form = shownForm(shown, truth.text);
+      assert.ok(form !== null, `${host}: our ${code} text is not what the model saw:\n${shown}`);
+      assert.equal(shown.split(form).length - 1, 1, `${host}: ${code} shown once:\n${shown}`);
+      const { message } = parseErrorText(truth.text)!;
+      assert.equal(occurrences(shown, message), 1, `${host}: ${code}'s message once:\n${shown}`);
+      const ours = errorBytes(form, s.socket);
+      const theirs = referenceBytes(code);
+      assert.ok(
+        ours <= 1.5 * theirs,
+        `${host}: ${code} is ${ours} B as shown, over 1.5× the reference's ${theirs} B:\n${form}`,
+      );
+    }
+    console.log(errorFigures(s).join("\n"));
   });
 
   Deno.test(`${host}: a preview tells the model a person must approve it`, async () => {

@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { type Session, STEP } from "./session.ts";
-import { describeError, describeLongResult, describeSuccess } from "./visible.ts";
+import { describeError, describeLongResult, describeSuccess, shownForm } from "./visible.ts";
+import reference from "../fixtures/reference_errors.json" with { type: "json" };
 
 const README = fileURLToPath(new URL("../../README.md", import.meta.url));
 
@@ -50,7 +51,47 @@ export function printFigures(sessions: readonly Session[]): void {
         `text block ${page.text.length} chars`,
     );
   }
+  for (const s of sessions) if (s.toolset === "full") lines.push(...errorFigures(s));
   console.log(lines.join("\n"));
+}
+
+/** The three errors the reference bridge's recorded session has too. */
+export const MEASURED_ERRORS = [
+  [STEP.notFound, "portreeve_not_found"],
+  [STEP.invalidInput, "portreeve_invalid_input"],
+  [STEP.daemonDown, "portreeve_unavailable"],
+] as const;
+
+const utf8 = (text: string) => new TextEncoder().encode(text).length;
+
+/**
+ * Bytes of an error as the model was shown it, with the socket path (which differs between
+ * sessions and machines) counted as `<socket>`. The host's own wrapping (Gemini CLI's "MCP
+ * tool … reported tool error for function call …", Codex's "Wall time") is not the error's.
+ */
+export function errorBytes(form: string, socket: string): number {
+  return utf8(form.replaceAll(socket, "<socket>"));
+}
+
+/**
+ * The reference's recorded result, as a host shows it: its errors carry no isError, so every
+ * host reads one copy of their JSON (structuredContent or the identical text).
+ */
+export function referenceBytes(code: (typeof MEASURED_ERRORS)[number][1]): number {
+  const recorded = reference.errors[code].result;
+  return errorBytes(recorded.content[0].text, reference.socketPath);
+}
+
+/** What each host showed of each measured error, for the figures. */
+export function errorFigures(s: Session): string[] {
+  return MEASURED_ERRORS.map(([step, code]) => {
+    const form = shownForm(s.results[step] ?? "", s.truth.get(step)?.text ?? "\u0000");
+    const ours = form === null ? NaN : errorBytes(form, s.socket);
+    const theirs = referenceBytes(code);
+    return `${s.host} ${code}: ${ours} B vs the reference's ${theirs} B (${
+      (ours / theirs).toFixed(2)
+    }×); the whole result shown ${utf8(s.results[step] ?? "")} B`;
+  });
 }
 
 /** The setup command as the README shows it: the host's words, then an ellipsis. */

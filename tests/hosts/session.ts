@@ -30,6 +30,8 @@ export interface Session {
   toolset: Toolset;
   version: string;
   config: PrintedConfig;
+  /** The daemon socket of the session (it appears in the daemon-down error). */
+  socket: string;
   /** Our tools as the model was first offered them: name → definition as sent. */
   definitions: Map<string, unknown>;
   /** Tool results the model was shown, indexed like SCENARIO. */
@@ -95,7 +97,13 @@ function scenario(rig: Rig, demoClaimId: string): Step[] {
   ];
 }
 
-const TRUTH_STEPS = [STEP.ports, STEP.claimsPage, STEP.claims200, STEP.notFound] as const;
+const TRUTH_STEPS = [
+  STEP.ports,
+  STEP.claimsPage,
+  STEP.claims200,
+  STEP.notFound,
+  STEP.invalidInput,
+] as const;
 
 const sessions = new Map<string, Promise<Session>>();
 
@@ -127,6 +135,12 @@ async function runSession(adapter: HostAdapter, toolset: Toolset): Promise<Sessi
       const check = full ? await adapter.check(bin, rig, fake.url) : null;
       const setupEntry = full ? await runSetupCommand(adapter, bin, rig, config) : null;
       const run = await adapter.run(bin, rig, fake.url);
+      // The daemon is gone now (the scenario's last step stopped it): the error a direct
+      // client gets for the same call is the one the host was given.
+      if (full) {
+        const down = await directResults(rig, steps, [STEP.daemonDown]);
+        truth.set(STEP.daemonDown, down.get(STEP.daemonDown)!);
+      }
       const first = fake.firstTurn();
       const last = fake.lastTurn();
       if (first === null || last === null) {
@@ -141,6 +155,7 @@ async function runSession(adapter: HostAdapter, toolset: Toolset): Promise<Sessi
         toolset,
         version: adapter.pkg.version,
         config,
+        socket: rig.socket,
         definitions: first.definitions,
         results: last.results,
         calls: fake.calls,
@@ -180,11 +195,15 @@ function tail(run: RunResult): string {
 }
 
 /** The same calls through a plain MCP client: what the server really returned. */
-async function directResults(rig: Rig, steps: Step[]): Promise<Map<number, Truth>> {
+async function directResults(
+  rig: Rig,
+  steps: Step[],
+  indices: readonly number[] = TRUTH_STEPS,
+): Promise<Map<number, Truth>> {
   const bridge = await startBridge({ socketPath: rig.socket, entry: BUNDLE_ENTRY });
   try {
     const truth = new Map<number, Truth>();
-    for (const index of TRUTH_STEPS) {
+    for (const index of indices) {
       const step = steps[index];
       const args = typeof step.args === "function" ? step.args([]) : step.args;
       const result = await call(bridge, step.tool, args);

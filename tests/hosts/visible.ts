@@ -11,9 +11,32 @@ export function showsBoolean(visible: string, field: string): boolean {
   return new RegExp(`"?${field}"?\\s*[:=]\\s*(true|false)`, "i").test(plain(visible));
 }
 
-/** The `nextStep` the model can read (from the JSON it was shown), or null. */
+/** Whether an error the model was shown says it is retryable (true/false), or null. */
+export function retryableShown(visible: string): boolean | null {
+  const line = plain(visible).match(/\bportreeve_[a-z_]+ \((not )?retryable\):/);
+  return line === null ? null : line[1] === undefined;
+}
+
+/** The next step the model can read (a preview's JSON `nextStep`, an error's line), or null. */
 export function nextStepShown(visible: string): string | null {
-  return plain(visible).match(/"nextStep"\s*:\s*"((?:[^"\\]|\\.){10,})"/)?.[1] ?? null;
+  const text = plain(visible);
+  return text.match(/"nextStep"\s*:\s*"((?:[^"\\]|\\.){10,})"/)?.[1] ??
+    text.match(/\nNext step: ([^\n"]{10,})/)?.[1] ?? null;
+}
+
+/** `text` as it sits in `visible`: as written, or JSON-escaped once or twice; null if absent. */
+export function shownForm(visible: string, text: string): string | null {
+  let form = text;
+  for (let level = 0; level < 3; level++) {
+    if (visible.includes(form)) return form;
+    form = JSON.stringify(form).slice(1, -1);
+  }
+  return null;
+}
+
+/** How many times `part` occurs in what the model read (escapes undone). */
+export function occurrences(visible: string, part: string): number {
+  return plain(visible).split(part).length - 1;
 }
 
 /** Whether the model is told what to do next, as data it cannot miss. */
@@ -47,17 +70,13 @@ export function describeSuccess(visible: string, truth: Truth): string {
 
 export function describeError(visible: string, truth: Truth, code: string): string {
   const text = plain(visible);
-  const line = text.includes(summaryOf(truth));
-  const json = text.includes(`"code":"${code}"`);
-  const what = line && json
-    ? "error text + JSON envelope"
-    : json
-    ? "JSON envelope only"
-    : line
-    ? "error text only"
-    : "neither half recognisably";
+  const times = occurrences(visible, summaryOf(truth)) +
+    occurrences(visible, `"code":"${code}"`);
+  const what = times === 0
+    ? "the error not recognisably"
+    : `the error text ${times === 1 ? "once" : `${times} times`}`;
   const parts = [
-    showsBoolean(text, "retryable") ? "retryable" : null,
+    retryableShown(text) !== null || showsBoolean(text, "retryable") ? "retryable" : null,
     showsNextStep(text) ? "next step" : null,
   ].filter((part) => part !== null);
   return `${what}${parts.length > 0 ? ` (with ${parts.join(", ")})` : ""}${wrapping(text)}`;
@@ -66,6 +85,9 @@ export function describeError(visible: string, truth: Truth, code: string): stri
 function wrapping(text: string): string {
   if (text.includes("<untrusted_context>")) return ", inside `<untrusted_context>`";
   if (/^Wall time: /.test(text)) return ", after `Wall time: … Output:`";
+  if (/^MCP tool '[^']+' reported tool error/.test(text)) {
+    return ", inside the host's own `MCP tool … reported tool error` line";
+  }
   return "";
 }
 

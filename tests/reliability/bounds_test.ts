@@ -21,6 +21,7 @@ import {
   withLoadedBridge,
 } from "./load.ts";
 import {
+  assertNoBridgeBug,
   attachPeer,
   frame,
   idKey,
@@ -111,6 +112,7 @@ Deno.test("a host that writes 20,000 requests without reading: RSS stays bounded
       assert.equal(reader.byId.get(idKey(`u${i}`))?.length, 1, `u${i} answered once`);
     }
     assert.deepEqual(reader.violations, [], "stdout carried frames only");
+    assertNoBridgeBug(reader);
     const end = await readMemory(process.pid);
     assert.ok(end.hwmKiB < RSS_LIMIT_MIB * 1024, `peak RSS ${mib(end.hwmKiB)}`);
     console.log(
@@ -156,6 +158,7 @@ for (const fdLimit of [undefined, 256]) {
         assert.ok(memory.hwmKiB < RSS_LIMIT_MIB * 1024, `peak RSS ${mib(memory.hwmKiB)}`);
       }
       assert.deepEqual(peer.violations, [], "stdout carried frames only");
+      assertNoBridgeBug(peer);
       assert.equal(
         peer.byId.size,
         1,
@@ -183,7 +186,7 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
     const text = new TextDecoder().decode(out.stdout);
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     const counts = JSON.parse(text) as Record<string, number> & {
-      sample?: { code: string; retryable: boolean; message: string };
+      sample?: { code: string; retryable: boolean; message: string; nextStep: string };
     };
     console.log(`200 reads at once under ulimit -n 40: ${text.trim()}`);
     assert.ok((counts.portreeve_bridge_resource_limit ?? 0) > 0, "the limit was reached");
@@ -194,7 +197,8 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
       "no other outcome",
     );
     assert.equal(counts.sample?.retryable, true);
-    assert.match(counts.sample?.message ?? "", /file descriptors.*ulimit -n/s);
+    assert.match(counts.sample?.message ?? "", /ran out of file descriptors/);
+    assert.match(counts.sample?.nextStep ?? "", /bridge needs a higher open-file limit/);
   } finally {
     await env.cleanup();
   }

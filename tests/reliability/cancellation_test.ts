@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelope, startFakeDaemon, watchAbort } from "./fake_daemon.ts";
 import {
+  assertNoBridgeBug,
   envelopeOf,
   frame,
   idKey,
@@ -99,6 +100,7 @@ Deno.test("cancelling an in-flight mutation aborts it once and for all; late ans
       console.log(`exit after EOF with cancelled requests behind: ${Math.round(ms)} ms`);
     });
     assert.deepEqual(peer.violations, []);
+    assertNoBridgeBug(peer);
   } finally {
     await peer.closeStdin();
     await peer.exited();
@@ -157,6 +159,7 @@ Deno.test("the aborted daemon request is really aborted on the wire, and its lat
     assert.ok(!peer.stdoutText().includes("late-secret"), "the late token never reached stdout");
     assert.ok(!peer.stderrText().includes("late-secret"), "nor stderr");
     assert.deepEqual(peer.violations, []);
+    assertNoBridgeBug(peer);
   } finally {
     await peer.closeStdin();
     await peer.exited();

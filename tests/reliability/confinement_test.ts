@@ -111,11 +111,18 @@ Deno.test("confinement: a socket outside the grant is portreeve_misconfigured na
         );
         assert.equal(env.error?.retryable, false);
         assert.ok(env.error!.message.includes(elsewhere), `${how}: names the refused path`);
-        assert.match(env.error!.message, /config --socket/, `${how}: says how to relaunch`);
+        assert.match(env.error!.message, /permission setting, not an unreachable daemon/, how);
+        assert.match(
+          env.error!.nextStep,
+          /must be relaunched with a grant/,
+          `${how}: a person acts`,
+        );
       }
       const diag = envelopeOf(await peer.tool("portreeve_diagnostics"));
       assert.equal(diag.ok, true, "diagnostics still answers");
-      assert.match(String(diag.data!.guidance), /may not use/);
+      assert.match(String(diag.data!.guidance), /must be relaunched with a grant/);
+      // The log line, for a person, says how to relaunch.
+      assert.match(peer.stderrText(), /config --socket/, `${how}: the log says how to relaunch`);
       await peer.closeStdin();
       assert.equal((await peer.exited()).code, 0);
       assert.doesNotMatch(peer.stderrText(), /\n\s+at \S+ \(/, `${how}: no stack trace on stderr`);

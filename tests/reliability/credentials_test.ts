@@ -7,10 +7,12 @@
  * and their first and last 16 characters. Zero matches.
  *
  * Then the same against a HOSTILE simulator, which quotes every token it is sent (whole, split
- * by spaces and by a newline) in error messages and `details` and echoes it inside every
- * record it returns: every credential-bearing tool, succeeding and failing, and renewals that
- * succeed and fail. Every 12-character window of every secret is looked for in stdout and
- * stderr, also with everything outside the token alphabet removed (so split copies count).
+ * by spaces and by a newline, and spread over fields named in the token's own alphabet) in
+ * error messages and `details` and echoes it inside every record it returns: every
+ * credential-bearing tool, succeeding and failing, and renewals that succeed and fail. Every
+ * 12-character window of every secret is looked for in stdout and stderr, also with everything
+ * outside the token alphabet removed, and in the string values of each frame read in order
+ * whatever the field names (so split copies count).
  */
 import assert from "node:assert/strict";
 import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
@@ -175,6 +177,56 @@ function fragmentHits(text: string, secrets: Iterable<string>): number {
     }
   }
   return hits;
+}
+
+/**
+ * Occurrences of any 12-character window of any secret in the characters of a frame's string
+ * values read in order, whatever the field names between them — one stream for values and one
+ * for keys, like a reader that skips names. A value holding JSON (a result's text block) is
+ * read the same way, one level down.
+ */
+function valueStreamHits(frames: string, secrets: Iterable<string>): number {
+  const streams: string[] = [];
+  const read = (value: unknown, into: { values: string[]; keys: string[] }) => {
+    if (typeof value === "string") {
+      const json = value.indexOf("{");
+      const nested = json === -1 ? undefined : parsed(value.slice(json));
+      if (nested === undefined) into.values.push(value);
+      else {
+        into.values.push(value.slice(0, json));
+        read(nested, into);
+      }
+    } else if (Array.isArray(value)) value.forEach((item) => read(item, into));
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        into.keys.push(key);
+        read(item, into);
+      }
+    }
+  };
+  for (const line of frames.split("\n")) {
+    const frame = parsed(line);
+    if (frame === undefined) continue;
+    const into = { values: [] as string[], keys: [] as string[] };
+    read(frame, into);
+    streams.push(into.values.join(""), into.keys.join(""));
+  }
+  const joined = streams.map((s) => s.replace(/[^A-Za-z0-9_-]/g, "")).join("\n");
+  let hits = 0;
+  for (const secret of secrets) {
+    for (let i = 0; i + 12 <= secret.length; i++) {
+      hits += joined.split(secret.slice(i, i + 12)).length - 1;
+    }
+  }
+  return hits;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Keys named like credentials anywhere in the frames' JSON. */
@@ -354,6 +406,14 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
     assert.ok(stderr.includes('"level":"DEBUG"') || stderr.includes('"level"'), "debug logs");
     const hits = { stdout: fragmentHits(stdout, secrets), stderr: fragmentHits(stderr, secrets) };
     assert.deepEqual(hits, { stdout: 0, stderr: 0 }, "raw credential fragments were written");
+    // Spread over fields named in the token's own alphabet, a secret's pieces meet again in
+    // the values read in order: none of them may.
+    const spread = {
+      stdout: valueStreamHits(stdout, secrets),
+      stderr: valueStreamHits(stderr, secrets),
+    };
+    assert.deepEqual(spread, { stdout: 0, stderr: 0 }, "a secret split across fields was written");
+    assert.ok(stdout.includes('"part0x"'), "the daemon did spread secrets over such fields");
     assert.equal(credentialKeys(stdout), 0, "credential-named fields were passed through");
     const redacted = {
       stdout: stdout.split("[redacted]").length - 1,

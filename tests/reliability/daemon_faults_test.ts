@@ -1,14 +1,20 @@
 /**
  * Daemon faults. The real `serve` process, real stdio, real flags, against the
- * simulator's fault modes (hang, close mid-response, non-JSON, incompatible, wrong envelope,
- * restart, absence) and a tiny fake daemon for bodies over the 4 MiB bound. Each fault must
+ * simulator's fault modes (hang, close mid-response, non-JSON, the daemon's own failure,
+ * incompatible, wrong envelope, restart, absence) and a tiny fake daemon for bodies over the 4 MiB bound. Each fault must
  * yield its stable code within the call deadline, a mutation must never be re-sent, and the
  * bridge must recover on the next call once the daemon is healthy — without a bridge restart.
  */
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelope, startFakeDaemon } from "./fake_daemon.ts";
-import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
+import {
+  assertNoBridgeBug,
+  envelopeOf,
+  type Peer,
+  spawnPeer,
+  type ToolResult,
+} from "../support/raw_peer.ts";
 import type { Fault, Simulator } from "../../src/simulator/mod.ts";
 
 /** Read deadline (DaemonClient DEFAULT_TIMEOUTS.readMs) and health-probe deadline. */
@@ -82,13 +88,13 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
       slow.sim.control.setFault("hang");
       const cold = await timed(peer, "portreeve_ports_list");
       const e1 = assertFails(cold, "portreeve_unavailable", true, PROBE_DEADLINE_MS, "cold hang");
-      assert.equal(e1.details.cause, "timeout");
+      assert.equal(e1.details.reason, "timeout");
       timings["hang, no cached verdict (health probe deadline)"] = cold.ms;
 
       await armed(peer, slow.sim, "hang");
       const warm = await timed(peer, "portreeve_ports_list");
       const e2 = assertFails(warm, "portreeve_unavailable", true, READ_DEADLINE_MS, "warm hang");
-      assert.equal(e2.details.cause, "timeout");
+      assert.equal(e2.details.reason, "timeout");
       assert.ok(warm.ms >= READ_DEADLINE_MS - 1_000, `waited the read deadline (${warm.ms} ms)`);
       timings["hang, cached verdict (read deadline)"] = warm.ms;
 
@@ -137,6 +143,25 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
       assertFails(r, "portreeve_invalid_response", false, READ_DEADLINE_MS, "non-json");
       timings["non-JSON body"] = r.ms;
     });
+
+    await t.step(
+      "the daemon's own failure (internal, HTTP 500): portreeve_daemon_error, logged at warn, not a bug",
+      async () => {
+        await armed(peer, sim, "internal");
+        const r = await timed(peer, "portreeve_ports_list");
+        const e = assertFails(r, "portreeve_daemon_error", false, READ_DEADLINE_MS, "internal");
+        assert.equal(e.details.daemonCode, "internal");
+        assert.match(e.message, /disk is full/);
+        await armed(peer, sim, "html-500");
+        const page = await timed(peer, "portreeve_ports_list");
+        const p = assertFails(page, "portreeve_daemon_error", false, READ_DEADLINE_MS, "html 500");
+        assert.equal(p.details.status, 500);
+        const log = peer.stderrText().split("\n").filter((l) => l.includes("portreeve_ports_list"));
+        assert.ok(log.some((l) => /"level":"WARN".*the daemon failed/.test(l)), log.join("\n"));
+        assert.ok(!log.some((l) => /"level":"ERROR"|bug/.test(l)), log.join("\n"));
+        timings["daemon's own failure"] = r.ms;
+      },
+    );
 
     await t.step("wrong envelope version: portreeve_incompatible", async () => {
       await armed(peer, sim, "wrong-envelope");
@@ -187,7 +212,8 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
       await sim.close();
       const r = await timed(peer, "portreeve_ports_list");
       const e = assertFails(r, "portreeve_unavailable", true, PROBE_DEADLINE_MS, "daemon down");
-      assert.match(e.message, /portreeve start/);
+      assert.match(e.message, /is not answering at .*\(no socket there\)/);
+      assert.match(e.nextStep, /only a person can start it/);
       timings["daemon down"] = r.ms;
       await sim.restart();
       assertOk(await peer.tool("portreeve_ports_list"), "daemon back");
@@ -244,7 +270,10 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
     );
 
     await hang;
-    for (const p of peers) assert.deepEqual(p.violations, [], "stdout carried frames only");
+    for (const p of peers) {
+      assert.deepEqual(p.violations, [], "stdout carried frames only");
+      assertNoBridgeBug(p, "the daemon faults");
+    }
     console.log(
       "fault → answered after (ms):\n" +
         Object.entries(timings).map(([k, v]) => `  ${k}: ${Math.round(v)}`).join("\n"),

@@ -15,7 +15,16 @@
 import { concatBytes } from "../../src/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
-import { envelopeOf, type Id, idKey, type Message, sleep, spawnPeer } from "../support/raw_peer.ts";
+import {
+  assertNoBridgeBug,
+  envelopeOf,
+  type Id,
+  idKey,
+  type Message,
+  sleep,
+  spawnPeer,
+  type ToolResult,
+} from "../support/raw_peer.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { stringInputs } from "../support/input_walk.ts";
 
@@ -259,6 +268,18 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
             }
           }
         }
+        // Too deep to serialise for the daemon (a RangeError, once a bridge bug): invalid input.
+        let deep: unknown = { version: 1, project: "deep", components: {} };
+        for (let i = 0; i < 20_000; i++) deep = { x: deep };
+        const deepId = fresh();
+        add(
+          "stack_definition_validate: a definition nested 20,000 deep",
+          req(deepId, "tools/call", {
+            name: "portreeve_stack_definition_validate",
+            arguments: { definition: deep },
+          }),
+          { kind: "invalid", id: deepId },
+        );
         phaseA = expectations.length;
         for (const c of expectations) await peer.send(concatLine(c.bytes));
         for (const c of expectations) await peer.response((c.expect as { id: Id }).id, 30_000);
@@ -557,6 +578,7 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
 
     await peer.closeStdin();
     assert.equal((await peer.exited()).code, 0, "clean exit after the fuzz");
+    assertNoBridgeBug(peer, "the fuzz");
   } finally {
     await peer.closeStdin();
     await peer.exited();
@@ -573,12 +595,9 @@ function assertInvalid(label: string, m: Message): void {
     );
     return;
   }
-  const result = m.result as {
-    isError?: boolean;
-    structuredContent?: { error?: { code: string } };
-  };
+  const result = m.result as ToolResult;
   assert.equal(result.isError, true, `${label} was accepted: ${JSON.stringify(m).slice(0, 300)}`);
-  assert.equal(result.structuredContent?.error?.code, "portreeve_invalid_input", label);
+  assert.equal(envelopeOf(result).error?.code, "portreeve_invalid_input", label);
 }
 
 function preview(bytes: Uint8Array): string {

@@ -12,6 +12,7 @@ import { bridgeArgs, withSimulator } from "../e2e/harness.ts";
 import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
 import {
   alive,
+  assertNoBridgeBug,
   attachPeer,
   envelopeOf,
   type Peer,
@@ -168,6 +169,7 @@ for (
       assert.equal(renewals(sim), renewalsAtExit, "no renewal after the bridge died");
       assert.equal(sim.requests.length, requestsAtExit, "no request at all after the bridge died");
       assert.deepEqual(peer.violations, [], "what reached us was frames only");
+      assertNoBridgeBug(peer);
       console.log(`${death}: bridge gone ${Math.round(ms)} ms after the host`);
     } finally {
       await peer.closeStdin();

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
-import { envelopeOf, type Peer, spawnPeer } from "../support/raw_peer.ts";
+import { assertNoBridgeBug, envelopeOf, type Peer, spawnPeer } from "../support/raw_peer.ts";
 import type { Fault } from "../../src/simulator/mod.ts";
 
 const SPOILERS: Fault[] = [
@@ -46,7 +46,7 @@ Deno.test("unreadable answers to mutations say the outcome is unknown and name t
       assert.equal(error.details.outcome, "unknown", `${fault}: ${JSON.stringify(error)}`);
       assert.equal(error.details.checkWith, "portreeve_ports_list", fault);
       assert.match(error.message, /may or may not have been applied/, fault);
-      assert.match(error.message, /call portreeve_ports_list/, fault);
+      assert.match(error.nextStep, /before repeating it, call portreeve_ports_list/, fault);
       assert.equal(
         sim.requests.filter((r) => r.path === "/v1/leases/acquire").length - before,
         1,
@@ -68,6 +68,7 @@ Deno.test("unreadable answers to mutations say the outcome is unknown and name t
       );
     }
     assert.deepEqual(peer.violations, [], "stdout carried frames only");
+    assertNoBridgeBug(peer, "the unreadable answers");
   } finally {
     await peer.closeStdin();
     await peer.exited();

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { seeder, TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { envelopeOf, type Peer, spawnPeer } from "../support/raw_peer.ts";
+import { assertNoBridgeBug, envelopeOf, type Peer, spawnPeer } from "../support/raw_peer.ts";
 
 type Args = Record<string, unknown>;
 
@@ -248,6 +248,7 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
     env.sim.control.setFault("none");
     await ok(peer, "portreeve_ports_list"); // the bridge keeps serving
     assert.deepEqual(peer.violations, [], "stdout carried frames only");
+    assertNoBridgeBug(peer);
     assert.doesNotMatch(peer.stderrText(), /portreeve_internal|"level":"ERROR"/);
     console.log(`${cases.length} tools, each answered portreeve_invalid_response naming its route`);
   } finally {

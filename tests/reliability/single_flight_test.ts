@@ -57,8 +57,9 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
     assert.equal(e.ok, false, `${name} with other arguments must not succeed`);
     assert.equal(e.error?.code, "portreeve_conflict");
     const reason = String(e.error?.details.reason);
-    assert.match(reason, /held with other arguments/, reason);
-    assert.match(reason, hint, reason);
+    assert.match(reason, /^(lease|activation|operation)_held_with_other_arguments$/, reason);
+    // How to go on is the reason's own next step.
+    assert.match(e.error!.nextStep, hint, e.error!.nextStep);
   };
   try {
     await peer.initialize();

@@ -5,18 +5,28 @@
  * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
 import { concatBytes } from "../../src/bytes.ts";
+import { parseErrorText } from "../../src/catalogue/result.ts";
 import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;
 export type Message = Record<string, unknown> & { id?: Id | null };
 
+export interface ToolEnvelope {
+  ok: boolean;
+  data?: Record<string, unknown>;
+  error?: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    nextStep: string;
+    details: Record<string, unknown>;
+  };
+}
+
 export interface ToolResult {
   isError?: boolean;
-  structuredContent?: {
-    ok: boolean;
-    data?: Record<string, unknown>;
-    error?: { code: string; message: string; retryable: boolean; details: Record<string, unknown> };
-  };
+  /** A success's envelope; an error has none (its text is the envelope). */
+  structuredContent?: ToolEnvelope;
   content?: { type: string; text: string }[];
 }
 
@@ -50,6 +60,8 @@ export interface Peer {
   frameCount(): number;
   /** Problems found in stdout: non-UTF-8, non-JSON, non-JSON-RPC lines. Must stay empty. */
   readonly violations: string[];
+  /** How often each error code came back in a tool result, over every response seen. */
+  readonly errorCodes: Map<string, number>;
   /** Raw stdout bytes so far (decoded leniently, for scans). */
   stdoutText(): string;
   stderrText(): string;
@@ -88,6 +100,7 @@ export function attachPeer(
   const byId = new Map<string, Message[]>();
   const lineBytes = new Map<string, number>();
   const violations: string[] = [];
+  const errorCodes = new Map<string, number>();
   const chunks: Uint8Array[] = [];
   let partial: Uint8Array[] = [];
   let frames = 0;
@@ -131,6 +144,8 @@ export function attachPeer(
       }
     }
     if (!isResponse) return;
+    const code = toolErrorCode(m.result);
+    if (code !== undefined) errorCodes.set(code, (errorCodes.get(code) ?? 0) + 1);
     const key = idKey(m.id);
     const pending = waiters.get(key);
     if (history || !pending) {
@@ -229,6 +244,7 @@ export function attachPeer(
     byId,
     frameCount: () => frames,
     violations,
+    errorCodes,
     stdoutText: () => new TextDecoder().decode(concatBytes(chunks)),
     stderrText: () => err,
     closeStdin: async () => {
@@ -285,10 +301,42 @@ export async function alive(pid: number): Promise<boolean> {
   return status !== undefined && !/^State:\s+[ZX]/m.test(status);
 }
 
-/** The tool envelope of a result, asserting the result carries one. */
-export function envelopeOf(result: ToolResult): NonNullable<ToolResult["structuredContent"]> {
-  if (!result.structuredContent) throw new Error(`no structuredContent: ${JSON.stringify(result)}`);
-  return result.structuredContent;
+/**
+ * The tool envelope of a result: a success's structuredContent, or an error's text read back
+ * (its `details`, left out when empty, read as `{}`).
+ */
+export function envelopeOf(result: ToolResult): ToolEnvelope {
+  if (result.structuredContent) return result.structuredContent;
+  const text = result.content?.[0]?.text;
+  const error = text === undefined ? undefined : parseErrorText(text);
+  if (!error) throw new Error(`not a tool envelope: ${JSON.stringify(result)}`);
+  return { ok: false, error: { ...error, details: error.details ?? {} } };
+}
+
+/** The error code of a tools/call result, if it is a tool error. */
+function toolErrorCode(result: unknown): string | undefined {
+  const r = result as ToolResult | undefined;
+  if (r?.isError !== true) return undefined;
+  try {
+    return envelopeOf(r).error?.code;
+  } catch {
+    return "(not a tool envelope)";
+  }
+}
+
+/**
+ * `portreeve_internal` is only ever the bridge's own bug: a fuzz, fault or load run that saw
+ * one found a bug, whatever else it checked.
+ */
+export function assertNoBridgeBug(peer: Pick<Peer, "errorCodes">, label = "this run"): void {
+  const bugs = peer.errorCodes.get("portreeve_internal") ?? 0;
+  if (bugs > 0) {
+    throw new Error(
+      `${label}: ${bugs} result(s) were portreeve_internal (a bridge bug); codes seen: ${
+        JSON.stringify(Object.fromEntries(peer.errorCodes))
+      }`,
+    );
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -22,6 +22,7 @@ import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemo
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
 import type { ApprovalMode } from "../../src/approval_modes.ts";
 import { FakeClock } from "./fake_clock.ts";
+import { envelopeOf } from "../../src/catalogue/result.ts";
 
 type Json = Record<string, unknown>;
 
@@ -192,7 +193,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
       const answer = await catalogue.call(name, args, ctx);
       if (answer.resultType === "input_required") throw new Error(`${name} asked for input`);
       const result = answer as CallToolResult;
-      const structured = result.structuredContent as Omit<Called, "isError" | "text">;
+      const structured = envelopeOf(result) as Omit<Called, "isError" | "text">;
       const first = result.content[0];
       return {
         ...structured,

@@ -1,16 +1,23 @@
 /**
  * One real `serve` process over a fresh simulator, with what the reliability scenarios set up
  * around it: a seeder for simulator state, a workspace and a stack root of their own, and
- * envelope helpers. `close` ends the bridge and removes all of it, whatever the test did.
+ * envelope helpers. `close` ends the bridge and removes all of it, whatever the test did, then
+ * fails if any result the bridge wrote was `portreeve_internal` (a bridge bug).
  */
 import assert from "node:assert/strict";
 import { type BridgeOptions, withSimulator } from "../e2e/harness.ts";
 import { type Seeder, seeder } from "../e2e/seed.ts";
 import type { Simulator, SimulatorOptions } from "../../src/simulator/mod.ts";
-import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "./raw_peer.ts";
+import {
+  assertNoBridgeBug,
+  envelopeOf,
+  type Peer,
+  spawnPeer,
+  type ToolEnvelope,
+} from "./raw_peer.ts";
 
 type Data = Record<string, unknown>;
-type Envelope = NonNullable<ToolResult["structuredContent"]>;
+type Envelope = ToolEnvelope;
 
 /** A stack of two required endpoints and an optional one. */
 export const THREE_COMPONENT_STACK = {
@@ -89,6 +96,7 @@ export async function simulatedBridge(
       await env.cleanup();
       await Deno.remove(workspace, { recursive: true });
       await Deno.remove(stackRoot, { recursive: true });
+      assertNoBridgeBug(peer);
     },
   };
 }

@@ -108,14 +108,14 @@ Deno.test("a socket path as long as sun_path (108 bytes on Linux, 104 on macOS) 
   assert.equal(locateSocket(path(107), env({}), "linux", notDirectory).path.length, 107);
   assert.throws(
     () => locateSocket(path(108), env({}), "linux", notDirectory),
-    /--socket \/s+ is 108 bytes long; a Unix socket path must be shorter than 108 bytes/,
+    /--socket \/s+ is 108 bytes, too long for a Unix socket: it must be shorter than 108 bytes/,
   );
   assert.equal(locateSocket(path(103), env({}), "darwin", notDirectory).path.length, 103);
   assert.throws(() => locateSocket(path(104), env({}), "darwin", notDirectory), SocketPathError);
   // Bytes, not characters: 107 characters of which one takes two bytes.
   assert.throws(
     () => locateSocket(`${path(106)}é`, env({}), "linux", notDirectory),
-    /is 108 bytes long/,
+    /is 108 bytes, too long/,
   );
 });
 
@@ -123,7 +123,7 @@ Deno.test("the socket path that would be used must fit, whatever its source", ()
   const deep = `/h/${"d".repeat(90)}`;
   assert.throws(
     () => discoverSocket(undefined, env({ HOME: deep }), "linux"),
-    /^SocketPathError: HOME \/h\/d+\/\.local\/state\/portreeve\/portreeve\.sock is 131 bytes long/,
+    /^SocketPathError: HOME \/h\/d+\/\.local\/state\/portreeve\/portreeve\.sock is 131 bytes, too long/,
   );
   // Normalised first: a path that only looks long is fine.
   assert.equal(discoverSocket(`/a${"/.".repeat(60)}/b.sock`, env({}), "linux").path, "/a/b.sock");
@@ -138,6 +138,6 @@ Deno.test("a huge socket path is refused in one short line", () => {
     assert.ok(error instanceof SocketPathError);
     assert.ok(error.message.length < 600, `${error.message.length} characters`);
     assert.ok(!error.message.includes("\n"));
-    assert.match(error.message, /^--socket is 100001 bytes long/);
+    assert.match(error.message, /^--socket is 100001 bytes, too long/);
   }
 });

@@ -69,7 +69,7 @@ export async function gateAcquire(
       seen = await reclaimable(ctx, body);
       return seen && await ask(body, seen);
     },
-    refusals: refusals(policy),
+    refusals: acquireRefusals(policy),
   });
   if (!approval) {
     // Nothing to reclaim now: the policy would change nothing, so nothing needs approving.
@@ -141,7 +141,11 @@ async function digest(text: string): Promise<string> {
 
 const FIELD = "allocation.replacementPolicy";
 
-function refusals(policy: string) {
+/**
+ * The acquire gate's refusals. Their reasons are the gate's own (`reclaim_…`), so each has the
+ * next step that fits an acquire (error_codes.ts), not an execute's.
+ */
+export function acquireRefusals(policy: string) {
   const details = (reason: string) => ({ field: FIELD, value: policy, reason });
   return {
     hostCannotAsk: () =>
@@ -151,29 +155,30 @@ function refusals(policy: string) {
         false,
         details("host_cannot_ask"),
       ),
-    declined: () =>
+    declined: (answered?: string) =>
       new BridgeError(
         Codes.approvalDeclined,
-        `Reclaiming the claim's run (replacementPolicy ${policy}) was not approved; nothing was sent to the daemon and its processes keep running.`,
+        `${
+          answered === undefined
+            ? "Reclaiming the claim's run was declined earlier"
+            : `The host answered "${answered}" to reclaiming the claim's run`
+        } (replacementPolicy ${policy}); nothing was sent to the daemon and its processes keep running.`,
         false,
-        details("declined"),
-        "Do not repeat this call: ask the user what they want instead (replacementPolicy never leaves running processes alone).",
+        { ...details("reclaim_declined"), answer: answered ?? "declined_earlier" },
       ),
     busy: () =>
       new BridgeError(
         Codes.approvalUnavailable,
         "The user is already being asked about this same acquire; nothing was sent to the daemon.",
         true,
-        details("question_open"),
-        "Wait for the answer to the question already open, then call again if it is still needed.",
+        details("reclaim_question_open"),
       ),
     cancelled: () =>
       new BridgeError(
         Codes.cancelled,
         "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
         false,
-        details("cancelled"),
-        "Call again if the lease is still needed; the user will be asked again.",
+        details("reclaim_cancelled"),
       ),
     noAnswer: (waitedMs: number, cause: unknown) => {
       const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
@@ -185,19 +190,17 @@ function refusals(policy: string) {
             : `The host could not ask the user (${cause.message})`
         }; nothing was sent to the daemon.`,
         true,
-        details(timedOut ? "no_answer" : "host_failed"),
-        "Call portreeve_lease_acquire again to ask the user again, or use replacementPolicy never.",
+        details(timedOut ? "reclaim_no_answer" : "reclaim_host_failed"),
       );
     },
   };
 }
 
-function changedMeanwhile(policy: string): BridgeError {
+export function changedMeanwhile(policy: string): BridgeError {
   return new BridgeError(
     Codes.approvalUnavailable,
     "The claim's run or its processes changed while the user was being asked; nothing was sent to the daemon.",
     true,
-    { field: FIELD, value: policy, reason: "evidence_changed" },
-    "Call portreeve_lease_acquire again: the user will be asked about the processes running now.",
+    { field: FIELD, value: policy, reason: "reclaim_evidence_changed" },
   );
 }

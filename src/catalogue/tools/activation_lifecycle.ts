@@ -165,8 +165,8 @@ export const activationBegin = defineTool({
       },
       conflict: (previous: Began) =>
         heldWithOtherArguments(
+          "activation",
           `activation ${previous.activationId} of this generation`,
-          "to begin with other endpoints or bindings, abandon its pending endpoints (portreeve_activation_abandon_endpoint) and end it (portreeve_activation_end) first, then begin again.",
           { activationId: previous.activationId },
         ),
     });

@@ -3,13 +3,13 @@
  * absent or incompatible — they report it as data, with the next step to take. `health` is
  * the gated read of the daemon's own health.
  */
-import { startDaemonHint } from "../../hints.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 import { health } from "../shapes.ts";
-import { BridgeError } from "../../errors.ts";
+import { BridgeError, Codes } from "../../errors.ts";
+import { nextStepFor } from "../../error_codes.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
@@ -60,10 +60,8 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       compatible: false,
       health: null,
       missing: [],
-      guidance: error.code === "portreeve_misconfigured"
-        ? error.message
-        : `No PortReeve daemon answered at ${ctx.bridge.socketPath}. ` +
-          startDaemonHint(ctx.bridge.socketPath),
+      // The message is in `error`; the guidance is what to do about it.
+      guidance: nextStepFor(error.code, error.details),
       error: error.toJSON(),
     };
   }
@@ -78,7 +76,7 @@ function incompatibleGuidance(h: Health, missing: string[]): string {
   }
   if (missing.length > 0) parts.push(`it lacks ${missing.join(", ")}`);
   return `PortReeve ${h.softwareVersion} cannot serve this bridge: ${parts.join("; ")}. ` +
-    "Update PortReeve (or portreeve-mcp) and restart the daemon.";
+    nextStepFor(Codes.incompatible, {});
 }
 
 export const diagnostics = defineTool({

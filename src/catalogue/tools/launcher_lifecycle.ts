@@ -74,7 +74,10 @@ export const launcherOperationBegin = defineTool({
   routes: [operationRoute, beginRoute],
   async call(ctx, input) {
     if (input.executionMode === "attached" && input.operation !== "start") {
-      throw invalidInput("executionMode attached is only allowed with operation start.");
+      throw invalidInput("executionMode attached is only allowed with operation start.", {
+        field: "executionMode",
+        reason: "attached_operation_invalid",
+      });
     }
     const key = `launcher:${input.stackId}:${input.callerOperationId}`;
     return await ctx.memory.target(key, input, {
@@ -97,8 +100,8 @@ export const launcherOperationBegin = defineTool({
       },
       conflict: (operationId: string) =>
         heldWithOtherArguments(
+          "operation",
           `launcher operation ${operationId} for this callerOperationId`,
-          "complete it (portreeve_launcher_operation_complete) first, or begin with a new callerOperationId.",
           { operationId },
         ),
     });

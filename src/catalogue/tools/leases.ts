@@ -162,8 +162,8 @@ export const leaseAcquire = defineTool({
       },
       conflict: (previous: Acquired) =>
         heldWithOtherArguments(
+          "lease",
           `the pending lease ${previous.leaseId} for this claim`,
-          "to change its mode or port, abandon it (portreeve_lease_abandon with its credentialHandle) or confirm and release it first, then acquire again.",
           {
             leaseId: previous.leaseId,
             port: previous.port,

@@ -151,7 +151,7 @@ bytes=$((bytes))
 shown=
 [ "$bytes" -gt ${SHOWN_PATH_BYTES} ] || shown=" $socket"
 [ "$bytes" -lt ${socketPathLimit(os)} ] ||
-  fail "$origin$shown is $bytes bytes long; a Unix socket path must be shorter than ${
+  fail "$origin$shown is $bytes bytes, too long for a Unix socket: it must be shorter than ${
     socketPathLimit(os)
   } bytes here. Use a shorter path."
 

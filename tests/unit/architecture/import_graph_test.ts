@@ -48,6 +48,8 @@ const SHARED = new Set([
   "install_layout.ts",
   "shell.ts",
   "hints.ts",
+  "error_codes.ts",
+  "depth.ts",
 ]);
 
 /** Who may import the few root modules that are not shared leaves. */

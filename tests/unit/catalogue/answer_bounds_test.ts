@@ -4,8 +4,8 @@
  * summary line that quotes a huge name (the same cases over real stdio, with frame sizes:
  * tests/reliability/answer_bounds_test.ts).
  */
+import { envelopeOf } from "../../../src/catalogue/result.ts";
 import assert from "node:assert/strict";
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon.ts";
 import { ANSWER_BOUNDS } from "../../../src/answer_bounds.ts";
 import { PAGE_CHARS } from "../../../src/catalogue/pagination.ts";
@@ -46,8 +46,9 @@ Deno.test("a daemon error of megabytes is a result of kilobytes, its text and da
   const result = await new Catalogue("full").call("portreeve_claim_get", { id }, rig.ctx);
   const size = JSON.stringify(result).length;
   assert.ok(size < 20_000, `${size} characters`);
-  const called = result as CallToolResult;
-  const error = (called.structuredContent as { error: Json }).error;
+  const envelope = envelopeOf(result);
+  assert.ok(!envelope.ok);
+  const { error } = envelope;
   assert.equal(error.code, "portreeve_not_found");
   assert.match(String(error.message), /…\[cut from 2,097,152 characters\]$/);
 });

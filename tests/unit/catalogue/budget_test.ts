@@ -8,6 +8,7 @@ import { NO_HOST_CHANNEL } from "../../../src/host_channel.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { envelopeOf } from "../../../src/catalogue/result.ts";
 
 type Entry = { kind: string; tool: { name: string; description: string; inputSchema: unknown } };
 const tools = listing.tools as unknown as Entry[];
@@ -76,7 +77,7 @@ Deno.test("the largest results stay within their compact budgets", async () => {
   try {
     await runResultScenario(async (_seq, tool, args) => {
       const result = await bridge.catalogue.call(tool, args, ctx);
-      const content = result.structuredContent as { ok: boolean; data?: Record<string, unknown> };
+      const content = envelopeOf(result) as { ok: boolean; data?: Record<string, unknown> };
       const bytes = JSON.stringify(content).length;
       largest.set(tool, Math.max(largest.get(tool) ?? 0, bytes));
       return content;

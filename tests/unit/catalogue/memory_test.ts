@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { canonicalJson, heldWithOtherArguments, Memory } from "../../../src/catalogue/memory.ts";
 import { BridgeError, Codes } from "../../../src/errors.ts";
+import { nextStepFor } from "../../../src/error_codes.ts";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -68,8 +69,7 @@ Deno.test("target: identical starts share one, a replay while held, other argume
       await tick();
       return { result: { changed: true, id: `lease-${started}` }, record: `lease-${started}` };
     },
-    conflict: (record: string) =>
-      heldWithOtherArguments(`lease ${record}`, "abandon it first.", {}),
+    conflict: (record: string) => heldWithOtherArguments("lease", `lease ${record}`, {}),
   };
   const input = { claim: { b: 1, a: 2 }, allocation: { mode: "sticky" } };
   const results = await Promise.all(
@@ -82,9 +82,7 @@ Deno.test("target: identical starts share one, a replay while held, other argume
   await assert.rejects(
     memory.target("t", { ...input, allocation: { mode: "ephemeral" } }, steps),
     (e: BridgeError) =>
-      e.code === Codes.conflict && /held with other arguments; abandon it first/.test(
-        String(e.details.reason),
-      ),
+      e.code === Codes.conflict && e.details.reason === "lease_held_with_other_arguments",
   );
   held = false; // settled: the next acquire starts afresh, with any arguments
   const next = await memory.target("t", { ...input, allocation: { mode: "ephemeral" } }, steps);
@@ -120,13 +118,13 @@ Deno.test("the memory is bounded: past its capacity the oldest entry is forgotte
   assert.equal(memory.get("c"), 4);
 });
 
-Deno.test("heldWithOtherArguments: a conflict that names what is held and how to go on", () => {
-  const e = heldWithOtherArguments("lease L1", "abandon it first.", { leaseId: "L1" });
+Deno.test("heldWithOtherArguments: a conflict that names what is held and its own reason", () => {
+  const e = heldWithOtherArguments("lease", "lease L1", { leaseId: "L1" });
   assert.equal(e.code, Codes.conflict);
   assert.equal(e.retryable, false);
-  assert.match(
-    e.message,
-    /already holds lease L1, acquired with other arguments.*abandon it first/,
-  );
+  assert.match(e.message, /already holds lease L1, acquired with other arguments/);
+  assert.equal(e.details.reason, "lease_held_with_other_arguments");
   assert.equal(e.details.leaseId, "L1");
+  // What to do is the reason's next step, not the message's.
+  assert.match(nextStepFor(e.code, e.details), /abandon it \(portreeve_lease_abandon/);
 });

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { outcomeCheck, withOutcomeCheck } from "../../../src/catalogue/outcome_checks.ts";
 import { BridgeError } from "../../../src/errors.ts";
+import { nextStepFor } from "../../../src/error_codes.ts";
 
 /** POSTs that change nothing: status, resolve, snapshot and validation. */
 const READ_ONLY_POSTS = [
@@ -25,15 +26,18 @@ Deno.test("every declared state-changing POST has an outcome check", () => {
   assert.deepEqual(unchecked, [...READ_ONLY_POSTS].sort());
 });
 
-Deno.test("an unknown outcome gains the check in its message, details and nextStep", () => {
+Deno.test("an unknown outcome gains the check in its details, and so in its next step", () => {
   const confirm = routes.find((r) => r.route === "POST /v1/leases/{leaseId}/confirm")!;
   const lost = new BridgeError("portreeve_invalid_response", "The answer was cut off.", false, {
     outcome: "unknown",
   });
   const checked = withOutcomeCheck(lost, confirm) as BridgeError;
   assert.equal(checked.details.checkWith, "portreeve_port_inspect");
-  assert.match(checked.message, /To check, call portreeve_port_inspect/);
-  assert.match(checked.nextStep ?? "", /do not repeat it blindly.*portreeve_port_inspect/);
+  assert.equal(checked.message, lost.message, "the message says what happened, unchanged");
+  assert.match(
+    nextStepFor(checked.code, checked.details),
+    /may have been applied: before repeating it, call portreeve_port_inspect on the leased port/,
+  );
   const known = new BridgeError("portreeve_conflict", "held", false, {});
   assert.equal(withOutcomeCheck(known, confirm), known, "a known outcome passes unchanged");
 });

@@ -4,8 +4,9 @@
  * first 250 characters hold the rule that matters.
  */
 import assert from "node:assert/strict";
-import { errorEnvelope, failure, success } from "../../../src/catalogue/result.ts";
-import { BridgeError, Codes, invalidInput } from "../../../src/errors.ts";
+import { envelopeOf, failure, parseErrorText, success } from "../../../src/catalogue/result.ts";
+import { BridgeError } from "../../../src/errors.ts";
+import { nextStepFor } from "../../../src/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { listTools } from "../../../src/catalogue/describe.ts";
@@ -39,41 +40,37 @@ Deno.test("success: one summary line, then the envelope as compact JSON", () => 
   assert.equal(r.isError, undefined);
 });
 
-Deno.test("failure: the text alone has code, message, retryable, next step and details", () => {
-  const error = new BridgeError("portreeve_not_found", "No claim 42.", false, { reason: "gone" });
+Deno.test("failure: the text alone carries the error, once (no structuredContent)", () => {
+  const error = new BridgeError("portreeve_not_found", "No claim\n42.", false, { reason: "gone" });
   const r = failure(error);
-  const { line, json } = split(textOf(r));
-  assert.equal(line, "portreeve_not_found (not retryable): No claim 42.");
-  assert.deepEqual(json, r.structuredContent);
-  const body = (json as { ok: boolean; error: Json }).error;
-  assert.deepEqual(Object.keys(body), ["code", "message", "retryable", "nextStep", "details"]);
-  assert.equal(body.retryable, false);
-  assert.match(body.nextStep as string, /list tools/);
-  assert.deepEqual(body.details, { reason: "gone" });
+  const text = textOf(r);
+  assert.equal(r.structuredContent, undefined, "hosts that show both halves see it once");
   assert.equal(r.isError, true);
-
-  const down = split(textOf(failure(unavailable("/run/p.sock", "ENOENT"))));
-  assert.match(down.line, /^portreeve_unavailable \(retryable\): The PortReeve daemon is not/);
-  assert.match(
-    ((down.json as { error: Json }).error.nextStep) as string,
-    /portreeve start.*retry/,
+  assert.equal(
+    text,
+    "portreeve_not_found (not retryable): No claim 42.\n" +
+      `Next step: ${nextStepFor("portreeve_not_found", {})}\n` +
+      'Details: {"reason":"gone"}',
   );
-});
+  assert.deepEqual(envelopeOf(r), {
+    ok: false,
+    error: {
+      code: "portreeve_not_found",
+      message: "No claim 42.",
+      retryable: false,
+      nextStep: nextStepFor("portreeve_not_found", {}),
+      details: { reason: "gone" },
+    },
+  }, "programs read it back with envelopeOf");
 
-Deno.test("every error has a next step: per code, per error, and a fallback", () => {
-  for (const code of Object.values(Codes)) {
-    assert.ok(errorEnvelope(new BridgeError(code, "m", false)).nextStep.length > 20, code);
-  }
-  const specific = new BridgeError("portreeve_conflict", "m", false, {}, "Preview again.");
-  assert.equal(errorEnvelope(specific).nextStep, "Preview again.");
-  assert.match(errorEnvelope(new BridgeError("portreeve_x", "m", true)).nextStep, /^Retry/);
-  assert.match(errorEnvelope(new BridgeError("portreeve_x", "m", false)).nextStep, /Do not retry/);
-  // The daemon's own `unavailable` is about evidence (e.g. Docker), not a daemon that is down.
-  assert.match(
-    errorEnvelope(new BridgeError(Codes.unavailable, "Docker is missing.", false)).nextStep,
-    /could not observe/,
-  );
-  assert.match(errorEnvelope(invalidInput("bad")).nextStep, /Correct the arguments/);
+  const bare = textOf(failure(new BridgeError("portreeve_not_found", "m", false)));
+  assert.doesNotMatch(bare, /Details:/, "empty details are left out");
+  assert.equal(parseErrorText(bare)?.details, undefined);
+
+  const down = parseErrorText(textOf(failure(unavailable("/run/p.sock", "ENOENT"))))!;
+  assert.equal(down.retryable, true);
+  assert.match(down.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
+  assert.match(down.nextStep, /only a person can start it.*Retry this call/);
 });
 
 const listing = listTools(ALL_TOOLS).tools;
@@ -119,13 +116,13 @@ Deno.test("every tool rejects an unknown key, as its schema says, with a standal
   for (const { tool } of catalogue.entries) {
     const r = await catalogue.call(tool.name, { notAnArgument: 1 }, noContext);
     assert.equal(r.isError, true, tool.name);
-    const text = textOf(r);
-    const { line, json } = split(text);
-    assert.deepEqual(json, r.structuredContent, tool.name);
-    const error = (json as { error: Json }).error;
+    const error = parseErrorText(textOf(r))! as unknown as Json;
     assert.equal(error.code, "portreeve_invalid_input", tool.name);
-    assert.ok(line.startsWith("portreeve_invalid_input (not retryable): "), tool.name);
-    assert.match(line, /notAnArgument/, `${tool.name}: the summary names the key`);
+    assert.match(
+      error.message as string,
+      /notAnArgument/,
+      `${tool.name}: the message names the key`,
+    );
     assert.ok((error.nextStep as string).length > 0, tool.name);
     const issues = (error.details as { issues: { path: string; message: string }[] }).issues;
     assert.ok(
@@ -161,7 +158,7 @@ Deno.test("an input error says each thing once", async () => {
     { updates: { bogus: 1 } },
     noContext,
   );
-  const { message } = (r.structuredContent as { error: { message: string } }).error;
+  const { message } = parseErrorText(textOf(r))!;
   assert.equal(
     message,
     "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) bogus; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
@@ -179,5 +176,6 @@ Deno.test("the first 250 characters of the instructions hold the essential rule"
   assert.match(head, /Never kill processes or edit files to free a port yourself/);
   assert.match(head, /\*_preview, then the user's explicit approval, then \*_execute/);
   assert.match(head, /error\.nextStep/);
-  assert.match(INSTRUCTIONS, /\{ok:false,error:\{code,message,retryable,nextStep,details\}\}/);
+  assert.match(INSTRUCTIONS, /\{ok:true,data\}/);
+  assert.match(INSTRUCTIONS, /<code> \(retryable\|not retryable\): <message>', then 'Next step:'/);
 });

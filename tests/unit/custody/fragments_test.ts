@@ -50,6 +50,62 @@ Deno.test("fragments: whole, split, escaped and partial credentials are redacted
   );
 });
 
+/** A secret's windows in a JSON value's string values read in order, and in its keys. */
+function streamLeaks(json: string, secret: string): string[] {
+  const values: string[] = [];
+  const keys: string[] = [];
+  const read = (value: unknown) => {
+    if (typeof value === "string") values.push(value);
+    else if (Array.isArray(value)) value.forEach(read);
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        keys.push(key);
+        read(item);
+      }
+    }
+  };
+  read(JSON.parse(json));
+  return [...leaks(values.join(""), secret), ...leaks(keys.join(""), secret)];
+}
+
+Deno.test("fragments: field names never hide a split credential, whatever their characters", () => {
+  const fragments = new CredentialFragments();
+  fragments.remember(token);
+  const parts = token.match(/.{1,11}/g)!;
+  const cases: unknown[] = [
+    // Names made of the token's alphabet between 11-character pieces (3 of 3 leaked before).
+    Object.fromEntries(parts.map((part, i) => [`part${i}x`, part])),
+    { data: { items: parts.map((part, i) => ({ [`k${i}abcdefghijk`]: part })) } },
+    // Spread over the names themselves.
+    Object.fromEntries(parts.map((part, i) => [part, i])),
+    { outer: { [token.slice(0, 20)]: { [token.slice(20)]: true } } },
+  ];
+  for (const value of cases) {
+    const text = JSON.stringify(value);
+    assert.notDeepEqual(streamLeaks(text, token), [], "the case does hide the token");
+    const scrubbed = fragments.scrub(text);
+    assert.deepEqual(streamLeaks(scrubbed, token), [], scrubbed);
+    JSON.parse(scrubbed);
+  }
+});
+
+Deno.test("custody.scrubValue: values first, so a text block written from them is clean too", () => {
+  const clock = new FakeClock();
+  const custody = new Custody({ renewers: new FakeRenewers(clock), clock });
+  custody.holdLease({ leaseId: "l1", token, expiresAt: clock.now() + 60_000 });
+  const parts = token.match(/.{1,11}/g)!;
+  const data = { record: Object.fromEntries(parts.map((part, i) => [`part${i}x`, part])) };
+  // The text block nests this JSON in a string, where names and values are one run of
+  // characters: it is written from values already scrubbed.
+  const safe = custody.scrubValue(data);
+  assert.notEqual(safe, data);
+  assert.deepEqual(streamLeaks(JSON.stringify(safe), token), []);
+  const text = JSON.stringify({ text: JSON.stringify(safe) });
+  assert.deepEqual(streamLeaks(JSON.parse(text).text, token), []);
+  const clean = { record: { port: 5173 } };
+  assert.equal(custody.scrubValue(clean), clean, "nothing matched: the same value back");
+});
+
 Deno.test("fragments: 11 characters, other tokens and unrelated text pass unchanged", () => {
   const fragments = new CredentialFragments();
   fragments.remember(token);

@@ -184,7 +184,7 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
     const started = performance.now();
     const hang = await failure(t.client.health());
     assert.equal(hang.code, "portreeve_unavailable");
-    assert.equal(hang.details.cause, "timeout");
+    assert.equal(hang.details.reason, "timeout");
     assert.ok(performance.now() - started < 2000);
     t.sim.control.setFault("none");
     assert.ok(await t.client.request(CONFIG));

@@ -14,6 +14,7 @@ import { BridgeError } from "../../../src/errors.ts";
 import { Catalogue, type ListedTool } from "../../../src/catalogue/catalogue.ts";
 import { defineTool } from "../../../src/catalogue/define.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
+import { envelopeOf } from "../../../src/catalogue/result.ts";
 
 /** Every route the bridge calls, declared by the tools and custody's renewers. */
 const DECLARED: Route[] = [
@@ -101,7 +102,7 @@ Deno.test("a tool's own bug is portreeve_internal and reported with its stack", 
   catalogue.onBug = (tool, error) => bugs.push({ tool, error });
   const result = await catalogue.call(broken.name, {}, {} as Omit<ToolContext, "capabilities">);
   assert.equal(result.isError, true);
-  const error = (result.structuredContent as { error: { code: string } }).error;
+  const error = (envelopeOf(result) as { error: { code: string } }).error;
   assert.equal(error.code, "portreeve_internal");
   assert.equal(bugs.length, 1);
   assert.equal(bugs[0].tool, broken.name);

@@ -23,6 +23,11 @@ Deno.test("hostile simulator: quotes tokens in errors and echoes them in records
     assert.ok(message.includes(token), "quoted whole in the message");
     assert.ok(message.includes(`${token.slice(0, 20)}\n${token.slice(20)}`), "split by a newline");
     assert.equal(details.receivedToken, token);
+    assert.equal(
+      [0, 1, 2, 3].map((i) => details[`part${i}x`]).join(""),
+      token,
+      "spread over fields named in its alphabet",
+    );
     assert.equal(details.echo.leaseToken, token);
     assert.equal(details.port, a.body.data.port, "the daemon's own details are kept");
     const renewed = await h.post(`/v1/leases/${a.body.data.leaseId}/renew`, { leaseToken: token });

@@ -7,6 +7,7 @@ import { CallLimiter } from "../../../src/transport/call_limiter.ts";
 import { Valve } from "../../../src/transport/valve.ts";
 import { Slots } from "../../../src/daemon/slots.ts";
 import { BridgeError } from "../../../src/errors.ts";
+import { nextStepFor } from "../../../src/error_codes.ts";
 
 function gate() {
   const { promise, resolve } = Promise.withResolvers<void>();
@@ -34,7 +35,8 @@ Deno.test("calls beyond the in-flight bound wait in order; beyond the queue they
     assert.ok(error instanceof BridgeError);
     assert.equal(error.code, "portreeve_bridge_busy");
     assert.equal(error.retryable, true);
-    assert.match(error.message, /busy.*retry/s);
+    assert.match(error.message, /busy.*Nothing was sent/s);
+    assert.match(nextStepFor(error.code, error.details), /earlier calls to finish, then retry/);
     return true;
   });
   release.open();

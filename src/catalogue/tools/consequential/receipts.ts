@@ -17,7 +17,6 @@ import {
 } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
-import { BridgeError } from "../../../errors.ts";
 import { ANSWER_BOUNDS, cutText } from "../../../answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
@@ -218,8 +217,6 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   /** The first successful execution's outcome, in a few words. */
   outcome(result: z.output<R>): string;
   timeoutMs?: number;
-  /** Extra advice for a receipt mismatch (e.g. the stack root must be the preview's). */
-  mismatchHint?: string;
 }
 
 export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
@@ -256,14 +253,10 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
         target: spec.target(input),
         receiptId,
         request: { route, path: pathOf(route, params(input)), body },
-      }).catch((error) => {
-        throw withHint(error, spec.mismatchHint);
       });
       const data = await mutate(ctx, route, params(input), body, {
         timeoutMs: spec.timeoutMs,
         approval,
-      }).catch((error) => {
-        throw withHint(error, spec.mismatchHint);
       });
       // Executed (or replayed): a later repeat needs no question, the daemon replays it.
       ctx.receipts.decide(receiptId, "approved");
@@ -276,34 +269,6 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
           spec.outcome((data as { result: z.output<R> }).result)
         }`,
   });
-}
-
-const RECEIPT_HINTS: Record<string, string> = {
-  receipt_mismatch:
-    "The receipt was issued for another target, or the evidence changed since the preview: preview again and ask the user to approve the new preview.",
-  receipt_expired:
-    "Receipts last 5 minutes: preview again and ask the user to approve the new preview.",
-  not_found: "No such receipt: use the receiptId a preview returned.",
-  stack_definition_changed:
-    "portreeve.stack.json changed since the preview (an external edit?): preview again and ask for approval again.",
-};
-
-/** Keeps the daemon's code and details; adds what the agent should do next. */
-function withHint(error: unknown, mismatchHint?: string): unknown {
-  if (!(error instanceof BridgeError)) return error;
-  // The bridge's own "not issued here" already says what to do.
-  if (error.details.reason === "not_previewed_here") return error;
-  const key = String(error.details.receiptCode ?? error.details.documentCode ?? "");
-  const hint = RECEIPT_HINTS[key];
-  if (!hint) return error;
-  const extra = key === "receipt_mismatch" && mismatchHint ? ` ${mismatchHint}` : "";
-  return new BridgeError(
-    error.code,
-    error.message,
-    error.retryable,
-    error.details,
-    `${hint}${extra}`,
-  );
 }
 
 /**

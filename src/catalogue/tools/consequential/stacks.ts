@@ -130,7 +130,6 @@ export const stackApplyExecute = executeTool({
       : `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
         failureMessage(r)
       }`,
-  mismatchHint: "Send stackRoot exactly as it was sent to the preview.",
 });
 
 const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });

@@ -166,7 +166,7 @@ Deno.test("acquire: when the run changed while the person was asked, nothing is 
   await using rig = toolRig(daemon([before], [after]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
   assert.equal(r.error?.code, "portreeve_approval_unavailable");
-  assert.equal(r.error?.details.reason, "evidence_changed");
+  assert.equal(r.error?.details.reason, "reclaim_evidence_changed");
   assert.equal(r.error?.retryable, true);
   assert.equal(questions.length, 1);
   assert.equal(acquires(rig.daemon.sent).length, 0);

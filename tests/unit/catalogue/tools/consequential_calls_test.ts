@@ -18,6 +18,7 @@ import { NO_HOST_CHANNEL } from "../../../../src/host_channel.ts";
 import { pathOf, type Route } from "../../../../src/daemon/routes.ts";
 import { admit } from "../../../../src/daemon/gate.ts";
 import type { RequestCall } from "../../../../src/daemon/client.ts";
+import { envelopeOf } from "../../../../src/catalogue/result.ts";
 
 interface Sent {
   path: string;
@@ -63,7 +64,7 @@ function scripted(answer: (path: string) => Answer) {
       const answer = await catalogue.call(`portreeve_${name}`, args, ctx);
       if (answer.resultType === "input_required") throw new Error(`${name} asked for input`);
       const r = answer as CallToolResult;
-      const structured = r.structuredContent as {
+      const structured = envelopeOf(r) as {
         ok: boolean;
         data?: Record<string, unknown>;
         error?: BridgeError;
@@ -196,10 +197,10 @@ Deno.test("receipt errors keep code and details, and say what to do next", async
     [
       { receiptCode: "receipt_mismatch" },
       "portreeve_conflict",
-      /preview again.*Send stackRoot exactly/,
+      /send the target exactly as the preview had it, or preview again/,
     ],
     [{ receiptCode: "receipt_expired" }, "portreeve_conflict", /Receipts last 5 minutes/],
-    [{ receiptCode: "not_found" }, "portreeve_not_found", /use the receiptId a preview returned/],
+    [{ receiptCode: "not_found" }, "portreeve_not_found", /only a receiptId a preview returned/],
     [
       { documentCode: "stack_definition_changed" },
       "portreeve_conflict",

@@ -1,0 +1,249 @@
+/**
+ * One real instance of every error the bridge writes itself, each made by the code path that
+ * makes it in a running bridge (no hand-built copies): the table walk and the agent-facing
+ * text walk read their messages, codes and reasons from here.
+ */
+import { BridgeError, invalidResponse, resourceLimit } from "../../src/errors.ts";
+import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
+import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
+import { readEnvelope } from "../../src/daemon/envelope.ts";
+import { asBridgeError, envelopeOf } from "../../src/catalogue/result.ts";
+import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import { bindCursor, unbindCursor } from "../../src/catalogue/pagination.ts";
+import { heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
+import { withOutcomeCheck } from "../../src/catalogue/outcome_checks.ts";
+import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
+import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
+import type { ToolContext } from "../../src/catalogue/context.ts";
+import type { HostChannel } from "../../src/host_channel.ts";
+import { HostAskError } from "../../src/host_channel.ts";
+import { CallLimiter } from "../../src/transport/call_limiter.ts";
+import { ALL_TOOLS } from "../../src/catalogue/index.ts";
+import { claimDeleteExecute } from "../../src/catalogue/tools/consequential/claims.ts";
+import { acquireRefusals, changedMeanwhile } from "../../src/catalogue/tools/acquire_gate.ts";
+import { get } from "../../src/daemon/routes.ts";
+import { z } from "zod";
+import {
+  CredentialUnavailableError,
+  CustodyClosedError,
+  CustodyLimitError,
+  HandleCollisionError,
+  InvalidRenewalError,
+  RenewalTimeoutError,
+} from "../../src/custody/mod.ts";
+
+export interface Sample {
+  /** Where it comes from, for failure messages. */
+  made: string;
+  error: BridgeError;
+}
+
+const SOCKET = "/run/user/1000/portreeve/portreeve.sock";
+const CONFIG = get("/v1/config", z.unknown());
+const DELETE_EXECUTE = claimDeleteExecute.routes![0];
+
+/** The error a promise rejects with (a `BridgeError` by way of what the catalogue does). */
+async function rejection(promise: Promise<unknown>): Promise<BridgeError> {
+  try {
+    await promise;
+  } catch (error) {
+    return asBridgeError(error);
+  }
+  throw new Error("expected a failure");
+}
+
+function thrown(run: () => unknown): BridgeError {
+  try {
+    run();
+  } catch (error) {
+    return asBridgeError(error);
+  }
+  throw new Error("expected a failure");
+}
+
+/** The approval gate with a receipt this bridge issued, and a host that answers `answer`. */
+function approval(
+  host: Partial<HostChannel>,
+  options: { mode?: "auto" | "required"; expiresInMs?: number; issued?: boolean } = {},
+) {
+  const receipts = new ReceiptBook();
+  if (options.issued !== false) {
+    receipts.remember({
+      receiptId: "8c6f1a2b-1111-4222-8333-444455556666",
+      action: "claim.delete",
+      target: { type: "claim", id: "c1" },
+      expiresAt: new Date(Date.now() + (options.expiresInMs ?? 60_000)).toISOString(),
+      question: "Delete claim c1?",
+    });
+  }
+  const ctx: ApprovalContext = {
+    bridge: { approval: options.mode ?? "auto", approvalMs: 5_000 },
+    receipts,
+    signal: new AbortController().signal,
+    host: { canAsk: true, ...host },
+  };
+  const call = {
+    tool: "portreeve_claim_delete_execute",
+    action: "claim.delete",
+    target: { type: "claim", id: "c1" },
+    receiptId: "8c6f1a2b-1111-4222-8333-444455556666",
+    request: { route: DELETE_EXECUTE, path: DELETE_EXECUTE.path, body: {} },
+  };
+  return { ctx, call, ask: () => obtainApproval(ctx, call) };
+}
+
+/** A tool result's error, as the catalogue builds it (no daemon needed: it fails first). */
+async function catalogueError(tool: string, args: unknown): Promise<BridgeError> {
+  const catalogue = new Catalogue("full");
+  const result = await catalogue.call(tool, args, {} as Omit<ToolContext, "capabilities">);
+  const envelope = envelopeOf(result);
+  if (envelope.ok) throw new Error(`${tool} did not fail`);
+  const { error } = envelope;
+  return new BridgeError(error.code, error.message, error.retryable, error.details ?? {});
+}
+
+export async function bridgeErrorSamples(): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const add = (made: string, error: BridgeError) => samples.push({ made, error });
+
+  // Reaching the daemon.
+  add(
+    "connect: no socket",
+    unavailable(SOCKET, "client error (Connect): No such file (os error 2)"),
+  );
+  add("connect: refused", unavailable(SOCKET, "Connection refused (os error 111)"));
+  add("deadline", timedOut(SOCKET, 3_000));
+  add("permission grant", notGranted(SOCKET));
+  add("resource limit", resourceLimit("Too many open files (os error 24)"));
+  const health = {
+    softwareVersion: "9.0.0",
+    protocol: { minimum: 2, maximum: 3 },
+    capabilities: [],
+    pid: 1,
+    mode: "foreground",
+  };
+  add("incompatible verdict", incompatible(health, "the daemon speaks protocol 2–3"));
+  add(
+    "cancelled request",
+    await rejection(
+      new DaemonClient({ socketPath: SOCKET, runId: crypto.randomUUID() }).request(CONFIG, {
+        signal: AbortSignal.abort(),
+      }),
+    ),
+  );
+
+  // Reading its answers.
+  const answer = (status: number, text: string) => thrown(() => readEnvelope({ status, text }));
+  add("non-JSON answer", answer(200, "<html>"));
+  add("another protocol version", answer(200, '{"protocolVersion":2,"data":{}}'));
+  add("unknown daemon code", answer(400, '{"protocolVersion":1,"error":{"code":"boom"}}'));
+  add("HTTP 500 page", answer(500, "<html>Internal Server Error</html>"));
+  add("malformed reply", invalidResponse("GET /v1/config answered data of the wrong shape"));
+  const acquire = ALL_TOOLS.flatMap((t) => t.routes ?? []).find((r) =>
+    r.path === "/v1/leases/acquire"
+  )!;
+  add(
+    "lost answer to a mutation",
+    withOutcomeCheck(outcomeUnknown(invalidResponse("a cut-off body")), acquire) as BridgeError,
+  );
+
+  // Arguments.
+  add("unknown key", await catalogueError("portreeve_claims_list", { bogus: 1 }));
+  let deep: unknown = 1;
+  for (let i = 0; i < 5_000; i++) deep = { x: deep };
+  add(
+    "too deep",
+    await catalogueError("portreeve_stack_definition_validate", { definition: deep }),
+  );
+  add("foreign cursor", thrown(() => unbindCursor("not-ours", "history:a")));
+  add("cursor of other filters", thrown(() => unbindCursor(bindCursor("history:a", "c"), "b")));
+  add("custody window", asBridgeError(new CustodyLimitError(90, 10, 60)));
+
+  // Memory of this bridge's own calls.
+  const memory = new Memory();
+  await memory.once("k", { reason: "client-cancelled" }, () => Promise.resolve({}));
+  add(
+    "settled with other arguments",
+    await rejection(memory.once("k", { reason: "startup-error" }, () => Promise.resolve({}))),
+  );
+  add("lease held", heldWithOtherArguments("lease", "the pending lease L for this claim", {}));
+  add("activation held", heldWithOtherArguments("activation", "activation A", {}));
+  add("operation held", heldWithOtherArguments("operation", "launcher operation O", {}));
+
+  // The person's approval.
+  add(
+    "declined",
+    await rejection(approval({ ask: () => Promise.resolve({ action: "decline" }) }).ask()),
+  );
+  add(
+    "dismissed",
+    await rejection(approval({ ask: () => Promise.resolve({ action: "cancel" }) }).ask()),
+  );
+  const once = approval({ ask: () => Promise.resolve({ action: "decline" }) });
+  await once.ask().catch(() => {});
+  add("declined earlier", await rejection(once.ask()));
+  add(
+    "no answer",
+    await rejection(
+      approval({ ask: () => Promise.reject(new HostAskError(true, "timeout")) }).ask(),
+    ),
+  );
+  add(
+    "host failed",
+    await rejection(
+      approval({ ask: () => Promise.reject(new HostAskError(false, "broken")) }).ask(),
+    ),
+  );
+  let release = () => {};
+  const open = approval({
+    ask: () => new Promise((resolve) => release = () => resolve({ action: "cancel" })),
+  });
+  const first = open.ask().catch(() => {});
+  add("question already open", await rejection(open.ask()));
+  release();
+  await first;
+  add("host cannot ask", await rejection(approval({ canAsk: false }, { mode: "required" }).ask()));
+  // The acquire gate's refusals, as the gate builds them for a reclaiming policy.
+  const reclaim = acquireRefusals("force-after-grace");
+  add("acquire: host cannot ask", reclaim.hostCannotAsk());
+  add("acquire: declined", reclaim.declined("decline"));
+  add("acquire: declined earlier", reclaim.declined());
+  add("acquire: question open", reclaim.busy());
+  add("acquire: cancelled", reclaim.cancelled());
+  add("acquire: no answer", reclaim.noAnswer(30_000, new HostAskError(true, "timed out")));
+  add("acquire: host failed", reclaim.noAnswer(5, new HostAskError(false, "broken pipe")));
+  add("acquire: run changed meanwhile", changedMeanwhile("graceful"));
+  add("receipt not issued here", await rejection(approval({}, { issued: false }).ask()));
+  add("receipt expired", await rejection(approval({}, { expiresInMs: -1_000 }).ask()));
+  const other = approval({});
+  add(
+    "receipt for another target",
+    await rejection(
+      obtainApproval(other.ctx, { ...other.call, target: { type: "claim", id: "c2" } }),
+    ),
+  );
+
+  // The bridge's own limits and custody.
+  const limiter = new CallLimiter({ maxInFlight: 1, maxWaiting: 0 });
+  let finish = () => {};
+  const running = limiter.run(() => new Promise<void>((resolve) => finish = resolve));
+  add("busy", await rejection(limiter.run(() => Promise.resolve())));
+  finish();
+  await running;
+  add("credential unavailable", asBridgeError(new CredentialUnavailableError()));
+  add(
+    "credential lapsed",
+    asBridgeError(
+      new CredentialUnavailableError({
+        kind: "lease",
+        failure: { code: "portreeve_lease_expired", message: "expired", at: 0 },
+      }),
+    ),
+  );
+  add("custody closed", asBridgeError(new CustodyClosedError()));
+  add("handle collision", asBridgeError(new HandleCollisionError()));
+  add("renewal deadline", asBridgeError(new RenewalTimeoutError(10_000)));
+  add("renewal answer malformed", asBridgeError(new InvalidRenewalError("no expiresAt")));
+  add("bug", asBridgeError(new TypeError("undefined is not a function")));
+  return samples;
+}
