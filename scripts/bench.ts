@@ -3,7 +3,7 @@
  * against a baseline measured in the same run, printed as one table. Not a test: it never
  * asserts a time. Run it on an idle machine; figures are medians over repeated runs.
  *
- *   BENCH_RUNS=15 BENCH_SOAK=10000 deno task bench
+ *   BENCH_RUNS=15 BENCH_SOAK=10000 BENCH_LARGE_FLOOD=2000 deno task bench
  *   PORTREEVE_LIVE_SOCKET=/path/to/portreeve.sock deno task bench   # also per call vs a real daemon
  */
 import { fileURLToPath } from "node:url";
@@ -24,6 +24,7 @@ import {
   requestFrame,
   type ToolResult,
 } from "../tests/support/raw_peer.ts";
+import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/reliability/unread_host.ts";
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
@@ -265,6 +266,24 @@ rows.push([
   "",
 ]);
 await peer.close();
+
+// ── Memory while the host reads nothing, then drains (tests/reliability/memory_test.ts) ──
+// The test's floods, run the same way; fewer ~1 MiB calls by default (each takes ~5 ms).
+const LARGE_FLOOD = Number(Deno.env.get("BENCH_LARGE_FLOOD") ?? 2_000);
+for (
+  const [kind, count] of [[PING, 20_000], [TOOLS_LIST, 20_000], [LARGE_CALL, LARGE_FLOOD]] as const
+) {
+  console.error(`unread flood: ${count} × ${kind.name}…`);
+  const { figures } = await unreadFlood(kind, count, 100);
+  rows.push([
+    `peak RSS, host not reading, ${count} × ${kind.name}`,
+    fmt(figures.peakRssMiB, "MiB"),
+    `${ratio(figures.peakRssMiB, bridgeSrc.hwm)} after tools/list; ${
+      fmt(figures.endRssMiB, "MiB")
+    } once drained`,
+    "≤ 150 MiB",
+  ]);
+}
 
 // ── Credential scrubber on the stdout path ───────────────────────────────────────────────
 for (const held of [10, 1000]) {

@@ -44,7 +44,12 @@ export function confinedFlags(socketPath: string, form: RunForm = "source"): str
     // A long-lived bridge makes many small requests. V8's defaults let the young generation
     // and the old-space growth factor settle at ~130 MiB RSS after a few thousand calls;
     // 1 MiB semi-spaces and --optimize-for-size settle near 93 MiB for ~0.1 ms per call.
-    "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
+    // Garbage left by a burst waits for V8's memory reducer, which by default may not start
+    // until 30 s after start-up and then waits 8 s more: RSS stayed up to 40 s above 100 MiB
+    // after a flood ended. Starting it after 1 s, and acting after 1 s of quiet, gives the
+    // memory back about 2 s after a burst (docs/memory.md).
+    "--v8-flags=--max-semi-space-size=1,--optimize-for-size," +
+    "--gc-memory-reducer-start-delay-ms=1000,--memory-reducer-delay-ms=1000",
   ];
 }
 

@@ -12,16 +12,22 @@ const EDGE_BYTES = 256;
 export type RequestId = string | number;
 
 export type Frame =
-  | { kind: "message"; message: JSONRPCMessage }
+  /** `bytes`: the line's size, which bounds what holding the message costs. */
+  | { kind: "message"; message: JSONRPCMessage; bytes: number }
   | { kind: "reject"; id: RequestId | null; code: number; message: string };
 
 /** JSON-RPC error codes used for frames we cannot hand to the server. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
-/** Splits a byte stream into frames; feeds each complete line to `decodeFrame`. */
+/**
+ * Splits a byte stream into frames; feeds each complete line to `decodeFrame`. A line inside
+ * one read is decoded where it lies; a line spanning reads is gathered in one buffer that grows
+ * to the longest line seen (at most the bound) and is reused, so large frames allocate nothing
+ * per frame outside the JS heap.
+ */
 export class LineSplitter {
-  #parts: Uint8Array[] = [];
+  #line = new Uint8Array(0);
   #size = 0;
   #oversize = false;
   #head = new Uint8Array(0);
@@ -29,18 +35,25 @@ export class LineSplitter {
 
   constructor(private readonly maxBytes = MAX_FRAME_BYTES) {}
 
-  /** Returns the frames completed by this chunk, in order. */
-  push(chunk: Uint8Array): Frame[] {
-    const frames: Frame[] = [];
+  /**
+   * The frames completed by this chunk, in order, each parsed only when the caller gets to it
+   * (a held reader keeps bytes, not parsed messages). Iterate to the end before the next push.
+   */
+  *push(chunk: Uint8Array): Generator<Frame> {
     let start = 0;
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      this.#append(chunk.subarray(start, i));
-      const frame = this.#finish();
-      if (frame) frames.push(frame);
+      const line = chunk.subarray(start, i);
       start = i + 1;
+      let frame: Frame | undefined;
+      if (this.#size === 0 && !this.#oversize && line.length <= this.maxBytes) {
+        frame = isBlank(line) ? undefined : decodeFrame(line);
+      } else {
+        this.#append(line);
+        frame = this.#finish();
+      }
+      if (frame) yield frame;
     }
     this.#append(chunk.subarray(start));
-    return frames;
   }
 
   /** Flushes a last line that had no newline when the stream ended. */
@@ -52,32 +65,38 @@ export class LineSplitter {
   #append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     if (!this.#oversize && this.#size + bytes.length > this.maxBytes) {
-      const whole = concatBytes(this.#parts, this.#size);
-      this.#head = whole.slice(0, EDGE_BYTES);
-      this.#tail = whole.slice(-EDGE_BYTES);
-      this.#parts = [];
+      const held = this.#line.subarray(0, this.#size);
+      this.#head = held.slice(0, EDGE_BYTES);
+      this.#tail = held.slice(-EDGE_BYTES);
       this.#oversize = true;
     }
-    this.#size += bytes.length;
     if (this.#oversize) {
+      this.#size += bytes.length;
       const joined = concatBytes([this.#tail, bytes], this.#tail.length + bytes.length);
       this.#tail = joined.slice(-EDGE_BYTES);
       if (this.#head.length < EDGE_BYTES) {
         this.#head = concatBytes([this.#head, bytes], this.#head.length + bytes.length)
           .slice(0, EDGE_BYTES);
       }
-    } else {
-      this.#parts.push(bytes.slice());
+      return;
     }
+    const needed = this.#size + bytes.length;
+    if (needed > this.#line.length) {
+      const grown = new Uint8Array(
+        Math.min(this.maxBytes, Math.max(needed, 2 * this.#line.length)),
+      );
+      grown.set(this.#line.subarray(0, this.#size));
+      this.#line = grown;
+    }
+    this.#line.set(bytes, this.#size);
+    this.#size = needed;
   }
 
   #finish(): Frame | undefined {
     const size = this.#size;
     const oversize = this.#oversize;
-    const body = oversize ? undefined : concatBytes(this.#parts, size);
     const head = this.#head;
     const tail = this.#tail;
-    this.#parts = [];
     this.#size = 0;
     this.#oversize = false;
     this.#head = new Uint8Array(0);
@@ -90,20 +109,29 @@ export class LineSplitter {
         message: `Frame of ${size} bytes exceeds the ${this.maxBytes}-byte limit; it was not read.`,
       };
     }
-    if (!body || isBlank(body)) return undefined;
+    // Decoding copies the text out, so the buffer is free for the next line at once.
+    const body = this.#line.subarray(0, size);
+    if (size === 0 || isBlank(body)) return undefined;
     return decodeFrame(body);
   }
 }
 
+const lenientUtf8 = new TextDecoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses one line and checks the JSON-RPC 2.0 envelope the SDK expects. */
+/**
+ * Parses one line and checks the JSON-RPC 2.0 envelope the SDK expects. Invalid UTF-8 always
+ * decodes to U+FFFD; only a line showing one is decoded again strictly (the lenient decoder is
+ * about five times faster on a 1 MiB frame).
+ */
 export function decodeFrame(bytes: Uint8Array): Frame {
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    return reject(null, PARSE_ERROR, "Frame is not valid UTF-8.");
+  let text = lenientUtf8.decode(bytes);
+  if (text.includes("\uFFFD")) {
+    try {
+      text = strictUtf8.decode(bytes);
+    } catch {
+      return reject(null, PARSE_ERROR, "Frame is not valid UTF-8.");
+    }
   }
   let value: unknown;
   try {
@@ -112,10 +140,10 @@ export function decodeFrame(bytes: Uint8Array): Frame {
     const detail = error instanceof RangeError ? "nesting too deep" : "invalid JSON";
     return reject(null, PARSE_ERROR, `Parse error: ${detail}.`);
   }
-  return checkEnvelope(value);
+  return checkEnvelope(value, bytes.length);
 }
 
-function checkEnvelope(value: unknown): Frame {
+function checkEnvelope(value: unknown, bytes: number): Frame {
   if (Array.isArray(value)) {
     return reject(
       null,
@@ -154,11 +182,12 @@ function checkEnvelope(value: unknown): Frame {
     if (hasId && !isJSONRPCRequest(message)) {
       return reject(id, INVALID_REQUEST, "The params do not match MCP's request envelope (_meta).");
     }
-    return { kind: "message", message };
+    return { kind: "message", message, bytes };
   }
   if (hasId && ("result" in msg || "error" in msg)) {
     const body = "result" in msg ? { result: msg.result } : { error: msg.error };
-    return { kind: "message", message: { jsonrpc: "2.0", id: msg.id, ...body } as JSONRPCMessage };
+    const message = { jsonrpc: "2.0", id: msg.id, ...body } as JSONRPCMessage;
+    return { kind: "message", message, bytes };
   }
   return reject(id, INVALID_REQUEST, "Not a JSON-RPC request, notification or response.");
 }

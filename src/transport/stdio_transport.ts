@@ -6,25 +6,37 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { type Frame, LineSplitter, MAX_FRAME_BYTES } from "./frames.ts";
-import { type Gate, Valve } from "./valve.ts";
-import { MAX_IN_FLIGHT, MAX_WAITING } from "./call_limiter.ts";
+import type { Gate } from "./valve.ts";
+import { type ByteSink, OUTPUT_LIMITS, type OutputLimits, OutputQueue } from "./output_queue.ts";
+import { PENDING_LIMITS, type PendingLimits, PendingRequests } from "./pending_requests.ts";
 
 /** How long stdin EOF waits for in-flight answers; keeps exit well inside one second. */
 const EOF_GRACE_MS = 600;
 const READ_CHUNK = 64 * 1024;
-/**
- * Flow control: past this many answer bytes waiting for the host to read stdout, the bridge
- * stops taking frames from stdin (and the call limiter starts no call) until the backlog is
- * down to the low mark. Requests then wait in the host's pipe, not in our memory.
- */
-export const OUTPUT_HIGH_WATER = 2 * 1024 * 1024;
-export const OUTPUT_LOW_WATER = 512 * 1024;
 
 /** Deno.stdin / Deno.stdout, or stand-ins in tests. */
 export interface StdioPorts {
   input: { read(buffer: Uint8Array): Promise<number | null> };
-  output: { write(bytes: Uint8Array): Promise<number> };
+  output: ByteSink;
 }
+
+/**
+ * Flow control: a frame is taken from stdin only while the host keeps up with our answers (the
+ * output queue's gate: frames and bytes waiting) and while pending requests are within their
+ * bounds (tool calls by count and bytes, others by count). Otherwise requests wait in the
+ * host's pipe, not in our memory.
+ */
+export interface FlowLimits {
+  maxFrameBytes: number;
+  output: OutputLimits;
+  pending: PendingLimits;
+}
+
+export const FLOW_LIMITS: Readonly<FlowLimits> = {
+  maxFrameBytes: MAX_FRAME_BYTES,
+  output: OUTPUT_LIMITS,
+  pending: PENDING_LIMITS,
+};
 
 export class FramedStdioTransport implements Transport {
   onclose?: () => void;
@@ -38,42 +50,42 @@ export class FramedStdioTransport implements Transport {
   #ports: StdioPorts;
   #splitter: LineSplitter;
   #closed = false;
-  #encoder = new TextEncoder();
-  /** Ids of requests not yet answered, so stdin EOF can wait for their answers. */
-  #pending = new Set<string | number>();
+  /** Requests not yet answered: bounded, and waited for at stdin EOF. */
+  #pending: PendingRequests;
   #drained?: () => void;
-  /** Frames are written one after another, never interleaved. */
-  #writes: Promise<void> = Promise.resolve();
-  /** Bytes handed to `send` and not yet written to stdout. */
-  #backlog = 0;
-  #output = new Valve();
-  /** Tool calls taken from stdin and not yet answered or cancelled. */
-  #calls = new Set<string | number>();
-  #callRoom = new Valve();
-  #maxPendingCalls: number;
+  #output: OutputQueue;
+  /** Wakes a pump that is holding stdin, so it sees a close. */
+  #wakeHeld?: () => void;
 
   constructor(
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
-    maxFrameBytes = MAX_FRAME_BYTES,
-    /**
-     * Tool calls pending at once before stdin is held: by default exactly what the call limiter
-     * runs or queues, so a host that pipelines is slowed down rather than refused as busy.
-     */
-    maxPendingCalls = MAX_IN_FLIGHT + MAX_WAITING,
+    limits: Partial<FlowLimits> = {},
   ) {
+    const { maxFrameBytes, output, pending } = { ...FLOW_LIMITS, ...limits };
     this.#ports = ports;
-    this.#maxPendingCalls = maxPendingCalls;
     this.#splitter = new LineSplitter(maxFrameBytes);
+    this.#output = new OutputQueue(ports.output, output);
+    this.#output.onBroken = (error) => {
+      // The host closed our stdout: nobody can hear us any more, so shut down.
+      this.onerror?.(error);
+      this.close();
+    };
+    this.#pending = new PendingRequests(pending);
   }
 
-  /** Open while stdout keeps up; closed past `OUTPUT_HIGH_WATER` bytes of unread answers. */
+  /** Open while the host keeps up with our answers; the call limiter starts no call otherwise. */
   get outputGate(): Gate {
-    return this.#output;
+    return this.#output.gate;
   }
 
-  /** Answer bytes waiting for the host to read them. */
-  get backlogBytes(): number {
-    return this.#backlog;
+  /** Answers waiting for the host to read them: frames and bytes. */
+  get backlog(): { frames: number; bytes: number } {
+    return { frames: this.#output.frames, bytes: this.#output.bytes };
+  }
+
+  /** Tool calls taken from stdin and not yet answered: count and frame bytes. */
+  get pendingCalls(): { count: number; bytes: number } {
+    return this.#pending.calls;
   }
 
   start(): Promise<void> {
@@ -112,28 +124,31 @@ export class FramedStdioTransport implements Transport {
     });
   }
 
-  /** Holds a frame while stdout is backed up, and a tool call while too many are pending. */
+  /** Holds a frame while stdout is backed up, and a request while its kind's bounds are full. */
   async #admit(frame: Frame): Promise<void> {
     while (!this.#closed) {
-      if (!this.#output.isOpen) {
-        await this.#output.whenOpen();
-        continue;
-      }
-      if (!this.#callRoom.isOpen && frame.kind === "message" && isToolCall(frame)) {
-        await this.#callRoom.whenOpen();
-        continue;
-      }
-      return;
+      if (!this.#output.gate.isOpen) {
+        await this.#hold(this.#output.gate.whenOpen());
+      } else if (!this.#admits(frame)) {
+        await this.#hold(this.#pending.changed());
+      } else return;
     }
   }
 
-  #trackCall(id: string | number, pending: boolean): void {
-    if (pending) this.#calls.add(id);
-    else if (!this.#calls.delete(id)) return;
-    this.#callRoom.set(this.#calls.size < this.#maxPendingCalls);
+  #admits(frame: Frame): boolean {
+    if (frame.kind !== "message") return true;
+    const { id, method } = frame.message as { id?: unknown; method?: unknown };
+    if (id === undefined || typeof method !== "string") return true;
+    return this.#pending.admits(method, frame.bytes);
   }
 
-  async #dispatch(frames: Frame[]): Promise<void> {
+  async #hold(until: Promise<void>): Promise<void> {
+    const woken = new Promise<void>((resolve) => this.#wakeHeld = resolve);
+    await Promise.race([until, woken]);
+    this.#wakeHeld = undefined;
+  }
+
+  async #dispatch(frames: Iterable<Frame>): Promise<void> {
     for (const frame of frames) {
       await this.#admit(frame);
       if (this.#closed) return;
@@ -144,15 +159,13 @@ export class FramedStdioTransport implements Transport {
           params?: { requestId?: unknown };
         };
         if (m.method !== undefined && m.id !== undefined) {
-          this.#pending.add(m.id);
-          if (m.method === "tools/call") this.#trackCall(m.id, true);
+          this.#pending.add(m.id, m.method, frame.bytes);
         }
         // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
         if (m.method === "notifications/cancelled" && m.id === undefined) {
           const cancelled = m.params?.requestId;
           if (typeof cancelled === "string" || typeof cancelled === "number") {
-            this.#trackCall(cancelled, false);
-            if (this.#pending.delete(cancelled) && this.#pending.size === 0) {
+            if (this.#pending.remove(cancelled) && this.#pending.size === 0) {
               queueMicrotask(() => this.#drained?.());
             }
           }
@@ -168,53 +181,38 @@ export class FramedStdioTransport implements Transport {
     }
   }
 
+  /**
+   * Queues one frame for stdout and resolves at once: the SDK keeps a request's whole context
+   * (arguments included) until its send resolves, so waiting here for the host to read would
+   * pin every unread answer's request. The output queue's gate holds stdin instead.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
     const m = message as { id?: string | number; method?: string };
-    if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id)) {
-      this.#trackCall(m.id, false);
+    if (m.method === undefined && m.id !== undefined && this.#pending.remove(m.id)) {
       if (this.#pending.size === 0) queueMicrotask(() => this.#drained?.());
     }
-    const bytes = this.#encoder.encode(this.scrub(JSON.stringify(message)) + "\n");
-    this.#account(bytes.length);
-    const write = this.#writes.then(() => this.#writeAll(bytes)).finally(() =>
-      this.#account(-bytes.length)
-    );
-    this.#writes = write.catch(() => {});
-    return write.catch(async (error) => {
-      // The host closed our stdout: nobody can hear us any more, so shut down.
-      await this.close();
-      throw asError(error);
-    });
-  }
-
-  #account(delta: number): void {
-    this.#backlog += delta;
-    if (this.#backlog > OUTPUT_HIGH_WATER) this.#output.set(false);
-    else if (this.#backlog <= OUTPUT_LOW_WATER) this.#output.set(true);
-  }
-
-  async #writeAll(bytes: Uint8Array): Promise<void> {
-    let written = 0;
-    while (written < bytes.length) {
-      written += await this.#ports.output.write(bytes.subarray(written));
+    try {
+      this.#output.push(this.scrub(JSON.stringify(message)) + "\n");
+    } catch (error) {
+      return Promise.reject(asError(error));
     }
+    return Promise.resolve();
+  }
+
+  /** Resolves once every answer queued so far is written (or stdout broke). */
+  flushed(): Promise<void> {
+    return this.#output.flushed();
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // Wakes a pump that is holding, so it sees the close.
-    this.#output.set(true);
-    this.#callRoom.set(true);
-    await this.#writes;
+    this.#wakeHeld?.();
+    await this.#output.flushed();
     this.onclose?.();
     this.onEnd?.();
   }
-}
-
-function isToolCall(frame: Frame & { kind: "message" }): boolean {
-  return (frame.message as { method?: string }).method === "tools/call";
 }
 
 function asError(value: unknown): Error {

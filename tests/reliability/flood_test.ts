@@ -12,7 +12,7 @@ import { frame, idKey, sleep, type ToolResult } from "../support/raw_peer.ts";
 const CONCURRENT = 200;
 const SEQUENTIAL = 1_500;
 /** Peak RSS bound for the bridge process (a bare Deno is ~35 MiB, the SDK ~70 MiB). */
-const PEAK_LIMIT_MIB = 300;
+const PEAK_LIMIT_MIB = 150;
 
 Deno.test("output flood: 200 concurrent and 1,500 sequential calls stay correct, one answer per id, bounded memory", async () => {
   await withLoadedBridge(120, async (peer, seeded) => {

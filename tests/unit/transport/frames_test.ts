@@ -10,8 +10,8 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 Deno.test("splits lines across chunks and ignores blank lines", () => {
   const splitter = new LineSplitter();
-  assert.deepEqual(splitter.push(enc('{"jsonrpc":"2.0","id":1,"meth')), []);
-  const frames = splitter.push(enc('od":"ping"}\n\n  \r\n{"jsonrpc":"2.0","method":"x"}\n'));
+  assert.deepEqual([...splitter.push(enc('{"jsonrpc":"2.0","id":1,"meth'))], []);
+  const frames = [...splitter.push(enc('od":"ping"}\n\n  \r\n{"jsonrpc":"2.0","method":"x"}\n'))];
   assert.equal(frames.length, 2);
   assert.equal(frames[0].kind, "message");
   assert.equal(frames[1].kind, "message");
@@ -19,7 +19,7 @@ Deno.test("splits lines across chunks and ignores blank lines", () => {
 
 Deno.test("a last line without newline is flushed at end of stream", () => {
   const splitter = new LineSplitter();
-  assert.deepEqual(splitter.push(enc('{"jsonrpc":"2.0","id":"a","method":"ping"}')), []);
+  assert.deepEqual([...splitter.push(enc('{"jsonrpc":"2.0","id":"a","method":"ping"}'))], []);
   assert.equal(splitter.end()[0].kind, "message");
 });
 
@@ -48,11 +48,11 @@ Deno.test("an oversize frame is rejected unread, with its id when visible, and t
 
 Deno.test("oversize id taken from the tail only when it closes the root object", () => {
   const splitter = new LineSplitter(64);
-  const tailId = splitter.push(
-    enc(`{"params":{"x":"${"b".repeat(200)}"},"jsonrpc":"2.0","id":"z9"}\n`),
-  );
+  const tailId = [
+    ...splitter.push(enc(`{"params":{"x":"${"b".repeat(200)}"},"jsonrpc":"2.0","id":"z9"}\n`)),
+  ];
   assert.equal((tailId[0] as { id: unknown }).id, "z9");
-  const nested = splitter.push(enc(`{"params":{"x":"${"b".repeat(200)}","id":7}}\n`));
+  const nested = [...splitter.push(enc(`{"params":{"x":"${"b".repeat(200)}","id":7}}\n`))];
   assert.equal((nested[0] as { id: unknown }).id, null);
 });
 
@@ -60,8 +60,8 @@ Deno.test("a frame of exactly the limit is read; one byte more is not", () => {
   const base = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"';
   const tail = '"}}';
   const fill = (n: number) => base + "x".repeat(n - base.length - tail.length) + tail;
-  const at = new LineSplitter(512).push(enc(fill(512) + "\n"));
-  const over = new LineSplitter(512).push(enc(fill(513) + "\n"));
+  const at = [...new LineSplitter(512).push(enc(fill(512) + "\n"))];
+  const over = [...new LineSplitter(512).push(enc(fill(513) + "\n"))];
   assert.equal(at[0].kind, "message");
   assert.equal(over[0].kind, "reject");
 });
@@ -92,4 +92,27 @@ Deno.test("malformed frames get specific JSON-RPC errors", () => {
 Deno.test("ids of rejected requests are echoed when valid", () => {
   const frame = decodeFrame(enc('{"jsonrpc":"1.0","id":"abc","method":"ping"}'));
   assert.equal(frame.kind === "reject" && frame.id, "abc");
+});
+
+Deno.test("a frame's size is its line's bytes, whether it came in one read or many", () => {
+  const splitter = new LineSplitter();
+  const big = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"${"é".repeat(200_000)}"}}`;
+  const bytes = enc(big + "\n" + '{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  const frames = [];
+  for (let at = 0; at < bytes.length; at += 65_536) {
+    frames.push(...splitter.push(bytes.subarray(at, at + 65_536)));
+  }
+  assert.deepEqual(
+    frames.map((f) => f.kind === "message" && f.bytes),
+    [enc(big).length, 40],
+  );
+});
+
+Deno.test("a U+FFFD the host sent is text, not a decoding error", () => {
+  const frame = decodeFrame(
+    enc('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"\uFFFD"}}'),
+  );
+  assert.equal(frame.kind, "message");
+  const params = frame.kind === "message" && (frame.message as { params?: { p?: string } }).params;
+  assert.equal(params && params.p, "\uFFFD");
 });

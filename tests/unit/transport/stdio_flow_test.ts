@@ -1,21 +1,22 @@
 /**
- * Flow control in the stdio transport: while the host does not read stdout, at most a few MiB
- * of answers queue up and no further frame is taken from stdin; once the host drains, reading
- * resumes and every request is answered. A full call queue holds tool calls the same way.
+ * Flow control in the stdio transport: while the host does not read stdout, at most a bounded
+ * number of answers (by count and by bytes) queue up and no further frame is taken from stdin;
+ * once the host drains, reading resumes and every request is answered once. Pending requests
+ * hold stdin the same way: tool calls by count and by the bytes of their frames, other
+ * requests by count.
  */
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import {
+  FLOW_LIMITS,
   FramedStdioTransport,
-  OUTPUT_HIGH_WATER,
   type StdioPorts,
 } from "../../../src/transport/stdio_transport.ts";
 
 const encoder = new TextEncoder();
-const ANSWER_BYTES = 100_000;
 
 /** A host writing `total` requests as fast as it may, whose stdout reads can be paused. */
-function host(total: number, method = "ping") {
+function host(total: number, method = "ping", params: Record<string, unknown> = {}) {
   let sent = 0;
   let paused = true;
   let wake: (() => void) | undefined;
@@ -25,7 +26,7 @@ function host(total: number, method = "ping") {
       read(buffer) {
         if (sent >= total) return Promise.resolve(null);
         const line = encoder.encode(
-          JSON.stringify({ jsonrpc: "2.0", id: sent++, method, params: {} }) + "\n",
+          JSON.stringify({ jsonrpc: "2.0", id: sent++, method, params }) + "\n",
         );
         buffer.set(line);
         return Promise.resolve(line.length);
@@ -34,7 +35,7 @@ function host(total: number, method = "ping") {
     output: {
       async write(bytes) {
         while (paused) await new Promise<void>((resolve) => wake = resolve);
-        written.push(bytes.length);
+        for (const byte of bytes) if (byte === 10) written.push(1);
         return bytes.length;
       },
     },
@@ -42,7 +43,7 @@ function host(total: number, method = "ping") {
   return {
     ports,
     sent: () => sent,
-    written,
+    answers: () => written.length,
     drain() {
       paused = false;
       wake?.();
@@ -50,44 +51,58 @@ function host(total: number, method = "ping") {
   };
 }
 
-function answerEverything(transport: FramedStdioTransport): void {
+function answerEverything(transport: FramedStdioTransport, answerBytes: number): void {
   transport.onmessage = (message) => {
     const id = (message as { id: number }).id;
     transport.send(
-      { jsonrpc: "2.0", id, result: { pad: "x".repeat(ANSWER_BYTES) } } as JSONRPCMessage,
+      { jsonrpc: "2.0", id, result: { pad: "x".repeat(answerBytes) } } as JSONRPCMessage,
     ).catch(() => {});
   };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-Deno.test("a host that stops reading stops the bridge reading stdin; draining resumes it", async () => {
-  const total = 500; // 50 MB of answers if nothing held them back
-  const h = host(total);
-  const transport = new FramedStdioTransport(h.ports);
-  answerEverything(transport);
-  await transport.start();
-  await settle();
-  const readWhilePaused = h.sent();
-  assert.ok(readWhilePaused < total, `stopped reading at ${readWhilePaused}`);
-  assert.ok(
-    transport.backlogBytes <= OUTPUT_HIGH_WATER + 2 * ANSWER_BYTES,
-    `backlog ${transport.backlogBytes} bytes`,
-  );
-  await settle();
-  assert.equal(h.sent(), readWhilePaused, "nothing more is read while the host does not read");
-  h.drain();
+async function untilEnd(transport: FramedStdioTransport): Promise<void> {
   const ended = Promise.withResolvers<void>();
   transport.onEnd = () => ended.resolve();
   await ended.promise;
-  assert.equal(h.sent(), total);
-  assert.equal(h.written.length, total, "every request answered once");
-});
+}
+
+for (
+  const [what, total, answerBytes, bound] of [
+    ["bytes", 500, 100_000, "bytes"], // 50 MB of answers if nothing held them
+    ["count", 5_000, 10, "frames"], // more tiny answers than the count bound
+  ] as const
+) {
+  Deno.test(`answers the host does not read are bounded by ${what}; draining resumes reading`, async () => {
+    const h = host(total);
+    const transport = new FramedStdioTransport(h.ports);
+    answerEverything(transport, answerBytes);
+    await transport.start();
+    await settle();
+    const readWhilePaused = h.sent();
+    assert.ok(readWhilePaused < total, `stopped reading at ${readWhilePaused}`);
+    const limit = bound === "bytes" ? FLOW_LIMITS.output.highBytes : FLOW_LIMITS.output.highFrames;
+    const step = bound === "bytes" ? answerBytes + 100 : 1;
+    assert.ok(
+      transport.backlog[bound] <= limit + step,
+      `backlog ${transport.backlog[bound]} ${bound}, limit ${limit}`,
+    );
+    await settle();
+    assert.equal(h.sent(), readWhilePaused, "nothing more is read while the host does not read");
+    h.drain();
+    await untilEnd(transport);
+    assert.equal(h.sent(), total);
+    assert.equal(h.answers(), total, "every request answered once");
+  });
+}
 
 Deno.test("tool calls are not taken from stdin while too many are pending", async () => {
   const h = host(10, "tools/call");
   h.drain();
-  const transport = new FramedStdioTransport(h.ports, undefined, 3);
+  const transport = new FramedStdioTransport(h.ports, {
+    pending: { ...FLOW_LIMITS.pending, maxCalls: 3 },
+  });
   const seen: number[] = [];
   transport.onmessage = (message) => seen.push((message as { id: number }).id);
   await transport.start();
@@ -102,5 +117,56 @@ Deno.test("tool calls are not taken from stdin while too many are pending", asyn
     await settle();
   }
   assert.equal(seen.length, 10);
+  await transport.close();
+});
+
+Deno.test("tool calls are held by the bytes of their frames; one call alone always passes", async () => {
+  const args = { name: "t", arguments: { blob: "y".repeat(10_000) } };
+  const h = host(6, "tools/call", args);
+  h.drain();
+  const frameBytes = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/call", params: args })
+    .length;
+  const transport = new FramedStdioTransport(h.ports, {
+    // Room for two calls and a half; the first call alone is over a fifth of it.
+    pending: { ...FLOW_LIMITS.pending, maxCallBytes: Math.floor(frameBytes * 2.5) },
+  });
+  const seen: number[] = [];
+  transport.onmessage = (message) => seen.push((message as { id: number }).id);
+  await transport.start();
+  await settle();
+  assert.deepEqual(seen, [0, 1], "two calls fit in the byte bound, the third is held");
+  assert.ok(transport.pendingCalls.bytes <= frameBytes * 2.5);
+  await transport.send({ jsonrpc: "2.0", id: 0, result: {} } as JSONRPCMessage);
+  await settle();
+  assert.deepEqual(seen, [0, 1, 2]);
+  await transport.close();
+
+  const tight = host(2, "tools/call", args);
+  tight.drain();
+  const alone = new FramedStdioTransport(tight.ports, {
+    pending: { ...FLOW_LIMITS.pending, maxCallBytes: 10 },
+  });
+  const taken: number[] = [];
+  alone.onmessage = (message) => taken.push((message as { id: number }).id);
+  await alone.start();
+  await settle();
+  assert.deepEqual(taken, [0], "a call larger than the whole bound is taken when none pends");
+  await alone.close();
+});
+
+Deno.test("other requests are held by count while unanswered", async () => {
+  const h = host(10, "resources/list");
+  h.drain();
+  const transport = new FramedStdioTransport(h.ports, {
+    pending: { ...FLOW_LIMITS.pending, maxOthers: 4 },
+  });
+  const seen: number[] = [];
+  transport.onmessage = (message) => seen.push((message as { id: number }).id);
+  await transport.start();
+  await settle();
+  assert.deepEqual(seen, [0, 1, 2, 3]);
+  await transport.send({ jsonrpc: "2.0", id: 2, result: {} } as JSONRPCMessage);
+  await settle();
+  assert.deepEqual(seen, [0, 1, 2, 3, 4]);
   await transport.close();
 });

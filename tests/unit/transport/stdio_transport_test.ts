@@ -94,10 +94,27 @@ Deno.test("an answer is one scrubbed line, completed across short writes", async
   transport.scrub = (json) => json.replaceAll("secret", "[redacted]");
   await transport.start();
   await transport.send({ jsonrpc: "2.0", id: 1, result: { note: "a secret here" } });
+  await transport.flushed();
   assert.ok(p.writes() > 1, "the stand-in stdout took several writes");
   assert.equal(p.stdout(), '{"jsonrpc":"2.0","id":1,"result":{"note":"a [redacted] here"}}\n');
   p.eof();
   await transport.close();
+});
+
+Deno.test("send resolves once the answer is queued, before the host reads it", async () => {
+  // The SDK keeps a request's context (its arguments too) until send resolves: waiting for
+  // the host here would pin every unread answer's request in memory.
+  const never = new Promise<number>(() => {});
+  const transport = new FramedStdioTransport({
+    input: { read: () => new Promise(() => {}) },
+    output: { write: () => never },
+  });
+  await transport.start();
+  let sent = false;
+  transport.send({ jsonrpc: "2.0", id: 1, result: {} }).then(() => sent = true);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(sent, true);
+  assert.deepEqual(transport.backlog, { frames: 1, bytes: 37 });
 });
 
 Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {

@@ -1,0 +1,70 @@
+/**
+ * Memory bounded whatever the host does (issue 22 §2), through the real `serve` process, real
+ * stdio and flags. A host writes 20,000 requests of one kind as fast as the pipe allows and reads
+ * nothing; once the bridge holds stdin, it reads all of stdout while the rest goes in:
+ * - pings (tiny answers: the output bound by count),
+ * - tools/list (~62 KB answers: the output bound by bytes),
+ * - ~1 MiB tool calls (large frames in, each refused as invalid input).
+ * Asserted: peak RSS (VmHWM) ≤ 150 MiB; RSS under 100 MiB within 10 s of the host starting to
+ * drain; every request answered exactly once.
+ *
+ * Then ~1 MiB calls to a daemon slow to answer, 600 of them: calls pile up pending, so this is
+ * the bound on pending calls by bytes. The daemon, not the host, sets the pace here, so RSS is
+ * held to ≤ 150 MiB throughout and must be under 100 MiB within 10 s of the last answer.
+ *
+ * Durations are printed, never asserted. Each flood prints one `memory-figures {json}` line,
+ * the source of the README's figures.
+ */
+import assert from "node:assert/strict";
+import {
+  type FloodKind,
+  LARGE_CALL,
+  LARGE_CALL_SLOW_DAEMON,
+  PING,
+  TOOLS_LIST,
+  unreadFlood,
+} from "./unread_host.ts";
+
+const PEAK_LIMIT_MIB = 150;
+const DRAINED_LIMIT_MIB = 100;
+const WITHIN_MS = 10_000;
+
+/** Each flood, its size, and whether the host's draining (not a slow daemon) sets the pace. */
+const FLOODS: [FloodKind, number, boolean][] = [
+  [PING, 20_000, true],
+  [TOOLS_LIST, 20_000, true],
+  [LARGE_CALL, 20_000, true],
+  [LARGE_CALL_SLOW_DAEMON, 600, false],
+];
+
+for (const [kind, count, hostPaced] of FLOODS) {
+  const after = hostPaced ? "of draining" : "of the last answer";
+  Deno.test(`${count} × ${kind.name}, host reading nothing: peak ≤ ${PEAK_LIMIT_MIB} MiB, under ${DRAINED_LIMIT_MIB} MiB within 10 s ${after}, each answered once`, async () => {
+    const { figures, answers, strays, exitCode } = await unreadFlood(
+      kind,
+      count,
+      DRAINED_LIMIT_MIB,
+    );
+    console.log(`memory-figures ${JSON.stringify(figures)}`);
+    const missing = answers.filter((n) => n === 0).length;
+    const twice = answers.filter((n) => n > 1).length;
+    assert.deepEqual({ missing, twice, strays: strays.slice(0, 3) }, {
+      missing: 0,
+      twice: 0,
+      strays: [],
+    });
+    assert.equal(exitCode, 0);
+    assert.ok(figures.peakRssMiB <= PEAK_LIMIT_MIB, `peak RSS ${figures.peakRssMiB} MiB`);
+    const { msToUnder, msToUnderAfterLast } = figures;
+    if (hostPaced) {
+      assert.ok(
+        msToUnder !== null && msToUnder <= WITHIN_MS,
+        `RSS under ${DRAINED_LIMIT_MIB} MiB ${msToUnder} ms after draining began`,
+      );
+    }
+    assert.ok(
+      msToUnderAfterLast !== null && msToUnderAfterLast <= WITHIN_MS,
+      `RSS ${figures.settledRssMiB} MiB ${WITHIN_MS} ms after the last answer`,
+    );
+  });
+}
