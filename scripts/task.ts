@@ -1,7 +1,8 @@
 /**
  * The runner every deno.json task goes through (`deno run … scripts/task.ts NAME ARGS…`).
  * `--help` or `-h` among ARGS prints the task's description (from deno.json), its usage and
- * what it runs, and runs nothing, or only the last step's program asked for its own help.
+ * what it runs, and runs nothing; a task whose one program prints its own help gets ARGS after
+ * the description, and that program answers.
  * Otherwise the steps of scripts/tasks.ts run in order, ARGS going to the last one as
  * `deno task` would pass them, and the first failure ends the task with its exit code.
  */
@@ -33,7 +34,7 @@ export async function runTask(name: string, args: string[], effects: Effects): P
     console.error(`task.ts: no task "${name}"; deno.json lists ${Object.keys(TASKS).join(", ")}`);
     return 2;
   }
-  if (wantsHelp(args)) return await help(name, definition, effects);
+  if (wantsHelp(args)) return await help(name, definition, args, effects);
   return await runSteps(definition.steps, args, effects);
 }
 
@@ -53,12 +54,12 @@ async function runStep(step: Step, extra: string[], effects: Effects): Promise<n
   return 0;
 }
 
-async function help(name: string, definition: TaskDefinition, effects: Effects) {
+async function help(name: string, definition: TaskDefinition, args: string[], effects: Effects) {
   const description = DESCRIPTIONS[name]?.description ?? "";
   if (definition.help === "command") {
+    // Its one step's program answers --help itself, from wherever among the arguments.
     effects.print(`${description}\n`);
-    const last = definition.steps[definition.steps.length - 1];
-    return await runStep(last, ["--help"], effects);
+    return await runStep(definition.steps[0], args, effects);
   }
   const usage = `usage: ${taskUsage(name)}${definition.args ? ` ${definition.args}` : ""}`;
   const steps = definition.steps.map((step, index) => {

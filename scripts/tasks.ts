@@ -19,9 +19,9 @@ export interface TaskDefinition {
   /** What may follow `deno task NAME`, for the usage line. */
   args: string;
   /**
-   * Where `--help` comes from. "command": the last step's program prints its own help, so it
-   * runs with `--help` alone and the steps before it do not run. Otherwise these sentences
-   * say what the extra arguments do, and the help lists the steps.
+   * Where `--help` comes from. "command": the task's one step is a program that prints its own
+   * help when `--help` is among its arguments. Otherwise these sentences say what the extra
+   * arguments do, and the help lists the steps.
    */
   help: "command" | string;
   steps: readonly Step[];
