@@ -50,7 +50,7 @@ for (const [name, args, options] of COMMANDS) {
   });
 }
 
-for (const [name, args, options] of COMMANDS.filter(([, , options]) => "host" in options)) {
+for (const [name, args] of COMMANDS.filter(([, , options]) => "host" in options)) {
   Deno.test(`help: ${name} refuses an unknown --host: exit 2, one line naming the hosts`, async () => {
     const out = await new Deno.Command(Deno.execPath(), {
       args: [...args.slice(0, -1), "--host", "vscode"],
