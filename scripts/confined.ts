@@ -1,7 +1,7 @@
 /**
  * Runs (or compiles) the bridge under its confinement flags, computed for the socket this
- * user's bridge would use. Used by the `serve`, `config`, `doctor`, `serve:bundle` and
- * `compile` tasks so that none of them spells the permission set out by hand.
+ * user's bridge would use. The `serve`, `config`, `doctor`, `serve:bundle` and `compile` tasks
+ * run it (scripts/tasks.ts), so that none of them spells the permission set out by hand.
  *
  *   deno task serve [--socket PATH] [...]         run main.ts serve confined
  *   scripts/confined.ts run ENTRY ARGS...
