@@ -180,9 +180,8 @@ export function unstablePathWarnings(
     if (place === undefined) continue;
     warnings.push(
       `Warning: ${role} ${path} lies in ${place.what}, and a host will fail to start the ` +
-        `bridge once it is gone. ${taskStep("install", [], form)} installs a copy that ` +
-        "depends on neither (it keeps its own Deno); then use the host command its launcher's " +
-        "config prints.",
+        `bridge once it is gone. ${taskStep("install", [], form)} installs a copy that keeps ` +
+        "its own Deno and bundle; then use the host entry its launcher's config prints.",
     );
   }
   return warnings;
