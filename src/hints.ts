@@ -31,11 +31,16 @@ export type ReaderForm =
   | { kind: "unknown" };
 
 /** Where npx unpacks the packages it runs; npm may delete any entry at any time. */
-export const NPX_CACHE = /\/_npx\//;
+const NPX_CACHE = /\/_npx\//;
+
+/** npx running this very Deno: all a reader needs besides a checkout is Node and npm. */
+function npxDeno(): string[] {
+  return ["npx", "-y", `deno@${Deno.version.deno}`];
+}
 
 /** The words that start Deno for this reader: `deno`, or npx's form when Deno came from there. */
-export function denoWords(execPath: string, version = Deno.version.deno): string[] {
-  return NPX_CACHE.test(execPath) ? ["npx", "-y", `deno@${version}`] : ["deno"];
+function denoWords(execPath: string): string[] {
+  return NPX_CACHE.test(execPath) ? npxDeno() : ["deno"];
 }
 
 /** The checkout a source or dist/ bundle run comes from, or null. */
@@ -102,11 +107,6 @@ function envPrefix(env: Readonly<Record<string, string>>): string {
   return Object.entries(env).map(([name, value]) => `${name}=${shellQuote(value)} `).join("");
 }
 
-/** The npx form, for readers of a program: it needs only Node and npm besides a checkout. */
-function anyCheckout(): string[] {
-  return ["npx", "-y", `deno@${Deno.version.deno}`];
-}
-
 /**
  * A pasteable `deno task NAME ARGS…` for the reader. From a checkout it changes into that
  * checkout first; for a program (which has none) it is the npx form, to be run in a checkout:
@@ -122,7 +122,7 @@ export function taskCommand(
     return { command: inCheckout(form, [task, ...args], envPrefix(env)), needsCheckout: false };
   }
   return {
-    command: envPrefix(env) + shellJoin([...anyCheckout(), "task", task, ...args]),
+    command: envPrefix(env) + shellJoin([...npxDeno(), "task", task, ...args]),
     needsCheckout: true,
   };
 }
@@ -145,7 +145,7 @@ const CHECKOUT = "portreeve-mcp checkout";
  * the checkout already): `deno task NAME` or `npx -y deno@V task NAME`.
  */
 export function taskUsage(task: string, form: ReaderForm = readerForm()): string {
-  return shellJoin([...(form.kind === "checkout" ? form.deno : anyCheckout()), "task", task]);
+  return shellJoin([...(form.kind === "checkout" ? form.deno : npxDeno()), "task", task]);
 }
 
 /**

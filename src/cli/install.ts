@@ -20,7 +20,7 @@ import { checkInstall, InstallRefused, installTree, uninstallRoot } from "./inst
 import { LAUNCHER_PATH, LIB_PATH, MANIFEST_PATH } from "./install/manifest.ts";
 
 /** The help, spelled for the way this reader runs tasks. */
-export function installUsage(): string {
+function installUsage(): string {
   return `usage: ${taskUsage("install")} [--force]
        ${taskUsage("uninstall")}
 
