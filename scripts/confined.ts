@@ -1,7 +1,7 @@
 /**
  * Runs (or compiles) the bridge under its confinement flags, computed for the socket this
- * user's bridge would use. Used by the `serve`, `config`, `doctor`, `serve:bundle` and
- * `compile` tasks so that none of them spells the permission set out by hand.
+ * user's bridge would use. The `serve`, `config`, `doctor`, `serve:bundle` and `compile` tasks
+ * run it (scripts/tasks.ts), so that none of them spells the permission set out by hand.
  *
  *   deno task serve [--socket PATH] [...]         run main.ts serve confined
  *   scripts/confined.ts run ENTRY ARGS...
@@ -9,10 +9,25 @@
  */
 import { confinedFlags } from "../src/permissions.ts";
 import { locateSocket, SocketPathError } from "../src/socket_location.ts";
+import { taskCommand, taskUsage } from "../src/hints.ts";
+
+const USAGE = `usage: ${taskUsage("confined")} run ENTRY [ARGS...]
+       ${taskUsage("confined")} compile ENTRY OUTPUT [--socket PATH]`;
 
 const [mode, entry, ...rest] = Deno.args;
+if (mode === "--help" || mode === "-h") {
+  console.log(`${USAGE}
+
+run      runs ENTRY (main.ts or a bundle) with ARGS under the bridge's permission flags for
+         the socket it would use (--socket among ARGS, else PORTREEVE_SOCKET, else the
+         default); a source entry's npm packages are cached first, as deno.lock pins them
+compile  compiles ENTRY into OUTPUT with those flags fixed in the binary
+
+Exit codes: that of the bridge (or deno compile); 2 usage error or a refused socket path.`);
+  Deno.exit(0);
+}
 if ((mode !== "run" && mode !== "compile") || !entry) {
-  console.error("usage: confined.ts run ENTRY [ARGS...] | confined.ts compile ENTRY OUTPUT");
+  console.error(`${USAGE}\nsee \`${taskCommand("confined", ["--help"]).command}\``);
   Deno.exit(2);
 }
 

@@ -12,6 +12,25 @@ import { seedDemo } from "../src/simulator/seed.ts";
 import { confinedFlags } from "../src/permissions.ts";
 import { childEnv } from "../src/child_env.ts";
 import { envelopeOf } from "../src/catalogue/result.ts";
+import { taskCommand, taskStep, taskUsage } from "../src/hints.ts";
+
+const HELP = `usage: ${taskUsage("demo")}
+
+Starts the SIMULATED PortReeve daemon on a temporary socket, launches the real confined serve
+as a host would, walks an MCP session step by step and prints what an agent sees. Removes the
+socket and the demo's files when done. Takes no arguments.
+
+Exit codes: 0 done, 1 a step failed, 2 usage error.`;
+
+if (Deno.args.length > 0) {
+  const help = Deno.args.every((arg) => arg === "--help" || arg === "-h");
+  if (help) console.log(HELP);
+  else {
+    const seeHelp = taskCommand("demo", ["--help"]).command;
+    console.error(`demo: takes no arguments (got ${Deno.args.join(" ")}); see \`${seeHelp}\``);
+  }
+  Deno.exit(help ? 0 : 2);
+}
 
 const bold = (s: string) => Deno.stdout.isTerminal() ? `\x1b[1m${s}\x1b[0m` : s;
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-demo-" }));
@@ -49,7 +68,9 @@ async function walkSession(): Promise<void> {
   const shown = ["deno", ...args.slice(0, 4), "…", "main.ts", ...serve.slice(0, 3)]
     .join(" ").replaceAll(socketPath, "$SOCK");
   console.log(`   ${shown}`);
-  console.log("   (full flags: src/permissions.ts; `deno task config --host claude` prints all)\n");
+  console.log(
+    `   (full flags: src/permissions.ts; ${taskStep("config", ["--host", "claude"])} prints all)\n`,
+  );
 
   const transport = new StdioClientTransport({
     command: Deno.execPath(),

@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { buildTree } from "../src/cli/install/tree.ts";
 import { sha256 } from "../src/cli/install/manifest.ts";
 import { installLayout, LAUNCHER_NAME } from "../src/install_layout.ts";
+import { taskCommand, taskUsage } from "../src/hints.ts";
 
 /** The Deno every form of the bridge is built and tested with. */
 const DENO_VERSION = "2.9.6";
@@ -138,13 +139,15 @@ async function release(target: Target, out: string): Promise<void> {
   }
 }
 
-const USAGE = `usage: deno task release:local [--target ${
+const USAGE = `usage: ${taskUsage("release:local")} [--target ${
   Object.keys(TARGETS).join("|")
 }] [--out DIR]
 
 Builds DIR/portreeve-mcp-TARGET.tar.gz (default DIR: dist) and its .sha256: one folder,
 portreeve-mcp-TARGET/, with bin/portreeve-mcp, the bundle and Deno ${DENO_VERSION} for TARGET
 from npm. TARGET defaults to this machine's. Exit codes: 0 built, 1 failed, 2 usage error.`;
+
+const SEE_HELP = taskCommand("release:local", ["--help"]).command;
 
 async function main(): Promise<number> {
   let values: { target?: string; out?: string; help?: boolean };
@@ -158,7 +161,8 @@ async function main(): Promise<number> {
       },
     }).values;
   } catch (error) {
-    console.error(`release: ${error instanceof Error ? error.message.split("\n")[0] : error}`);
+    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    console.error(`release: ${why.split(". ")[0].replace(/\.$/, "")}; see \`${SEE_HELP}\``);
     return 2;
   }
   if (values.help) {

@@ -61,7 +61,7 @@ fi
 # The simulator on a socket path chosen now.
 sock=$work/run-$$/daemon.sock
 mkdir -p "${sock%/*}"
-"$deno" run -A --quiet "$checkout/src/simulator/main.ts" --socket "$sock" >"$work/simulator.log" 2>&1 &
+"$deno" run -A --quiet "$checkout/scripts/simulator.ts" --socket "$sock" >"$work/simulator.log" 2>&1 &
 simulator=$!
 tries=0
 until [ -S "$sock" ]; do

@@ -8,7 +8,13 @@ import { type EnvReader, locateSocket, SocketPathError } from "../socket_locatio
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../installation.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
-import { commandLine } from "../hints.ts";
+import {
+  commandLine,
+  type ReaderForm,
+  readerForm,
+  taskStep,
+  unstablePathWarnings,
+} from "../hints.ts";
 import { type CommandIO, parseOptions, UsageError } from "./options.ts";
 
 /** Seams for tests; each defaults to the real process. */
@@ -62,8 +68,10 @@ grant), 2 usage error.`;
 
 export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps = {}): number {
   const json = args.includes("--json");
+  const installation = deps.installation ?? detectInstallation();
+  const form = readerForm(installation);
   try {
-    const options = parseConfigOptions(args);
+    const options = parseConfigOptions(args, form);
     if (options.help) {
       io.stdout(`${CONFIG_HELP}\n`);
       return 0;
@@ -75,7 +83,14 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       throw new ConfigError("usage", `--socket must be an absolute path (got "${options.socket}")`);
     }
     const socket = discover(options.socket, deps);
-    const installation = deps.installation ?? detectInstallation();
+    // The same entry again, for the socket given after --socket.
+    const again = [
+      "--host",
+      options.host,
+      ...optionWords(options),
+      "--socket",
+      socket.path,
+    ];
     const result = renderConfig({
       host: options.host,
       portable: options.portable ?? false,
@@ -83,7 +98,10 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       toolset: options.toolset,
       approval: options.approval,
       socket,
-      rerun: commandLine(["config", "--host", options.host, "--socket", "NEW_SOCKET_PATH"]),
+      rerun: installation.kind === "compiled"
+        ? taskStep("compile", ["--socket", socket.path], form)
+        : `\`${commandLine(["config", ...again], form)}\``,
+      warnings: unstablePathWarnings(installation, form),
     }, installation);
     if (result.mode === "exact" && installation.kind !== "script") {
       const granted = deps.socketGranted ?? processMayUse;
@@ -92,12 +110,13 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
         throw new ConfigError(
           "socket",
           installation.kind === "compiled"
-            ? `this binary was compiled for a different socket than ${socket.path}; ` +
-              "rebuild it for this socket or use --portable"
+            ? `this binary was compiled for a different socket than ${socket.path}; build one ` +
+              `for it with ${taskStep("compile", ["--socket", socket.path], form)}, or use ` +
+              "--portable"
             : `this bridge was started without a grant for ${socket.path}; run config through ` +
-              `its launcher${
-                installation.launcher ? ` ${installation.launcher}` : ""
-              }, which grants the socket it is given, or use --portable`,
+              `its launcher, which grants the socket it is given: \`${
+                commandLine(["config", ...again], form)
+              }\` (or use --portable)`,
         );
       }
     }
@@ -117,9 +136,20 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
   }
 }
 
-function parseConfigOptions(args: string[]) {
+/** The options that shape the entry, as given, so a printed rerun makes the same entry. */
+function optionWords(options: ConfigOptions): string[] {
+  const words: string[] = [];
+  if (options.label !== undefined) words.push("--label", options.label);
+  if (options.toolset !== undefined) words.push("--toolset", options.toolset);
+  if (options.approval !== undefined) words.push("--approval", options.approval);
+  return words;
+}
+
+type ConfigOptions = ReturnType<typeof parseConfigOptions>;
+
+function parseConfigOptions(args: string[], form: ReaderForm) {
   try {
-    return parseOptions(args, CONFIG_OPTIONS);
+    return parseOptions(args, CONFIG_OPTIONS, commandLine(["config", "--help"], form));
   } catch (error) {
     if (error instanceof UsageError) throw new ConfigError("usage", error.message);
     throw error;

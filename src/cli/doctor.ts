@@ -9,10 +9,12 @@ import { TOOLSETS } from "../toolsets.ts";
 import { APPROVAL_MODES } from "../approval_modes.ts";
 import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket } from "../socket_location.ts";
-import { checkLabel, type CommandIO, oneOf, parseOptions } from "./options.ts";
+import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
+import { HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
-import { commandLine, grantProblem } from "../hints.ts";
+import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../hints.ts";
 import { startDaemonHint } from "./daemon_hint.ts";
+import { detectInstallation } from "../installation.ts";
 import { configureLogging } from "../transport/logging.ts";
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 import { envelopeOf } from "../catalogue/result.ts";
@@ -58,9 +60,11 @@ compatibility, health and the host command. Prints a checklist and one verdict.
 
   --socket PATH     daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
   --label NAME      the label a host entry would pass to serve
-  --toolset SET     read | coordinate | full (default full)
-  --host HOST       whose host command to show: claude | codex | generic (default generic)
-  --approval MODE   the serve --approval mode to check: required | auto | off (default auto);
+  --toolset SET     ${TOOLSETS.join(" | ")} (default full)
+  --host HOST       whose host command to show: ${HOST_IDS.join(" | ")} (default generic)
+  --approval MODE   the serve --approval mode to check: ${
+  APPROVAL_MODES.join(" | ")
+} (default auto);
                     the report says what this host does with the bridge's question
   --json            one JSON object {version, verdict, next, checks} instead of the checklist
   -h, --help        this help
@@ -68,13 +72,15 @@ compatibility, health and the host command. Prints a checklist and one verdict.
 Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
 
 export async function runDoctor(args: string[], io: CommandIO): Promise<number> {
-  const values = parseOptions(args, DOCTOR_OPTIONS);
+  const values = parseOptions(args, DOCTOR_OPTIONS, commandLine(["doctor", "--help"]));
   if (values.help) {
     io.stdout(`${DOCTOR_HELP}\n`);
     return DOCTOR_EXIT.ok;
   }
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
+  const unknownHost = unknownHostMessage(values.host);
+  if (unknownHost !== undefined) throw new UsageError(unknownHost);
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
   const socket = locateSocket(values.socket);
@@ -139,8 +145,14 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
     `host command (${values.host})`,
     hostCommand(values.host, socket, label, toolset, approval),
   );
+  // The same warnings config prints: a host command that breaks once a cache is cleared.
+  const installation = detectInstallation();
+  const unstable = unstablePathWarnings(installation, readerForm(installation));
+  for (const warning of unstable) {
+    add("warn", "host command paths", warning.replace(/^Warning: /, ""));
+  }
 
-  const next = nextStep(verdict, socket.path);
+  const next = nextStep(verdict, socket.path, unstable.length > 0);
   if (values.json) {
     io.stdout(JSON.stringify({ version: 1, verdict, next, checks }) + "\n");
   } else {
@@ -150,10 +162,13 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
   return DOCTOR_EXIT[verdict];
 }
 
-function nextStep(verdict: keyof typeof DOCTOR_EXIT, socketPath: string): string {
+function nextStep(verdict: keyof typeof DOCTOR_EXIT, socketPath: string, unstable: boolean) {
   switch (verdict) {
     case "ok":
-      return "Everything a host needs works; add the host command above to your agent host.";
+      return unstable
+        ? "Everything a host needs works today, but the host command above depends on paths " +
+          "that may disappear: see [warn] above before adding it to your agent host."
+        : "Everything a host needs works; add the host command above to your agent host.";
     case "usage":
       return "";
     case "unavailable":

@@ -11,14 +11,18 @@
  */
 import { installLayout, LAUNCHER_NAME } from "../install_layout.ts";
 import { shellQuote } from "../shell.ts";
+import { commandLine, taskCommand, taskStep, taskUsage } from "../hints.ts";
+import { HOST_IDS } from "../profiles/mod.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
 import { parseOptions, UsageError } from "./options.ts";
 import { BuildError, buildTree } from "./install/tree.ts";
 import { checkInstall, InstallRefused, installTree, uninstallRoot } from "./install/installer.ts";
 import { LAUNCHER_PATH, LIB_PATH, MANIFEST_PATH } from "./install/manifest.ts";
 
-const USAGE = `usage: deno task install [--force]
-       deno task uninstall
+/** The help, spelled for the way this reader runs tasks. */
+function installUsage(): string {
+  return `usage: ${taskUsage("install")} [--force]
+       ${taskUsage("uninstall")}
 
 install    bundles the bridge and installs ${LAUNCHER_NAME} for this user:
              ROOT/${LAUNCHER_PATH}          the launcher; it grants the bridge the socket it
@@ -33,8 +37,20 @@ uninstall  removes the files the manifest lists that are unchanged, then the fol
            created if they are empty, and says what it left and why.
 
 Exit codes: 0 ok, 1 refused or failed (something was left), 2 usage error.`;
+}
 
 class InstallError extends Error {}
+
+/** `install --force` as this reader pastes it, keeping an install root given by variable. */
+function forcedStep(): string {
+  const explicit = Deno.env.get("PORTREEVE_MCP_INSTALL_ROOT");
+  return taskStep(
+    "install",
+    ["--force"],
+    undefined,
+    explicit ? { PORTREEVE_MCP_INSTALL_ROOT: explicit } : {},
+  );
+}
 
 function installRoot(): string {
   const explicit = Deno.env.get("PORTREEVE_MCP_INSTALL_ROOT");
@@ -71,11 +87,16 @@ async function install(force: boolean, say: (line: string) => void): Promise<voi
   const layout = installLayout(root);
   await Deno.mkdir(root, { recursive: true });
   // Refuse before the build when the launcher, the lib folder or the manifest is not ours.
-  await checkInstall(root, [LAUNCHER_PATH], force);
+  await checkInstall(root, [LAUNCHER_PATH], force, forcedStep());
   const staging = await Deno.makeTempDir({ prefix: "portreeve-mcp-install-" });
   try {
     const files = await buildTree(staging, Deno.execPath(), Deno.build.os);
-    await installTree(root, staging, files, { force, version: SOFTWARE_VERSION, say });
+    await installTree(root, staging, files, {
+      force,
+      version: SOFTWARE_VERSION,
+      say,
+      forced: forcedStep(),
+    });
   } finally {
     await Deno.remove(staging, { recursive: true });
   }
@@ -89,11 +110,15 @@ async function install(force: boolean, say: (line: string) => void): Promise<voi
   say(`  ${root}/${MANIFEST_PATH}  what was written, with SHA-256 hashes`);
   if (!onPath) {
     say(
-      `\n${root}/bin is not on your PATH; add it (e.g. in ~/.profile):\n` +
-        `  export PATH=${shellQuote(`${root}/bin`)}:"$PATH"`,
+      `\n${root}/bin is not on your PATH; add it (e.g. in ~/.profile) with ` +
+        `\`export PATH=${shellQuote(`${root}/bin`)}:"$PATH"\``,
     );
   }
-  say(`\nNext: ${shellQuote(layout.launcher)} config --host claude   (or codex, gemini, generic)`);
+  const program = { kind: "program", program: layout.launcher } as const;
+  say(
+    `\nNext: \`${commandLine(["config", "--host", HOST_IDS[0]], program)}\` prints the entry ` +
+      `for your agent host (--host ${HOST_IDS.join(", ")}).`,
+  );
 }
 
 /** Exit 0 when everything the installer wrote is gone, else 1. */
@@ -125,9 +150,9 @@ async function main(): Promise<number> {
   const [mode, ...rest] = Deno.args;
   const say = (line: string) => console.log(line);
   try {
-    const values = parseOptions(rest, INSTALL_OPTIONS);
+    const values = parseOptions(rest, INSTALL_OPTIONS, taskCommand(mode, ["--help"]).command);
     if (values.help) {
-      console.log(USAGE);
+      console.log(installUsage());
       return 0;
     }
     if (values.socket !== undefined) {
@@ -141,7 +166,14 @@ async function main(): Promise<number> {
       return 0;
     }
     if (mode === "uninstall" && values.force === undefined) return await uninstall(say);
-    throw new UsageError(USAGE.split("\n").slice(0, 2).join("\n"));
+    if (mode === "uninstall") {
+      throw new UsageError(
+        `uninstall takes no --force: it never removes what it did not write; see \`${
+          taskCommand("uninstall", ["--help"]).command
+        }\``,
+      );
+    }
+    throw new UsageError(installUsage().split("\n").slice(0, 2).join("\n"));
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${LAUNCHER_NAME} ${mode}: ${error.message}`);

@@ -2,20 +2,27 @@
 import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
 import { SocketPathError } from "../socket_location.ts";
 import { type CommandIO, UsageError } from "./options.ts";
+import { commandLine } from "../hints.ts";
+import { TOOLSETS } from "../toolsets.ts";
+import { APPROVAL_MODES } from "../approval_modes.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 
-export const HELP = `${PRODUCT} ${SOFTWARE_VERSION} — MCP bridge to the PortReeve daemon
+/** The program's help; `hosts` are the profiles' ids (loaded only when help is asked for). */
+export function programHelp(hosts: readonly string[]): string {
+  const toolsets = TOOLSETS.join("|");
+  const approvals = APPROVAL_MODES.join("|");
+  return `${PRODUCT} ${SOFTWARE_VERSION} — MCP bridge to the PortReeve daemon
 
 Usage:
-  ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
+  ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset ${toolsets}]
                     [--log-level error|warn|info|debug] [--custody-ms MS]
-                    [--approval required|auto|off] [--approval-ms MS]
-  ${PRODUCT} config --host claude|codex|gemini|generic [--portable] [--label NAME]
-                    [--toolset read|coordinate|full] [--approval required|auto|off]
+                    [--approval ${approvals}] [--approval-ms MS]
+  ${PRODUCT} config --host ${hosts.join("|")} [--portable] [--label NAME]
+                    [--toolset ${toolsets}] [--approval ${approvals}]
                     [--socket PATH] [--json]
-  ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset read|coordinate|full]
-                    [--host claude|codex|gemini|generic] [--approval ...] [--json]
+  ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ${toolsets}]
+                    [--host ${hosts.join("|")}] [--approval ...] [--json]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)
@@ -29,6 +36,7 @@ Socket: --socket, else $PORTREEVE_SOCKET, else the platform default
 
 Exit codes: 0 ok, 1 config cannot render for this installation, 2 usage error;
 doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
+}
 
 export async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -52,13 +60,15 @@ export async function run(argv: string[]): Promise<number> {
         return EXIT.ok;
       case "--help":
       case "-h":
-      case "help":
-        stdio.stdout(HELP + "\n");
+      case "help": {
+        const { HOST_IDS } = await import("../profiles/hosts.ts");
+        stdio.stdout(programHelp(HOST_IDS) + "\n");
         return EXIT.ok;
+      }
       case undefined:
-        throw new UsageError("missing command; try `portreeve-mcp --help`");
+        throw new UsageError(`missing command; see \`${commandLine(["--help"])}\``);
       default:
-        throw new UsageError(`unknown command "${command}"; try \`portreeve-mcp --help\``);
+        throw new UsageError(`unknown command "${command}"; see \`${commandLine(["--help"])}\``);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof SocketPathError) {

@@ -13,18 +13,20 @@ export class UsageError extends Error {}
 
 /**
  * Parses `args` strictly against `options`. node:util reports bad argv as a TypeError with an
- * ERR_PARSE_ARGS_* code and several sentences; this keeps the first, which says what is wrong.
+ * ERR_PARSE_ARGS_* code and several sentences; this keeps the first, which says what is wrong,
+ * and points at `help`, the pasteable command that prints the command's help.
  */
 export function parseOptions<T extends ParseArgsOptionsConfig>(
   args: string[],
   options: T,
+  help: string,
 ) {
   try {
     return parseArgs({ args, options, strict: true as const, allowPositionals: false as const })
       .values;
   } catch (error) {
     if (error instanceof TypeError && String(Reflect.get(error, "code")).startsWith("ERR_PARSE")) {
-      throw new UsageError(`${firstSentence(error.message)}; see --help`);
+      throw new UsageError(`${firstSentence(error.message)}; see \`${help}\``);
     }
     throw error;
   }

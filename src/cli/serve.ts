@@ -41,7 +41,7 @@ are JSON lines on stderr. A host starts it; run by hand it waits for frames on s
 Exit codes: 0 stopped normally (stdin closed, SIGINT or SIGTERM), 2 usage error.`;
 
 export async function runServe(args: string[], io: CommandIO): Promise<number> {
-  const values = parseOptions(args, SERVE_OPTIONS);
+  const values = parseOptions(args, SERVE_OPTIONS, commandLine(["serve", "--help"]));
   if (values.help) {
     io.stdout(SERVE_HELP + "\n");
     return 0;

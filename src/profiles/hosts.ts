@@ -21,3 +21,9 @@ export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profil
 export function findHost(id: string): HostProfile | undefined {
   return HOST_PROFILES.find((profile) => profile.id === id);
 }
+
+/** One line naming the known hosts when `id` is not one of them, else undefined. */
+export function unknownHostMessage(id: string): string | undefined {
+  if (findHost(id) !== undefined) return undefined;
+  return `unknown --host ${JSON.stringify(id)}; valid hosts: ${HOST_IDS.join(", ")}`;
+}

@@ -1,6 +1,6 @@
 /** Host configuration renderers behind `portreeve-mcp config` (the command is src/cli/config.ts). */
 export { formatHuman } from "./human.ts";
-export { findHost, HOST_IDS, HOST_PROFILES } from "./hosts.ts";
+export { findHost, HOST_IDS, HOST_PROFILES, unknownHostMessage } from "./hosts.ts";
 export { type HostProfile, parseProfile, ProfileError } from "./profile.ts";
 export {
   ConfigError,

@@ -4,7 +4,7 @@
  */
 import { confinedFlags, RUN_ENV } from "../permissions.ts";
 import { type SocketLocation, SocketPathError } from "../socket_location.ts";
-import { findHost, HOST_IDS } from "./hosts.ts";
+import { findHost, unknownHostMessage } from "./hosts.ts";
 import type { ConfigurationLanguage, HostProfile, Json } from "./profile.ts";
 import type { Installation } from "../installation.ts";
 import { shellJoin } from "../shell.ts";
@@ -26,8 +26,13 @@ export interface ConfigInput {
   approval?: string;
   /** The socket this user's bridge would use (`discoverSocket`). */
   socket: SocketLocation;
-  /** How to print this again for a moved socket, pasteable for this installation. */
+  /**
+   * How to print this entry again (or, compiled, build the binary again), as a phrase with the
+   * command in backticks, pasteable for this installation; the socket follows `--socket`.
+   */
   rerun?: string;
+  /** Warnings about the exact command's paths (`unstablePathWarnings`), shown as notes. */
+  warnings?: readonly string[];
 }
 
 export interface ConfigResult {
@@ -93,12 +98,7 @@ export function validateApproval(raw: string): ApprovalMode {
 
 export function requireHost(id: string): HostProfile {
   const profile = findHost(id);
-  if (profile === undefined) {
-    throw new ConfigError(
-      "usage",
-      `unknown --host ${JSON.stringify(id)}; valid hosts: ${HOST_IDS.join(", ")}`,
-    );
-  }
+  if (profile === undefined) throw new ConfigError("usage", unknownHostMessage(id) ?? id);
   return profile;
 }
 
@@ -229,58 +229,28 @@ function approvalNotes(approval: ApprovalMode | undefined): string[] {
   return [];
 }
 
-/**
- * Places a printed command must not depend on: npx's cache (npm may delete any entry) and
- * temporary folders. Matched on the path alone; the confined process cannot look further.
- */
-const UNSTABLE_PLACES: readonly { pattern: RegExp; what: string }[] = [
-  { pattern: /\/_npx\//, what: "npx's cache, which npm may delete at any time" },
-  {
-    pattern: /^(?:\/private)?\/(?:tmp|var\/tmp|var\/folders)\//,
-    what: "a temporary folder, which the system may clear",
-  },
-];
-
-/** One warning per path of a source-run command that lies in a cache or temporary folder. */
-export function unstablePathWarnings(installation: Installation): string[] {
-  if (installation.kind !== "script") return [];
-  const paths = [
-    { role: "the Deno executable", path: installation.execPath },
-    { role: "the entry file", path: installation.entryPath ?? "" },
-  ];
-  const warnings: string[] = [];
-  for (const { role, path } of paths) {
-    const place = UNSTABLE_PLACES.find(({ pattern }) => pattern.test(path));
-    if (place === undefined) continue;
-    warnings.push(
-      `Warning: ${role} ${path} lies in ${place.what}, and the host will fail to start the ` +
-        "bridge once it is gone. Run `npx -y deno@2.9.6 task install` in a checkout outside " +
-        "temporary folders (it keeps its own copy of Deno) and use the `portreeve-mcp config` " +
-        "it prints; or install Deno stably (`npm install -g deno@2.9.6`, or " +
-        "`curl -fsSL https://deno.land/install.sh | sh`) and run config again with it.",
-    );
-  }
-  return warnings;
-}
-
 const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";
 
 function modeNotes(input: ConfigInput, installation: Installation): string[] {
   const { path, source } = input.socket;
   if (!input.portable) {
-    const rerun = `rerun \`${input.rerun ?? "portreeve-mcp config"}\` if the socket moves`;
+    const again = input.rerun === undefined
+      ? "run config again with the new path"
+      : `print a new entry with ${input.rerun}, the new path after --socket`;
     const grant = {
       compiled: `This binary's permissions were fixed when it was compiled and cover only the ` +
-        `socket ${path}; if the socket moves, compile it again for the new socket ` +
-        "(`deno task compile` with PORTREEVE_SOCKET set, in a checkout).",
+        `socket ${path}; if the socket moves, compile it again for the new socket${
+          input.rerun === undefined ? "" : ` (${input.rerun}, the new path after --socket)`
+        }.`,
       installed: `The launcher grants the bridge, each time it starts, only the socket this ` +
-        `entry names (${path}); ${rerun}.`,
-      script: `The Deno permissions in this command cover only the socket ${path}; ${rerun}.`,
+        `entry names (${path}); if the socket moves, ${again}.`,
+      script: `The Deno permissions in this command cover only the socket ${path}; if the ` +
+        `socket moves, ${again}.`,
     }[installation.kind];
     return [
       "Absolute paths: hosts started from a GUI with a minimal PATH still find the bridge.",
       grant,
-      ...unstablePathWarnings(installation),
+      ...(input.warnings ?? []),
     ];
   }
   const onPath =

@@ -1,7 +1,8 @@
 /**
  * Every command explains itself: `--help` exits 0 and lists each flag the command accepts
  * (taken from the same option tables its parser uses) and its exit codes; every task in
- * deno.json has a description.
+ * deno.json has a description and answers `--help` with it without doing its work; host lists
+ * in help texts and task descriptions are the profiles' hosts.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -10,6 +11,12 @@ import { CONFIG_OPTIONS } from "../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../src/cli/doctor.ts";
 import { confinedFlags } from "../../src/permissions.ts";
 import { SOURCE_ENTRY } from "./harness.ts";
+import { copyCheckout } from "./hint_forms.ts";
+import { CONFIG_HELP } from "../../src/cli/config.ts";
+import { DOCTOR_HELP } from "../../src/cli/doctor.ts";
+import { programHelp } from "../../src/cli/main.ts";
+import { HOST_IDS } from "../../src/profiles/mod.ts";
+import { TASKS } from "../../scripts/tasks.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -40,6 +47,23 @@ for (const [name, args, options] of COMMANDS) {
       assert.match(text, new RegExp(`--${flag}\\b`), `${name} --help names --${flag}`);
     }
     assert.match(text, /Exit codes: 0 /);
+  });
+}
+
+for (const [name, args] of COMMANDS.filter(([, , options]) => "host" in options)) {
+  Deno.test(`help: ${name} refuses an unknown --host: exit 2, one line naming the hosts`, async () => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [...args.slice(0, -1), "--host", "vscode"],
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, stderr);
+    assert.equal(new TextDecoder().decode(out.stdout), "");
+    assert.match(stderr, /^[^\n]*"vscode"[^\n]*\n$/, "one line naming the host given");
+    for (const id of HOST_IDS) assert.match(stderr, new RegExp(`\\b${id}\\b`), `names ${id}`);
   });
 }
 
@@ -123,4 +147,97 @@ Deno.test("serve with stdin on a pipe prints no terminal hint", async () => {
   }).output();
   assert.equal(out.code, 0);
   assert.doesNotMatch(new TextDecoder().decode(out.stderr), /waiting for an MCP host/);
+});
+
+/** Every file and folder under `dir` with its size and modification time. */
+async function snapshot(
+  dir: string,
+  into = new Map<string, string>(),
+): Promise<Map<string, string>> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    const info = await Deno.lstat(path);
+    into.set(path, `${info.isDirectory ? "dir" : info.size} ${info.mtime?.getTime()}`);
+    if (info.isDirectory) await snapshot(path, into);
+  }
+  return into;
+}
+
+const TASK_DESCRIPTIONS = (JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as {
+  tasks: Record<string, { description: string }>;
+}).tasks;
+
+Deno.test("help: every task answers --help with its description and does none of its work", async () => {
+  // In a copy of the checkout, with the socket, install root, state and temporary folders
+  // inside the same folder: whatever a task would write or create shows up in the snapshot.
+  const work = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-task-help-" }));
+  const checkout = `${work}/checkout`;
+  await copyCheckout(ROOT, checkout);
+  for (const folder of ["state", "tmp", "install"]) await Deno.mkdir(`${work}/${folder}`);
+  const env = {
+    ...Deno.env.toObject(),
+    PORTREEVE_SOCKET: `${work}/state/portreeve.sock`,
+    PORTREEVE_MCP_INSTALL_ROOT: `${work}/install`,
+    XDG_STATE_HOME: `${work}/state`,
+    TMPDIR: `${work}/tmp`,
+  };
+  try {
+    const before = await snapshot(work);
+    const names = Object.keys(TASK_DESCRIPTIONS);
+    const answers = await Promise.all(names.map(async (name) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "-q", name, "--help"],
+        cwd: checkout,
+        env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        // A guard, not a speed target: a task that starts its real work takes far longer.
+        signal: AbortSignal.timeout(60_000),
+      }).output();
+      return { name, out, stdout: new TextDecoder().decode(out.stdout) };
+    }));
+    for (const { name, out, stdout } of answers) {
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 0, `${name} --help: ${stdout}${stderr}`);
+      assert.equal(stderr, "", `${name} --help writes nothing on stderr`);
+      assert.ok(stdout.includes(TASK_DESCRIPTIONS[name].description), `${name}: its description`);
+      assert.match(stdout, /usage: /, `${name}: a usage line`);
+      if (TASKS[name].help !== "command") {
+        assert.ok(stdout.includes(TASKS[name].help), `${name}: what its arguments do`);
+        assert.match(stdout, /Runs, in order/, `${name}: what it runs`);
+      }
+      // What the test, check, demo and simulator tasks print once they are at work.
+      const working = /running \d+ tests?|Checked \d+ files?|simulator socket|listening on/;
+      assert.doesNotMatch(stdout + stderr, working, name);
+    }
+    assert.deepEqual(
+      [...(await snapshot(work)).entries()],
+      [...before.entries()],
+      "nothing written",
+    );
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test("help: host lists in help texts and task descriptions are the profiles' hosts", () => {
+  const texts: [string, string][] = [
+    ["config --help", CONFIG_HELP],
+    ["doctor --help", DOCTOR_HELP],
+    ["--help", programHelp(HOST_IDS)],
+    ...Object.entries(TASK_DESCRIPTIONS).map(([name, task]): [string, string] => [
+      `task ${name}`,
+      task.description,
+    ]),
+  ];
+  let lists = 0;
+  for (const [where, text] of texts) {
+    const named = HOST_IDS.filter((id) => new RegExp(`\\b${id}\\b`).test(text));
+    if (named.length === 0) continue;
+    lists++;
+    assert.deepEqual(named, HOST_IDS, `${where} names every host (${HOST_IDS.join(", ")})`);
+  }
+  assert.ok(lists >= 4, "config, doctor, the program and the config task name hosts");
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 
-const MAIN = fileURLToPath(new URL("../../src/simulator/main.ts", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000) {
   const deadline = Date.now() + ms;

@@ -232,7 +232,7 @@ Deno.test("run form: a directory, a comma or an over-long socket path is a one-l
     for (
       const args of [
         ["run", "--no-prompt", "main.ts", "serve", "--socket", long],
-        ["run", "-A", "src/simulator/main.ts", "--socket", long],
+        ["run", "-A", "scripts/simulator.ts", "--socket", long],
       ]
     ) {
       const out = await new Deno.Command(Deno.execPath(), {

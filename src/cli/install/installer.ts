@@ -140,16 +140,19 @@ async function moveAside(root: string, path: string): Promise<string> {
   return aside;
 }
 
-function refusal(root: string, conflicts: Conflict[]): InstallRefused {
+/** `forced` is the install command with --force, pasteable, in backticks (or words). */
+function refusal(root: string, conflicts: Conflict[], forced: string): InstallRefused {
   const [first, ...more] = conflicts;
   const others = more.length === 0
     ? ""
     : ` (and ${more.length} more: ${more.map((c) => `${root}/${c.path}`).join(", ")})`;
   return new InstallRefused(
     `refusing to replace ${root}/${first.path}: it ${first.why}. Move it away yourself, or run ` +
-      `install again with --force to have it moved aside to ${first.path}.replaced-<time>${others}`,
+      `${forced} to have it moved aside to ${first.path}.replaced-<time>${others}`,
   );
 }
+
+const FORCED = "install again with --force";
 
 const FORCE_ROUNDS = 3;
 
@@ -167,9 +170,14 @@ async function moveAsideAll(root: string, conflicts: Conflict[], say: Say): Prom
 }
 
 /** Checks what an install of `files` would replace; throws InstallRefused on a conflict. */
-export async function checkInstall(root: string, files: string[], force: boolean): Promise<void> {
+export async function checkInstall(
+  root: string,
+  files: string[],
+  force: boolean,
+  forced = FORCED,
+): Promise<void> {
   const { conflicts } = await plan(root, files);
-  if (conflicts.length > 0 && !force) throw refusal(root, conflicts);
+  if (conflicts.length > 0 && !force) throw refusal(root, conflicts, forced);
 }
 
 /**
@@ -180,13 +188,16 @@ export async function installTree(
   root: string,
   source: string,
   files: string[],
-  options: { force: boolean; version: string; say: Say },
+  options: { force: boolean; version: string; say: Say; forced?: string },
 ): Promise<void> {
+  const forced = options.forced ?? FORCED;
   let current = await plan(root, files);
-  if (current.conflicts.length > 0 && !options.force) throw refusal(root, current.conflicts);
+  if (current.conflicts.length > 0 && !options.force) {
+    throw refusal(root, current.conflicts, forced);
+  }
   // Moving a manifest aside can make its folder foreign in turn: a few rounds settle it.
   for (let round = 0; current.conflicts.length > 0; round++) {
-    if (round === FORCE_ROUNDS) throw refusal(root, current.conflicts);
+    if (round === FORCE_ROUNDS) throw refusal(root, current.conflicts, forced);
     await moveAsideAll(root, current.conflicts, options.say);
     current = await plan(root, files);
   }

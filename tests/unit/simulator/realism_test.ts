@@ -350,7 +350,7 @@ Deno.test("realism: error details match the daemon's keys", async () => {
 Deno.test("realism: without /proc or lsof/ps the simulator says so once on stderr", async () => {
   if (Deno.build.os !== "linux") return;
   const dir = await Deno.makeTempDir({ prefix: "portreeve-sim-probe-" });
-  const main = new URL("../../../src/simulator/main.ts", import.meta.url).pathname;
+  const main = new URL("../../../scripts/simulator.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",

@@ -1,11 +1,17 @@
 // CLI: `deno task simulator --socket PATH [--seed-demo]` runs a SIMULATED PortReeve daemon.
+// It lives in scripts/ because src/simulator/ imports nothing outside itself, and its usage
+// lines are spelled by src/hints.ts for the reader's way of running tasks.
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
-import { startSimulator } from "./mod.ts";
-import { seedDemo } from "./seed.ts";
+import { startSimulator } from "../src/simulator/mod.ts";
+import { seedDemo } from "../src/simulator/seed.ts";
+import { taskCommand, taskUsage } from "../src/hints.ts";
+import { socketPathLimit } from "../src/socket_location.ts";
 
-const USAGE = "usage: deno task simulator --socket PATH [--seed-demo] [--hostile]";
-const HELP = `${USAGE}
+const USAGE = `usage: ${taskUsage("simulator")} --socket PATH [--seed-demo] [--hostile]`;
+/** A usage error's last words: the command that prints the help, pasteable. */
+const SEE_HELP = `see \`${taskCommand("simulator", ["--help"]).command}\``;
+export const SIMULATOR_HELP = `${USAGE}
 
 Runs a SIMULATED PortReeve daemon (protocol 1) on a Unix socket, for trying and testing the
 bridge without PortReeve. It stops and removes its socket on SIGINT, SIGTERM, or when the
@@ -36,21 +42,21 @@ async function main(): Promise<number> {
       },
     }));
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    const why = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    console.error(`simulator: ${why.replace(/\.$/, "")}; ${SEE_HELP}`);
     return 2;
   }
   if (values.help) {
-    console.log(HELP);
+    console.log(SIMULATOR_HELP);
     return 0;
   }
   if (!values.socket) {
-    console.error(`--socket is required.\n${USAGE}`);
+    console.error(`simulator: --socket PATH is required; ${SEE_HELP}`);
     return 2;
   }
   const socketPath = resolve(values.socket);
-  // The bridge's rule (src/socket_location.ts; the simulator imports nothing outside itself):
-  // sun_path holds the path and its final NUL.
-  const sunPath = Deno.build.os === "linux" ? 108 : 104;
+  // The bridge's rule: sun_path holds the path and its final NUL.
+  const sunPath = socketPathLimit(Deno.build.os);
   const bytes = new TextEncoder().encode(socketPath).length;
   if (bytes >= sunPath) {
     console.error(
@@ -130,4 +136,4 @@ function oneLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ");
 }
 
-Deno.exit(await main());
+if (import.meta.main) Deno.exit(await main());

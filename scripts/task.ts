@@ -1,0 +1,115 @@
+/**
+ * The runner every deno.json task goes through (`deno run … scripts/task.ts NAME ARGS…`).
+ * `--help` or `-h` among ARGS prints the task's description (from deno.json), its usage and
+ * what it runs, and runs nothing; a task whose one program prints its own help gets ARGS after
+ * the description, and that program answers.
+ * Otherwise the steps of scripts/tasks.ts run in order, ARGS going to the last one as
+ * `deno task` would pass them, and the first failure ends the task with its exit code.
+ */
+import config from "../deno.json" with { type: "json" };
+import { shellJoin } from "../src/shell.ts";
+import { taskUsage } from "../src/hints.ts";
+import { type Step, type TaskDefinition, TASKS } from "./tasks.ts";
+
+/** What a task may do to the world; tests replace it to see that `--help` does nothing. */
+export interface Effects {
+  /** Runs Deno with `args`, stdio inherited; resolves to its exit code. */
+  deno(args: string[]): Promise<number>;
+  remove(path: string): Promise<void>;
+  print(text: string): void;
+}
+
+/** Whether ARGS ask for help (before any `--`, after which arguments belong to a program). */
+export function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h");
+}
+
+const DESCRIPTIONS: Record<string, { description?: string }> = config.tasks;
+
+/** Runs task `name` with `args`; resolves to the exit code. */
+export async function runTask(name: string, args: string[], effects: Effects): Promise<number> {
+  const definition = TASKS[name];
+  if (definition === undefined) {
+    console.error(`task.ts: no task "${name}"; deno.json lists ${Object.keys(TASKS).join(", ")}`);
+    return 2;
+  }
+  if (wantsHelp(args)) return await help(name, definition, args, effects);
+  return await runSteps(definition.steps, args, effects);
+}
+
+async function runSteps(steps: readonly Step[], args: string[], effects: Effects) {
+  for (const [index, step] of steps.entries()) {
+    const extra = index === steps.length - 1 ? args : [];
+    const code = await runStep(step, extra, effects);
+    if (code !== 0) return code;
+  }
+  return 0;
+}
+
+async function runStep(step: Step, extra: string[], effects: Effects): Promise<number> {
+  if ("deno" in step) return await effects.deno([...step.deno, ...extra]);
+  if ("task" in step) return await runSteps(TASKS[step.task].steps, extra, effects);
+  await effects.remove(step.remove);
+  return 0;
+}
+
+async function help(name: string, definition: TaskDefinition, args: string[], effects: Effects) {
+  const description = DESCRIPTIONS[name]?.description ?? "";
+  if (definition.help === "command") {
+    // Its one step's program answers --help itself, from wherever among the arguments.
+    effects.print(`${description}\n`);
+    return await runStep(definition.steps[0], args, effects);
+  }
+  const usage = `usage: ${taskUsage(name)}${definition.args ? ` ${definition.args}` : ""}`;
+  const steps = definition.steps.map((step, index) => {
+    const extra = index === definition.steps.length - 1 && definition.args ? " [ARGS...]" : "";
+    return `  ${describeStep(step)}${extra}`;
+  });
+  effects.print(
+    `${usage}\n\n${description}\n\n${definition.help}\n\nRuns, in order (stopping at the ` +
+      `first that fails, whose exit code it returns):\n${steps.join("\n")}`,
+  );
+  return 0;
+}
+
+function describeStep(step: Step): string {
+  if ("deno" in step) return shellJoin(["deno", ...step.deno]);
+  if ("task" in step) return `the ${step.task} task`;
+  return `rm -rf ${step.remove}`;
+}
+
+/** The real effects: Deno started as a child that gets our signals, stdio inherited. */
+const REAL: Effects = {
+  async deno(args) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args,
+      stdin: "inherit",
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn();
+    const forward = (signal: Deno.Signal) => () => child.kill(signal);
+    const listeners = (["SIGINT", "SIGTERM"] as const).map((signal) => {
+      const listener = forward(signal);
+      Deno.addSignalListener(signal, listener);
+      return { signal, listener };
+    });
+    try {
+      const status = await child.status;
+      return status.success ? 0 : (status.code || 1);
+    } finally {
+      for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
+    }
+  },
+  async remove(path) {
+    await Deno.remove(path, { recursive: true }).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  },
+  print: (text) => console.log(text),
+};
+
+if (import.meta.main) {
+  const [name = "", ...args] = Deno.args;
+  Deno.exit(await runTask(name, args, REAL));
+}

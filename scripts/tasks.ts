@@ -1,0 +1,226 @@
+/**
+ * What each deno.json task runs, defined once. deno.json gives every task its description and
+ * runs it as `deno run … scripts/task.ts NAME`; `deno task NAME ARGS…` appends ARGS to that
+ * command, so the runner sees `--help` before anything runs (a task written as a chain such as
+ * `a && b` would hand the arguments to `b` after `a` had already run). A test keeps this table
+ * and deno.json in step: the same names, and every command going through the runner.
+ */
+
+/** One thing a task does, in order; a step that fails ends the task with its exit code. */
+export type Step =
+  /** The running Deno with these arguments. */
+  | { deno: readonly string[] }
+  /** Another task's steps. */
+  | { task: string }
+  /** Removes a path and everything under it, as `rm -rf` does. */
+  | { remove: string };
+
+export interface TaskDefinition {
+  /** What may follow `deno task NAME`, for the usage line. */
+  args: string;
+  /**
+   * Where `--help` comes from. "command": the task's one step is a program that prints its own
+   * help when `--help` is among its arguments. Otherwise these sentences say what the extra
+   * arguments do, and the help lists the steps.
+   */
+  help: "command" | string;
+  steps: readonly Step[];
+}
+
+/** The `confined` task's command: the bridge run or compiled under its confinement flags. */
+const CONFINED = [
+  "run",
+  "--allow-env=PORTREEVE_SOCKET,XDG_STATE_HOME,HOME",
+  "--allow-run",
+  "--allow-read",
+  "--quiet",
+  "scripts/confined.ts",
+];
+
+const TEST = [
+  "test",
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "--allow-env",
+  "--allow-run",
+  "--no-prompt",
+];
+
+const TEST_ARGS = "Extra arguments go to `deno test` after the folders (e.g. --filter NAME).";
+
+/** Bundle first (the e2e suites run the bundle), then these test folders. */
+function suite(...folders: string[]): TaskDefinition {
+  return {
+    args: "[deno test arguments...]",
+    help: TEST_ARGS,
+    steps: [{ task: "bundle" }, { deno: [...TEST, ...folders] }],
+  };
+}
+
+export const TASKS: Readonly<Record<string, TaskDefinition>> = {
+  confined: {
+    args: "run ENTRY [ARGS...] | compile ENTRY OUTPUT",
+    help: "command",
+    steps: [{ deno: CONFINED }],
+  },
+  serve: {
+    args: "[options]",
+    help: "command",
+    steps: [{ deno: [...CONFINED, "run", "main.ts", "serve"] }],
+  },
+  config: {
+    args: "--host HOST [options]",
+    help: "command",
+    steps: [{ deno: [...CONFINED, "run", "main.ts", "config"] }],
+  },
+  doctor: {
+    args: "[options]",
+    help: "command",
+    steps: [{ deno: [...CONFINED, "run", "main.ts", "doctor"] }],
+  },
+  simulator: {
+    args: "--socket PATH [options]",
+    help: "command",
+    steps: [{ deno: ["run", "-A", "--quiet", "scripts/simulator.ts"] }],
+  },
+  demo: {
+    args: "",
+    help: "command",
+    steps: [{
+      deno: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-net",
+        "--allow-env",
+        "--allow-run",
+        "--quiet",
+        "scripts/demo.ts",
+      ],
+    }],
+  },
+  install: {
+    args: "[--force]",
+    help: "command",
+    steps: [{
+      deno: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-run",
+        "--quiet",
+        "src/cli/install.ts",
+        "install",
+      ],
+    }],
+  },
+  uninstall: {
+    args: "",
+    help: "command",
+    steps: [{
+      deno: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--quiet",
+        "src/cli/install.ts",
+        "uninstall",
+      ],
+    }],
+  },
+  "release:local": {
+    args: "[--target TARGET] [--out DIR]",
+    help: "command",
+    steps: [{
+      deno: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-run",
+        "--quiet",
+        "scripts/release.ts",
+      ],
+    }],
+  },
+  bundle: {
+    args: "",
+    help: "Takes no arguments. Replaces dist/ with main.js and its chunks.",
+    steps: [
+      { remove: "dist" },
+      {
+        deno: [
+          "bundle",
+          "--quiet",
+          "--frozen",
+          "--minify",
+          "--platform=deno",
+          "--code-splitting",
+          "--outdir",
+          "dist",
+          "main.ts",
+        ],
+      },
+    ],
+  },
+  "serve:bundle": {
+    args: "[serve options]",
+    help: "Takes the options of serve (the serve task's --help lists them).",
+    steps: [{ task: "bundle" }, { deno: [...CONFINED, "run", "dist/main.js", "serve"] }],
+  },
+  compile: {
+    args: "[--socket PATH]",
+    help: "--socket PATH fixes the binary's grant to that socket (else PORTREEVE_SOCKET, else " +
+      "the default). Needs network access to dl.deno.land for denort.",
+    steps: [{ deno: [...CONFINED, "compile", "main.ts", "dist/portreeve-mcp"] }],
+  },
+  check: {
+    args: "[deno check arguments...]",
+    help: "Extra arguments go to `deno check`.",
+    steps: [
+      { deno: ["fmt", "--check"] },
+      { deno: ["lint"] },
+      { deno: ["check", "main.ts", "src/", "tests/", "scripts/"] },
+    ],
+  },
+  test: suite("tests/unit", "tests/e2e"),
+  "test:live": {
+    args: "[deno test arguments...]",
+    help: `${TEST_ARGS} Set PORTREEVE_LIVE_SOCKET to the socket of a real daemon.`,
+    steps: [{ deno: [...TEST, "tests/live"] }],
+  },
+  bench: {
+    args: "",
+    help: "Takes no arguments. Prints a table of ratios; never fails on a time.",
+    steps: [{ task: "bundle" }, { deno: ["run", "-A", "--quiet", "scripts/bench.ts"] }],
+  },
+  gen: {
+    args: "",
+    help: "Takes no arguments. Rewrites the generated files; commit them.",
+    steps: [
+      {
+        deno: [
+          "run",
+          "--allow-read",
+          "--allow-write=README.md,src/catalogue/tools_list.json,docs",
+          "scripts/gen.ts",
+        ],
+      },
+      { deno: ["fmt", "-q", "README.md", "docs"] },
+    ],
+  },
+  "test:reliability": suite("tests/reliability/"),
+  "test:hosts": suite("tests/hosts/"),
+};
+
+/**
+ * The command deno.json gives task `name`: the runner, with only the permissions it needs
+ * (start Deno; remove dist/ for the bundle task).
+ */
+export function runnerCommand(name: string): string {
+  return `export DENO_NO_UPDATE_CHECK=1 && deno run --allow-run --allow-write=dist --quiet ` +
+    `scripts/task.ts ${name}`;
+}

@@ -1,0 +1,75 @@
+/**
+ * deno.json and scripts/tasks.ts describe the same tasks, every task goes through the runner
+ * (so `--help` is seen before anything runs), and the runner does nothing but print for
+ * `--help`, and otherwise runs the steps in order with the extra arguments on the last.
+ */
+import assert from "node:assert/strict";
+import { runnerCommand, type Step, TASKS } from "../../../scripts/tasks.ts";
+import { type Effects, runTask, wantsHelp } from "../../../scripts/task.ts";
+
+const CONFIG = JSON.parse(
+  await Deno.readTextFile(new URL("../../../deno.json", import.meta.url)),
+) as { tasks: Record<string, { command: string; description: string }> };
+
+/** Effects that record what would have been done; Deno "exits" with `codes` in turn. */
+function recorder(codes: number[] = []) {
+  const done: string[] = [];
+  const effects: Effects = {
+    deno: (args) => {
+      done.push(`deno ${args.join(" ")}`);
+      return Promise.resolve(codes.shift() ?? 0);
+    },
+    remove: (path) => {
+      done.push(`remove ${path}`);
+      return Promise.resolve();
+    },
+    print: () => {},
+  };
+  return { done, effects };
+}
+
+Deno.test("tasks: deno.json runs every task of the table, and only those, through the runner", () => {
+  assert.deepEqual(Object.keys(CONFIG.tasks).sort(), Object.keys(TASKS).sort());
+  for (const [name, task] of Object.entries(CONFIG.tasks)) {
+    assert.equal(task.command, runnerCommand(name), `task ${name}`);
+  }
+});
+
+Deno.test("tasks: a task that leaves --help to its program has one step; task steps exist", () => {
+  const named = (step: Step) => "task" in step ? [step.task] : [];
+  for (const [name, task] of Object.entries(TASKS)) {
+    if (task.help === "command") assert.equal(task.steps.length, 1, name);
+    for (const inner of task.steps.flatMap(named)) assert.ok(inner in TASKS, `${name}: ${inner}`);
+  }
+});
+
+Deno.test("tasks: --help runs nothing, or only the program that answers it", async () => {
+  for (const [name, task] of Object.entries(TASKS)) {
+    for (const ask of [["--help"], ["-h"], ["--socket", "/s.sock", "--help"]]) {
+      const { done, effects } = recorder();
+      assert.equal(await runTask(name, ask, effects), 0, name);
+      if (task.help !== "command") assert.deepEqual(done, [], name);
+      else {
+        const [step] = task.steps;
+        assert.ok("deno" in step);
+        assert.deepEqual(done, [`deno ${[...step.deno, ...ask].join(" ")}`], name);
+      }
+    }
+  }
+  assert.equal(wantsHelp(["--filter", "x", "--", "--help"]), false, "after -- it is an argument");
+});
+
+Deno.test("tasks: steps run in order, extra arguments on the last, stopping at a failure", async () => {
+  const test = recorder();
+  assert.equal(await runTask("test", ["--filter", "x"], test.effects), 0);
+  assert.equal(test.done.length, 3);
+  assert.equal(test.done[0], "remove dist");
+  assert.match(test.done[1], /^deno bundle .* main\.ts$/);
+  assert.match(test.done[2], /^deno test .* tests\/unit tests\/e2e --filter x$/);
+
+  const failing = recorder([0, 3]);
+  assert.equal(await runTask("check", [], failing.effects), 3);
+  assert.deepEqual(failing.done, ["deno fmt --check", "deno lint"], "check stops at lint");
+
+  assert.equal(await runTask("nosuch", [], recorder().effects), 2);
+});
