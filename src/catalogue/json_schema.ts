@@ -4,10 +4,9 @@
  * argument strictly at run time.
  *
  * Inputs drop what a format already says (zod's 140-character UUID regex, the date-time
- * regex) and safe-integer bounds, and keep `additionalProperties: false`: every input object
- * is strict, and a schema that looked open would promise what the server refuses. Outputs
- * also drop `required`, patterns and numeric bounds, fold `anyOf [X, null]` into a type
- * list, and stay open: the daemon may add fields, and we document what agents act on.
+ * regex) and safe-integer bounds. Outputs also drop `required` (a compact result may leave
+ * any field out), formats, patterns and numeric bounds, fold `anyOf [X, null]` into a type list, and
+ * stay open: the daemon may add fields.
  */
 import { z } from "zod";
 
@@ -23,39 +22,13 @@ export function inputJsonSchema(schema: z.ZodType): Json {
 }
 
 /**
- * Objects nested deeper than this are advertised as plain objects: the fields agents act on
- * sit near the top (ids, states, ports, timestamps), and the full record is still returned.
+ * The whole shape of a tool's data, every record declared to its last field (hosts that show
+ * output schemas, such as Codex's code mode, type the model's programs by them), with a record
+ * used twice written once under `$defs`.
  */
-const OUTPUT_DEPTH = 2;
-
 export function outputJsonSchema(schema: z.ZodType): Json {
-  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
-  return compact(truncate(full, 0), true);
-}
-
-function truncate(node: Json, depth: number): Json {
-  const types = ([] as unknown[]).concat(node.type ?? []);
-  if (depth > OUTPUT_DEPTH && (types.includes("object") || types.includes("array"))) {
-    return { type: node.type };
-  }
-  if (Array.isArray(node.anyOf)) {
-    return { ...node, anyOf: (node.anyOf as Json[]).map((option) => truncate(option, depth)) };
-  }
-  const out: Json = { ...node };
-  if (node.properties) {
-    out.properties = Object.fromEntries(
-      Object.entries(node.properties as Record<string, Json>).map((
-        [k, v],
-      ) => [k, truncate(v, depth + 1)]),
-    );
-  }
-  if (node.items && typeof node.items === "object") {
-    out.items = truncate(node.items as Json, depth + 1);
-  }
-  if (node.additionalProperties && typeof node.additionalProperties === "object") {
-    out.additionalProperties = truncate(node.additionalProperties as Json, depth + 1);
-  }
-  return out;
+  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", reused: "ref" });
+  return compact(full as Json, true);
 }
 
 function compact(node: Json, output: boolean): Json {
@@ -63,8 +36,17 @@ function compact(node: Json, output: boolean): Json {
   if (nullable) return compact(nullable, output);
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
+    // Names of fields and definitions are data, not keywords: each names a schema.
+    if ((key === "properties" || key === "$defs") && isObject(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, schema]) => [name, walk(schema, output)]),
+      );
+      continue;
+    }
     if (key === "$schema") continue;
     if (key === "pattern" && (output || typeof node.format === "string")) continue;
+    // A data field's name says what it holds (`…At`, `…Id`); its format adds nothing there.
+    if (key === "format" && output) continue;
     if (
       (key === "maximum" || key === "minimum") && (output || Math.abs(value as number) === SAFE)
     ) continue;
@@ -99,6 +81,10 @@ function walk(value: unknown, output: boolean): unknown {
 function isPlainString(value: unknown): boolean {
   return typeof value === "object" && value !== null && Object.keys(value).length === 1 &&
     (value as Json).type === "string";
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isEmpty(value: unknown): boolean {

@@ -10,6 +10,7 @@ import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_REPLY, type ReplySchema } from "./replies.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
+import { bridgeOrigin } from "./origin.ts";
 import type { z } from "zod";
 
 export interface Health {
@@ -154,7 +155,7 @@ export class DaemonClient {
       softwareVersion: SOFTWARE_VERSION,
       protocol: { minimum: PROTOCOL_VERSION, maximum: PROTOCOL_VERSION },
       requiredCapabilities: [...capabilities],
-      origin: { kind: "mcp", runId: this.runId, ...(this.label ? { label: this.label } : {}) },
+      origin: bridgeOrigin(this.runId, this.label),
     };
   }
 

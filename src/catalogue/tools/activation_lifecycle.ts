@@ -85,11 +85,8 @@ const beginRoute = post(
   }),
 );
 
-const heldLease = beganLease.extend({
-  credentialHandle: handle(),
-  leaseExpiresAt: timestamp(),
-  ...custodyTimes,
-});
+/** Custody is held per activation: the answer's custody times are every lease's. */
+const heldLease = beganLease.extend({ credentialHandle: handle(), leaseExpiresAt: timestamp() });
 
 const beginOutput = z.object({
   changed: z.boolean(),
@@ -186,8 +183,6 @@ function beginView(
   },
 ) {
   const handles = new Map(held.leases.map((l) => [l.leaseId, l]));
-  // Custody is held per activation, so every lease shares the group's window.
-  const custody = custodyView(held);
   return {
     changed,
     activation: current,
@@ -195,10 +190,9 @@ function beginView(
       ...l,
       credentialHandle: handles.get(l.leaseId)!.handle,
       leaseExpiresAt: new Date(handles.get(l.leaseId)!.expiresAt).toISOString(),
-      ...custody,
     })),
     credentialCount: held.credentialCount,
-    ...custody,
+    ...custodyView(held),
   };
 }
 

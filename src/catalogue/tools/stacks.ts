@@ -5,13 +5,13 @@ import {
   activation,
   documentIssue,
   generation,
-  loose,
   name128,
   pageInput,
   provider,
   revision,
   snapshot,
   stack,
+  stackDefinitionOut,
   uuid,
 } from "../shapes.ts";
 import { get, post } from "../routes.ts";
@@ -47,7 +47,7 @@ export const stackGet = readTool({
   params: (input) => ({ stackId: input.id }),
   summary: (s) =>
     `Stack ${s.project} at ${s.stackRoot}, ${
-      Object.keys(s.definition.components ?? {}).length
+      Object.keys(s.definition?.components ?? {}).length
     } component(s), revision ${s.currentRevision.slice(0, 12)}.`,
 });
 
@@ -81,7 +81,7 @@ const documentOutput = z.object({
   path: z.string(),
   kind: z.enum(["missing", "regular", "non-regular", "oversized"]),
   fingerprint: z.string().nullable(),
-  definition: loose().nullable(),
+  definition: stackDefinitionOut.nullable(),
   revision: revision().nullable(),
   issues: z.array(documentIssue),
 });
@@ -105,7 +105,7 @@ export const stackDocumentGet = readTool({
 
 const validationOutput = z.object({
   valid: z.boolean(),
-  definition: loose().nullable(),
+  definition: stackDefinitionOut.nullable(),
   revision: revision().nullable(),
   issues: z.array(documentIssue),
 });

@@ -11,7 +11,6 @@ import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { listTools } from "../../../src/catalogue/describe.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
-import { INSTRUCTIONS } from "../../../src/transport/server.ts";
 
 type Json = Record<string, unknown>;
 
@@ -172,12 +171,4 @@ Deno.test("an input error says each thing once", async () => {
     noContext,
   );
   assert.match(textOf(empty), /updates: name at least one setting to change\./);
-});
-
-Deno.test("the first 250 characters of the instructions hold the essential rule", () => {
-  const head = INSTRUCTIONS.slice(0, 250);
-  assert.match(head, /Never kill processes or edit files to free a port yourself/);
-  assert.match(head, /\*_preview, then the user's explicit approval, then \*_execute/);
-  assert.match(head, /error\.nextStep/);
-  assert.match(INSTRUCTIONS, /\{ok:false,error:\{code,message,retryable,nextStep,details\}\}/);
 });

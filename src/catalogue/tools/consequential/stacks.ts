@@ -5,10 +5,15 @@
 import { z } from "zod";
 import {
   absolutePath,
-  loose,
+  declared,
+  documentIssue,
   olderThanMilliseconds,
   port,
+  revision,
+  settings,
+  stack,
   stackDefinitionInput,
+  stackDefinitionOut,
   uuid,
 } from "../../shapes.ts";
 import {
@@ -75,23 +80,43 @@ export const stackApplyPreview = previewTool({
   path: "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
   reply: evidenceReply(applyObserved),
+  shown: {
+    proposal: z.object({ definition: stackDefinitionOut, revision: revision() }),
+    observed: z.object({
+      document: z.object({
+        path: z.string(),
+        kind: z.string(),
+        fingerprint: z.string().nullable(),
+        revision: revision().nullable(),
+        issues: z.array(documentIssue),
+      }),
+      stack: z.object({
+        changed: z.boolean(),
+        existing: stack.nullable(),
+        revision: revision(),
+        definition: stackDefinitionOut,
+      }),
+    }),
+  },
   explain: explainApply,
   target: stackRootTarget,
 });
 
-const applyResult = z.looseObject({
+/** The file is saved; then either applied (changed, stack) or not (error). */
+const applyResult = z.object({
+  saved: z.boolean().optional(),
   applied: z.boolean(),
   path: z.string(),
   fingerprint: z.string(),
+  revision: revision().optional(),
   changed: z.boolean().optional(),
-  stack: z.looseObject({ id: uuid() }).optional(),
+  stack: declared(stack.optional()),
+  error: declared(z.object({ code: z.string(), message: z.string() }).optional()),
 });
 
 /** The daemon's message when the file was written but applying it failed. */
-function failureMessage(result: Record<string, unknown>): string | undefined {
-  const error = result.error;
-  if (typeof error !== "object" || error === null || !("message" in error)) return undefined;
-  return String(error.message);
+function failureMessage(result: z.output<typeof applyResult>): string | undefined {
+  return result.error?.message;
 }
 
 export const stackApplyExecute = executeTool({
@@ -108,16 +133,28 @@ export const stackApplyExecute = executeTool({
   target: stackRootTarget,
   outcome: (r) =>
     r.applied
-      ? `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
+      ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
         r.changed ? "applied" : "already current"
       }.`
-      : `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
+      : `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
         failureMessage(r)
       }`,
   mismatchHint: "Send stackRoot exactly as it was sent to the preview.",
 });
 
 const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
+
+/** A stacks prune: candidates with their claims, blocked stacks, what was deleted or skipped. */
+const stacksPruned = z.object({
+  dryRun: z.boolean().optional(),
+  candidates: declared(
+    z.array(z.object({ stack, claimIds: z.array(uuid()), reason: z.string() })),
+  ),
+  blocked: declared(z.array(z.object({ stack, reasons: z.array(z.string()) }))),
+  deletedStackIds: z.array(uuid()),
+  deletedClaimIds: declared(z.array(uuid())),
+  skipped: z.array(declared(z.object({ stackId: uuid(), reason: z.string() }))),
+});
 
 export const stacksPrunePreview = previewTool({
   stem: "stacks_prune",
@@ -130,12 +167,14 @@ export const stacksPrunePreview = previewTool({
     candidates: z.array(z.looseObject({ stack: stackSummary, claimIds: z.array(z.unknown()) })),
     blocked: z.array(z.looseObject({ stack: stackSummary, reasons: z.array(z.string()) })),
   })),
+  shown: { proposal: z.object({ olderThanMilliseconds: z.int() }), observed: stacksPruned },
   explain: ({ observed }) => {
     const { candidates, blocked } = observed;
     const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
     return {
+      noop: candidates.length === 0 && blocked.length === 0,
       effect: candidates.length === 0
-        ? "No stack to prune; executing would delete nothing."
+        ? "No stack to prune."
         : `Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
           candidates.slice(0, 5).map((c) => `${c.stack.project} at ${c.stack.stackRoot}`).join(", ")
         }${candidates.length > 5 ? ", …" : ""}.`,
@@ -152,6 +191,7 @@ export const stacksPruneExecute = pruneExecuteTool({
   action: "stacks.prune",
   title: "Prune stacks",
   description: "Delete the approved stacks, re-checking each; signals nothing.",
+  result: stacksPruned,
   deleted: "deletedStackIds",
   noun: "stack",
   target: stacksTarget,
@@ -215,6 +255,11 @@ export const settingsUpdatePreview = previewTool({
     z.looseObject({ current: z.record(z.string(), z.unknown()) }),
     z.looseObject({ updates: z.record(z.string(), z.unknown()) }),
   ),
+  shown: {
+    // `updates` holds only the settings that change: a map of them, not a record.
+    proposal: z.object({ updates: z.record(z.string(), z.unknown()), proposed: settings }),
+    observed: z.object({ current: settings }),
+  },
   explain: ({ proposal, observed }) => {
     const current = observed.current;
     const updates = proposal.updates;
@@ -232,8 +277,8 @@ export const settingsUpdateExecute = executeTool({
   title: "Update settings",
   description: "Apply the approved settings if the current ones are unchanged.",
   input: z.strictObject({ receiptId: uuid() }),
-  result: z.looseObject({ settings: loose() }),
+  result: z.object({ settings: declared(settings) }),
   path: "/v1/actions/settings/execute",
   target: settingsTarget,
-  outcome: () => "settings updated.",
+  outcome: () => "Settings updated.",
 });
