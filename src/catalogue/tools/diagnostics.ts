@@ -170,6 +170,9 @@ export const compatibility = defineTool({
         d.daemon.health!.softwareVersion
       } speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
     }
+    if (!d.daemon.available) {
+      return `The daemon is not answering, so compatibility is unknown. ${d.guidance}`;
+    }
     return `Not compatible. ${d.guidance}`;
   },
 });
