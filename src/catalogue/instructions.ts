@@ -10,7 +10,7 @@ import { type JsonValue, rulesParagraph } from "./compact/rules.ts";
 export function serverInstructions(origin: JsonValue): string {
   return "PortReeve's daemon is the only authority on local dev ports. Never kill a process or " +
     "edit files to free a port: changes go *_preview, then the user's explicit approval, then " +
-    "*_execute. On failure follow error.nextStep; portreeve_diagnostics explains. Ids are UUIDs " +
-    "from results, paths absolute, inputs strict; limit 1-200 (default 50); pass afterCursor " +
-    "back with the same filters. " + rulesParagraph(origin);
+    "*_execute. On failure follow error.nextStep. Ids are UUIDs, paths absolute, inputs strict, " +
+    "limit 1-200 (default 50); reuse afterCursor only with the same filters. " +
+    rulesParagraph(origin);
 }

@@ -4,9 +4,11 @@
  * argument strictly at run time.
  *
  * Inputs drop what a format already says (zod's 140-character UUID regex, the date-time
- * regex) and safe-integer bounds. Outputs also drop `required` (a compact result may leave
- * any field out), formats, patterns and numeric bounds, fold `anyOf [X, null]` into a type list, and
- * stay open: the daemon may add fields.
+ * regex), safe-integer bounds and `additionalProperties: false` (every input object is
+ * strict; the server instructions say so once, and an unknown key is a clear invalid-input
+ * error). Outputs also drop `required` (a compact result may leave any field out), formats,
+ * patterns and numeric bounds, fold `anyOf [X, null]` into a type list, and stay open: the
+ * daemon may add fields.
  */
 import { z } from "zod";
 
@@ -18,7 +20,41 @@ export function inputJsonSchema(schema: z.ZodType): Json {
   // A sub-schema used twice in one tool (e.g. before/after evidence) is written once under
   // $defs and referenced, rather than spelled out twice.
   const full = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "ref" });
-  return compact(full as Json, false);
+  return inlineSmallDefs(compact(full as Json, false));
+}
+
+/** `{"$ref":"#/$defs/"}` around a name: what each use of a definition costs. */
+const REF_COST = 18;
+
+/**
+ * A definition is written where it is used unless sharing it is shorter (a record used twice
+ * is; a bare `{"type":"string"}` or anything used once is not).
+ */
+function inlineSmallDefs(schema: Json): Json {
+  const defs = isObject(schema.$defs) ? schema.$defs : {};
+  const text = JSON.stringify(schema);
+  const uses = (name: string) => text.split(`"#/$defs/${name}"`).length - 1;
+  const shared = (name: string, def: unknown) => {
+    const size = JSON.stringify(def).length;
+    const n = uses(name);
+    return n * size > n * (REF_COST + name.length) + size + name.length + 3;
+  };
+  const small = new Map(Object.entries(defs).filter(([name, def]) => !shared(name, def)));
+  if (small.size === 0) return schema;
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (!isObject(node)) return node;
+    const ref = typeof node.$ref === "string" ? node.$ref.replace("#/$defs/", "") : undefined;
+    if (ref !== undefined && small.has(ref)) {
+      const { $ref: _ref, ...siblings } = node;
+      return { ...(small.get(ref) as Json), ...siblings };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]));
+  };
+  const { $defs: _defs, ...rest } = schema;
+  const kept = Object.fromEntries(Object.entries(defs).filter(([name]) => !small.has(name)));
+  const out = inline(rest) as Json;
+  return Object.keys(kept).length > 0 ? { ...out, $defs: inline(kept) } : out;
 }
 
 /**
@@ -52,9 +88,9 @@ function compact(node: Json, output: boolean): Json {
     ) continue;
     if (output && (key === "required" || key === "exclusiveMinimum")) continue;
     if (key === "propertyNames" && isPlainString(value)) continue;
-    if (key === "additionalProperties" && (isEmpty(value) || (output && value === false))) {
-      continue;
-    }
+    // Inputs are strict, but the instructions say so once: 70-odd `false`s cost every host
+    // about 2 KB of context. A map keeps its value type.
+    if (key === "additionalProperties" && (isEmpty(value) || value === false)) continue;
     out[key] = walk(value, output);
   }
   return out;

@@ -40,9 +40,9 @@ interface Reader {
   origin: JsonValue;
 }
 
-/** This bridge's origin, as its instructions state it (`origin = {…} (this bridge)`). */
+/** This bridge's origin, as its instructions state it (`origin = {…}, this bridge`). */
 export function statedOrigin(instructions: string): JsonValue {
-  const stated = instructions.match(/origin = (\{[^}]*\}) \(this bridge\)/);
+  const stated = instructions.match(/origin = (\{[^}]*\}), this bridge/);
   if (stated === null) throw new Error("the instructions state no origin");
   return JSON.parse(stated[1]);
 }

@@ -72,7 +72,6 @@ export const RULES: readonly Rule[] = [
   { kind: "same", field: "service", as: { $: "component" } },
   { kind: "same", field: "updatedAt", as: { $latest: ["createdAt", "confirmedAt", "endedAt"] } },
   { kind: "same", field: "lastUsedAt", as: { $: "updatedAt" } },
-  { kind: "same", field: "renewedAt", as: { $: "startedAt" } },
   {
     kind: "same",
     field: "confirmedListenerFingerprints",
@@ -189,15 +188,14 @@ export function rulesParagraph(origin: JsonValue): string {
     byValue.set(value, [...(byValue.get(value) ?? []), rule.field]);
   }
   const fixed = [...byValue].map(([value, fields]) => `${joined(fields)} ${value}`);
-  const derived = [...of("same"), ...of("eventEntity"), ...of("parent")].map((rule) =>
-    ruleText(rule)
-  );
+  const derived = [...of("same"), ...of("eventEntity")].map((rule) => ruleText(rule));
+  const parent = `in a nested record ${joined(of("parent").map((r) => r.field))} = its parent's`;
   const processes = of("process");
   const table = `data.${PROCESS_TABLE.key}`;
-  return 'Compact results (detail:"full" returns whole records): absent means null, [] or {}, ' +
-    `except ${fixed.join(", ")}; ${derived.join(", ")}; ` +
+  return 'Compact results (detail:"full" gives whole records): absent = null, [] or {}, but ' +
+    `${fixed.join(", ")}; ${derived.join(", ")}; ${parent}; ` +
     `${joined(processes.map((r) => r.field))} = ${table}[${
-      processes.map((r) => r.by).join("] and [")
-    }] (null if none), a fingerprint {${PROCESS_TABLE.by}} = ${table}[${PROCESS_TABLE.by}]; ` +
-    `${of("ownOrigin").map((rule) => ruleText(rule, origin)).join("; ")} (this bridge).`;
+      processes.map((r) => r.by).join("/")
+    }] (or null), and a fingerprint {${PROCESS_TABLE.by}} is ${table}[${PROCESS_TABLE.by}]; ` +
+    `${of("ownOrigin").map((rule) => ruleText(rule, origin)).join("; ")}, this bridge.`;
 }

@@ -42,7 +42,7 @@ export const stackPrepare = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Choose a port for every published endpoint of a stack (reusing the current generation when still valid). Starts nothing and creates no lease.",
+    "Pick a port per published endpoint (reusing a valid generation); starts and leases nothing.",
   input: z.strictObject({ stackId: uuid() }),
   output: z.object({ changed: z.boolean(), reused: z.boolean(), generation }),
   routes: [prepareRoute],
@@ -107,7 +107,7 @@ export const activationBegin = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Lease every endpoint of a prepared generation. Start each on its port, then confirm, skip or abandon it by credentialHandle. A repeat returns the activation held.",
+    "Lease every endpoint of a prepared generation, then confirm, skip or abandon each by credentialHandle; a repeat returns the held one.",
   input: z.strictObject({
     generationId: uuid(),
     requiredEndpoints: z.array(endpointRef).default([]),
@@ -201,7 +201,7 @@ export const activationCustodyExtend = defineTool({
   title: "Extend activation custody",
   kind: "mutation",
   description:
-    "Keep renewing this activation's pending leases for longer: custody becomes acquisition + custodyMinutes (10–60). Only lengthens; no daemon change.",
+    "Keep renewing this activation's pending leases until acquisition + custodyMinutes (10–60).",
   input: z.strictObject({ activationId: uuid(), custodyMinutes: z.int().min(10).max(60) }),
   output: z.object({
     changed: z.boolean(),
@@ -276,7 +276,7 @@ export const activationConfirmEndpoint = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Prove one endpoint is up: bindingKind process with the listener's rootPid, or docker with containerId. Erases its credential.",
+    "Prove an endpoint is up: process with rootPid, or docker with containerId; erases its credential.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),
@@ -309,8 +309,7 @@ export const activationSkipEndpoint = defineTool({
   title: "Skip an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Skip one optional endpoint you will not start, releasing its lease and erasing its credential.",
+  description: "Skip an optional endpoint you will not start; releases its lease.",
   input: z.strictObject({ activationId: uuid(), credentialHandle: handle() }),
   output: settled,
   routes: [SETTLE_ROUTES.skip],
@@ -325,7 +324,7 @@ export const activationAbandonEndpoint = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Report that one endpoint failed to start. A required endpoint fails the whole activation and cancels its other leases.",
+    "An endpoint failed to start; a required one fails the activation and its other leases.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),
@@ -346,8 +345,7 @@ export const activationReconcile = defineTool({
   title: "Reconcile an activation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Re-check a running activation's providers; if all are gone it becomes lost and its runs are released. Safe to repeat.",
+  description: "Re-check a running activation's providers; all gone means lost, runs released.",
   input: z.strictObject({ activationId: uuid() }),
   output: reconciled,
   routes: [reconcileRoute],
@@ -366,7 +364,7 @@ export const activationEnd = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "End an activation once its processes are stopped; refused while a lease is pending or a provider still listens. Never signals anything. Safe to repeat.",
+    "End an activation after its processes stopped; refused while leases are pending or providers listen.",
   input: z.strictObject({ activationId: uuid() }),
   output: settled,
   routes: [endRoute],

@@ -1,6 +1,6 @@
 /**
- * The advertised JSON Schemas: inputs say what an agent must send (strict objects, real bounds,
- * no regex a format already implies); outputs say what comes back, open and shallow.
+ * The advertised JSON Schemas: inputs say what an agent must send (real bounds, no regex a
+ * format already implies); outputs declare every field that can come back, open.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
@@ -25,7 +25,8 @@ Deno.test("input: formats replace their regexes, safe-integer bounds go, real bo
     name: { type: "string", pattern: "^[a-z]+$" },
   });
   assert.deepEqual(schema.required, ["id", "at", "count", "port", "name"]);
-  assert.equal(schema.additionalProperties, false, "a strict input says it is closed");
+  // Strict all the same: the instructions say so once for every tool.
+  assert.equal(schema.additionalProperties, undefined);
 });
 
 Deno.test("input: a sub-schema used twice is written once under $defs", () => {
@@ -35,7 +36,15 @@ Deno.test("input: a sub-schema used twice is written once under $defs", () => {
   const name = props.a.$ref!.replace("#/$defs/", "");
   const defs = schema.$defs as Record<string, Record<string, unknown>>;
   assert.deepEqual(defs[name].required, ["x", "y"]);
-  assert.equal(defs[name].additionalProperties, false);
+});
+
+Deno.test("input: a definition used once, or no longer than a reference, is written in place", () => {
+  const port = z.int().min(1).max(65535);
+  const schema = inputJsonSchema(z.strictObject({ a: port, b: port, once: z.array(point) }));
+  assert.equal(schema.$defs, undefined);
+  const props = schema.properties as Record<string, unknown>;
+  assert.deepEqual(props.a, { type: "integer", minimum: 1, maximum: 65535 });
+  assert.deepEqual(props.b, props.a);
 });
 
 Deno.test("input: nullable folds into a type list; a record of strings keeps its value type only", () => {

@@ -114,7 +114,7 @@ const claimsPruned = z.object({
 export const portReclaimPreview = previewTool({
   stem: "port_reclaim",
   title: "Preview port reclaim",
-  description: `Show which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
+  description: `Which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
   path: "/v1/actions/ports/{port}/reclaim/preview",
   body: ({ policy }) => ({ policy }),
@@ -170,7 +170,7 @@ export const claimReassignPreview = previewTool({
   stem: "claim_reassign",
   title: "Preview claim reassignment",
   description:
-    `Pick a new port for an idle claim (preferredPort or exactPort, not both). ${APPROVAL}`,
+    `Move an idle claim to a new port (preferredPort or exactPort, not both). ${APPROVAL}`,
   input: z.strictObject({
     claimId: uuid(),
     preferredPort: port().optional(),
@@ -246,7 +246,7 @@ export const claimDeleteExecute = executeTool({
 export const claimsPrunePreview = previewTool({
   stem: "claims_prune",
   title: "Preview claims prune",
-  description: `List idle claims whose workspace is gone. ${APPROVAL}`,
+  description: `Idle claims whose workspace is gone. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: "/v1/actions/claims/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),

@@ -21,8 +21,7 @@ import {
 const CAPS = [Capability.mcpFoundations];
 
 /** Preview-description sentence; each preview carries it, so it stays short. */
-export const APPROVAL =
-  "Then stop until the user explicitly approves this preview; host auto-approval is not consent.";
+export const APPROVAL = "Needs the user's explicit approval.";
 
 type Json = Record<string, unknown>;
 

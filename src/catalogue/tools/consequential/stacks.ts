@@ -75,7 +75,7 @@ export const stackApplyPreview = previewTool({
   stem: "stack_apply",
   title: "Preview stack apply",
   description:
-    `Check a definition against <stackRoot>/portreeve.stack.json (stackRoot absolute) and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
+    `Check a definition against <stackRoot>/portreeve.stack.json and the registry. ${APPROVAL}`,
   input: z.strictObject({ stackRoot: absolutePath(true), definition: stackDefinitionInput }),
   path: "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
@@ -123,8 +123,7 @@ export const stackApplyExecute = executeTool({
   stem: "stack_apply",
   action: "stack.apply",
   title: "Apply a stack",
-  description:
-    "Write portreeve.stack.json and apply it as approved; send stackRoot exactly as previewed.",
+  description: "Write portreeve.stack.json and apply it; send stackRoot exactly as previewed.",
   input: z.strictObject({ receiptId: uuid(), stackRoot: absolutePath(true) }),
   result: applyResult,
   path: "/v1/actions/stacks/apply/execute",
@@ -159,7 +158,7 @@ const stacksPruned = z.object({
 export const stacksPrunePreview = previewTool({
   stem: "stacks_prune",
   title: "Preview stacks prune",
-  description: `List stacks whose root is gone, with blockers. ${APPROVAL}`,
+  description: `Stacks whose root is gone, with blockers. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: "/v1/actions/stacks/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
@@ -247,7 +246,7 @@ export function showSetting(value: unknown): string {
 export const settingsUpdatePreview = previewTool({
   stem: "settings_update",
   title: "Preview settings update",
-  description: `Show current and resulting settings. ${APPROVAL}`,
+  description: `Current and resulting settings. ${APPROVAL}`,
   input: z.strictObject({ updates: settingsUpdates }),
   path: "/v1/actions/settings/preview",
   body: ({ updates }) => ({ updates }),
