@@ -155,18 +155,23 @@ export function ruleText(rule: Rule, origin?: JsonValue): string {
   }
 }
 
-/** What a field's absence means, as its output schema notes it at the field. */
-export function fieldNote(rule: Rule): string {
+/** What a field's absence means, without the field's name (`"tcp"`, `= component`). */
+export function absentMeaning(rule: Rule): string {
   switch (rule.kind) {
     case "fixed":
-      return `absent: ${JSON.stringify(rule.value)}`;
+      return JSON.stringify(rule.value);
     case "parent":
-      return `absent: = the parent record's ${rule.field}`;
+      return `= the parent record's ${rule.field}`;
     case "ownOrigin":
-      return "absent: = this bridge's origin (the instructions give it)";
+      return "= this bridge's origin (the instructions give it)";
     default:
-      return `absent: ${ruleText(rule).slice(rule.field.length + 1)}`;
+      return ruleText(rule).slice(rule.field.length + 1);
   }
+}
+
+/** What a field's absence means, as its output schema notes it at the field. */
+export function fieldNote(rule: Rule): string {
+  return `absent: ${absentMeaning(rule)}`;
 }
 
 /** Fields joined for reading: `a, b and c`. */
