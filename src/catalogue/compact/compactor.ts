@@ -130,6 +130,18 @@ function walk(
   return out;
 }
 
+/** What a rule-less field reads as when absent, worked out once per schema node. */
+const emptyOf = new WeakMap<object, unknown>();
+
+function emptyFor(field: unknown, defs: Defs): unknown {
+  if (!isObject(field)) return KEEP;
+  if (!emptyOf.has(field)) {
+    const empty = emptyValue(field, defs);
+    emptyOf.set(field, empty === undefined ? KEEP : empty);
+  }
+  return emptyOf.get(field);
+}
+
 /** What the field `key` of `record` would read as if left out (KEEP: no rule gives it). */
 function absence(
   key: string,
@@ -141,15 +153,12 @@ function absence(
   context: CompactContext,
 ): unknown {
   const rule = ruleFor(key);
-  if (rule === undefined) {
-    const empty = emptyValue(field, defs);
-    return empty === undefined ? KEEP : empty;
-  }
+  if (rule === undefined) return emptyFor(field, defs);
   switch (rule.kind) {
     case "fixed":
       return rule.value;
     case "same":
-      return fill(rule.as, record);
+      return fill(rule.as, record, parent?.[key]);
     case "eventEntity":
       return eventEntity(record[rule.from]) ?? KEEP;
     case "process": {
@@ -163,13 +172,16 @@ function absence(
   }
 }
 
-/** A template filled from the record; KEEP when a field it names is not there. */
-function fill(template: Template, record: Json): unknown {
+/**
+ * A template filled from the record (and `inherited`, the same field of the record it sits in);
+ * KEEP when a field it names is not there.
+ */
+function fill(template: Template, record: Json, inherited?: unknown): unknown {
   if (Array.isArray(template)) {
     const items = template.map((item) => fill(item, record));
     return items.includes(KEEP) ? KEEP : items;
   }
-  if (isLatestRef(template)) return latestOf(template.$latest, record) ?? KEEP;
+  if (isLatestRef(template)) return latestOf(template.$latest, record) ?? inherited ?? KEEP;
   if (isFieldRef(template)) {
     if (!Object.hasOwn(record, template.$)) return KEEP;
     const value = record[template.$];

@@ -20,7 +20,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | {
 /**
  * A value built from fields of the same record: `{ $: "name" }` stands for that field,
  * `{ $: "name", prefix }` for the text `prefix` followed by it, and `{ $latest: [names] }` for
- * the latest of those timestamps the record has (null ones left aside).
+ * the latest of those timestamps the record has (null ones left aside), or, when it has none
+ * of them, the same field of the record it sits in.
  */
 export type Template =
   | { $: string; prefix?: string }
@@ -92,8 +93,10 @@ export const ALWAYS_WRITTEN: ReadonlySet<string> = new Set([
   "missingCapabilities",
 ]);
 
+const BY_FIELD = new Map(RULES.map((rule) => [rule.field, rule]));
+
 export function ruleFor(field: string): Rule | undefined {
-  return RULES.find((rule) => rule.field === field);
+  return BY_FIELD.get(field);
 }
 
 /** `stack.activation.ended` → `stack-activation`; undefined when there is no `.part`. */
@@ -124,7 +127,7 @@ export function latestOf(names: readonly string[], record: Record<string, unknow
 /** A template as words: `[{fingerprint: rootFingerprint, observedAt: confirmedAt}]`. */
 function templateText(template: Template): string {
   if (Array.isArray(template)) return `[${template.map(templateText).join(", ")}]`;
-  if (isLatestRef(template)) return `the latest of ${joined(template.$latest)}`;
+  if (isLatestRef(template)) return `the latest of ${joined(template.$latest)}, else the parent's`;
   if (isFieldRef(template)) {
     return template.prefix === undefined ? template.$ : `"${template.prefix}"+${template.$}`;
   }

@@ -21,8 +21,15 @@ export function resolve(node: unknown, defs: Defs): Schema {
   return node;
 }
 
+// Schemas are read on every call; what each node is, is worked out once per node.
+const typesOf = new WeakMap<Schema, unknown[]>();
+const optionsOf = new WeakMap<Schema, Schema[]>();
+const fingerprints = new WeakMap<Schema, boolean>();
+
 function types(node: Schema): unknown[] {
-  return ([] as unknown[]).concat(node.type ?? []);
+  let known = typesOf.get(node);
+  if (known === undefined) typesOf.set(node, known = ([] as unknown[]).concat(node.type ?? []));
+  return known;
 }
 
 /**
@@ -33,7 +40,10 @@ function types(node: Schema): unknown[] {
 export function branch(node: unknown, value: unknown, defs: Defs): Schema {
   const resolved = resolve(node, defs);
   if (!Array.isArray(resolved.anyOf)) return resolved;
-  const options = resolved.anyOf.map((option) => resolve(option, defs));
+  let options = optionsOf.get(resolved);
+  if (options === undefined) {
+    optionsOf.set(resolved, options = resolved.anyOf.map((option) => resolve(option, defs)));
+  }
   if (isObject(value)) {
     const fitting = options.find((option) => isRecord(option) && discriminated(option, value));
     if (fitting !== undefined) return fitting;
@@ -83,10 +93,14 @@ export function isArray(node: Schema): boolean {
 
 /** Whether `node` is a process fingerprint (a record of exactly the fingerprint's fields). */
 export function isFingerprint(node: Schema): boolean {
-  if (!isRecord(node)) return false;
-  const keys = Object.keys(node.properties);
-  return keys.length === PROCESS_TABLE.fields.length &&
-    PROCESS_TABLE.fields.every((field) => keys.includes(field));
+  let known = fingerprints.get(node);
+  if (known === undefined) {
+    const keys = isRecord(node) ? Object.keys(node.properties) : [];
+    known = keys.length === PROCESS_TABLE.fields.length &&
+      PROCESS_TABLE.fields.every((field) => keys.includes(field));
+    fingerprints.set(node, known);
+  }
+  return known;
 }
 
 /**
