@@ -12,6 +12,9 @@ import { type Dialect, isRecord, records, sse, startFakeModel } from "./fake_mod
 import { codexEnv, codexOverrides, type HostAdapter } from "./hosts.ts";
 import { cacheRoot, installedBin } from "./install.ts";
 import { type PrintedConfig, printedConfig, runBounded, type RunResult, startRig } from "./rig.ts";
+import { definitionBytes } from "./report.ts";
+
+export { definitionBytes };
 
 export type Server = "ours" | "reference";
 
@@ -28,13 +31,6 @@ export interface ContextShown {
 const utf8 = new TextEncoder();
 export const bytesOf = (value: unknown): number =>
   utf8.encode(typeof value === "string" ? value : JSON.stringify(value)).length;
-
-/** UTF-8 bytes of the definitions as sent (compact JSON, as the hosts send them). */
-export function definitionBytes(shown: { definitions: Map<string, unknown> }): number {
-  let bytes = 0;
-  for (const definition of shown.definitions.values()) bytes += bytesOf(definition);
-  return bytes;
-}
 
 /** Definitions plus the instructions: all a server costs the context before any call. */
 export function contextBytes(shown: ContextShown): number {
@@ -60,8 +56,11 @@ async function measure(adapter: HostAdapter, server: Server): Promise<ContextSho
   try {
     await adapter.configure(rig, await configFor(adapter.pkg.host, rig.socket, server));
     const fake = startFakeModel(adapter.dialect, []);
+    // Codex may ask for its first turn before the server has listed its tools; until it
+    // offers them, the model calls one of Codex's own tools, which brings another turn.
+    const front = adapter.pkg.host === "codex" ? untilOffered(fake.url, adapter.dialect) : null;
     try {
-      const run = await adapter.run(bin, rig, fake.url);
+      const run = await adapter.run(bin, rig, front?.url ?? fake.url);
       const first = fake.firstTurn();
       const body = firstTurnBody(adapter.dialect, fake.calls);
       if (first === null || body === null) {
@@ -78,11 +77,47 @@ async function measure(adapter: HostAdapter, server: Server): Promise<ContextSho
         run,
       };
     } finally {
+      await front?.close();
       await fake.close();
     }
   } finally {
     await rig.close();
   }
+}
+
+const MAX_STALLS = 20;
+
+/** A Responses API front that stalls (a harmless tool call) until our tools are offered. */
+function untilOffered(target: string, dialect: Dialect) {
+  let stalls = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const text = await req.text();
+    const body: unknown = text === "" ? null : JSON.parse(text);
+    if (
+      url.pathname.endsWith("/responses") && !dialect.isTurn(url.pathname, body) &&
+      stalls < MAX_STALLS
+    ) {
+      stalls++;
+      return responsesItem({
+        type: "function_call",
+        id: `fc_stall_${stalls}`,
+        call_id: `call_stall_${stalls}`,
+        name: "list_mcp_resources",
+        arguments: "{}",
+        status: "completed",
+      });
+    }
+    return fetch(`${target}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers: req.headers,
+      body: text === "" ? undefined : text,
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    close: () => server.shutdown(),
+  };
 }
 
 function firstTurnBody(dialect: Dialect, calls: { path: string; body: string }[]): unknown {
