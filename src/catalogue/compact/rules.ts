@@ -7,8 +7,9 @@
  * results by them alone (tests/support/expand.ts).
  *
  * A rule names a field and says what its absence means, using nothing but the record that
- * holds it, the result's process table, or this bridge's own origin: never another item of a
- * list. A field no rule names is null, [] or {} when absent (by its declared type).
+ * holds it, the record that one sits in, the result's process table, or this bridge's own
+ * origin: never another item of a list. A field no rule names is null, [] or {} when absent
+ * (by its declared type).
  *
  * A leaf module: the server states the rules at start-up, before anything else loads.
  */
