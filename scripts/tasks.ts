@@ -194,7 +194,8 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
   },
   bench: {
     args: "",
-    help: "Takes no arguments. Prints a table of ratios; never fails on a time.",
+    help:
+      "Takes no arguments. Prints a table of ratios and writes docs/performance.md; never fails on a time.",
     steps: [{ task: "bundle" }, { deno: ["run", "-A", "--quiet", "scripts/bench.ts"] }],
   },
   gen: {

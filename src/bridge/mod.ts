@@ -13,6 +13,8 @@ import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../socket_location.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
 import { createServer, type Era, type ServedTools } from "../transport/server.ts";
+import { serverInstructions } from "../catalogue/instructions.ts";
+import { bridgeOrigin } from "../daemon/origin.ts";
 import type { Toolset } from "../toolsets.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
 import {
@@ -72,6 +74,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
   const served: ServedTools = {
     size: catalogue.size,
     toolset: catalogue.toolset,
+    instructions: serverInstructions(bridgeOrigin(runId, setup.label)),
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
     call: async (name, args, call) => catalogue.call(name, args, { ...await services(), ...call }),

@@ -13,6 +13,7 @@ import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
 import { deeperThan } from "../depth.ts";
+import { bridgeOrigin } from "../daemon/origin.ts";
 import generated from "./tools_list.json" with { type: "json" };
 import {
   ANSWER_BOUNDS,
@@ -174,11 +175,13 @@ export async function runTool(
   const { compactData, compactItemChars, DETAIL_TOOLS } = await import("./compact/mod.ts");
   refuseTooDeep(args);
   const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
-  const itemChars = detail === "full" ? undefined : compactItemChars(tool.name);
   const input = tool.input.safeParse(withoutHostHints(rest));
   if (!input.success) {
     throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
   }
+  // An event this bridge caused reads without `origin` (the instructions state its value).
+  const compact = { origin: bridgeOrigin(ctx.bridge.runId, ctx.bridge.label) };
+  const itemChars = detail === "full" ? undefined : compactItemChars(tool.name, compact);
   const full = withoutCredentialFields(
     await tool.call({ ...ctx, capabilities, itemChars }, input.data),
   );
@@ -190,7 +193,7 @@ export async function runTool(
       issues: issues(checked.error),
     });
   }
-  const shown = detail === "full" ? full : compactData(tool.name, full);
+  const shown = detail === "full" ? full : compactData(tool.name, full, compact);
   return { full, shown, summary: tool.summary(checked.data, input.data) };
 }
 

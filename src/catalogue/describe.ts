@@ -3,9 +3,12 @@ import type { Tool } from "@modelcontextprotocol/server";
 import { annotationsFor, type ToolDefinition } from "./define.ts";
 import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 import type { ListedTool } from "./catalogue.ts";
-import { compactOutput, withDetailInput } from "./compact/schemas.ts";
+import { notedOutput, withDetailInput } from "./compact/notes.ts";
+import type { Defs } from "./compact/schema_nodes.ts";
 
 export function describeTool(tool: ToolDefinition): Tool {
+  const { $defs, ...data } = outputJsonSchema(tool.output);
+  const noted = notedOutput(data, ($defs ?? {}) as Defs);
   return {
     name: tool.name,
     title: tool.title,
@@ -17,10 +20,8 @@ export function describeTool(tool: ToolDefinition): Tool {
     // (it also admits `detail: "full"` records: no field is required).
     outputSchema: {
       type: "object",
-      properties: {
-        ok: { type: "boolean" },
-        data: compactOutput(tool.name, outputJsonSchema(tool.output)),
-      },
+      properties: { ok: { type: "boolean" }, data: noted.data },
+      ...(Object.keys(noted.defs).length > 0 ? { $defs: noted.defs } : {}),
     },
     annotations: annotationsFor(tool),
   };

@@ -4,10 +4,11 @@
  * argument strictly at run time.
  *
  * Inputs drop what a format already says (zod's 140-character UUID regex, the date-time
- * regex) and safe-integer bounds, and keep `additionalProperties: false`: every input object
- * is strict, and a schema that looked open would promise what the server refuses. Outputs
- * also drop `required`, patterns and numeric bounds, fold `anyOf [X, null]` into a type
- * list, and stay open: the daemon may add fields, and we document what agents act on.
+ * regex), safe-integer bounds and `additionalProperties: false` (every input object is
+ * strict; the server instructions say so once, and an unknown key is a clear invalid-input
+ * error). Outputs also drop `required` (a compact result may leave any field out), formats,
+ * patterns and numeric bounds, fold `anyOf [X, null]` into a type list, and stay open: the
+ * daemon may add fields.
  */
 import { z } from "zod";
 
@@ -19,77 +20,63 @@ export function inputJsonSchema(schema: z.ZodType): Json {
   // A sub-schema used twice in one tool (e.g. before/after evidence) is written once under
   // $defs and referenced, rather than spelled out twice.
   const full = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", reused: "ref" });
-  return compact(inlineSingleUse(full as Json), false);
+  return compact(inlineSmallDefs(compact(full as Json, false)), false);
 }
 
+/** `{"$ref":"#/$defs/"}` around a name: what each use of a definition costs. */
+const REF_COST = 18;
+
 /**
- * zod also extracts a sub-schema it meets twice only because a refinement cloned its parent
- * (a refined object or map); a definition referenced once is written in place instead.
+ * A definition is written where it is used unless sharing it is shorter (a record used twice
+ * is; a bare `{"type":"string"}` or anything used once is not).
  */
-function inlineSingleUse(root: Json): Json {
-  const defs = root.$defs as Record<string, Json> | undefined;
-  if (!defs) return root;
-  const uses = new Map<string, number>();
-  const count = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(count);
-    if (typeof value !== "object" || value === null) return;
-    const ref = (value as Json).$ref;
-    if (typeof ref === "string") uses.set(ref, (uses.get(ref) ?? 0) + 1);
-    Object.values(value).forEach(count);
+function inlineSmallDefs(schema: Json): Json {
+  const defs = isObject(schema.$defs) ? schema.$defs : {};
+  const text = JSON.stringify(schema);
+  const uses = (name: string) => text.split(`"#/$defs/${name}"`).length - 1;
+  const shared = (name: string, def: unknown) => {
+    const size = JSON.stringify(def).length;
+    const n = uses(name);
+    return n * size > n * (REF_COST + name.length) + size + name.length + 3;
   };
-  count(root);
-  const once = (ref: unknown) => typeof ref === "string" && uses.get(ref) === 1;
-  const inline = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(inline);
-    if (typeof value !== "object" || value === null) return value;
-    const { $ref: ref, ...rest } = value as Json;
-    const node = once(ref) ? { ...defs[(ref as string).slice("#/$defs/".length)], ...rest } : value;
+  const small = new Map(Object.entries(defs).filter(([name, def]) => !shared(name, def)));
+  if (small.size === 0) return schema;
+  // A definition that refers to itself, directly or through others, stays shared.
+  const recursive = new Set<string>();
+  const inline = (node: unknown, within: readonly string[] = []): unknown => {
+    if (Array.isArray(node)) return node.map((item) => inline(item, within));
+    if (!isObject(node)) return node;
+    const ref = typeof node.$ref === "string" ? node.$ref.replace("#/$defs/", "") : undefined;
+    if (ref !== undefined && small.has(ref)) {
+      if (within.includes(ref)) {
+        recursive.add(ref);
+        return node;
+      }
+      const { $ref: _ref, ...siblings } = node;
+      return inline({ ...(small.get(ref) as Json), ...siblings }, [...within, ref]);
+    }
     return Object.fromEntries(
-      Object.entries(node as Json).map((
-        [key, child],
-      ) => [key, key === "$defs" ? child : inline(child)]),
+      Object.entries(node).map(([key, value]) => [key, inline(value, within)]),
     );
   };
-  const { $defs: _defs, ...body } = inline(root) as Json;
-  const kept = Object.entries(defs).filter(([name]) => !once(`#/$defs/${name}`))
-    .map(([name, def]) => [name, inline(def)]);
-  return kept.length > 0 ? { ...body, $defs: Object.fromEntries(kept) } : body;
+  const { $defs: _defs, ...rest } = schema;
+  const out = inline(rest) as Json;
+  const kept = Object.entries(defs).filter(([name]) => !small.has(name) || recursive.has(name));
+  if (kept.length === 0) return out;
+  return {
+    ...out,
+    $defs: Object.fromEntries(kept.map(([name, def]) => [name, inline(def, [name])])),
+  };
 }
 
 /**
- * Objects nested deeper than this are advertised as plain objects: the fields agents act on
- * sit near the top (ids, states, ports, timestamps), and the full record is still returned.
+ * The whole shape of a tool's data, every record declared to its last field (hosts that show
+ * output schemas, such as Codex's code mode, type the model's programs by them), with a record
+ * used twice written once under `$defs`.
  */
-const OUTPUT_DEPTH = 2;
-
 export function outputJsonSchema(schema: z.ZodType): Json {
-  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
-  return compact(truncate(full, 0), true);
-}
-
-function truncate(node: Json, depth: number): Json {
-  const types = ([] as unknown[]).concat(node.type ?? []);
-  if (depth > OUTPUT_DEPTH && (types.includes("object") || types.includes("array"))) {
-    return { type: node.type };
-  }
-  if (Array.isArray(node.anyOf)) {
-    return { ...node, anyOf: (node.anyOf as Json[]).map((option) => truncate(option, depth)) };
-  }
-  const out: Json = { ...node };
-  if (node.properties) {
-    out.properties = Object.fromEntries(
-      Object.entries(node.properties as Record<string, Json>).map((
-        [k, v],
-      ) => [k, truncate(v, depth + 1)]),
-    );
-  }
-  if (node.items && typeof node.items === "object") {
-    out.items = truncate(node.items as Json, depth + 1);
-  }
-  if (node.additionalProperties && typeof node.additionalProperties === "object") {
-    out.additionalProperties = truncate(node.additionalProperties as Json, depth + 1);
-  }
-  return out;
+  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", reused: "ref" });
+  return compact(full as Json, true);
 }
 
 function compact(node: Json, output: boolean): Json {
@@ -97,8 +84,17 @@ function compact(node: Json, output: boolean): Json {
   if (nullable) return compact(nullable, output);
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
+    // Names of fields and definitions are data, not keywords: each names a schema.
+    if ((key === "properties" || key === "$defs") && isObject(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, schema]) => [name, walk(schema, output)]),
+      );
+      continue;
+    }
     if (key === "$schema") continue;
     if (key === "pattern" && (output || typeof node.format === "string")) continue;
+    // A data field's name says what it holds (`…At`, `…Id`); its format adds nothing there.
+    if (key === "format" && output) continue;
     if (
       (key === "maximum" || key === "minimum") && (output || Math.abs(value as number) === SAFE)
     ) continue;
@@ -110,6 +106,7 @@ function compact(node: Json, output: boolean): Json {
       out[key] = walk(bounds, output);
       continue;
     }
+    // Inputs say they are strict (the server refuses unknown keys); a map keeps its value type.
     if (key === "additionalProperties" && (isEmpty(value) || (output && value === false))) {
       continue;
     }

@@ -18,6 +18,7 @@ import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import { admit, type ApprovalProof } from "./gate.ts";
+import { bridgeOrigin } from "./origin.ts";
 import type { z } from "zod";
 
 export interface Health {
@@ -187,7 +188,7 @@ export class DaemonClient {
       softwareVersion: SOFTWARE_VERSION,
       protocol: { minimum: PROTOCOL_VERSION, maximum: PROTOCOL_VERSION },
       requiredCapabilities: [...capabilities],
-      origin: { kind: "mcp", runId: this.runId, ...(this.label ? { label: this.label } : {}) },
+      origin: bridgeOrigin(this.runId, this.label),
     };
   }
 

@@ -23,6 +23,8 @@ import { CallLimiter } from "./call_limiter.ts";
 export interface ServedTools {
   readonly size: number;
   readonly toolset: string;
+  /** What the host shows its model before any call (see catalogue/instructions.ts). */
+  readonly instructions: string;
   listing(): Tool[];
   has(name: string): boolean;
   call(
@@ -37,17 +39,6 @@ export interface ServedTools {
 /** Which protocol era this server instance serves (serveStdio pins one per connection). */
 export type Era = "legacy" | "modern";
 
-/**
- * Some hosts cut instructions to about 250 characters, so the rule that matters most comes
- * first: never free a port yourself; every consequential change waits for a person.
- */
-export const INSTRUCTIONS =
-  "PortReeve's daemon is the only authority on local dev ports. Never kill processes or edit files to free a port yourself: a change goes through *_preview, then the user's explicit approval, then *_execute. On failure follow error.nextStep. " +
-  "Use these tools to see which ports are claimed and by whom and to coordinate leases and stack activations; portreeve_diagnostics explains failures. " +
-  "A success is {ok:true,data}, its text a summary line then that JSON; an error (isError) is text: '<code> (retryable|not retryable): <message>', then 'Next step:' and 'Details:' lines. " +
-  "Ids are UUIDs from earlier results; paths are absolute; limit is 1-200 (default 50); pass afterCursor back with the same filters." +
-  'Results are compact: an absent field is null, empty, implied by its parent or its documented default; process fingerprints sit once in data.processes by pid; detail:"full" returns records whole.';
-
 export function createServer(
   tools: ServedTools,
   shutdown: AbortSignal,
@@ -56,7 +47,7 @@ export function createServer(
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: tools.instructions },
   );
   // The SDK adds ttlMs/cacheScope only on the 2026-07-28 path; we set them ourselves so
   // 2025-era hosts see the same "do not cache across sessions" hint.

@@ -166,7 +166,7 @@ Deno.test("coordination end to end", async (t) => {
         assert.equal(leases.length, 2);
         assert.equal(begun.credentialCount, 2);
         for (const lease of leases as unknown as Data[]) {
-          // Each lease's custody window is the answer's, so the compact form says it once.
+          // Each lease's custody window is the answer's, so the answer says it once.
           assert.ok(typeof begun.custodyExpiresAt === "string");
           assert.equal(lease.custodyExpiresAt, undefined);
           assert.equal(lease.maximumCustodyExpiresAt, undefined);

@@ -101,10 +101,13 @@ export const claude: HostAdapter = {
   },
 };
 
-/** Codex switches as `-c` overrides, so config.toml holds only what `config` printed. */
-function codexOverrides(modelUrl: string): string[] {
+/**
+ * Codex switches as `-c` overrides, so config.toml holds only what `config` printed. The model
+ * name picks how Codex shows MCP tools: an unknown one gets the classic list.
+ */
+export function codexOverrides(modelUrl: string, model = "fake-model"): string[] {
   const pairs = [
-    'model="fake-model"',
+    `model="${model}"`,
     'model_provider="loopback"',
     'model_providers.loopback.name="loopback fake model"',
     `model_providers.loopback.base_url="${modelUrl}/v1"`,
@@ -117,7 +120,7 @@ function codexOverrides(modelUrl: string): string[] {
   return pairs.flatMap((pair) => ["-c", pair]);
 }
 
-const codexEnv = (rig: Rig) =>
+export const codexEnv = (rig: Rig) =>
   rig.env({
     CODEX_HOME: join(rig.home, ".codex"),
     LOOPBACK_MODEL_KEY: "fake-key-for-a-loopback-model",

@@ -16,8 +16,8 @@ export const HOST_NAMES: Record<string, string> = {
   gemini: "Gemini CLI",
 };
 
-/** UTF-8 bytes of our tool definitions as the host sent them to the model. */
-export function definitionBytes(s: Session): number {
+/** UTF-8 bytes of a server's tool definitions as the host sent them to the model. */
+export function definitionBytes(s: Pick<Session, "definitions">): number {
   const encoder = new TextEncoder();
   let bytes = 0;
   for (const definition of s.definitions.values()) {

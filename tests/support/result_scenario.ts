@@ -205,4 +205,11 @@ export async function runResultScenario(call: Caller, place: ScenarioPlace): Pro
     cursor = field(history, "page", "nextCursor") as string | undefined;
     if (!cursor) break;
   }
+  // The reference session's closing mistakes, each refused, and one read that succeeds.
+  await call(73, "portreeve_port_inspect", { port: 70000 });
+  await call(74, "portreeve_lease_confirm", { credentialHandle: "A".repeat(43), rootPid: 1 });
+  await call(75, "portreeve_claim_get", { id: "f801cd12-eec3-4097-a649-c5f58fd345c0" });
+  await call(76, "portreeve_stack_document_get", { stackRoot: "relative/dir" });
+  await must(77, "portreeve_stack_document_get", { stackRoot: "/etc" });
+  await call(79, "portreeve_history_list", { limit: 5, afterCursor: "not-a-real-cursor" });
 }

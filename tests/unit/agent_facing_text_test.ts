@@ -12,7 +12,8 @@
 import assert from "node:assert/strict";
 import { ERROR_CODES, nextStepFor, OUTCOME_UNKNOWN, type Step } from "../../src/error_codes.ts";
 import { envelopeOf, errorEnvelope } from "../../src/catalogue/result.ts";
-import { INSTRUCTIONS } from "../../src/transport/server.ts";
+import { serverInstructions } from "../../src/catalogue/instructions.ts";
+import { bridgeOrigin } from "../../src/daemon/origin.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { createBridge } from "../../src/bridge/mod.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
@@ -130,7 +131,7 @@ Deno.test("no agent-facing text proposes starting a process, the simulator or a 
     const envelope = errorEnvelope(error);
     texts.push([`${made} message`, envelope.message], [`${made} step`, envelope.nextStep]);
   }
-  texts.push(["server instructions", INSTRUCTIONS]);
+  texts.push(["server instructions", serverInstructions(bridgeOrigin(crypto.randomUUID(), "t"))]);
   for (const tool of ALL_TOOLS) {
     texts.push([`${tool.name} title`, tool.title], [`${tool.name} description`, tool.description]);
   }

@@ -45,7 +45,7 @@ export const stackPrepare = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Choose a port for every published endpoint of a stack (reusing the current generation when still valid). Starts nothing and creates no lease.",
+    "Pick a port per published endpoint (reusing a valid generation); starts and leases nothing.",
   input: z.strictObject({ stackId: uuid() }),
   output: z.object({ changed: z.boolean(), reused: z.boolean(), generation }),
   routes: [prepareRoute],
@@ -90,11 +90,8 @@ const beginRoute = post(
   coordinates("leases every selected endpoint of a generation"),
 );
 
-const heldLease = beganLease.extend({
-  credentialHandle: handle(),
-  leaseExpiresAt: timestamp(),
-  ...custodyTimes,
-});
+/** Custody is held per activation: the answer's custody times are every lease's. */
+const heldLease = beganLease.extend({ credentialHandle: handle(), leaseExpiresAt: timestamp() });
 
 const beginOutput = z.object({
   changed: z.boolean(),
@@ -115,7 +112,7 @@ export const activationBegin = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Lease every endpoint of a prepared generation. Start each on its port, then confirm, skip or abandon it by credentialHandle. A repeat returns the activation held.",
+    "Lease every endpoint of a prepared generation, then confirm, skip or abandon each by credentialHandle; a repeat returns the held one.",
   input: z.strictObject({
     generationId: uuid(),
     requiredEndpoints: z.array(endpointRef).max(INPUT_BOUNDS.stackEntries.max).default([]),
@@ -191,8 +188,6 @@ function beginView(
   },
 ) {
   const handles = new Map(held.leases.map((l) => [l.leaseId, l]));
-  // Custody is held per activation, so every lease shares the group's window.
-  const custody = custodyView(held);
   return {
     changed,
     activation: current,
@@ -200,10 +195,9 @@ function beginView(
       ...l,
       credentialHandle: handles.get(l.leaseId)!.handle,
       leaseExpiresAt: new Date(handles.get(l.leaseId)!.expiresAt).toISOString(),
-      ...custody,
     })),
     credentialCount: held.credentialCount,
-    ...custody,
+    ...custodyView(held),
   };
 }
 
@@ -212,7 +206,7 @@ export const activationCustodyExtend = defineTool({
   title: "Extend activation custody",
   kind: "mutation",
   description:
-    "Keep renewing this activation's pending leases for longer: custody becomes acquisition + custodyMinutes (10–60). Only lengthens; no daemon change.",
+    "Keep renewing this activation's pending leases until acquisition + custodyMinutes (10–60).",
   input: z.strictObject({ activationId: uuid(), custodyMinutes: z.int().min(10).max(60) }),
   output: z.object({
     changed: z.boolean(),
@@ -291,7 +285,7 @@ export const activationConfirmEndpoint = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Prove one endpoint is up: bindingKind process with the listener's rootPid, or docker with containerId. Erases its credential.",
+    "Prove an endpoint is up: process with rootPid, or docker with containerId; erases its credential.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),
@@ -324,8 +318,7 @@ export const activationSkipEndpoint = defineTool({
   title: "Skip an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Skip one optional endpoint you will not start, releasing its lease and erasing its credential.",
+  description: "Skip an optional endpoint you will not start; releases its lease.",
   input: z.strictObject({ activationId: uuid(), credentialHandle: handle() }),
   output: settled,
   routes: [SETTLE_ROUTES.skip],
@@ -340,7 +333,7 @@ export const activationAbandonEndpoint = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Report that one endpoint failed to start. A required endpoint fails the whole activation and cancels its other leases.",
+    "An endpoint failed to start; a required one fails the activation and its other leases.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),
@@ -365,8 +358,7 @@ export const activationReconcile = defineTool({
   title: "Reconcile an activation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Re-check a running activation's providers; if all are gone it becomes lost and its runs are released. Safe to repeat.",
+  description: "Re-check a running activation's providers; all gone means lost, runs released.",
   input: z.strictObject({ activationId: uuid() }),
   output: reconciled,
   routes: [reconcileRoute],
@@ -389,7 +381,7 @@ export const activationEnd = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "End an activation once its processes are stopped; refused while a lease is pending or a provider still listens. Never signals anything. Safe to repeat.",
+    "End an activation after its processes stopped; refused while leases are pending or providers listen.",
   input: z.strictObject({ activationId: uuid() }),
   output: settled,
   routes: [endRoute],

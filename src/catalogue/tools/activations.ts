@@ -30,7 +30,7 @@ export const activationsList = defineTool({
   title: "List activations",
   kind: "read",
   capabilities: CAPS,
-  description: "List stack activations, oldest first.",
+  description: "Stack activations, oldest first.",
   input: z.strictObject({
     ...pageInput,
     stackId: uuid().optional(),
@@ -56,7 +56,7 @@ export const activationGet = readTool({
   name: "portreeve_activation_get",
   title: "Get an activation",
   capabilities: CAPS,
-  description: "Read one activation: state, port and lease deadline of each endpoint.",
+  description: "One activation: state and each endpoint's port and lease expiry.",
   input: z.strictObject({ id: uuid() }),
   output: activation,
   route: get("/v1/stack-activations/{activationId}", activation),
@@ -71,7 +71,7 @@ export const activationResolve = readTool({
   name: "portreeve_activation_resolve",
   title: "Resolve endpoints",
   capabilities: [Capability.stackDiscovery],
-  description: "Addresses of a component's own endpoints and of its dependencies in an activation.",
+  description: "Addresses of a component's own endpoints and its dependencies.",
   input: z.strictObject({ activationId: uuid(), component: name128() }),
   output: resolution,
   route: post(

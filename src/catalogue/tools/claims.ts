@@ -8,8 +8,7 @@ import { pageSummary } from "../pagination.ts";
 export const claimsList = pagedReadTool({
   name: "portreeve_claims_list",
   title: "List claims",
-  description:
-    "List durable port claims by project, workspace, component and endpoint. Filters match exactly.",
+  description: "Durable port claims; filters match exactly.",
   input: z.strictObject({
     ...pageInput,
     project: nameFilter().optional(),
@@ -43,7 +42,7 @@ export const claimsList = pagedReadTool({
 export const claimGet = readTool({
   name: "portreeve_claim_get",
   title: "Get a claim",
-  description: "Read one claim: identity, mode and assigned, preferred or exact port.",
+  description: "One claim: identity, mode and its ports.",
   input: z.strictObject({ id: uuid() }),
   output: claim,
   route: get("/v1/claims/{claimId}", claim),

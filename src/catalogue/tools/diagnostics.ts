@@ -84,7 +84,7 @@ export const diagnostics = defineTool({
   title: "Bridge diagnostics",
   kind: "read",
   description:
-    "Report this bridge (run id, label, socket and where it came from) and whether the daemon answers. Works even when the daemon is down; start here when other tools fail.",
+    "This bridge (run id, socket, approval) and whether the daemon answers; start here on failures.",
   input: z.strictObject({}),
   output: z.object({
     bridge: z.object({
@@ -139,7 +139,7 @@ export const compatibility = defineTool({
   title: "Daemon compatibility",
   kind: "read",
   description:
-    "Check whether the running daemon speaks our protocol and has every capability this bridge's tools need; lists what is missing. Works even when the daemon is down.",
+    "Does the daemon speak our protocol with every capability our tools need? Works with it down.",
   input: z.strictObject({}),
   output: z.object({
     compatible: z.boolean(),
@@ -168,6 +168,9 @@ export const compatibility = defineTool({
         d.daemon.health!.softwareVersion
       } speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
     }
+    if (!d.daemon.available) {
+      return `The daemon is not answering, so compatibility is unknown. ${d.guidance}`;
+    }
     return `Not compatible. ${d.guidance}`;
   },
 });
@@ -175,8 +178,7 @@ export const compatibility = defineTool({
 export const healthTool = readTool({
   name: "portreeve_health",
   title: "Daemon health",
-  description:
-    "Read the daemon's version, protocol range, capabilities, pid and mode. Fails with portreeve_unavailable when the daemon is down.",
+  description: "The daemon's version, protocol range, capabilities, pid and mode.",
   input: z.strictObject({}),
   output: health,
   route: get("/v1/health", health),

@@ -12,7 +12,7 @@ export const generationsList = pagedReadTool({
   name: "portreeve_generations_list",
   title: "List generations",
   capabilities: CAPS,
-  description: "List prepared generations, oldest first.",
+  description: "Prepared generations, oldest first.",
   input: z.strictObject({
     ...pageInput,
     stackId: uuid().optional(),
@@ -31,7 +31,7 @@ export const generationGet = readTool({
   name: "portreeve_generation_get",
   title: "Get a generation",
   capabilities: CAPS,
-  description: "Read one generation: revision, state and the port of each published endpoint.",
+  description: "One generation: revision, state and its endpoints' ports.",
   input: z.strictObject({ id: uuid() }),
   output: generation,
   route: get("/v1/stack-generations/{generationId}", generation),

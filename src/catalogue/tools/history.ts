@@ -43,8 +43,7 @@ export const historyList = defineTool({
   name: "portreeve_history_list",
   title: "List history",
   kind: "read",
-  description:
-    "Page the daemon's event history, newest first. Filters match exactly; `since` (ISO 8601) is inclusive.",
+  description: "Daemon events, newest first; filters match exactly, since (ISO 8601) inclusive.",
   input: z.strictObject({
     ...pageInput,
     eventType: bounded(INPUT_BOUNDS.eventType.max).optional(),

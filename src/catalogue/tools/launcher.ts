@@ -23,7 +23,7 @@ export const launcherOperationGet = readTool({
   name: "portreeve_launcher_operation_get",
   title: "Get launcher operation",
   capabilities: CAPS,
-  description: "Read one launcher operation: state, deadline, outcome and evidence.",
+  description: "One launcher operation: state, deadline, outcome, evidence.",
   input: z.strictObject({ operationId: uuid() }),
   output: launcherOperation,
   route: get("/v1/launcher-operations/{operationId}", launcherOperation),

@@ -61,7 +61,7 @@ export const launcherOperationBegin = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Tell the daemon a launcher is starting, stopping, restarting or checking a stack; the bridge heartbeats it until complete. A repeated callerOperationId (a UUID you choose) returns the held operation; launcherRevision is 64 lowercase hex.",
+    "Announce a launcher run (start, stop, restart, status), heartbeated until complete. callerOperationId: your UUID (a repeat returns that run); launcherRevision: 64 hex.",
   input: z.strictObject({
     stackId: uuid(),
     operation: z.enum(["start", "stop", "restart", "status"]),
@@ -141,7 +141,7 @@ export const launcherOperationRenew = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Heartbeat a held operation now; custodyMinutes (10–60, from acquisition) keeps the bridge heartbeating longer. Renewal is otherwise automatic.",
+    "Heartbeat a held operation now (else automatic); custodyMinutes (10–60) extends it.",
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),
@@ -191,7 +191,7 @@ export const launcherOperationComplete = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Record how a held operation ended (exitCode 0–255, signal like SIGTERM) and erase its credential. Repeating the same completion returns the recorded result.",
+    "Record how a held operation ended (exitCode 0–255, signal e.g. SIGTERM); erases its credential.",
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),

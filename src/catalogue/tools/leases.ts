@@ -79,7 +79,7 @@ export const leaseAcquire = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Reserve a port for one endpoint, bind it, then lease_confirm with the root PID (or lease_abandon). A repeat returns the lease held. workspaceRoot: absolute, canonical.",
+    "Reserve a port for one endpoint, then lease_confirm or lease_abandon; a repeat returns the held lease. workspaceRoot: canonical absolute path.",
   input: z.strictObject({
     claim: z.strictObject({
       project: name(),
@@ -224,7 +224,7 @@ export const leaseConfirm = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "After your process listens on the leased port, prove it: the daemon checks every listener descends from rootPid, records a run and the credential is erased.",
+    "Once your process listens, prove it (listeners must descend from rootPid); erases the credential.",
   input: z.strictObject({ credentialHandle: handle(), rootPid: pid() }),
   output: confirmOutput,
   routes: [confirmRoute],
@@ -247,8 +247,7 @@ export const leaseAbandon = defineTool({
   title: "Abandon a port lease",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Give a held lease back when the process could not start (address-in-use marks a collision) and erase its credential.",
+  description: "Give a lease back when the process could not start; erases the credential.",
   input: z.strictObject({ credentialHandle: handle(), reason: abandonReason() }),
   output: ack,
   routes: [abandonRoute],
@@ -273,8 +272,7 @@ export const runRelease = defineTool({
   title: "Release a run",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Mark a confirmed run released after its process stopped. Sticky claims keep their port. Safe to repeat.",
+  description: "Mark a run released after its process stopped; sticky claims keep their port.",
   input: z.strictObject({ runId: uuid() }),
   output: ack,
   routes: [releaseRoute],

@@ -15,8 +15,7 @@ import { pageSummary } from "../pagination.ts";
 export const portsList = pagedReadTool({
   name: "portreeve_ports_list",
   title: "List ports",
-  description:
-    "List known ports (claimed, leased, running or listened on) with fresh listener evidence. Filters match exactly.",
+  description: "Ports claimed, leased, running or listened on, with fresh evidence.",
   input: z.strictObject({
     ...pageInput,
     classification: classification.optional(),
@@ -40,8 +39,7 @@ export const portsList = pagedReadTool({
 export const portInspect = readTool({
   name: "portreeve_port_inspect",
   title: "Inspect a port",
-  description:
-    "Everything known about one port: claim, pending lease, run, Docker publication, listeners and their ownership.",
+  description: "One port: claim, lease, run, Docker publication, listeners and owners.",
   input: z.strictObject({ port: port() }),
   output: inventoryEntry,
   route: get("/v1/ports/{port}", inventoryEntry),

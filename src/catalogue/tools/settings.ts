@@ -7,8 +7,7 @@ import { readTool } from "../read_tool.ts";
 export const settingsGet = readTool({
   name: "portreeve_settings_get",
   title: "Get settings",
-  description:
-    "Read the daemon's global settings: automatic port ranges, excluded ports, lease TTL, grace period and history limits.",
+  description: "Daemon settings: port ranges, excluded ports, TTLs, limits.",
   input: z.strictObject({}),
   output: settings,
   route: get("/v1/config", settings),

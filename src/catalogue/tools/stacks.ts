@@ -6,7 +6,6 @@ import {
   documentIssue,
   generation,
   INPUT_BOUNDS,
-  loose,
   name128,
   nameFilter,
   pageInput,
@@ -14,6 +13,7 @@ import {
   revision,
   snapshot,
   stack,
+  stackDefinitionOut,
   uuid,
 } from "../shapes.ts";
 import { get, post, reads } from "../routes.ts";
@@ -24,8 +24,7 @@ import { pageSummary } from "../pagination.ts";
 export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
   title: "List stacks",
-  description:
-    "List registered stacks by project and root. `stackRoot` must be an existing absolute directory.",
+  description: "Registered stacks; stackRoot must be an existing absolute directory.",
   input: z.strictObject({
     ...pageInput,
     project: nameFilter().optional(),
@@ -43,14 +42,14 @@ export const stacksList = pagedReadTool({
 export const stackGet = readTool({
   name: "portreeve_stack_get",
   title: "Get a stack",
-  description: "Read one registered stack with its normalised definition and revision.",
+  description: "One stack with its normalised definition and revision.",
   input: z.strictObject({ id: uuid() }),
   output: stack,
   route: get("/v1/stacks/{stackId}", stack),
   params: (input) => ({ stackId: input.id }),
   summary: (s) =>
     `Stack ${s.project} at ${s.stackRoot}, ${
-      Object.keys(s.definition.components ?? {}).length
+      Object.keys(s.definition?.components ?? {}).length
     } component(s), revision ${s.currentRevision.slice(0, 12)}.`,
 });
 
@@ -65,8 +64,7 @@ export const stackStatus = readTool({
   name: "portreeve_stack_status",
   title: "Stack status",
   capabilities: [Capability.stackActivations],
-  description:
-    "A stack's latest generation and activation, with fresh evidence for its confirmed providers.",
+  description: "A stack's latest generation and activation, with fresh provider evidence.",
   input: z.strictObject({ stackId: uuid() }),
   output: statusOutput,
   route: post(
@@ -88,7 +86,7 @@ const documentOutput = z.object({
   path: z.string(),
   kind: z.enum(["missing", "regular", "non-regular", "oversized"]),
   fingerprint: z.string().nullable(),
-  definition: loose().nullable(),
+  definition: stackDefinitionOut.nullable(),
   revision: revision().nullable(),
   issues: z.array(documentIssue),
 });
@@ -97,7 +95,7 @@ export const stackDocumentGet = readTool({
   name: "portreeve_stack_document_get",
   title: "Get stack document",
   description:
-    "Read the parsed portreeve.stack.json under an absolute stack root (that file only, never raw content).",
+    "The parsed <stackRoot>/portreeve.stack.json (stackRoot absolute; never raw content).",
   input: z.strictObject({ stackRoot: absolutePath(true) }),
   output: documentOutput,
   route: get("/v1/stack-document", documentOutput),
@@ -112,7 +110,7 @@ export const stackDocumentGet = readTool({
 
 const validationOutput = z.object({
   valid: z.boolean(),
-  definition: loose().nullable(),
+  definition: stackDefinitionOut.nullable(),
   revision: revision().nullable(),
   issues: z.array(documentIssue),
 });
@@ -121,8 +119,7 @@ export const stackDefinitionValidate = readTool({
   name: "portreeve_stack_definition_validate",
   title: "Validate stack definition",
   capabilities: [Capability.mcpFoundations],
-  description:
-    "Check and normalise a stack definition without touching any file; returns its revision or issues.",
+  description: "Normalise and check a stack definition (no file touched).",
   // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
   // to judge it. The tools that write (stack_apply_preview) keep the typed schema.
   input: z.strictObject({
@@ -160,7 +157,7 @@ export const stackSnapshot = readTool({
   title: "Endpoint snapshot",
   capabilities: [Capability.stackDiscovery],
   description:
-    "A component's endpoint addresses with hosts set to `gatewayHost` (e.g. host.docker.internal). Writes no file.",
+    "A component's endpoint addresses with host = gatewayHost (e.g. host.docker.internal).",
   input: z.strictObject({
     activationId: uuid(),
     component: name128().refine((c) => c.trim() === c, "must not start or end with whitespace"),

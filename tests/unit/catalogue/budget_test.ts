@@ -1,8 +1,9 @@
 /**
  * Context budgets: what the model pays for the catalogue, in bytes of name + description +
  * compact-JSON input schema, and the whole tools/list entries; and for the largest results.
- * Declaring `additionalProperties: false` on every strict input object (74 of them) costs
- * about 2.1 KB model-visible; the catalogue budgets were raised by that much and no more.
+ * Output schemas declare every field of every record (Codex's code mode types a model's
+ * programs by them; no host puts them in a model's context otherwise), so the whole listing
+ * is about twice its model-visible part and more.
  */
 import { NO_HOST_CHANNEL } from "../../../src/host_channel.ts";
 import assert from "node:assert/strict";
@@ -46,10 +47,10 @@ Deno.test("the preview/execute tools stay under 7 KB model-visible", () => {
   assert.ok(visible(receipts) < 7000, `${visible(receipts)} bytes`);
 });
 
-Deno.test("the full tools/list stays under 62 KB, 24 KB model-visible", () => {
+Deno.test("the full tools/list stays under 126 KB, 24 KB model-visible", () => {
   assert.equal(tools.length, ALL_TOOLS.length);
   const total = JSON.stringify(tools.map((e) => e.tool)).length;
-  assert.ok(total < 62 * 1024, `${total} bytes`);
+  assert.ok(total < 126 * 1024, `${total} bytes`);
   assert.ok(visible(tools) < 24 * 1024, `${visible(tools)} bytes`);
 });
 
@@ -87,20 +88,22 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     await sim.close();
     await Deno.remove(dir, { recursive: true });
   }
+  // Every value a rule cannot give back is written (README "Compact results"): a lease's
+  // expiry, each endpoint's updatedAt, the ids a status answer repeats across its records.
   const BUDGETS: Record<string, number> = {
-    portreeve_history_list: 3800,
-    portreeve_stack_status: 1620,
+    portreeve_history_list: 3850,
+    portreeve_stack_status: 2230,
     // Previews carry nextStep and approval: what the model must do before any execute.
-    portreeve_port_reclaim_preview: 1330,
-    portreeve_stack_apply_preview: 1090,
-    // Each lease carries its handle; its custody times are the answer's, written once.
-    portreeve_activation_begin: 1120,
-    portreeve_ports_list: 860,
-    portreeve_activation_confirm_endpoint: 840,
-    portreeve_activation_end: 830,
-    portreeve_activation_get: 810,
-    portreeve_stack_apply_execute: 760,
-    portreeve_port_inspect: 770,
+    portreeve_port_reclaim_preview: 1470,
+    portreeve_stack_apply_preview: 1430,
+    // Each lease carries its handle and expiry; custody times are the answer's, written once.
+    portreeve_activation_begin: 1340,
+    portreeve_ports_list: 940,
+    portreeve_activation_confirm_endpoint: 920,
+    portreeve_activation_end: 960,
+    portreeve_activation_get: 890,
+    portreeve_stack_apply_execute: 850,
+    portreeve_port_inspect: 850,
   };
 
   for (const [tool, budget] of Object.entries(BUDGETS)) {

@@ -45,11 +45,6 @@ Deno.test("context budget: name + description + input schema of the 14 tools sta
   for (const t of CONSEQUENTIAL_TOOLS) {
     visible += t.name.length + t.description.length +
       JSON.stringify(describeTool(t).inputSchema).length;
-    // Output schemas stay compact: the typed fields agents act on, the rest loose.
-    assert.ok(
-      JSON.stringify(describeTool(t).outputSchema).length <= 700,
-      `${t.name} output schema`,
-    );
   }
   assert.ok(visible < 7000, `model-visible bytes ${visible}`);
 });

@@ -1,6 +1,6 @@
 /**
- * The advertised JSON Schemas: inputs say what an agent must send (strict objects, real bounds,
- * no regex a format already implies); outputs say what comes back, open and shallow.
+ * The advertised JSON Schemas: inputs say what an agent must send (real bounds, no regex a
+ * format already implies); outputs declare every field that can come back, open.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
@@ -25,7 +25,8 @@ Deno.test("input: formats replace their regexes, safe-integer bounds go, real bo
     name: { type: "string", pattern: "^[a-z]+$" },
   });
   assert.deepEqual(schema.required, ["id", "at", "count", "port", "name"]);
-  assert.equal(schema.additionalProperties, false, "a strict input says it is closed");
+  // Strict, and the schema says so: an unknown key is refused.
+  assert.equal(schema.additionalProperties, false);
 });
 
 Deno.test("input: a sub-schema used twice is written once under $defs", () => {
@@ -35,7 +36,15 @@ Deno.test("input: a sub-schema used twice is written once under $defs", () => {
   const name = props.a.$ref!.replace("#/$defs/", "");
   const defs = schema.$defs as Record<string, Record<string, unknown>>;
   assert.deepEqual(defs[name].required, ["x", "y"]);
-  assert.equal(defs[name].additionalProperties, false);
+});
+
+Deno.test("input: a definition used once, or no longer than a reference, is written in place", () => {
+  const port = z.int().min(1).max(65535);
+  const schema = inputJsonSchema(z.strictObject({ a: port, b: port, once: z.array(point) }));
+  assert.equal(schema.$defs, undefined);
+  const props = schema.properties as Record<string, unknown>;
+  assert.deepEqual(props.a, { type: "integer", minimum: 1, maximum: 65535 });
+  assert.deepEqual(props.b, props.a);
 });
 
 Deno.test("input: nullable folds into a type list; a record of strings keeps its value type only", () => {
@@ -49,7 +58,7 @@ Deno.test("input: nullable folds into a type list; a record of strings keeps its
   });
 });
 
-Deno.test("output: open, with no required list, bounds or patterns", () => {
+Deno.test("output: open, with no required list, formats, bounds or patterns", () => {
   const schema = outputJsonSchema(z.object({
     id: z.uuid(),
     count: z.int().min(0),
@@ -60,7 +69,7 @@ Deno.test("output: open, with no required list, bounds or patterns", () => {
   assert.deepEqual(schema, {
     type: "object",
     properties: {
-      id: { type: "string", format: "uuid" },
+      id: { type: "string" },
       count: { type: "integer" },
       code: { type: "string" },
       maybe: { type: ["string", "null"] },
@@ -69,27 +78,40 @@ Deno.test("output: open, with no required list, bounds or patterns", () => {
   });
 });
 
-Deno.test("output: objects and arrays deeper than two levels are advertised by type only", () => {
+Deno.test("output: every record is declared to its last field; one used twice is written once", () => {
+  const inner = z.object({ x: z.string() });
   const schema = outputJsonSchema(z.object({
     deep: z.object({ one: z.object({ two: z.object({ three: z.string() }) }) }),
-    list: z.array(z.object({ inner: z.object({ x: z.string() }) })),
+    list: z.array(inner),
+    again: inner.nullable(),
   }));
-  assert.deepEqual(schema.properties, {
-    deep: {
-      type: "object",
-      properties: { one: { type: "object", properties: { two: { type: "object" } } } },
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(properties.deep, {
+    type: "object",
+    properties: {
+      one: {
+        type: "object",
+        properties: { two: { type: "object", properties: { three: { type: "string" } } } },
+      },
     },
-    list: { type: "array", items: { type: "object", properties: { inner: { type: "object" } } } },
   });
+  const defs = schema.$defs as Record<string, unknown>;
+  assert.deepEqual(Object.values(defs), [{
+    type: "object",
+    properties: { x: { type: "string" } },
+  }]);
+  assert.deepEqual(properties.list.items, { $ref: `#/$defs/${Object.keys(defs)[0]}` });
 });
 
-Deno.test("output: a nullable deep object is cut to its type list", () => {
+Deno.test("output: fields named like keywords (required, minimum, format) stay declared", () => {
   const schema = outputJsonSchema(z.object({
-    a: z.object({ b: z.object({ c: z.object({ d: z.string() }).nullable() }) }),
+    required: z.boolean(),
+    range: z.object({ minimum: z.int(), maximum: z.int() }),
+    format: z.string(),
   }));
-  const a = (schema.properties as Record<string, Record<string, Record<string, unknown>>>).a;
-  const b = a.properties.b as { properties: Record<string, unknown> };
-  assert.deepEqual(b.properties.c, { type: ["object", "null"] });
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(Object.keys(properties), ["required", "range", "format"]);
+  assert.deepEqual(Object.keys(properties.range.properties as object), ["minimum", "maximum"]);
 });
 
 Deno.test("input: a sub-schema used once is written in place, one used twice once under $defs", () => {

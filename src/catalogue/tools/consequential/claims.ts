@@ -1,6 +1,15 @@
 /** Receipt pairs for ports and claims: reclaim a port, reassign / delete a claim, prune claims. */
 import { z } from "zod";
-import { olderThanMilliseconds, port, uuid } from "../../shapes.ts";
+import {
+  claim,
+  declared,
+  inventoryEntry,
+  listener,
+  olderThanMilliseconds,
+  port,
+  timestamp,
+  uuid,
+} from "../../shapes.ts";
 import { APPROVAL, evidenceReply, executeTool, previewTool, pruneExecuteTool } from "./receipts.ts";
 import { consequential } from "../../routes.ts";
 import { type Fragment, list, say } from "../../question.ts";
@@ -77,17 +86,74 @@ export function explainReclaim(
   }
 }
 
+const launcherAction = z.object({
+  kind: z.string(),
+  action: z.string(),
+  containerIds: z.array(z.string()),
+}).nullable();
+
+/** The daemon's ReclamationResult: what a reclaim did (or, as a dry run, would do). */
+const reclamation = z.object({
+  operationId: uuid().optional(),
+  operation: z.string().optional(),
+  port: port().optional(),
+  policy: z.string().optional(),
+  dryRun: z.boolean().optional(),
+  outcome: z.string(),
+  reason: z.string().nullable(),
+  launcherAction: declared(launcherAction),
+  targets: declared(z.array(listener)),
+  signals: declared(z.array(z.object({ pid: z.int(), signal: z.string(), at: timestamp() }))),
+});
+
+/** A claims prune: the candidates (with why), the ids deleted and the ones skipped. */
+const claimsPruned = z.object({
+  dryRun: z.boolean().optional(),
+  candidates: declared(z.array(z.object({ claim, reason: z.string() }))),
+  deletedClaimIds: z.array(uuid()),
+  skipped: z.array(declared(z.object({ claimId: uuid(), reason: z.string() }))),
+});
+
 export const portReclaimPreview = previewTool({
   stem: "port_reclaim",
   title: "Preview port reclaim",
-  description: `Show which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
+  description: `Which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
   path: "/v1/actions/ports/{port}/reclaim/preview",
   body: ({ policy }) => ({ policy }),
   reply: evidenceReply(reclaimObserved),
+  shown: {
+    proposal: z.object({ policy: z.string() }),
+    observed: z.object({
+      port: port(),
+      policy: z.string(),
+      outcome: z.string(),
+      reason: z.string().nullable(),
+      launcherAction,
+      targets: z.array(listener),
+      inventory: inventoryEntry,
+    }),
+  },
   explain: explainReclaim,
   target: portTarget,
 });
+
+/** What a reclaim did, in words: a refusal or a Docker listener signals nothing. */
+export function reclaimOutcome(r: { outcome: string; reason: string | null }): string {
+  const why = r.reason ? ` (${r.reason})` : "";
+  switch (r.outcome) {
+    case "terminated":
+      return `Port reclaimed: its processes were terminated${why}.`;
+    case "already-free":
+      return `Nothing to signal: the port was already free${why}; its run, if any, was released.`;
+    case "launcher-action-required":
+      return `Nothing was signalled: the listener is Docker-published${why}; stop it via the launcher.`;
+    case "refused":
+      return `Reclaim refused${why}: nothing was signalled.`;
+    default:
+      return `Reclaim ended ${r.outcome}${why}.`;
+  }
+}
 
 export const portReclaimExecute = executeTool({
   stem: "port_reclaim",
@@ -95,14 +161,14 @@ export const portReclaimExecute = executeTool({
   title: "Reclaim a port",
   description: "Signal the approved processes; may wait out the grace period.",
   input: z.strictObject({ receiptId: uuid(), port: port() }),
-  result: z.looseObject({ outcome: z.string(), reason: z.string().nullable() }),
+  result: reclamation,
   path: "/v1/actions/ports/{port}/reclaim/execute",
   effect: consequential(
     ["signals a process"],
     "signals the processes the receipt names, then releases their run",
   ),
   target: portTarget,
-  outcome: (r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ""}.`,
+  outcome: reclaimOutcome,
   // The daemon may wait twice the grace period plus lsof time before answering.
   timeoutMs: 150_000,
 });
@@ -111,7 +177,7 @@ export const claimReassignPreview = previewTool({
   stem: "claim_reassign",
   title: "Preview claim reassignment",
   description:
-    `Pick a new port for an idle claim (preferredPort or exactPort, not both). ${APPROVAL}`,
+    `Move an idle claim to a new port (preferredPort or exactPort, not both). ${APPROVAL}`,
   input: z.strictObject({
     claimId: uuid(),
     preferredPort: port().optional(),
@@ -123,6 +189,16 @@ export const claimReassignPreview = previewTool({
   path: "/v1/actions/claims/{claimId}/reassign/preview",
   body: ({ preferredPort, exactPort }) => ({ preferredPort, exactPort }),
   reply: evidenceReply(z.looseObject({ claim: claimRef, port: port() })),
+  shown: {
+    proposal: z.object({ preferredPort: port().optional(), exactPort: port().optional() }),
+    observed: z.object({
+      claim,
+      port: port(),
+      preferredPort: port().nullable(),
+      exactPort: port().nullable(),
+      inventory: inventoryEntry.nullable(),
+    }),
+  },
   explain: ({ observed }) => ({
     effect: say`Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
     blockers: [],
@@ -138,11 +214,11 @@ export const claimReassignExecute = executeTool({
   title: "Reassign a claim",
   description: "Move the claim as approved in its preview.",
   input: claimExecuteInput,
-  result: z.looseObject({ assignedPort: port().nullable() }),
+  result: claim.partial().required({ assignedPort: true }),
   path: "/v1/actions/claims/{claimId}/reassign/execute",
   effect: consequential(["moves a claim"], "moves an idle claim to another port"),
   target: claimTarget,
-  outcome: (r) => `claim now on port ${r.assignedPort}.`,
+  outcome: (r) => `Claim moved to port ${r.assignedPort}.`,
 });
 
 export const claimDeletePreview = previewTool({
@@ -152,6 +228,10 @@ export const claimDeletePreview = previewTool({
   input: z.strictObject({ claimId: uuid() }),
   path: "/v1/actions/claims/{claimId}/delete/preview",
   reply: evidenceReply(z.looseObject({ claim: claimRef })),
+  shown: {
+    proposal: z.object({}),
+    observed: z.object({ claim, inventory: inventoryEntry.nullable() }),
+  },
   explain: ({ observed }) => ({
     effect: say`Delete claim ${claimLabel(observed.claim)}; its port becomes free for others.`,
     blockers: [],
@@ -165,17 +245,17 @@ export const claimDeleteExecute = executeTool({
   title: "Delete a claim",
   description: "Delete the claim as approved in its preview.",
   input: claimExecuteInput,
-  result: z.looseObject({ deleted: z.boolean() }),
+  result: z.object({ deleted: z.boolean(), claimId: uuid().optional() }),
   path: "/v1/actions/claims/{claimId}/delete/execute",
   effect: consequential(["deletes records"], "deletes an idle claim"),
   target: claimTarget,
-  outcome: (r) => (r.deleted ? "claim deleted." : "nothing deleted."),
+  outcome: (r) => (r.deleted ? "Claim deleted." : "Nothing was deleted."),
 });
 
 export const claimsPrunePreview = previewTool({
   stem: "claims_prune",
   title: "Preview claims prune",
-  description: `List idle claims whose workspace is gone. ${APPROVAL}`,
+  description: `Idle claims whose workspace is gone. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: "/v1/actions/claims/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
@@ -183,11 +263,13 @@ export const claimsPrunePreview = previewTool({
     candidates: z.array(z.looseObject({ claim: claimRef })),
     skipped: z.array(z.looseObject({ claimId: z.string(), reason: z.string() })),
   })),
+  shown: { proposal: z.object({ olderThanMilliseconds: z.int() }), observed: claimsPruned },
   explain: ({ observed }) => {
     const { candidates, skipped } = observed;
     return {
+      noop: candidates.length === 0,
       effect: candidates.length === 0
-        ? say`No claim to prune; executing would delete nothing.`
+        ? say`No claim to prune.`
         : say`Delete ${candidates.length} claim(s) whose workspace is gone: ${
           list(candidates.map((c) => claimLabel(c.claim)))
         }.`,
@@ -202,6 +284,7 @@ export const claimsPruneExecute = pruneExecuteTool({
   action: "claims.prune",
   title: "Prune claims",
   description: "Delete the approved claims, re-checking each.",
+  result: claimsPruned,
   deleted: "deletedClaimIds",
   noun: "claim",
   effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { type AnyTool, defineTool } from "../../define.ts";
-import { loose, timestamp, uuid } from "../../shapes.ts";
+import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import {
   type ConsequentialEffect,
@@ -29,8 +29,7 @@ import { type Fragment, list, question, say } from "../../question.ts";
 const CAPS = [Capability.mcpFoundations];
 
 /** Preview-description sentence; each preview carries it, so it stays short. */
-export const APPROVAL =
-  "Then stop until the user explicitly approves this preview; host auto-approval is not consent.";
+export const APPROVAL = "Needs the user's explicit approval.";
 
 type Json = Record<string, unknown>;
 
@@ -66,25 +65,35 @@ export function previewReply<Observed extends z.ZodType<Json>, Proposal extends 
   });
 }
 
-const previewOutput = z.object({
-  receiptId: uuid(),
-  action: z.string(),
-  target,
-  expiresAt: timestamp(),
-  /** What executing would do, for a person to approve. */
-  summary: z.string(),
-  /** Why executing would not do what was asked (empty when nothing stands in the way). */
-  blockers: z.array(z.string()),
-  /** What the agent must do next: a person approves this preview before its execute. */
-  nextStep: z.string(),
-  proposal: loose(),
-  observed: loose(),
-  /**
-   * How approval happens: the execute asks the user through the host, the agent must ask the
-   * user itself, or (`--approval required` on a host that cannot ask) execute will refuse.
-   */
-  approval: z.enum(APPROVAL_ROUTES),
-});
+/** A preview's data: the receipt, what it means for a person, and the daemon's evidence. */
+const previewOutput = (shown: PreviewShapes) =>
+  z.object({
+    receiptId: uuid(),
+    action: z.string(),
+    target,
+    expiresAt: timestamp(),
+    /** What executing would do, for a person to approve. */
+    summary: z.string(),
+    /** Why executing would not do what was asked (empty when nothing stands in the way). */
+    blockers: z.array(z.string()),
+    /** What the agent must do next: a person approves this preview before its execute. */
+    nextStep: z.string(),
+    // The daemon's evidence as it sent it: declared in full, read where `explain` needs it.
+    proposal: declared(shown.proposal),
+    observed: declared(shown.observed),
+    /**
+     * How approval happens: the execute asks the user through the host, the agent must ask
+     * the user itself, or (`--approval required` on a host that cannot ask) execute will
+     * refuse.
+     */
+    approval: z.enum(APPROVAL_ROUTES),
+  });
+
+/** The whole shape of a preview's proposal and evidence, as its output schema declares it. */
+export interface PreviewShapes {
+  proposal: z.ZodType;
+  observed: z.ZodType;
+}
 
 /** A preview's reply whose proposal `explain` does not read. */
 export function evidenceReply<Observed extends z.ZodType<Json>>(observed: Observed) {
@@ -101,11 +110,14 @@ export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<Dae
   body?(input: z.output<In>): Json;
   /** The reply's schema (`previewReply`), checked where it arrives. */
   reply: Reply;
+  /** The proposal and evidence in full, for the output schema. */
+  shown: PreviewShapes;
   /**
    * One sentence on the effect, plus the blockers, read from the daemon's evidence: built
-   * with `say`, so a person's question shows every daemon value quoted and bounded.
+   * with `say`, so a person's question shows every daemon value quoted and bounded. `noop`
+   * when executing would change nothing (there is then nothing to approve).
    */
-  explain(preview: z.output<Reply>): { effect: Fragment; blockers: Fragment[] };
+  explain(preview: z.output<Reply>): { effect: Fragment; blockers: Fragment[]; noop?: boolean };
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
   target(input: z.output<In>): { type: string; id: string };
 }
@@ -126,11 +138,11 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     capabilities: CAPS,
     description: spec.description,
     input: spec.input,
-    output: previewOutput,
+    output: previewOutput(spec.shown),
     routes: [route],
     async call(ctx, input) {
       const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
-      const { effect, blockers } = spec.explain(preview);
+      const { effect, blockers, noop } = spec.explain(preview);
       const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
       const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
       ctx.receipts.remember({
@@ -154,7 +166,9 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
         summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
         blockers: blockers.map((blocker) => blocker.plain()),
-        nextStep: approvalStep(execute, blockers.length > 0, approval),
+        nextStep: noop
+          ? `Nothing to do: ${execute} would change nothing, so there is nothing to approve.`
+          : approvalStep(execute, blockers.length > 0, approval),
         proposal: preview.proposal,
         observed: preview.observed,
         approval,
@@ -206,7 +220,7 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   title: string;
   description: string;
   input: In;
-  /** The daemon's `result`; loose unless agents act on its fields. */
+  /** The daemon's `result`, in full (the output schema declares every field). */
   result: R;
   /** The execute route; `{name}` segments come from the input fields of those names. */
   path: string;
@@ -214,7 +228,7 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   effect: ConsequentialEffect;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
-  /** The first successful execution's outcome, in a few words. */
+  /** What the first execution did, as one sentence (a refusal says so: nothing changed). */
   outcome(result: z.output<R>): string;
   timeoutMs?: number;
 }
@@ -265,9 +279,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     summary: (data) =>
       data.replayed
         ? `Replayed the recorded outcome of ${spec.action}; nothing was re-applied.`
-        : `Executed ${spec.action} (${data.changed ? "changed" : "unchanged"}): ${
-          spec.outcome((data as { result: z.output<R> }).result)
-        }`,
+        : spec.outcome((data as { result: z.output<R> }).result),
   });
 }
 
@@ -275,11 +287,13 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
  * The execute of a prune preview: the receipt alone names what goes, the daemon re-checks each
  * candidate and answers the ids it deleted and the ones it skipped.
  */
-export function pruneExecuteTool(spec: {
+export function pruneExecuteTool<R extends z.ZodObject>(spec: {
   stem: string;
   action: string;
   title: string;
   description: string;
+  /** The daemon's prune result (the dry run its preview showed, now done). */
+  result: R;
   /** The result field listing deleted ids, and what one of them is called. */
   deleted: string;
   noun: string;
@@ -292,14 +306,15 @@ export function pruneExecuteTool(spec: {
     title: spec.title,
     description: spec.description,
     input: z.strictObject({ receiptId: uuid() }),
-    result: z.looseObject({ [spec.deleted]: z.array(uuid()), skipped: z.array(loose()) }),
+    result: spec.result,
     path: `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
     effect: spec.effect,
     target: spec.target,
-    outcome: (r) => {
+    outcome: (r: Record<string, unknown>) => {
       const deleted = r[spec.deleted];
       const count = Array.isArray(deleted) ? deleted.length : 0;
-      return `${count} ${spec.noun}(s) deleted, ${r.skipped.length} skipped.`;
+      const skipped = Array.isArray(r.skipped) ? r.skipped.length : 0;
+      return `Pruned: ${count} ${spec.noun}(s) deleted, ${skipped} skipped.`;
     },
   });
 }

@@ -5,11 +5,16 @@
 import { z } from "zod";
 import {
   absolutePath,
+  declared,
+  documentIssue,
   INPUT_BOUNDS,
-  loose,
   olderThanMilliseconds,
   port,
+  revision,
+  settings,
+  stack,
   stackDefinitionInput,
+  stackDefinitionOut,
   uuid,
 } from "../../shapes.ts";
 import {
@@ -76,7 +81,7 @@ export const stackApplyPreview = previewTool({
   stem: "stack_apply",
   title: "Preview stack apply",
   description:
-    `Check a definition against <stackRoot>/portreeve.stack.json (stackRoot absolute) and the registry (receipt bound to the file's fingerprint). ${APPROVAL}`,
+    `Check a definition against <stackRoot>/portreeve.stack.json and the registry. ${APPROVAL}`,
   input: z.strictObject({
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
     definition: stackDefinitionInput,
@@ -84,31 +89,50 @@ export const stackApplyPreview = previewTool({
   path: "/v1/actions/stacks/apply/preview",
   body: ({ stackRoot, definition }) => ({ stackRoot, definition }),
   reply: evidenceReply(applyObserved),
+  shown: {
+    proposal: z.object({ definition: stackDefinitionOut, revision: revision() }),
+    observed: z.object({
+      document: z.object({
+        path: z.string(),
+        kind: z.string(),
+        fingerprint: z.string().nullable(),
+        revision: revision().nullable(),
+        issues: z.array(documentIssue),
+      }),
+      stack: z.object({
+        changed: z.boolean(),
+        existing: stack.nullable(),
+        revision: revision(),
+        definition: stackDefinitionOut,
+      }),
+    }),
+  },
   explain: explainApply,
   target: stackRootTarget,
 });
 
-const applyResult = z.looseObject({
+/** The file is saved; then either applied (changed, stack) or not (error). */
+const applyResult = z.object({
+  saved: z.boolean().optional(),
   applied: z.boolean(),
   path: z.string(),
   fingerprint: z.string(),
+  revision: revision().optional(),
   changed: z.boolean().optional(),
-  stack: z.looseObject({ id: uuid() }).optional(),
+  stack: declared(stack.optional()),
+  error: declared(z.object({ code: z.string(), message: z.string() }).optional()),
 });
 
 /** The daemon's message when the file was written but applying it failed. */
-function failureMessage(result: Record<string, unknown>): string | undefined {
-  const error = result.error;
-  if (typeof error !== "object" || error === null || !("message" in error)) return undefined;
-  return String(error.message);
+function failureMessage(result: z.output<typeof applyResult>): string | undefined {
+  return result.error?.message;
 }
 
 export const stackApplyExecute = executeTool({
   stem: "stack_apply",
   action: "stack.apply",
   title: "Apply a stack",
-  description:
-    "Write portreeve.stack.json and apply it as approved; send stackRoot exactly as previewed.",
+  description: "Write portreeve.stack.json and apply it; send stackRoot exactly as previewed.",
   input: z.strictObject({
     receiptId: uuid(),
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
@@ -124,20 +148,32 @@ export const stackApplyExecute = executeTool({
   target: stackRootTarget,
   outcome: (r) =>
     r.applied
-      ? `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
+      ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
         r.changed ? "applied" : "already current"
       }.`
-      : `wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
+      : `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
         failureMessage(r)
       }`,
 });
 
 const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
 
+/** A stacks prune: candidates with their claims, blocked stacks, what was deleted or skipped. */
+const stacksPruned = z.object({
+  dryRun: z.boolean().optional(),
+  candidates: declared(
+    z.array(z.object({ stack, claimIds: z.array(uuid()), reason: z.string() })),
+  ),
+  blocked: declared(z.array(z.object({ stack, reasons: z.array(z.string()) }))),
+  deletedStackIds: z.array(uuid()),
+  deletedClaimIds: declared(z.array(uuid())),
+  skipped: z.array(declared(z.object({ stackId: uuid(), reason: z.string() }))),
+});
+
 export const stacksPrunePreview = previewTool({
   stem: "stacks_prune",
   title: "Preview stacks prune",
-  description: `List stacks whose root is gone, with blockers. ${APPROVAL}`,
+  description: `Stacks whose root is gone, with blockers. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: "/v1/actions/stacks/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
@@ -145,12 +181,14 @@ export const stacksPrunePreview = previewTool({
     candidates: z.array(z.looseObject({ stack: stackSummary, claimIds: z.array(z.unknown()) })),
     blocked: z.array(z.looseObject({ stack: stackSummary, reasons: z.array(z.string()) })),
   })),
+  shown: { proposal: z.object({ olderThanMilliseconds: z.int() }), observed: stacksPruned },
   explain: ({ observed }) => {
     const { candidates, blocked } = observed;
     const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
     return {
+      noop: candidates.length === 0 && blocked.length === 0,
       effect: candidates.length === 0
-        ? say`No stack to prune; executing would delete nothing.`
+        ? say`No stack to prune.`
         : say`Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
           list(candidates.map((c) => say`${c.stack.project} at ${c.stack.stackRoot}`))
         }.`,
@@ -167,6 +205,7 @@ export const stacksPruneExecute = pruneExecuteTool({
   action: "stacks.prune",
   title: "Prune stacks",
   description: "Delete the approved stacks, re-checking each; signals nothing.",
+  result: stacksPruned,
   deleted: "deletedStackIds",
   noun: "stack",
   effect: consequential(
@@ -229,7 +268,7 @@ export function showSetting(value: unknown): string | number {
 export const settingsUpdatePreview = previewTool({
   stem: "settings_update",
   title: "Preview settings update",
-  description: `Show current and resulting settings. ${APPROVAL}`,
+  description: `Current and resulting settings. ${APPROVAL}`,
   input: z.strictObject({ updates: settingsUpdates }),
   path: "/v1/actions/settings/preview",
   body: ({ updates }) => ({ updates }),
@@ -237,6 +276,11 @@ export const settingsUpdatePreview = previewTool({
     z.looseObject({ current: z.record(z.string(), z.unknown()) }),
     z.looseObject({ updates: z.record(z.string(), z.unknown()) }),
   ),
+  shown: {
+    // `updates` holds only the settings that change: a map of them, not a record.
+    proposal: z.object({ updates: z.record(z.string(), z.unknown()), proposed: settings }),
+    observed: z.object({ current: settings }),
+  },
   explain: ({ proposal, observed }) => {
     const current = observed.current;
     const updates = proposal.updates;
@@ -254,9 +298,9 @@ export const settingsUpdateExecute = executeTool({
   title: "Update settings",
   description: "Apply the approved settings if the current ones are unchanged.",
   input: z.strictObject({ receiptId: uuid() }),
-  result: z.looseObject({ settings: loose() }),
+  result: z.object({ settings: declared(settings) }),
   path: "/v1/actions/settings/execute",
   effect: consequential(["changes settings"], "changes the daemon's global settings"),
   target: settingsTarget,
-  outcome: () => "settings updated.",
+  outcome: () => "Settings updated.",
 });

@@ -161,12 +161,19 @@ Deno.test("reclaim execute: sends only the receipt, waits long enough, reports t
     body: { receiptId: RECEIPT },
     timeoutMs: 150_000,
   }]);
-  assert.equal(r.text, "Executed port.reclaim (changed): terminated.");
-  assert.deepEqual(r.data, {
+  assert.equal(r.text, "Port reclaimed: its processes were terminated.");
+  // Compact: reason null is left out.
+  assert.deepEqual(r.data, { changed: true, replayed: false, result: { outcome: "terminated" } });
+});
+
+Deno.test("reclaim execute: a refusal says nothing was signalled, not that it executed", async () => {
+  const daemon = scripted(() => ({
     changed: true,
     replayed: false,
-    result: { outcome: "terminated", reason: null },
-  });
+    result: { outcome: "refused", reason: "ownership-context-changed" },
+  }));
+  const r = await daemon.call("port_reclaim_execute", { receiptId: RECEIPT, port: 5173 });
+  assert.equal(r.text, "Reclaim refused (ownership-context-changed): nothing was signalled.");
 });
 
 Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
@@ -315,8 +322,25 @@ Deno.test("settings and prune summaries", async () => {
   );
   const p = await prune.call("stacks_prune_preview", { olderThanMilliseconds: 0 });
   assert.deepEqual(p.data?.blockers, ["shop at /gone: pending-activation"]);
-  assert.match(
-    p.text,
-    /^No stack to prune; executing would delete nothing\. Blocked: shop at \/gone/,
-  );
+  assert.match(p.text, /^No stack to prune\. Blocked: shop at \/gone/);
+  // Blocked stacks are something to resolve: the usual approval step still stands.
+  assert.match(p.data?.nextStep as string, /resolve them and preview again/);
+});
+
+Deno.test("a prune preview with nothing to prune says so and asks for no approval", async () => {
+  for (
+    const [tool, action, empty] of [
+      ["claims_prune_preview", "claims.prune", { candidates: [], skipped: [] }],
+      ["stacks_prune_preview", "stacks.prune", { candidates: [], blocked: [] }],
+    ] as const
+  ) {
+    const daemon = scripted(() =>
+      preview(action, { type: "collection", id: "global" }, {}, { dryRun: true, ...empty })
+    );
+    const r = await daemon.call(tool, { olderThanMilliseconds: 0 });
+    assert.equal(r.isError, false, r.text);
+    assert.match(r.data?.summary as string, /^No (claim|stack) to prune\.$/);
+    assert.match(r.data?.nextStep as string, /^Nothing to do: .* nothing to approve\.$/);
+    assert.doesNotMatch(r.text, /approv(e it|al)|explicitly/, r.text);
+  }
 });

@@ -18,7 +18,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, port: 18080 }),
     reply: executed({ outcome: "terminated", reason: null }),
     sent: (receiptId) => post("/v1/actions/ports/18080/reclaim/execute", { receiptId }),
-    summary: /^Executed port\.reclaim \(changed\): terminated\./,
+    summary: /^Port reclaimed: its processes were terminated\./,
   },
 });
 
@@ -36,7 +36,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, claimId: CLAIM }),
     reply: deleted.reply,
     sent: () => deleted.sent,
-    summary: /claim deleted\.$/,
+    summary: /^Claim deleted\.$/,
   },
 });
 
@@ -60,7 +60,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, claimId: CLAIM }),
     reply: executed({ assignedPort: 18090 }),
     sent: (receiptId) => post(`/v1/actions/claims/${CLAIM}/reassign/execute`, { receiptId }),
-    summary: /claim now on port 18090\.$/,
+    summary: /^Claim moved to port 18090\.$/,
   },
 });
 
@@ -77,6 +77,6 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId }),
     reply: executed({ deletedClaimIds: [], skipped: [] }, false),
     sent: (receiptId) => post("/v1/actions/claims/prune/execute", { receiptId }),
-    summary: /0 claim\(s\) deleted, 0 skipped\.$/,
+    summary: /^Pruned: 0 claim\(s\) deleted, 0 skipped\.$/,
   },
 });

@@ -16,8 +16,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, stackRoot: "/home/dev/work/demo-stack" }),
     reply: applied.reply,
     sent: () => applied.sent,
-    summary:
-      /^Executed stack\.apply \(changed\): wrote \/home\/dev\/work\/demo-stack\/portreeve\.stack\.json/,
+    summary: /^Wrote \/home\/dev\/work\/demo-stack\/portreeve\.stack\.json/,
   },
 });
 
@@ -34,7 +33,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId }),
     reply: executed({ deletedStackIds: [], skipped: [] }, false),
     sent: (receiptId) => post("/v1/actions/stacks/prune/execute", { receiptId }),
-    summary: /0 stack\(s\) deleted, 0 skipped\.$/,
+    summary: /^Pruned: 0 stack\(s\) deleted, 0 skipped\.$/,
   },
 });
 
@@ -51,6 +50,6 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId }),
     reply: executed({ settings: settings.data.proposal.proposed }),
     sent: (receiptId) => post("/v1/actions/settings/execute", { receiptId }),
-    summary: /settings updated\.$/,
+    summary: /^Settings updated\.$/,
   },
 });

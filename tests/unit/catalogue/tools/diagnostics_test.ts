@@ -74,6 +74,15 @@ Deno.test("health: an absent daemon is a retryable unavailable error", async () 
   assert.equal(r.error?.retryable, true);
 });
 
+Deno.test("compatibility: a daemon that does not answer leaves compatibility unknown", async () => {
+  await using rig = toolRig(down);
+  const r = await rig.call("portreeve_compatibility");
+  assert.equal(r.isError, false);
+  assert.equal(r.data!.compatible, false);
+  assert.match(r.text, /^The daemon is not answering, so compatibility is unknown\./);
+  assert.doesNotMatch(r.text, /Not compatible/);
+});
+
 Deno.test("compatibility: a daemon error during the probe is reported as data", async () => {
   await using rig = toolRig(inOrder(daemonError(500, "internal", "Broken.")));
   const r = await rig.call("portreeve_compatibility");
