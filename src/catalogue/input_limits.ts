@@ -80,8 +80,11 @@ export function inputBounds(raw: Schema, root: Schema, path: string): BoundedInp
     for (const [key, child] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
       out.push(...inputBounds(child, root, `${path}.${key}`));
     }
+    // A closed object (the server refuses unknown keys; the schema leaves the `false` to the
+    // instructions) lists its properties; an object that takes other keys is a map.
     const values = s.additionalProperties;
-    if (values !== false) {
+    const map = typeof values === "object" || values === true || s.properties === undefined;
+    if (values !== false && map) {
       const keys = ((s.propertyNames ?? {}) as Schema).maxLength;
       const bounded = typeof s.maxProperties === "number" && typeof keys === "number";
       out.push({

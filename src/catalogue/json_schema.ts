@@ -106,10 +106,10 @@ function compact(node: Json, output: boolean): Json {
       out[key] = walk(bounds, output);
       continue;
     }
-    // Inputs say they are strict (the server refuses unknown keys); a map keeps its value type.
-    if (key === "additionalProperties" && (isEmpty(value) || (output && value === false))) {
-      continue;
-    }
+    // Inputs are strict (an unknown key is refused, naming it), and the instructions say so
+    // once: the `false` on every input object costs Codex's model about 1.9 KB of context, more
+    // than its whole margin under the reference. A map keeps its value type.
+    if (key === "additionalProperties" && (isEmpty(value) || value === false)) continue;
     out[key] = walk(value, output);
   }
   return out;

@@ -75,20 +75,14 @@ Deno.test("failure: the text alone carries the error, once (no structuredContent
 
 const listing = listTools(ALL_TOOLS).tools;
 
-Deno.test("inputs are strict: every input object's schema says so, as the instructions do", () => {
+Deno.test("inputs are strict: the instructions say so once, no schema spends bytes on it", () => {
   assert.match(serverInstructions({ kind: "mcp" }), /inputs strict/);
   for (const { tool } of listing) {
-    // Every object with declared properties is closed; a map says what its values are.
-    const open: string[] = [];
-    const walk = (node: unknown, path: string): void => {
-      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${path}[${i}]`));
-      if (typeof node !== "object" || node === null) return;
-      const record = node as Record<string, unknown>;
-      if (record.properties !== undefined && record.additionalProperties !== false) open.push(path);
-      for (const [key, value] of Object.entries(record)) walk(value, `${path}.${key}`);
-    };
-    walk(tool.inputSchema, "inputSchema");
-    assert.deepEqual(open, [], tool.name);
+    // A map still says what its values are; a closed object is closed by the instructions.
+    assert.ok(
+      !JSON.stringify(tool.inputSchema).includes('"additionalProperties":false'),
+      tool.name,
+    );
   }
 });
 
