@@ -12,6 +12,7 @@ import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts"
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
+import { type CustodyWarningView, custodyWarningView } from "./custody_views.ts";
 import generated from "./tools_list.json" with { type: "json" };
 
 /**
@@ -82,7 +83,7 @@ export class Catalogue {
     }
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
-      return success(ran.shown, ran.summary);
+      return success(ran.shown, ran.summary, custodyWarning(ctx));
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
@@ -91,9 +92,21 @@ export class Catalogue {
       const { code, message, retryable, details, nextStep } = reported;
       return failure(
         new BridgeError(code, message, retryable, withoutCredentialFields(details), nextStep),
+        custodyWarning(ctx),
       );
     }
   }
+}
+
+/**
+ * Renewal trouble of what this bridge holds, told on every result until it is over. (A call
+ * refused before the services exist, as in validation tests, has no custody to speak of.)
+ */
+function custodyWarning(
+  ctx: Partial<Pick<ToolContext, "custody">>,
+): CustodyWarningView | undefined {
+  const warnings = ctx.custody?.takeWarnings();
+  return warnings && custodyWarningView(warnings);
 }
 
 /**

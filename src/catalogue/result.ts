@@ -6,11 +6,15 @@
  * - `structuredContent` is `{ok:true, data}` or
  *   `{ok:false, error:{code, message, retryable, nextStep, details}}`;
  * - the one text block is a one-line summary, `\n`, then that same envelope as compact JSON;
- * - every failure sets `isError: true`.
+ * - every failure sets `isError: true`;
+ * - while a credential this bridge holds is at risk (its renewal is late or failed) or has just
+ *   lapsed, the envelope also carries `custodyWarning` (custody_views.ts) and the summary says
+ *   so, whatever the call was: the holder learns it before the lease can expire.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../errors.ts";
 import { CustodyError } from "../custody/mod.ts";
+import { type CustodyWarningView, warningSummary } from "./custody_views.ts";
 
 export interface ErrorEnvelope {
   code: string;
@@ -21,18 +25,24 @@ export interface ErrorEnvelope {
   details: Record<string, unknown>;
 }
 
-export function success(data: unknown, summary: string): CallToolResult {
-  const envelope = { ok: true, data };
+export function success(
+  data: unknown,
+  summary: string,
+  warning?: CustodyWarningView,
+): CallToolResult {
+  const envelope = { ok: true, data, ...(warning ? { custodyWarning: warning } : {}) };
+  const head = warning ? `${summary} ${warningSummary(warning)}` : summary;
   return {
-    content: [{ type: "text", text: `${oneLine(summary)}\n${JSON.stringify(envelope)}` }],
+    content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
     structuredContent: envelope as Record<string, unknown>,
   };
 }
 
-export function failure(error: BridgeError): CallToolResult {
+export function failure(error: BridgeError, warning?: CustodyWarningView): CallToolResult {
   const body = errorEnvelope(error);
-  const envelope = { ok: false, error: body };
-  const head = `${body.code} (${body.retryable ? "retryable" : "not retryable"}): ${body.message}`;
+  const envelope = { ok: false, error: body, ...(warning ? { custodyWarning: warning } : {}) };
+  let head = `${body.code} (${body.retryable ? "retryable" : "not retryable"}): ${body.message}`;
+  if (warning) head = `${head} ${warningSummary(warning)}`;
   return {
     content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
     structuredContent: envelope,

@@ -9,6 +9,8 @@ import { unavailable } from "./errors.ts";
 import { HttpError, type HttpFailure, type RawResponse, UnixHttp } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_REPLY, type ReplySchema } from "./replies.ts";
+import { laneOf } from "./lanes.ts";
+import type { Lane } from "./slots.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
 import type { z } from "zod";
 
@@ -53,6 +55,11 @@ export interface CallOptions<Reply extends z.ZodType = z.ZodType> {
   timeoutMs?: number;
   /** The route's reply schema; the reply is checked against it where it arrives. */
   reply?: ReplySchema<Reply>;
+  /**
+   * For custody traffic (a body carrying a held credential): when that credential expires.
+   * Waiting custody requests go soonest-due first; see lanes.ts.
+   */
+  custodyDueAt?: number;
 }
 
 /** `retrySafe`: a read, may be re-sent after a broken connection. `gated`: checked against the
@@ -60,6 +67,8 @@ export interface CallOptions<Reply extends z.ZodType = z.ZodType> {
 interface SendMode {
   retrySafe: boolean;
   gated: boolean;
+  /** New work unless the body carries a held credential. */
+  lane?: Lane;
 }
 
 type Query = Record<string, string | number | boolean | undefined>;
@@ -139,10 +148,17 @@ export class DaemonClient {
     const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
     const timeoutMs = options.timeoutMs ??
       (options.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    const lane = laneOf(body, options.custodyDueAt);
     return this.#send("POST", path, payload, { ...options, timeoutMs }, {
       retrySafe: options.safe ?? false,
       gated: true,
+      lane,
     });
+  }
+
+  /** How long the daemon takes to answer lately (ms); see delays.ts. */
+  observedDelayMs(): number {
+    return this.#http.delays.recentMs();
   }
 
   close(): void {
@@ -198,7 +214,8 @@ export class DaemonClient {
       raw = await this.#attempt(method, path, body, options, mode);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      if (error.failure.kind !== "aborted") this.invalidate();
+      // A slow daemon is still the daemon we judged; only a lost connection may mean another.
+      if (error.failure.kind !== "aborted" && error.failure.kind !== "timeout") this.invalidate();
       throw this.#mapFailure(error.failure, mutation);
     }
     try {
@@ -220,7 +237,7 @@ export class DaemonClient {
     path: string,
     body: string | undefined,
     options: CallOptions & { timeoutMs: number },
-    { retrySafe, gated }: SendMode,
+    { retrySafe, gated, lane }: SendMode,
   ): Promise<RawResponse> {
     const request = () =>
       this.#http.request({
@@ -230,6 +247,7 @@ export class DaemonClient {
         requestId: crypto.randomUUID(),
         timeoutMs: options.timeoutMs,
         signal: options.signal,
+        lane,
       });
     try {
       return await request();

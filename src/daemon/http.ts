@@ -5,7 +5,8 @@
 import { concatBytes } from "../bytes.ts";
 import { DAEMON_URL_HOST } from "../socket_location.ts";
 import { type Linked, linkedSignal } from "../signals.ts";
-import { Slots } from "./slots.ts";
+import { type Lane, Slots, WORK_LANE } from "./slots.ts";
+import { DaemonDelays } from "./delays.ts";
 
 /** Largest daemon body we read. A busy machine's port inventory can pass 1 MiB, so 4 MiB. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -16,6 +17,12 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  * flight), so this only queues daemon requests briefly under a burst.
  */
 export const MAX_CONCURRENT = 12;
+
+/**
+ * Slots new work leaves free for custody traffic, so a renewal never waits for a slot behind
+ * a burst of tool calls (custody may still use all of them).
+ */
+export const CUSTODY_RESERVED = 2;
 
 export interface RawResponse {
   status: number;
@@ -47,18 +54,22 @@ export interface HttpRequest {
   requestId: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Which queue it waits in for a slot (new work when unset). */
+  lane?: Lane;
 }
 
 export class UnixHttp {
   #client?: Deno.HttpClient;
   #slots: Slots;
+  /** Round trips to the daemon, slot waits excluded: what the daemon itself takes. */
+  readonly delays = new DaemonDelays();
 
   constructor(
     readonly socketPath: string,
     readonly maxBytes = MAX_RESPONSE_BYTES,
     readonly maxConcurrent = MAX_CONCURRENT,
   ) {
-    this.#slots = new Slots(maxConcurrent);
+    this.#slots = new Slots(maxConcurrent, Math.min(CUSTODY_RESERVED, maxConcurrent - 1));
   }
 
   async request(req: HttpRequest): Promise<RawResponse> {
@@ -66,14 +77,16 @@ export class UnixHttp {
     const linked = linkedSignal([req.signal], req.timeoutMs);
     let release: () => void;
     try {
-      release = await this.#slots.acquire(linked.signal);
+      release = await this.#slots.acquire(linked.signal, req.lane ?? WORK_LANE);
     } catch (error) {
       linked.release();
       throw this.#classify(error, req, linked);
     }
+    const answered = this.delays.start();
     try {
       return await this.#requestIn(req, linked);
     } finally {
+      answered();
       release();
     }
   }

@@ -1,0 +1,88 @@
+/**
+ * The real client against a simulator that serves one request at a time: a renewal overtakes
+ * the bridge's own queued work, and a slow answer does not make the next call probe health.
+ */
+import assert from "node:assert/strict";
+import { DaemonClient } from "../../../src/daemon/client.ts";
+import { startSimulator } from "../../../src/simulator/mod.ts";
+import { z } from "zod";
+
+const ANY = (route: string) => ({ reply: { route, schema: z.looseObject({}) } });
+const TOKEN = "t".repeat(43);
+const LEASE = "5a540b20-40d3-4f2a-b95c-6f8b5364239d";
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 2));
+  assert.ok(check(), "condition not reached");
+}
+
+Deno.test("a renewal reaches the daemon before the bridge's own queued work", async () => {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/d.sock`;
+  const waits: (() => void)[] = [];
+  const sim = await startSimulator({
+    socketPath,
+    observeHost: false,
+    latencyMs: 1_000,
+    serial: true,
+    sleep: () => new Promise<void>((release) => waits.push(release)),
+  });
+  // 3 slots, 2 of them kept for custody: new work goes one at a time.
+  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID(), maxConcurrent: 3 });
+  try {
+    await client.compatibility();
+    const acquire = () =>
+      client.post("/v1/leases/acquire", { claim: {} }, ANY("POST /v1/leases/acquire"))
+        .catch((e) => e);
+    const work = [acquire(), acquire(), acquire()];
+    await until(() => waits.length === 1); // the first is in the daemon's hands
+    const renewal = client.post(`/v1/leases/${LEASE}/renew`, { leaseToken: TOKEN }, {
+      ...ANY("POST /v1/leases/{leaseId}/renew"),
+      custodyDueAt: Date.now() + 5_000,
+    }).catch((e) => e);
+    await until(() => sim.requests.length === 3);
+    assert.deepEqual(sim.requests.map((r) => r.path), [
+      "/v1/health",
+      "/v1/leases/acquire",
+      `/v1/leases/${LEASE}/renew`, // ahead of the two acquires still waiting in the bridge
+    ]);
+    let settled = false;
+    const all = Promise.all([...work, renewal]).finally(() => settled = true);
+    while (!settled) {
+      waits.shift()?.(); // the daemon finishes one change at a time
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    for (const answer of await all) {
+      assert.ok(!(answer instanceof Error) || !/did not answer/.test(answer.message));
+    }
+    assert.equal(sim.requests.length, 5);
+  } finally {
+    client.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a slow answer keeps the compatibility verdict: no health probe queued behind it", async () => {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/d.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false });
+  const client = new DaemonClient({
+    socketPath,
+    runId: crypto.randomUUID(),
+    timeouts: { readMs: 100 },
+  });
+  try {
+    await client.get("/v1/config", {}, ANY("GET /v1/config"));
+    sim.control.setFault("hang");
+    await assert.rejects(client.get("/v1/config", {}, ANY("GET /v1/config")), /did not answer/);
+    sim.control.setFault("none");
+    await client.get("/v1/config", {}, ANY("GET /v1/config"));
+    const probes = sim.requests.filter((r) => r.path === "/v1/health").length;
+    assert.equal(probes, 1, "still the first verdict");
+  } finally {
+    client.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
