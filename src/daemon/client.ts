@@ -91,11 +91,14 @@ export class DaemonClient {
     this.#preflight = options.preflight;
   }
 
-  /** `GET /v1/health` without the gate; used by diagnostics and to build the verdict. */
-  async health(signal?: AbortSignal): Promise<Health> {
+  /**
+   * `GET /v1/health` without the gate; used by diagnostics and to build the verdict. A probe
+   * answers within `probeMs` unless a call waits on it (`timeoutMs`, see `#gate`).
+   */
+  async health(signal?: AbortSignal, timeoutMs = this.#timeouts.probeMs): Promise<Health> {
     return await this.#send("GET", "/v1/health", undefined, {
       signal,
-      timeoutMs: this.#timeouts.probeMs,
+      timeoutMs,
       reply: HEALTH_REPLY,
     }, { retrySafe: true, gated: false });
   }
@@ -105,9 +108,9 @@ export class DaemonClient {
    * kept: the user is told to upgrade and restart an incompatible daemon, so the next caller
    * (a tool after `diagnostics`, say) must judge the daemon that answers then.
    */
-  compatibility(signal?: AbortSignal): Promise<Verdict> {
+  compatibility(signal?: AbortSignal, timeoutMs?: number): Promise<Verdict> {
     if (!this.#verdict) {
-      const pending = this.health(signal).then(judge);
+      const pending = this.health(signal, timeoutMs).then(judge);
       this.#verdict = pending;
       const forget = () => {
         if (this.#verdict === pending) this.#verdict = undefined;
@@ -127,11 +130,12 @@ export class DaemonClient {
     query: Query = {},
     options: CallOptions<Reply> = {},
   ): Promise<z.output<Reply>> {
-    await this.#gate(options);
-    return this.#send("GET", path + toQueryString(query), undefined, {
-      ...options,
-      timeoutMs: options.timeoutMs ?? this.#timeouts.readMs,
-    }, { retrySafe: true, gated: true });
+    const timeoutMs = options.timeoutMs ?? this.#timeouts.readMs;
+    await this.#gate({ ...options, timeoutMs });
+    return this.#send("GET", path + toQueryString(query), undefined, { ...options, timeoutMs }, {
+      retrySafe: true,
+      gated: true,
+    });
   }
 
   /**
@@ -144,10 +148,10 @@ export class DaemonClient {
     body: Record<string, unknown>,
     options: CallOptions<Reply> & { safe?: boolean } = {},
   ): Promise<z.output<Reply>> {
-    await this.#gate(options);
-    const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
     const timeoutMs = options.timeoutMs ??
       (options.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    await this.#gate({ ...options, timeoutMs });
+    const payload = JSON.stringify({ ...body, client: this.#clientBlock(options.capabilities) });
     const lane = laneOf(body, options.custodyDueAt);
     return this.#send("POST", path, payload, { ...options, timeoutMs }, {
       retrySafe: options.safe ?? false,
@@ -175,7 +179,9 @@ export class DaemonClient {
   }
 
   async #gate(options: CallOptions): Promise<void> {
-    const verdict = await this.compatibility(options.signal);
+    // The call would wait as long for its own answer: a daemon that serves one request at a
+    // time answers the probe only after the queue ahead of it, which is no fault of its own.
+    const verdict = await this.compatibility(options.signal, options.timeoutMs);
     // One health GET per call while incompatible is cheap (negative verdicts are not kept).
     if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
     const missing = (options.capabilities ?? []).filter((c) =>
