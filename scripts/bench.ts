@@ -5,6 +5,7 @@
  *
  *   BENCH_RUNS=15 BENCH_SOAK=10000 deno task bench
  *   PORTREEVE_LIVE_SOCKET=/path/to/portreeve.sock deno task bench   # also per call vs a real daemon
+ *   BENCH_AGENTS=50 deno task bench    # many agents on one slow daemon (0 skips; ~8 min at 50)
  */
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -14,6 +15,7 @@ import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/toolsets.ts";
 import { measureScrub } from "./bench/scrub.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";
+import { manyAgentsRows } from "./bench/many_agents.ts";
 import {
   attachPeer,
   type Message,
@@ -26,6 +28,7 @@ import {
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
+const AGENTS = Number(Deno.env.get("BENCH_AGENTS") ?? 50);
 const SOAK = Number(Deno.env.get("BENCH_SOAK") ?? 10_000);
 const CALLS = 300;
 const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
@@ -309,6 +312,9 @@ rows.push(...await resultRows());
 
 await sim.close();
 await Deno.remove(dir, { recursive: true });
+
+// ── Many agents on one slow daemon (tests/reliability/many_agents_test.ts at scale) ───────
+if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
 
 /**
  * structuredContent as compact JSON (what Claude Code and Codex show the model) for the

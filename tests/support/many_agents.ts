@@ -170,7 +170,7 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
     const findings = await leaseHistory(seed, agents.flatMap((a) => a.leaseId ?? []));
     const calls = agents.reduce((n, a) => n + a.sent, 0);
     const notAnsweredOnce = agents.reduce((n, a) => n + unevenAnswers(a), 0);
-    const listenersUp = await Promise.all(agents.map((a) => a.listener && stillListening(a)));
+    const listenersUp = agents.map((a) => a.listener && stillListening(a));
     let badExits = 0;
     for (const agent of agents) {
       await agent.peer.closeStdin();
@@ -231,7 +231,7 @@ async function listen(port: number): Promise<Deno.ChildProcess | undefined> {
 }
 
 /** Whether the agent's listener still runs and holds its port (nobody else got it). */
-async function stillListening(agent: Agent): Promise<boolean> {
+function stillListening(agent: Agent): boolean {
   try {
     Deno.kill(agent.listener!.pid, "SIGCONT");
   } catch {

@@ -86,3 +86,37 @@ Deno.test("a slow answer keeps the compatibility verdict: no health probe queued
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a call's compatibility probe waits behind a busy daemon's queue as the call would", async () => {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/d.sock`;
+  const waits: (() => void)[] = [];
+  const sim = await startSimulator({
+    socketPath,
+    observeHost: false,
+    latencyMs: 1_000,
+    serial: true,
+    sleep: () => new Promise<void>((release) => waits.push(release)),
+  });
+  const busy = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
+  const fresh = new DaemonClient({
+    socketPath,
+    runId: crypto.randomUUID(),
+    timeouts: { probeMs: 50 },
+  });
+  try {
+    await busy.compatibility();
+    const change = busy.post("/v1/config", { updates: {} }, ANY("POST /v1/config")).catch((e) => e);
+    await until(() => waits.length === 1); // the daemon is busy with it
+    const read = fresh.get("/v1/config", {}, ANY("GET /v1/config"));
+    await new Promise((r) => setTimeout(r, 200)); // far past the 50 ms probe bound
+    waits.shift()!();
+    assert.equal(typeof (await read).leaseTtlMilliseconds, "number");
+    await change;
+  } finally {
+    busy.close();
+    fresh.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
