@@ -46,7 +46,7 @@ export async function manyAgentsRows(bridges: number): Promise<string[][]> {
     [
       `${label}: calls answered exactly once`,
       `${report.calls - report.notAnsweredOnce} of ${report.calls}`,
-      `${report.acquired} of ${bridges} acquires got a lease; errors: ${errors || "none"}`,
+      `${report.acquired} of ${bridges} acquires got a lease; errors by call: ${errors || "none"}`,
       "all",
     ],
     [

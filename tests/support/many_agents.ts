@@ -48,7 +48,7 @@ export interface ManyAgentsReport extends LeaseFindings {
   /** tools/call requests sent, and the ids answered not exactly once. */
   calls: number;
   notAnsweredOnce: number;
-  /** Tool error codes seen, with counts. */
+  /** Tool errors seen, as `kind:code` (acquire, read, confirm) with counts. */
   errors: Record<string, number>;
   /** Results that carried a custodyWarning. */
   warned: number;
@@ -128,8 +128,8 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
       };
       if (envelope?.custodyWarning) warned++;
       if (envelope && !envelope.ok) {
-        const code = envelope.error?.code ?? "unknown";
-        errors[code] = (errors[code] ?? 0) + 1;
+        const key = `${kind}:${envelope.error?.code ?? "unknown"}`;
+        errors[key] = (errors[key] ?? 0) + 1;
       }
       return envelope;
     };
