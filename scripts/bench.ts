@@ -6,6 +6,7 @@
  *
  *   BENCH_RUNS=15 BENCH_SOAK=10000 BENCH_LARGE_FLOOD=2000 deno task bench
  *   PORTREEVE_LIVE_SOCKET=/path/to/portreeve.sock deno task bench   # also per call vs a real daemon
+ *   BENCH_AGENTS=50 deno task bench    # many agents on one slow daemon (0 skips; ~8 min at 50)
  */
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -16,6 +17,7 @@ import { TOOLSETS } from "../src/toolsets.ts";
 import { measureScrub } from "./bench/scrub.ts";
 import { envelopeOf } from "../src/catalogue/result.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";
+import { manyAgentsRows } from "./bench/many_agents.ts";
 import {
   attachPeer,
   type Message,
@@ -29,6 +31,7 @@ import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/reliability/
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
+const AGENTS = Number(Deno.env.get("BENCH_AGENTS") ?? 50);
 const SOAK = Number(Deno.env.get("BENCH_SOAK") ?? 10_000);
 const CALLS = 300;
 const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
@@ -332,6 +335,9 @@ rows.push(...await resultRows());
 
 await sim.close();
 await Deno.remove(dir, { recursive: true });
+
+// ── Many agents on one slow daemon (tests/reliability/many_agents_test.ts at scale) ───────
+if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
 
 /**
  * structuredContent as compact JSON (what Claude Code and Codex show the model) for the

@@ -8,7 +8,9 @@ import { seedDemo } from "../src/simulator/seed.ts";
 import { taskCommand, taskUsage } from "../src/hints.ts";
 import { socketPathLimit } from "../src/socket_location.ts";
 
-const USAGE = `usage: ${taskUsage("simulator")} --socket PATH [--seed-demo] [--hostile]`;
+const USAGE = `usage: ${
+  taskUsage("simulator")
+} --socket PATH [--seed-demo] [--hostile] [--latency MS] [--serial]`;
 /** A usage error's last words: the command that prints the help, pasteable. */
 const SEE_HELP = `see \`${taskCommand("simulator", ["--help"]).command}\``;
 export const SIMULATOR_HELP = `${USAGE}
@@ -22,15 +24,32 @@ process that started it goes away.
   --seed-demo     add demo projects, claims and a stack under a temporary folder
   --hostile       leak every lease token and launcher credential into answers (to test
                   the bridge's scrubbing)
+  --latency MS    add MS milliseconds to every request that changes state (every POST
+                  but status, validate, resolve and snapshot), renewals included
+  --serial        serve one request at a time in arrival order, latency included, as the
+                  real daemon does (with --latency 1000: a daemon busy with many agents)
   -h, --help      this help
 
+With --latency or --serial it prints, when it stops, one line on stderr:
+  SIMULATED daemon queue: {"served":N,"peak":N}
+
 Exit codes: 0 stopped, 2 usage error.`;
+
+/** Longest --latency accepted: beyond it no client deadline would be met anyway. */
+const MAX_LATENCY_MS = 600_000;
 
 /** How often the simulator checks that its parent is still there. */
 const PARENT_POLL_MS = 500;
 
 async function main(): Promise<number> {
-  let values: { socket?: string; "seed-demo"?: boolean; hostile?: boolean; help?: boolean };
+  let values: {
+    socket?: string;
+    "seed-demo"?: boolean;
+    hostile?: boolean;
+    latency?: string;
+    serial?: boolean;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: Deno.args,
@@ -38,6 +57,8 @@ async function main(): Promise<number> {
         socket: { type: "string" },
         "seed-demo": { type: "boolean" },
         hostile: { type: "boolean" },
+        latency: { type: "string" },
+        serial: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -54,6 +75,14 @@ async function main(): Promise<number> {
     console.error(`simulator: --socket PATH is required; ${SEE_HELP}`);
     return 2;
   }
+  const latencyMs = values.latency === undefined ? 0 : Number(values.latency);
+  if (!/^\d+$/.test(values.latency ?? "0") || latencyMs > MAX_LATENCY_MS) {
+    console.error(
+      `simulator: --latency must be whole milliseconds from 0 to ${MAX_LATENCY_MS}; ${SEE_HELP}`,
+    );
+    return 2;
+  }
+  const serial = values.serial ?? false;
   const socketPath = resolve(values.socket);
   // The bridge's rule: sun_path holds the path and its final NUL.
   const sunPath = socketPathLimit(Deno.build.os);
@@ -84,7 +113,12 @@ async function main(): Promise<number> {
   }, PARENT_POLL_MS);
   let sim: Awaited<ReturnType<typeof startSimulator>>;
   try {
-    sim = await startSimulator({ socketPath, hostile: values.hostile ?? false });
+    sim = await startSimulator({
+      socketPath,
+      hostile: values.hostile ?? false,
+      latencyMs,
+      serial,
+    });
   } catch (error) {
     clearInterval(watch);
     console.error(`simulator: cannot listen on ${socketPath}: ${oneLine(error)}`);
@@ -98,13 +132,19 @@ async function main(): Promise<number> {
   console.error(
     `SIMULATED PortReeve daemon (protocol 1, not a real daemon) listening on ${socketPath}` +
       (demoRoot ? ` with demo data under ${demoRoot}` : "") +
-      (values.hostile ? " in HOSTILE mode (it leaks every credential it sees)" : ""),
+      (values.hostile ? " in HOSTILE mode (it leaks every credential it sees)" : "") +
+      (latencyMs > 0 ? `, ${latencyMs} ms per change` : "") +
+      (serial ? ", one request at a time" : ""),
   );
   await stopped.promise;
   clearInterval(watch);
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   await sim.close();
+  if (latencyMs > 0 || serial) {
+    const { served, peak } = sim.control.queue;
+    console.error(`SIMULATED daemon queue: ${JSON.stringify({ served, peak })}`);
+  }
   if (demoRoot) await Deno.remove(demoRoot, { recursive: true }).catch(() => {});
   return 0;
 }

@@ -129,8 +129,16 @@ async function build(
     renewers: daemonRenewers(daemon),
     defaultCustodyMs: setup.custodyMs,
     fragments: setup.fragments,
-    // Ids and codes only: custody events never carry secrets or handles.
-    onEvent: (event) => log.debug("custody {type}", { ...event }),
+    daemonDelayMs: () => daemon.observedDelayMs(),
+    // Ids and codes only: custody events never carry secrets or handles. Trouble renewing
+    // (late, failed, lapsed) is a warning: a person may want to raise the daemon's lease TTL.
+    onEvent: (event) => {
+      const trouble = event.type === "renewal-late" || event.type === "renewal-failed" ||
+        (event.type === "erased" && event.reason !== "settled" &&
+          event.reason !== "custody-expired");
+      if (trouble) log.warn("custody {type}", { ...event });
+      else log.debug("custody {type}", { ...event });
+    },
   });
   return {
     daemon,

@@ -14,6 +14,7 @@ import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../host_channel.ts";
 import { deeperThan } from "../depth.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
+import { type CustodyWarningView, custodyWarningView } from "./custody_views.ts";
 import generated from "./tools_list.json" with { type: "json" };
 import {
   ANSWER_BOUNDS,
@@ -98,15 +99,16 @@ export class Catalogue {
     }
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
+      const warning = custodyWarning(ctx);
       const shown = scrubbed(ctx, {
         data: ran.shown,
         summary: cutText(ran.summary, ANSWER_BOUNDS.summary.max),
       });
-      const result = success(shown.data, shown.summary);
+      const result = success(shown.data, shown.summary, warning);
       // The text block holds the data's JSON: within the bound, the data is (no second pass).
       const text = result.content[0]?.type === "text" ? result.content[0].text : "";
       if (text.length <= ANSWER_BOUNDS.result.max) return result;
-      return success(boundedData(shown.data), shown.summary);
+      return success(boundedData(shown.data), shown.summary, warning);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
@@ -124,6 +126,7 @@ export class Catalogue {
       const shown = scrubbed(ctx, { message: bounded.message, details: bounded.details });
       return failure(
         new BridgeError(bounded.code, shown.message, bounded.retryable, shown.details),
+        custodyWarning(ctx),
       );
     }
   }
@@ -136,6 +139,17 @@ export class Catalogue {
  */
 function scrubbed<T>(ctx: Partial<Pick<ToolContext, "custody">>, value: T): T {
   return ctx.custody ? ctx.custody.scrubValue(value) : value;
+}
+
+/**
+ * Renewal trouble of what this bridge holds, told on every result until it is over. (A call
+ * refused before the services exist, as in validation tests, has no custody to speak of.)
+ */
+function custodyWarning(
+  ctx: Partial<Pick<ToolContext, "custody">>,
+): CustodyWarningView | undefined {
+  const warnings = ctx.custody?.takeWarnings();
+  return warnings && custodyWarningView(warnings);
 }
 
 /**

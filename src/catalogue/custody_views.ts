@@ -1,5 +1,5 @@
 /** Custody facts as tool data: ISO timestamps, and renewal failures surfaced, not swallowed. */
-import type { RenewalFailure } from "../custody/mod.ts";
+import type { CredentialKind, CustodyWarnings, RenewalFailure } from "../custody/mod.ts";
 import { iso } from "./daemon_calls.ts";
 
 export function custodyView(held: { custodyExpiresAt: number; maximumCustodyExpiresAt: number }) {
@@ -10,7 +10,80 @@ export function custodyView(held: { custodyExpiresAt: number; maximumCustodyExpi
 }
 
 export function failureView(failure: RenewalFailure | undefined) {
-  return failure
-    ? { renewalFailure: { code: failure.code, message: failure.message, at: iso(failure.at) } }
-    : {};
+  return failure ? { renewalFailure: renewalFailureOf(failure) } : {};
+}
+
+function renewalFailureOf({ code, message, at }: RenewalFailure) {
+  return { code, message, at: iso(at) };
+}
+
+/** At most this many credentials are listed per kind of trouble; the counts say the rest. */
+export const MAX_LISTED = 5;
+
+interface Listed {
+  kind: CredentialKind;
+  /** Lease, activation or launcher-operation id, as the tool that acquired it returned. */
+  id: string;
+  renewalFailure: ReturnType<typeof renewalFailureOf>;
+}
+
+/** `custodyWarning` of a result envelope: small, and only while something is wrong. */
+export interface CustodyWarningView {
+  message: string;
+  atRiskCount: number;
+  /** The credentials at risk, soonest expiry first, each with when it expires. */
+  atRisk: (Listed & { expiresAt: string })[];
+  lapsedCount: number;
+  lapsed: Listed[];
+}
+
+export function custodyWarningView(warnings: CustodyWarnings): CustodyWarningView {
+  const atRisk = [...warnings.atRisk].sort((a, b) => a.expiresAt - b.expiresAt);
+  const parts: string[] = [];
+  const risky = atRisk.length;
+  if (risky > 0) {
+    parts.push(
+      `${count(risky)} held by this bridge may lapse: the daemon has not answered or has ` +
+        `refused ${risky === 1 ? "its" : "their"} renewal (renewalFailure says when and why). ` +
+        "A lapsed lease's port can go to another agent: confirm a leased port as soon as its " +
+        "listener is up.",
+    );
+  }
+  const lapsed = warnings.lapsed.length;
+  if (lapsed > 0) {
+    parts.push(
+      `${count(lapsed)} lapsed before ${lapsed === 1 ? "it" : "they"} could be renewed; ` +
+        `${lapsed === 1 ? "its handle answers" : "their handles answer"} ` +
+        "portreeve_credential_unavailable from now on.",
+    );
+  }
+  return {
+    message: parts.join(" "),
+    atRiskCount: atRisk.length,
+    atRisk: atRisk.slice(0, MAX_LISTED).map((item) => ({
+      kind: item.kind,
+      id: item.id,
+      expiresAt: iso(item.expiresAt),
+      renewalFailure: renewalFailureOf(item.failure),
+    })),
+    lapsedCount: warnings.lapsed.length,
+    lapsed: warnings.lapsed.slice(0, MAX_LISTED).map((item) => ({
+      kind: item.kind,
+      id: item.id,
+      renewalFailure: renewalFailureOf(item.failure),
+    })),
+  };
+}
+
+/** The words the result's summary line ends with. */
+export function warningSummary(view: CustodyWarningView): string {
+  const counts = [
+    view.atRiskCount > 0 ? `${view.atRiskCount} at risk` : "",
+    view.lapsedCount > 0 ? `${view.lapsedCount} lapsed` : "",
+  ].filter(Boolean).join(", ");
+  return `Custody warning: held credentials ${counts} (see custodyWarning).`;
+}
+
+function count(n: number): string {
+  return n === 1 ? "1 credential" : `${n} credentials`;
 }

@@ -3,6 +3,10 @@
  * schemas, as tools declare theirs), through the same client as every tool. Errors keep their
  * `code` and `retryable`, which custody uses to tell a daemon that is briefly away (keep the
  * credential, retry) from a lease that is gone (erase it).
+ *
+ * Renewals travel in the client's custody lane (their bodies carry the credential), soonest
+ * expiry first. Custody decides how long to wait for an answer (until the credential expires),
+ * so the client's own deadline is only a backstop past the longest TTL the protocol allows.
  */
 import { z } from "zod";
 import type { Renewers } from "../custody/mod.ts";
@@ -16,6 +20,9 @@ export interface LauncherRenewalResult {
   renewAfterMilliseconds: number;
   operation: z.output<typeof launcherOperation>;
 }
+
+/** Longest lease TTL the protocol allows (120 s), plus the launcher's 30 s span and slack. */
+export const RENEWAL_BACKSTOP_MS = 150_000;
 
 export const RENEWAL_ROUTES = {
   lease: post(
@@ -40,21 +47,25 @@ export const RENEWAL_ROUTES = {
 export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalResult> {
   const { lease, activation, launcher } = RENEWAL_ROUTES;
   return {
-    async renewLease(leaseId, token, signal) {
+    async renewLease(leaseId, token, signal, dueAt) {
       const data = await daemon.request(lease, {
         params: { leaseId },
         body: { leaseToken: token },
         signal,
         capabilities: [Capability.twoPhaseAllocation],
+        custodyDueAt: dueAt,
+        timeoutMs: RENEWAL_BACKSTOP_MS,
       });
       return { expiresAt: Date.parse(data.expiresAt) };
     },
-    async renewActivation(activationId, leases, signal) {
+    async renewActivation(activationId, leases, signal, dueAt) {
       const data = await daemon.request(activation, {
         params: { activationId },
         body: { leases: leases.map((l) => ({ leaseId: l.leaseId, leaseToken: l.token })) },
         signal,
         capabilities: [Capability.stackActivations],
+        custodyDueAt: dueAt,
+        timeoutMs: RENEWAL_BACKSTOP_MS,
       });
       return {
         leases: data.leases.map((l) => ({
@@ -63,12 +74,14 @@ export function daemonRenewers(daemon: DaemonClient): Renewers<LauncherRenewalRe
         })),
       };
     },
-    async renewLauncher(operationId, credential, signal) {
+    async renewLauncher(operationId, credential, signal, dueAt) {
       const data = await daemon.request(launcher, {
         params: { operationId },
         body: { credential },
         signal,
         capabilities: [Capability.launcherOperations],
+        custodyDueAt: dueAt,
+        timeoutMs: RENEWAL_BACKSTOP_MS,
       });
       return {
         deadlineAt: Date.parse(data.operation.deadlineAt),

@@ -11,12 +11,20 @@
  *
  *     <code> (retryable|not retryable): <message on one line>
  *     Next step: <what to do now>
- *     Details: <details as compact JSON>        (left out when there are none)
+ *     Custody warning: <the warning as compact JSON>    (only while one stands, see below)
+ *     Details: <details as compact JSON>                (left out when there are none)
+ *
+ * - while a credential this bridge holds is at risk (its renewal is late or failed) or has just
+ *   lapsed, every result says so, whatever the call was: a success's envelope carries
+ *   `custodyWarning` (custody_views.ts); an error has the line above. Either way the first
+ *   line ends with the warning's one-sentence summary.
+ *   The holder learns it before the lease can expire.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../errors.ts";
 import { nextStepFor } from "../error_codes.ts";
 import { CustodyError } from "../custody/mod.ts";
+import { type CustodyWarningView, warningSummary } from "./custody_views.ts";
 
 export interface ErrorEnvelope {
   code: string;
@@ -29,45 +37,64 @@ export interface ErrorEnvelope {
 }
 
 export type Envelope =
-  | { ok: true; data: unknown }
-  | { ok: false; error: ErrorEnvelope };
+  | { ok: true; data: unknown; custodyWarning?: CustodyWarningView }
+  | { ok: false; error: ErrorEnvelope; custodyWarning?: CustodyWarningView };
 
-export function success(data: unknown, summary: string): CallToolResult {
-  const envelope = { ok: true, data };
+export function success(
+  data: unknown,
+  summary: string,
+  warning?: CustodyWarningView,
+): CallToolResult {
+  const envelope = { ok: true, data, ...(warning ? { custodyWarning: warning } : {}) };
+  const head = warning ? `${summary} ${warningSummary(warning)}` : summary;
   return {
-    content: [{ type: "text", text: `${oneLine(summary)}\n${JSON.stringify(envelope)}` }],
+    content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
     structuredContent: envelope as Record<string, unknown>,
   };
 }
 
-export function failure(error: BridgeError): CallToolResult {
-  return { content: [{ type: "text", text: errorText(errorEnvelope(error)) }], isError: true };
+export function failure(error: BridgeError, warning?: CustodyWarningView): CallToolResult {
+  return {
+    content: [{ type: "text", text: errorText(errorEnvelope(error), warning) }],
+    isError: true,
+  };
 }
 
 /** An error's text block (see the top of this file). */
-export function errorText(error: ErrorEnvelope): string {
+export function errorText(error: ErrorEnvelope, warning?: CustodyWarningView): string {
   const head = `${error.code} (${error.retryable ? "retryable" : "not retryable"}): ${
     oneLine(error.message)
-  }`;
+  }${warning ? ` ${warningSummary(warning)}` : ""}`;
+  const custody = warning ? `\nCustody warning: ${JSON.stringify(warning)}` : "";
   const details = error.details ? `\nDetails: ${JSON.stringify(error.details)}` : "";
-  return `${head}\nNext step: ${error.nextStep}${details}`;
+  return `${head}\nNext step: ${error.nextStep}${custody}${details}`;
 }
 
 const ERROR_TEXT =
-  /^(\S+) \((retryable|not retryable)\): (.*)\nNext step: (.*?)(?:\nDetails: (.*))?$/s;
+  /^(\S+) \((retryable|not retryable)\): (.*)\nNext step: (.*?)(?:\nCustody warning: (.*?))?(?:\nDetails: (.*))?$/s;
 
 /** Reads an error's text block back into its envelope; undefined if it is not one. */
 export function parseErrorText(text: string): ErrorEnvelope | undefined {
+  return parseErrorResult(text)?.error;
+}
+
+/** An error's text block read back: the error and any custody warning beside it. */
+function parseErrorResult(
+  text: string,
+): { error: ErrorEnvelope; custodyWarning?: CustodyWarningView } | undefined {
   const match = ERROR_TEXT.exec(text);
   if (match === null) return undefined;
-  const [, code, retryable, message, nextStep, details] = match;
-  return {
+  const [, code, retryable, head, nextStep, custody, details] = match;
+  // With a custody warning, the head line ends with its one-sentence summary.
+  const message = custody === undefined ? head : head.replace(/ Custody warning: [^\n]*$/, "");
+  const error: ErrorEnvelope = {
     code,
     message,
     retryable: retryable === "retryable",
     nextStep,
     ...(details === undefined ? {} : { details: JSON.parse(details) }),
   };
+  return custody === undefined ? { error } : { error, custodyWarning: JSON.parse(custody) };
 }
 
 export function errorEnvelope(error: BridgeError): ErrorEnvelope {
@@ -91,8 +118,8 @@ export function envelopeOf(result: object): Envelope {
   const content: unknown = Reflect.get(result, "content");
   const first: unknown = Array.isArray(content) ? content[0] : undefined;
   const text = isRecord(first) && typeof first.text === "string" ? first.text : undefined;
-  const error = text === undefined ? undefined : parseErrorText(text);
-  if (error) return { ok: false, error };
+  const read = text === undefined ? undefined : parseErrorResult(text);
+  if (read) return { ok: false, ...read };
   throw new Error(`not a tool result envelope: ${JSON.stringify(result).slice(0, 300)}`);
 }
 

@@ -85,11 +85,38 @@ export class HandleCollisionError extends CustodyError {
   }
 }
 
-/** A renewal that did not answer in time; aborted and treated as transient. */
+/**
+ * A renewal still unanswered once the credential it renews had expired; aborted and treated
+ * as transient (the daemon is slow or gone, not refusing).
+ */
 export class RenewalTimeoutError extends CustodyError {
   constructor(timeoutMs: number) {
-    super("portreeve_unavailable", `renewal got no answer within ${timeoutMs} ms`, true);
+    super(
+      "portreeve_unavailable",
+      `renewal got no answer within ${seconds(timeoutMs)} s, by when the credential had expired`,
+      true,
+    );
   }
+}
+
+/** The failure recorded when a renewal is still unanswered halfway to the expiry. */
+export function lateRenewal(
+  kind: CredentialKind,
+  sentAt: number,
+  expiresAt: number,
+  now: number,
+): RenewalFailure {
+  const what = kind === "launcher" ? "operation deadline" : "lease expiry";
+  return {
+    code: "portreeve_unavailable",
+    message: `renewal sent ${seconds(now - sentAt)} s ago is still unanswered (the daemon is ` +
+      `slow or busy); the ${what} is ${new Date(expiresAt).toISOString()}`,
+    at: now,
+  };
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(1);
 }
 
 /**

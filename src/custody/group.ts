@@ -30,10 +30,17 @@ export interface Group<R extends LauncherRenewal> {
   readonly maximumCustodyExpiresAt: number;
   /** Daemon's requested launcher cadence; Infinity for leases. */
   renewAfterMs: number;
-  /** Latest transient renewal failure, cleared by the next success. */
+  /** The TTL (or launcher deadline span) the daemon granted last, as seen on its answer. */
+  ttlMs: number;
+  /**
+   * Latest transient renewal failure (or a renewal still unanswered when it became late),
+   * cleared by the next success. While set, the credential is at risk.
+   */
   failure?: RenewalFailure;
   renewTimer?: number;
   expiryTimer?: number;
+  /** Fires when the renewal in flight becomes late. */
+  lateTimer?: number;
   inflight?: Promise<Outcome<R>>;
   controller?: AbortController;
 }

@@ -13,23 +13,29 @@
  * settled, foreign or mis-bound handles all throw the same `CredentialUnavailableError`.
  *
  * ## Renewal (automatic, through injected `Renewers`; custody never imports the client)
- * - Leases and activations: next renewal after max(1 ms, min(10 s, ⌊remaining TTL / 3⌋, time
- *   left in custody)); an activation renews all its held leases in ONE batch call, timed by
- *   its soonest-expiring lease.
- * - Launcher: max(1 ms, min(10 s, daemon's renewAfterMilliseconds, ⌊time to deadline / 3⌋,
- *   time left in custody)). `renewLauncherNow` heartbeats at once (joining any renewal in
+ * - Cadence (cadence.ts): a renewal goes out when the credential has `renewalMargin(TTL,
+ *   daemon delay)` left: max(TTL/3, min(2·TTL/3, 10 s)), moved earlier by twice the daemon's
+ *   observed delay (`daemonDelayMs`) up to half the TTL; never more often than min(remaining/3,
+ *   10 s), and launchers no later than the daemon's renewAfterMilliseconds. Up to a 15 s TTL on
+ *   a prompt daemon that is the design's min(10 s, remaining/3); longer TTLs cost fewer
+ *   renewals. An activation renews all its held leases in ONE batch call, timed by its
+ *   soonest-expiring lease. `renewLauncherNow` heartbeats at once (joining any renewal in
  *   flight) and rejects a failure with `RenewalFailedError` (renewer's code and retryable
  *   flag, scrubbed message, daemon `details` kept only if secret-free).
- * - One timer per group; concurrent renewals are coalesced; a renewal unanswered after
- *   `renewalTimeoutMs` (10 s) is aborted and counts as transient.
- * - Failures are never swallowed. Transient (`retryable: true`): the credential is kept, the
- *   normal schedule retries, and `use*()` returns `renewalFailure` ({code, message, at})
- *   until a renewal succeeds. Terminal (anything else): the credential is erased and a
- *   secret-free tombstone (bounded, dropped at custody expiry) makes the next `use*()` throw
+ * - One timer per group and at most one renewal per group in flight (concurrent renewals are
+ *   coalesced). A renewal is awaited until the credential expires plus `answerGraceMs` (2 s),
+ *   never abandoned and re-sent meanwhile; renewers get the expiry as `dueAt` so the most
+ *   urgent one is sent first.
+ * - Failures are never swallowed. Transient (`retryable: true`), or a renewal still unanswered
+ *   halfway to the expiry ("late"): the credential is kept and `use*()` returns
+ *   `renewalFailure` ({code, message, at}) until a renewal succeeds; `takeWarnings()` lists it
+ *   as at risk. Terminal (anything else): the credential is erased and a secret-free tombstone
+ *   (bounded, dropped at custody expiry) makes the next `use*()` throw
  *   `CredentialUnavailableError` carrying `renewalFailure`. A lease TTL or launcher deadline
- *   observed as passed erases the same way.
- * - `onEvent` reports renewed / renewal-failed / erased for logging: ids and codes, never
- *   secrets or handles.
+ *   observed as passed erases the same way; every such lapse is reported once by the next
+ *   `takeWarnings()`.
+ * - `onEvent` reports renewed / renewal-late / renewal-failed / erased for logging: ids and
+ *   codes, never secrets or handles.
  *
  * ## Custody window
  * Default 10 min from acquisition; `extendActivation` and `renewLauncherNow`
@@ -66,7 +72,15 @@
  */
 
 export { type Clock, realClock } from "./clock.ts";
-export { extendedCustody, MINUTE_MS, RENEW_CEILING_MS, renewDelay } from "./cadence.ts";
+export {
+  extendedCustody,
+  lateAfter,
+  MINUTE_MS,
+  RENEW_CEILING_MS,
+  renewalMargin,
+  type RenewalTiming,
+  renewDelay,
+} from "./cadence.ts";
 export {
   CredentialUnavailableError,
   CustodyClosedError,

@@ -13,7 +13,10 @@ export interface Sent {
 export interface RenewalCall<R extends LauncherRenewal> {
   clock: Clock;
   renewers: Renewers<R>;
+  /** Aborted (as transient) when still unanswered after this long. */
   timeoutMs: number;
+  /** When the soonest credential expires: how urgent this renewal is. */
+  dueAt: number;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function performRenewal<R extends LauncherRenewal>(
       const renewal = await bounded(
         call,
         controller,
-        () => renewers.renewLauncher(group.id, sent[0].token, signal),
+        () => renewers.renewLauncher(group.id, sent[0].token, signal, call.dueAt),
       );
       if (!isTime(renewal?.deadlineAt) || !isTime(renewal.renewAfterMilliseconds)) {
         throw new InvalidRenewalError("deadlineAt/renewAfterMilliseconds must be numbers");
@@ -49,7 +52,7 @@ export async function performRenewal<R extends LauncherRenewal>(
       const { expiresAt } = await bounded(
         call,
         controller,
-        () => renewers.renewLease(group.id, sent[0].token, signal),
+        () => renewers.renewLease(group.id, sent[0].token, signal, call.dueAt),
       );
       expiries.set(group.id, expiresAt);
     } else {
@@ -57,7 +60,7 @@ export async function performRenewal<R extends LauncherRenewal>(
       const answer = await bounded(
         call,
         controller,
-        () => renewers.renewActivation(group.id, leases, signal),
+        () => renewers.renewActivation(group.id, leases, signal, call.dueAt),
       );
       if (!Array.isArray(answer?.leases)) throw new InvalidRenewalError("leases must be a list");
       for (const { leaseId, expiresAt } of answer.leases) expiries.set(leaseId, expiresAt);

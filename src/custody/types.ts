@@ -23,13 +23,25 @@ export interface LauncherRenewal {
  * (boolean); without them it counts as `portreeve_internal`, not retryable.
  */
 export interface Renewers<R extends LauncherRenewal = LauncherRenewal> {
-  renewLease(leaseId: string, token: string, signal: AbortSignal): Promise<{ expiresAt: number }>;
+  /** `dueAt`: when the credential expires, so the most urgent renewal can be sent first. */
+  renewLease(
+    leaseId: string,
+    token: string,
+    signal: AbortSignal,
+    dueAt: number,
+  ): Promise<{ expiresAt: number }>;
   renewActivation(
     activationId: string,
     leases: { leaseId: string; token: string }[],
     signal: AbortSignal,
+    dueAt: number,
   ): Promise<{ leases: { leaseId: string; expiresAt: number }[] }>;
-  renewLauncher(operationId: string, credential: string, signal: AbortSignal): Promise<R>;
+  renewLauncher(
+    operationId: string,
+    credential: string,
+    signal: AbortSignal,
+    dueAt: number,
+  ): Promise<R>;
 }
 
 export type ErasedReason =
@@ -55,6 +67,8 @@ export type CustodyEvent =
     retryable: boolean;
     failure: RenewalFailure;
   }
+  /** A renewal is still unanswered halfway to the expiry: the credential is at risk. */
+  | { type: "renewal-late"; kind: CredentialKind; id: string; failure: RenewalFailure }
   | {
     type: "erased";
     kind: CredentialKind;
@@ -70,8 +84,13 @@ export interface CustodyOptions<R extends LauncherRenewal = LauncherRenewal> {
   defaultCustodyMs?: number;
   /** Hard ceiling from acquisition (default 60 min). */
   maximumCustodyMs?: number;
-  /** A renewal still unanswered after this long is aborted and counted as transient (10 s). */
-  renewalTimeoutMs?: number;
+  /**
+   * How long past the credential's expiry an unanswered renewal is still awaited (its answer
+   * may be on the way), before it is aborted and the credential erased (default 2 s).
+   */
+  answerGraceMs?: number;
+  /** How long the daemon takes to answer lately (ms), to send renewals early enough. */
+  daemonDelayMs?: () => number;
   /** Bound on remembered terminal renewal failures (default 256). */
   maxTombstones?: number;
   onEvent?: (event: CustodyEvent) => void;
@@ -152,3 +171,27 @@ export interface LauncherHeartbeat<R extends LauncherRenewal = LauncherRenewal>
 
 /** How one renewal attempt ended. */
 export type Outcome<R> = { ok: true; launcher?: R } | { ok: false; error: unknown };
+
+/** A held credential whose renewal is in trouble (it may lapse before the next success). */
+export interface AtRisk {
+  kind: CredentialKind;
+  /** Lease, activation or launcher-operation id. */
+  id: string;
+  /** Its soonest lease expiry or operation deadline. */
+  expiresAt: number;
+  failure: RenewalFailure;
+}
+
+/** A credential erased because it could not be renewed (not settled, not custody's end). */
+export interface Lapsed {
+  kind: CredentialKind;
+  id: string;
+  failure: RenewalFailure;
+}
+
+/** What the holder must be told on its next result. */
+export interface CustodyWarnings {
+  atRisk: AtRisk[];
+  /** Lapses since the last call of `takeWarnings` (each reported once). */
+  lapsed: Lapsed[];
+}

@@ -1,5 +1,5 @@
 import { type Clock, realClock } from "./clock.ts";
-import { extendedCustody, MINUTE_MS, renewDelay } from "./cadence.ts";
+import { extendedCustody, lateAfter, MINUTE_MS, renewDelay } from "./cadence.ts";
 import {
   CredentialUnavailableError,
   CustodyClosedError,
@@ -7,6 +7,7 @@ import {
   CustodyLimitError,
   describeFailure,
   HandleCollisionError,
+  lateRenewal,
   RenewalFailedError,
   safeDetails,
 } from "./errors.ts";
@@ -30,13 +31,16 @@ import { performRenewal, type Sent } from "./renewal.ts";
 import type {
   ActivationExtension,
   ActivationLeaseUse,
+  AtRisk,
   CredentialKind,
   CustodyEvent,
   CustodyOptions,
+  CustodyWarnings,
   ErasedReason,
   HeldActivation,
   HeldLauncher,
   HeldLease,
+  Lapsed,
   LauncherHeartbeat,
   LauncherRenewal,
   LauncherUse,
@@ -60,7 +64,8 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   readonly #renewers: Renewers<R>;
   readonly #defaultMs: number;
   readonly #maximumMs: number;
-  readonly #timeoutMs: number;
+  readonly #graceMs: number;
+  readonly #daemonDelayMs: () => number;
   readonly #maxTombstones: number;
   readonly #onEvent?: (event: CustodyEvent) => void;
   readonly #fill: RandomFill;
@@ -68,6 +73,8 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   readonly #handles = new Map<string, Group<R>>();
   readonly #tombstones = new Map<string, Tombstone>();
   readonly #fragments: CredentialFragments;
+  /** Lapses not yet reported to the holder (bounded like the tombstones). */
+  #lapses: Lapsed[] = [];
   #closed = false;
 
   constructor(options: CustodyOptions<R>) {
@@ -75,7 +82,8 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     this.#clock = options.clock ?? realClock;
     this.#defaultMs = options.defaultCustodyMs ?? 10 * MINUTE_MS;
     this.#maximumMs = options.maximumCustodyMs ?? 60 * MINUTE_MS;
-    this.#timeoutMs = options.renewalTimeoutMs ?? 10_000;
+    this.#graceMs = options.answerGraceMs ?? 2_000;
+    this.#daemonDelayMs = options.daemonDelayMs ?? (() => 0);
     this.#maxTombstones = options.maxTombstones ?? 256;
     this.#onEvent = options.onEvent;
     this.#fill = options.randomFill ?? cryptoFill;
@@ -83,7 +91,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     if (!(this.#defaultMs > 0 && this.#defaultMs <= this.#maximumMs)) {
       throw new RangeError("custody: need 0 < defaultCustodyMs <= maximumCustodyMs");
     }
-    if (!(this.#timeoutMs > 0)) throw new RangeError("custody: renewalTimeoutMs must be > 0");
+    if (!(this.#graceMs >= 0)) throw new RangeError("custody: answerGraceMs must be >= 0");
   }
 
   /** Number of credentials currently held. */
@@ -277,6 +285,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       this.#drop(group, new CustodyClosedError());
     }
     this.#tombstones.clear();
+    this.#lapses = [];
     await Promise.allSettled(inflight);
   }
 
@@ -294,6 +303,26 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     if (json === undefined) return value;
     const scrubbed = this.#fragments.scrub(json);
     return scrubbed === json ? value : JSON.parse(scrubbed);
+  }
+
+  // ---- warnings ---------------------------------------------------------------------------
+
+  /**
+   * What the holder must be told now: every held credential whose last renewal failed or is
+   * late (until a renewal succeeds), and every credential that lapsed since the last call
+   * (each reported once). Undefined when all is well.
+   */
+  takeWarnings(): CustodyWarnings | undefined {
+    if (this.#closed) return undefined;
+    const atRisk: AtRisk[] = [];
+    for (const group of [...this.#groups.values()]) {
+      if (this.#lapse(group) || !group.failure) continue;
+      const { kind, id } = group;
+      atRisk.push({ kind, id, expiresAt: soonestExpiry(group), failure: { ...group.failure } });
+    }
+    const lapsed = this.#lapses;
+    this.#lapses = [];
+    return atRisk.length > 0 || lapsed.length > 0 ? { atRisk, lapsed } : undefined;
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -318,12 +347,14 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       custodyExpiresAt: now + this.#defaultMs,
       maximumCustodyExpiresAt: now + this.#maximumMs,
       renewAfterMs,
+      ttlMs: 1,
     };
     // Built completely before registration, so a collision leaves nothing behind.
     for (const item of items) {
       const handle = this.#mintHandle(group);
       group.entries.set(handle, { handle, ...item });
     }
+    group.ttlMs = Math.max(1, soonestExpiry(group) - now);
     // A second hold for the same id means the daemon issued new secrets; the old ones are dead.
     const previous = this.#groups.get(keyOf(kind, id));
     if (previous) this.#drop(previous, new CredentialUnavailableError());
@@ -399,7 +430,9 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       this.#erase(group, "custody-expired");
       return true;
     }
-    if (now >= soonestExpiry(group)) {
+    // An answer to a renewal in flight may still be on its way just past the expiry.
+    const grace = group.inflight ? this.#graceMs : 0;
+    if (now >= soonestExpiry(group) + grace) {
       const launcher = group.kind === "launcher";
       const failure = group.failure ?? {
         code: launcher ? "portreeve_operation_deadline_passed" : "portreeve_lease_expired",
@@ -427,15 +460,27 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   #schedule(group: Group<R>): void {
     if (!this.#isLive(group) || group.inflight) return;
     if (group.renewTimer !== undefined) this.#clock.clearTimeout(group.renewTimer);
-    const now = this.#clock.now();
-    const delay = renewDelay(now, soonestExpiry(group), group.custodyExpiresAt, group.renewAfterMs);
+    const delay = renewDelay({
+      now: this.#clock.now(),
+      expiresAt: soonestExpiry(group),
+      ttlMs: group.ttlMs,
+      custodyExpiresAt: group.custodyExpiresAt,
+      renewAfterMs: group.renewAfterMs,
+      daemonDelayMs: this.#daemonDelayMs(),
+    });
     group.renewTimer = this.#clock.setTimeout(() => {
       group.renewTimer = undefined;
       if (this.#isLive(group) && !this.#lapse(group)) void this.#renew(group);
     }, delay);
   }
 
-  /** Starts a renewal of the whole group, or joins the one in flight (coalescing). */
+  /**
+   * Starts a renewal of the whole group, or joins the one in flight (coalescing): one renewal
+   * per credential at a time. It is awaited until the credential's expiry (plus the answer
+   * grace), never abandoned and re-sent while it could still land: on a daemon that serves
+   * one request at a time, a re-sent renewal only lengthens the queue it waits in. Halfway
+   * there without an answer it is recorded as late, so the holder is warned in time.
+   */
   #renew(group: Group<R>): Promise<Outcome<R>> {
     if (group.inflight) return group.inflight;
     if (group.renewTimer !== undefined) {
@@ -448,14 +493,22 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
       leaseId: e.leaseId,
       token: e.secret,
     }));
-    // Waiting past the secret's own expiry is pointless: give up then at the latest.
-    const untilExpiry = soonestExpiry(group) - this.#clock.now();
-    const timeoutMs = Math.max(1, Math.min(this.#timeoutMs, untilExpiry));
-    const call = { clock: this.#clock, renewers: this.#renewers, timeoutMs };
+    const sentAt = this.#clock.now();
+    const dueAt = soonestExpiry(group);
+    const timeoutMs = Math.max(1, dueAt - sentAt + this.#graceMs);
+    const call = { clock: this.#clock, renewers: this.#renewers, timeoutMs, dueAt };
     group.controller = controller;
+    group.lateTimer = this.#clock.setTimeout(() => {
+      group.lateTimer = undefined;
+      if (group.controller === controller && this.#isLive(group)) {
+        this.#markLate(group, sentAt, dueAt);
+      }
+    }, lateAfter(sentAt, dueAt));
     group.inflight = performRenewal(call, group, sent, controller).then((outcome) => {
       group.inflight = undefined;
       group.controller = undefined;
+      if (group.lateTimer !== undefined) this.#clock.clearTimeout(group.lateTimer);
+      group.lateTimer = undefined;
       // Settled, replaced, expired or closed meanwhile: apply nothing, resurrect nothing.
       if (this.#isLive(group)) this.#conclude(group, sent, outcome);
       return outcome;
@@ -463,10 +516,17 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     return group.inflight;
   }
 
+  #markLate(group: Group<R>, sentAt: number, dueAt: number): void {
+    const failure = lateRenewal(group.kind, sentAt, dueAt, this.#clock.now());
+    group.failure = failure;
+    this.#emit({ type: "renewal-late", kind: group.kind, id: group.id, failure });
+  }
+
   #conclude(group: Group<R>, sent: Sent[], outcome: Outcome<R>): void {
     const now = this.#clock.now();
     if (outcome.ok) {
       group.failure = undefined;
+      group.ttlMs = Math.max(1, soonestExpiry(group) - now);
       this.#emit({
         type: "renewed",
         kind: group.kind,
@@ -498,8 +558,13 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     }
   }
 
-  /** Leaves secret-free tombstones so the next use explains why the handle died. */
+  /**
+   * Leaves secret-free tombstones so the next use explains why the handle died, and a notice
+   * for the holder's next result.
+   */
   #bury(group: Group<R>, failure: RenewalFailure): void {
+    this.#lapses.push({ kind: group.kind, id: group.id, failure });
+    if (this.#lapses.length > this.#maxTombstones) this.#lapses.shift();
     for (const handle of group.entries.keys()) {
       this.#tombstones.set(handle, {
         kind: group.kind,
@@ -532,7 +597,8 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     }
     if (group.renewTimer !== undefined) this.#clock.clearTimeout(group.renewTimer);
     if (group.expiryTimer !== undefined) this.#clock.clearTimeout(group.expiryTimer);
-    group.renewTimer = group.expiryTimer = undefined;
+    if (group.lateTimer !== undefined) this.#clock.clearTimeout(group.lateTimer);
+    group.renewTimer = group.expiryTimer = group.lateTimer = undefined;
     group.controller?.abort(reason);
     for (const entry of group.entries.values()) {
       if (this.#handles.get(entry.handle) === group) this.#handles.delete(entry.handle);

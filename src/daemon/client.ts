@@ -15,6 +15,8 @@ import {
 } from "./http.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
+import { laneOf } from "./lanes.ts";
+import type { Lane } from "./slots.ts";
 import { SOFTWARE_VERSION } from "../version.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import { admit, type ApprovalProof } from "./gate.ts";
@@ -62,6 +64,11 @@ export interface CallOptions<Reply extends z.ZodType = z.ZodType> {
   timeoutMs?: number;
   /** The route's reply schema; the reply is checked against it where it arrives. */
   reply?: ReplySchema<Reply>;
+  /**
+   * For custody traffic (a body carrying a held credential): when that credential expires.
+   * Waiting custody requests go soonest-due first; see lanes.ts.
+   */
+  custodyDueAt?: number;
 }
 
 /** One request to a declared route. */
@@ -80,6 +87,11 @@ export interface RequestCall {
   safe?: boolean;
   /** Required when this request's effect is consequential (see gate.ts). */
   approval?: ApprovalProof;
+  /**
+   * For custody traffic (a body carrying a held credential): when that credential expires.
+   * Waiting custody requests go soonest-due first; see lanes.ts.
+   */
+  custodyDueAt?: number;
 }
 
 /** `retrySafe`: a read, may be re-sent after a broken connection. `gated`: checked against the
@@ -87,6 +99,8 @@ export interface RequestCall {
 interface SendMode {
   retrySafe: boolean;
   gated: boolean;
+  /** New work unless the body carries a held credential. */
+  lane?: Lane;
 }
 
 export class DaemonClient {
@@ -107,13 +121,16 @@ export class DaemonClient {
     this.#preflight = options.preflight;
   }
 
-  /** `GET /v1/health` without the gate; used by diagnostics and to build the verdict. */
-  async health(signal?: AbortSignal): Promise<Health> {
+  /**
+   * `GET /v1/health` without the gate; used by diagnostics and to build the verdict. A probe
+   * answers within `probeMs` unless a call waits on it (`timeoutMs`, see `#gate`).
+   */
+  async health(signal?: AbortSignal, timeoutMs = this.#timeouts.probeMs): Promise<Health> {
     // Through the gate like every request (a read: it always passes).
     admit(HEALTH_ROUTE, pathOf(HEALTH_ROUTE), {});
     return await this.#send("GET", pathOf(HEALTH_ROUTE), undefined, {
       signal,
-      timeoutMs: this.#timeouts.probeMs,
+      timeoutMs,
       reply: HEALTH_ROUTE,
     }, { retrySafe: true, gated: false });
   }
@@ -123,9 +140,9 @@ export class DaemonClient {
    * kept: the user is told to upgrade and restart an incompatible daemon, so the next caller
    * (a tool after `diagnostics`, say) must judge the daemon that answers then.
    */
-  compatibility(signal?: AbortSignal): Promise<Verdict> {
+  compatibility(signal?: AbortSignal, timeoutMs?: number): Promise<Verdict> {
     if (!this.#verdict) {
-      const pending = this.health(signal).then(judge);
+      const pending = this.health(signal, timeoutMs).then(judge);
       this.#verdict = pending;
       const forget = () => {
         if (this.#verdict === pending) this.#verdict = undefined;
@@ -162,21 +179,30 @@ export class DaemonClient {
         target,
       );
     }
-    await this.#gate(call);
-    const options = { signal: call.signal, capabilities: call.capabilities, reply: route };
+    const timeoutMs = call.timeoutMs ??
+      (route.method === "GET" || call.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    await this.#gate({ ...call, timeoutMs });
+    const options = {
+      signal: call.signal,
+      capabilities: call.capabilities,
+      reply: route,
+      timeoutMs,
+    };
     if (route.method === "GET") {
-      return this.#send("GET", target, undefined, {
-        ...options,
-        timeoutMs: call.timeoutMs ?? this.#timeouts.readMs,
-      }, { retrySafe: true, gated: true });
+      return this.#send("GET", target, undefined, options, { retrySafe: true, gated: true });
     }
     const payload = JSON.stringify({ ...body, client: this.#clientBlock(call.capabilities) });
-    const timeoutMs = call.timeoutMs ??
-      (call.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    const lane = laneOf(body, call.custodyDueAt);
     return this.#send("POST", path, payload, { ...options, timeoutMs }, {
       retrySafe: call.safe ?? false,
       gated: true,
+      lane,
     });
+  }
+
+  /** How long the daemon takes to answer lately (ms); see delays.ts. */
+  observedDelayMs(): number {
+    return this.#http.delays.recentMs();
   }
 
   close(): void {
@@ -192,8 +218,10 @@ export class DaemonClient {
     };
   }
 
-  async #gate(options: Pick<CallOptions, "signal" | "capabilities">): Promise<void> {
-    const verdict = await this.compatibility(options.signal);
+  async #gate(options: Pick<CallOptions, "signal" | "capabilities" | "timeoutMs">): Promise<void> {
+    // The call would wait as long for its own answer: a daemon that serves one request at a
+    // time answers the probe only after the queue ahead of it, which is no fault of its own.
+    const verdict = await this.compatibility(options.signal, options.timeoutMs);
     // One health GET per call while incompatible is cheap (negative verdicts are not kept).
     if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
     const missing = (options.capabilities ?? []).filter((c) =>
@@ -231,7 +259,8 @@ export class DaemonClient {
       raw = await this.#attempt(method, path, body, options, mode);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      if (error.failure.kind !== "aborted") this.invalidate();
+      // A slow daemon is still the daemon we judged; only a lost connection may mean another.
+      if (error.failure.kind !== "aborted" && error.failure.kind !== "timeout") this.invalidate();
       throw this.#mapFailure(error.failure, mutation);
     }
     // Refused for its size before any route saw it: nothing was done, whatever the method.
@@ -259,7 +288,7 @@ export class DaemonClient {
     path: string,
     body: string | undefined,
     options: CallOptions & { timeoutMs: number },
-    { retrySafe, gated }: SendMode,
+    { retrySafe, gated, lane }: SendMode,
   ): Promise<RawResponse> {
     const request = () =>
       this.#http.request({
@@ -269,6 +298,7 @@ export class DaemonClient {
         requestId: crypto.randomUUID(),
         timeoutMs: options.timeoutMs,
         signal: options.signal,
+        lane,
       });
     try {
       return await request();

@@ -5,7 +5,8 @@
 import { concatBytes } from "../bytes.ts";
 import { DAEMON_URL_HOST } from "../socket_location.ts";
 import { type Linked, linkedSignal } from "../signals.ts";
-import { Slots } from "./slots.ts";
+import { type Lane, Slots, WORK_LANE } from "./slots.ts";
+import { DaemonDelays } from "./delays.ts";
 
 /** Largest daemon body we read. A busy machine's port inventory can pass 1 MiB, so 4 MiB. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -22,6 +23,12 @@ export const URL_PREFIX = `http://${DAEMON_URL_HOST}`;
 
 /** The longest URL Deno's fetch builds (measured: one more character is "Invalid URL"). */
 export const MAX_URL_CHARS = 65_534;
+
+/**
+ * Slots new work leaves free for custody traffic, so a renewal never waits for a slot behind
+ * a burst of tool calls (custody may still use all of them).
+ */
+export const CUSTODY_RESERVED = 2;
 
 export interface RawResponse {
   status: number;
@@ -53,18 +60,22 @@ export interface HttpRequest {
   requestId: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Which queue it waits in for a slot (new work when unset). */
+  lane?: Lane;
 }
 
 export class UnixHttp {
   #client?: Deno.HttpClient;
   #slots: Slots;
+  /** Round trips to the daemon, slot waits excluded: what the daemon itself takes. */
+  readonly delays = new DaemonDelays();
 
   constructor(
     readonly socketPath: string,
     readonly maxBytes = MAX_RESPONSE_BYTES,
     readonly maxConcurrent = MAX_CONCURRENT,
   ) {
-    this.#slots = new Slots(maxConcurrent);
+    this.#slots = new Slots(maxConcurrent, Math.min(CUSTODY_RESERVED, maxConcurrent - 1));
   }
 
   async request(req: HttpRequest): Promise<RawResponse> {
@@ -72,14 +83,16 @@ export class UnixHttp {
     const linked = linkedSignal([req.signal], req.timeoutMs);
     let release: () => void;
     try {
-      release = await this.#slots.acquire(linked.signal);
+      release = await this.#slots.acquire(linked.signal, req.lane ?? WORK_LANE);
     } catch (error) {
       linked.release();
       throw this.#classify(error, req, linked);
     }
+    const answered = this.delays.start();
     try {
       return await this.#requestIn(req, linked);
     } finally {
+      answered();
       release();
     }
   }

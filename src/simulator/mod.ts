@@ -7,12 +7,22 @@ import { allRoutes } from "./routes/mod.ts";
 import { Router } from "./router.ts";
 import { DEFAULT_SETTINGS, type Settings, settingsSchema, STATIC_CAPABILITIES } from "./schemas.ts";
 import { type RecordedRequest, type RunningServer, startServer } from "./server.ts";
+import { Pacing, type PacingOptions, type QueueStats } from "./pacing.ts";
 import type { SimState } from "./state.ts";
 import { iso } from "./util.ts";
 
-export type { Clock, FakeListenerOptions, Fault, RecordedRequest, Settings, SimState };
+export type {
+  Clock,
+  FakeListenerOptions,
+  Fault,
+  PacingOptions,
+  QueueStats,
+  RecordedRequest,
+  Settings,
+  SimState,
+};
 
-export interface SimulatorOptions {
+export interface SimulatorOptions extends PacingOptions {
   socketPath: string;
   /** Base clock; the simulator adds an offset that `control.advance` increases. */
   clock?: Clock;
@@ -51,6 +61,8 @@ export interface SimulatorControl {
   setHostile(on: boolean): void;
   /** Live state for assertions; treat it as read-only. */
   readonly state: SimState;
+  /** Requests admitted and not yet answered (the daemon's queue), its peak, and the total. */
+  readonly queue: Readonly<QueueStats>;
 }
 
 export interface Simulator {
@@ -77,7 +89,16 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const router = new Router();
   router.add(allRoutes);
   const requests: RecordedRequest[] = [];
-  let server: RunningServer | null = await startServer(core, router, opts.socketPath, requests);
+  const pacing = () =>
+    new Pacing({ latencyMs: opts.latencyMs, serial: opts.serial, sleep: opts.sleep });
+  let queue = pacing();
+  let server: RunningServer | null = await startServer(
+    core,
+    router,
+    opts.socketPath,
+    requests,
+    queue,
+  );
   core.log("info", "server", "Simulated PortReeve daemon listening.");
 
   const close = async (): Promise<void> => {
@@ -118,6 +139,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     get state() {
       return core.state;
     },
+    get queue() {
+      return queue.stats;
+    },
   };
 
   return {
@@ -127,7 +151,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     close,
     restart: async () => {
       await close();
-      server = await startServer(core, router, opts.socketPath, requests);
+      queue = pacing();
+      server = await startServer(core, router, opts.socketPath, requests, queue);
     },
   };
 }

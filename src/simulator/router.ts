@@ -17,6 +17,11 @@ export interface Route {
    * the protocol range would not overlap. Handlers still parse the body themselves.
    */
   body?: z.ZodType | z.ZodType[];
+  /**
+   * A POST that only reads (status, validate, resolve, snapshot: "safe" or "pure" in the
+   * protocol's route index). Every other POST changes state, so `--latency` slows it.
+   */
+  readOnly?: true;
 }
 
 export interface RouteMatch {
@@ -44,6 +49,13 @@ export class Router {
       }).join("/");
       this.#routes.push({ ...route, regex: new RegExp(`^${source}$`), names });
     }
+  }
+
+  /** Whether a request to `pathname` changes state: a POST to a route not marked read-only. */
+  changesState(method: string, pathname: string): boolean {
+    if (method !== "POST") return false;
+    const route = this.#routes.find((r) => r.method === method && r.regex.test(pathname));
+    return route !== undefined && route.readOnly !== true;
   }
 
   /** Returns the handler and validated params, null for no match, or throws a 400. */

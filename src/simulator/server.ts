@@ -5,6 +5,7 @@ import type { Router } from "./router.ts";
 import { postEnvelopeSchema, uuidSchema } from "./schemas.ts";
 import { uuid } from "./util.ts";
 import { leakIntoData, leakIntoError, secretsIn } from "./hostile.ts";
+import type { Pacing } from "./pacing.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -24,16 +25,10 @@ export function startServer(
   router: Router,
   socketPath: string,
   requests: RecordedRequest[],
+  pacing: Pacing,
 ): Promise<RunningServer> {
   removeStaleSocket(socketPath);
   const hung = new Set<() => void>();
-  let queue: Promise<unknown> = Promise.resolve();
-  // One request at a time touches state, like the daemon's single SQLite writer.
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = queue.then(fn, fn);
-    queue = next.catch(() => {});
-    return next;
-  };
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -64,17 +59,18 @@ export function startServer(
     const requestIdHeader = request.headers.get("x-portreeve-request-id") ?? "";
     const requestId = uuidSchema.safeParse(requestIdHeader).success ? requestIdHeader : uuid();
     const spoilt = spoiltAnswer(fault, url.pathname, requestId);
+    const changesState = router.changesState(request.method, url.pathname);
+    const served = () =>
+      pacing.run(changesState, () => dispatch(core, router, request.method, url, text));
     if (spoilt) {
-      if (core.applyBeforeFault) {
-        await serialized(() => dispatch(core, router, request.method, url, text)).catch(() => {});
-      }
+      if (core.applyBeforeFault) await served().catch(() => {});
       return spoilt();
     }
 
     let status = 200;
     let payload: Record<string, unknown>;
     try {
-      const data = await serialized(() => dispatch(core, router, request.method, url, text));
+      const data = await served();
       payload = { protocolVersion: 1, requestId, data };
     } catch (error) {
       const failure = error instanceof ProtocolError ? error : new ProtocolError(
@@ -136,6 +132,7 @@ export function startServer(
           resolve({
             close: async () => {
               for (const release of [...hung]) release();
+              pacing.close();
               await server.shutdown();
               try {
                 Deno.removeSync(socketPath);

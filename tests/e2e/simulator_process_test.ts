@@ -145,3 +145,41 @@ Deno.test("simulator program: a path it cannot use is one line and exit 2, never
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("simulator program: --latency must be whole milliseconds (exit 2)", async () => {
+  for (const bad of ["abc", "1.5", "600001"]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--quiet", MAIN, "--socket", "/tmp/never.sock", "--latency", bad],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 2, bad);
+    assert.match(new TextDecoder().decode(out.stderr), /--latency must be whole milliseconds/);
+  }
+});
+
+Deno.test("simulator program: --latency and --serial say so, and report the queue at exit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-simpace-" });
+  const socket = `${dir}/portreeve.sock`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "--socket", socket, "--latency", "5", "--serial"],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    await until("the socket exists", () => exists(socket));
+    const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+    const reply = await fetch("http://[100::]/v1/health", { client });
+    assert.equal(reply.status, 200);
+    await reply.body?.cancel();
+    client.close();
+    child.kill("SIGTERM");
+    const { code } = await child.status;
+    assert.equal(code, 0);
+    const stderr = await new Response(child.stderr).text();
+    assert.match(stderr, /5 ms per change, one request at a time/);
+    assert.match(stderr, /SIMULATED daemon queue: \{"served":1,"peak":1\}/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -8,6 +8,8 @@ export interface RenewCall {
   secrets: string[];
   at: number;
   signal: AbortSignal;
+  /** The expiry the renewal was due by, as custody passed it. */
+  dueAt: number;
 }
 
 /** A renewal error shaped like the daemon client's (`code`, `retryable`). */
@@ -59,8 +61,9 @@ export class FakeRenewers implements Renewers {
     leaseId: string,
     token: string,
     signal: AbortSignal,
+    dueAt: number,
   ): Promise<{ expiresAt: number }> {
-    await this.#enter("lease", leaseId, [token], signal);
+    await this.#enter("lease", leaseId, [token], signal, dueAt);
     return { expiresAt: this.clock.now() + this.leaseTtlMs };
   }
 
@@ -68,8 +71,9 @@ export class FakeRenewers implements Renewers {
     activationId: string,
     leases: { leaseId: string; token: string }[],
     signal: AbortSignal,
+    dueAt: number,
   ): Promise<{ leases: { leaseId: string; expiresAt: number }[] }> {
-    await this.#enter("activation", activationId, leases.map((l) => l.token), signal);
+    await this.#enter("activation", activationId, leases.map((l) => l.token), signal, dueAt);
     const expiresAt = this.clock.now() + this.leaseTtlMs;
     return { leases: leases.map(({ leaseId }) => ({ leaseId, expiresAt })) };
   }
@@ -78,16 +82,23 @@ export class FakeRenewers implements Renewers {
     operationId: string,
     credential: string,
     signal: AbortSignal,
+    dueAt: number,
   ): Promise<LauncherRenewal> {
-    await this.#enter("launcher", operationId, [credential], signal);
+    await this.#enter("launcher", operationId, [credential], signal, dueAt);
     return {
       deadlineAt: this.clock.now() + this.launcherDeadlineMs,
       renewAfterMilliseconds: this.renewAfterMs,
     };
   }
 
-  async #enter(kind: CredentialKind, id: string, secrets: string[], signal: AbortSignal) {
-    this.calls.push({ kind, id, secrets, at: this.clock.now(), signal });
+  async #enter(
+    kind: CredentialKind,
+    id: string,
+    secrets: string[],
+    signal: AbortSignal,
+    dueAt: number,
+  ) {
+    this.calls.push({ kind, id, secrets, at: this.clock.now(), signal, dueAt });
     const gate = this.#gate;
     if (gate) {
       await new Promise<void>((resolve, reject) => {

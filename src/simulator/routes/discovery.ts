@@ -165,11 +165,13 @@ export const discoveryRoutes: Route[] = [
     path: "/v1/stack-activations/:activationId/resolve",
     handler: resolve,
     body: resolveSchema,
+    readOnly: true,
   },
   {
     method: "POST",
     path: "/v1/stack-activations/:activationId/snapshot",
     handler: snapshot,
     body: snapshotSchema,
+    readOnly: true,
   },
 ];

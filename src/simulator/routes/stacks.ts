@@ -372,12 +372,13 @@ export const stackRoutes: Route[] = [
   },
   { method: "POST", path: "/v1/stacks/apply", handler: apply, body: applySchema },
   { method: "POST", path: "/v1/stacks/prune", handler: pruneRoute, body: pruneSchema },
-  { method: "POST", path: "/v1/stacks/:stackId/status", handler: status },
+  { method: "POST", path: "/v1/stacks/:stackId/status", handler: status, readOnly: true },
   { method: "GET", path: "/v1/stack-document", handler: stackDocument },
   {
     method: "POST",
     path: "/v1/actions/stack-definition/validate",
     handler: validate,
     body: validateSchema,
+    readOnly: true,
   },
 ];

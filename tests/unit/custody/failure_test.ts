@@ -311,28 +311,82 @@ Deno.test("an explicit renewal failure rejects with RenewalFailedError and is re
   await custody.close();
 });
 
-Deno.test("an unanswered renewal is aborted at the timeout and counted as transient", async () => {
-  const { clock, renewers, custody, t0 } = setup();
+Deno.test("an unanswered renewal is never re-sent; late, the holder is warned; then it lapses", async () => {
+  const { clock, renewers, custody, t0, events } = setup();
   const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 60_000 });
   renewers.block(); // never released
-  await clock.advance(10_000);
+  await clock.advance(40_000); // a third of the 60 s TTL left
   assert.equal(renewers.calls.length, 1);
-  await clock.advance(10_000);
-  assert.ok(renewers.calls[0].signal.aborted);
-  assert.deepEqual(custody.useLease(held.handle).renewalFailure, {
+  assert.equal(renewers.calls[0].dueAt, t0 + 60_000, "the renewer is told how urgent it is");
+  await clock.advance(9_999);
+  assert.equal(custody.useLease(held.handle).renewalFailure, undefined);
+  assert.equal(custody.takeWarnings(), undefined);
+  await clock.advance(1); // halfway from sending to expiry
+  const late = {
     code: "portreeve_unavailable",
-    message: "renewal got no answer within 10000 ms",
-    at: t0 + 20_000,
+    message: "renewal sent 10.0 s ago is still unanswered (the daemon is slow or busy); the " +
+      `lease expiry is ${new Date(t0 + 60_000).toISOString()}`,
+    at: t0 + 50_000,
+  };
+  assert.deepEqual(custody.useLease(held.handle).renewalFailure, late);
+  assert.deepEqual(custody.takeWarnings(), {
+    atRisk: [{ kind: "lease", id: "L1", expiresAt: t0 + 60_000, failure: late }],
+    lapsed: [],
   });
-  // Retries keep timing out; the wait is capped at the lease's own expiry, then it is erased.
-  await clock.advanceTo(t0 + 60_000);
+  assert.deepEqual(events.at(-1), { type: "renewal-late", kind: "lease", id: "L1", failure: late });
+  // Its answer may still come just past the expiry: the credential is kept a little longer.
+  await clock.advanceTo(t0 + 61_999);
+  assert.equal(custody.size, 1);
+  assert.equal(renewers.calls.length, 1, "never a second renewal while one is in flight");
+  assert.equal(renewers.calls[0].signal.aborted, false);
+  await clock.advance(1);
+  assert.ok(renewers.calls[0].signal.aborted);
   assert.equal(custody.size, 0);
   assert.equal(clock.pending, 0);
+  const lapse = {
+    code: "portreeve_unavailable",
+    message: "renewal got no answer within 22.0 s, by when the credential had expired",
+    at: t0 + 62_000,
+  };
   assert.throws(
     () => custody.useLease(held.handle),
     (e: unknown) =>
-      e instanceof CredentialUnavailableError && e.renewalFailure?.code === "portreeve_unavailable",
+      e instanceof CredentialUnavailableError &&
+      JSON.stringify(e.renewalFailure) === JSON.stringify(lapse),
   );
+  assert.deepEqual(custody.takeWarnings(), {
+    atRisk: [],
+    lapsed: [{ kind: "lease", id: "L1", failure: lapse }],
+  });
+  assert.equal(custody.takeWarnings(), undefined, "a lapse is reported once");
+  await custody.close();
+});
+
+Deno.test("a late renewal that lands clears the warning", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  const release = renewers.block();
+  await clock.advance(5_000 + 5_000); // sent at 5 s with 10 s left: late at 10 s
+  assert.equal(custody.takeWarnings()?.atRisk.length, 1);
+  release();
+  await clock.flush();
+  assert.equal(custody.useLease(held.handle).renewalFailure, undefined);
+  assert.equal(custody.takeWarnings(), undefined);
+  assert.equal(custody.heldLease("L1")?.expiresAt, t0 + 10_000 + 15_000);
+  await custody.close();
+});
+
+Deno.test("an answer that arrives just past the expiry still keeps the credential", async () => {
+  const { clock, renewers, custody, t0 } = setup();
+  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
+  const release = renewers.block();
+  await clock.advanceTo(t0 + 16_000); // sent at 5 s; the lease's expiry passed 1 s ago
+  assert.equal(custody.useLease(held.handle).token, T, "kept while its answer may come");
+  renewers.leaseTtlMs = 15_000;
+  release(); // the daemon renewed it before the expiry; the answer was slow to come back
+  await clock.flush();
+  assert.equal(custody.size, 1);
+  assert.equal(custody.useLease(held.handle).renewalFailure, undefined);
   await custody.close();
 });
 

@@ -1,0 +1,65 @@
+/**
+ * The load test's scenario (tests/support/many_agents.ts) at bench scale: `bridges` real
+ * bridges on a simulator at `--latency 1000 --serial`, all acquiring at once, each holding
+ * its lease through three TTLs, then confirming with a real listener. Its figures become bench
+ * rows; nothing is asserted.
+ *
+ * The lease TTL is the protocol's maximum, 120 s: each lease is renewed when a third of it is
+ * left (~every 80 s), so 50 held leases cost ~0.6 change/s of a daemon that makes one a second.
+ * Acquires queued behind 30 s of others still hit the bridge's 30 s mutation deadline; those
+ * agents hold nothing, and the rows say how many.
+ */
+import { type Latency, runManyAgents } from "../../tests/support/many_agents.ts";
+
+const LEASE_TTL_MS = 120_000;
+const HOLD_TTLS = 3;
+
+export async function manyAgentsRows(bridges: number): Promise<string[][]> {
+  const report = await runManyAgents({
+    bridges,
+    leaseTtlMs: LEASE_TTL_MS,
+    holdTtls: HOLD_TTLS,
+    latencyMs: 1_000,
+    burst: 12,
+    log: (line) => console.error(`many agents: ${line}`),
+  });
+  const label = `${bridges} agents, 1 s/change serial daemon, TTL ${LEASE_TTL_MS / 1000} s`;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const spread = (l: Latency | undefined) =>
+    l ? `${seconds(l.p50)} / ${seconds(l.p90)} / ${seconds(l.p99)} / ${seconds(l.max)}` : "-";
+  const errors = Object.entries(report.errors).map(([code, n]) => `${code} ${n}`).join(", ");
+  return [
+    [
+      `${label}: leases lapsed while held`,
+      `${report.lapses} of ${report.acquired} held`,
+      `${report.renewals} renewals, ${report.confirmed} confirmed after ≥ ${
+        seconds(report.shortestHoldMs)
+      } held`,
+      "0",
+    ],
+    [
+      `${label}: ports held by two leases`,
+      `${report.doubleHeld}`,
+      `${report.bindFailures} listeners could not bind their port`,
+      "0",
+    ],
+    [
+      `${label}: calls answered exactly once`,
+      `${report.calls - report.notAnsweredOnce} of ${report.calls}`,
+      `${report.acquired} of ${bridges} acquires got a lease; errors by call: ${errors || "none"}`,
+      "all",
+    ],
+    [
+      `${label}: acquire latency p50/p90/p99/max`,
+      spread(report.latency.acquire),
+      `confirm ${spread(report.latency.confirm)}; read ${spread(report.latency.read)}`,
+      "",
+    ],
+    [
+      `${label}: peak daemon queue`,
+      `${report.peakQueue} requests`,
+      `${report.served} served in ${seconds(report.wallMs)}; ${report.warned} results warned`,
+      "",
+    ],
+  ];
+}
