@@ -39,6 +39,7 @@ Deno.test({
     assert.equal(report.doubleHeld, 0, "no port held by two leases at once");
     assert.equal(report.bindFailures, 0, "every listener got and kept its port");
     assert.equal(report.notAnsweredOnce, 0, "every call answered exactly once");
+    assert.equal(report.bridgeBugs, 0, "no result was portreeve_internal (a bridge bug)");
     // Reads wait in the same one-at-a-time queue behind changes, a second each: one may reach
     // the 15 s read deadline and be answered `portreeve_unavailable` (retryable). Nothing else
     // may fail, and never as the bridge's own bug.

@@ -10,9 +10,10 @@ import { fileURLToPath } from "node:url";
 import { BUNDLE_ENTRY } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
 import { idKey, type Peer, spawnPeer, type ToolResult } from "./raw_peer.ts";
+import { envelopeOf } from "../../src/catalogue/result.ts";
 import { type LeaseFindings, leaseHistory } from "./lease_history.ts";
 
-const SIMULATOR = fileURLToPath(new URL("../../src/simulator/main.ts", import.meta.url));
+const SIMULATOR = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
 
 export interface ManyAgentsOptions {
   bridges: number;
@@ -48,6 +49,8 @@ export interface ManyAgentsReport extends LeaseFindings {
   /** tools/call requests sent, and the ids answered not exactly once. */
   calls: number;
   notAnsweredOnce: number;
+  /** Results that were `portreeve_internal`: only ever a bridge bug. */
+  bridgeBugs: number;
   /** Tool errors seen, as `kind:code` (acquire, read, confirm) with counts. */
   errors: Record<string, number>;
   /** Results that carried a custodyWarning. */
@@ -123,13 +126,14 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
       const list = timings.get(kind) ?? [];
       list.push(performance.now() - started);
       timings.set(kind, list);
-      const envelope = result.structuredContent as ToolResult["structuredContent"] & {
-        custodyWarning?: unknown;
-      };
-      if (envelope?.custodyWarning) warned++;
-      if (envelope && !envelope.ok) {
-        const key = `${kind}:${envelope.error?.code ?? "unknown"}`;
+      // A success's structuredContent, or an error's text read back (errors carry no
+      // structuredContent), each with any custody warning.
+      const envelope = envelopeOf(result);
+      if (envelope.custodyWarning) warned++;
+      if (!envelope.ok) {
+        const key = `${kind}:${envelope.error.code}`;
         errors[key] = (errors[key] ?? 0) + 1;
+        return undefined;
       }
       return envelope;
     };
@@ -143,7 +147,7 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
         claim: { project: "many", workspaceRoot: workspace, component: `agent${i}` },
       });
       if (!leased?.ok) return;
-      const data = leased.data!;
+      const data = leased.data as Record<string, unknown>;
       agent.leaseId = data.leaseId as string;
       agent.port = data.port as number;
       const until = performance.now() + holdMs;
@@ -185,6 +189,11 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
         listenersUp.filter((up) => up === false).length,
       calls,
       notAnsweredOnce,
+      /** `portreeve_internal` results: only ever a bridge bug. */
+      bridgeBugs: agents.reduce(
+        (n, a) => n + (a.peer.errorCodes.get("portreeve_internal") ?? 0),
+        0,
+      ),
       errors,
       warned,
       latency: Object.fromEntries([...timings].map(([kind, ms]) => [kind, percentiles(ms)])),
