@@ -122,7 +122,7 @@ function byRule(rule: Rule, record: Json, reader: Reader, parent: Json | undefin
     case "fixed":
       return structuredClone(rule.value);
     case "same":
-      return fill(rule.as, record, parent?.[rule.field]);
+      return fill(rule.as, record);
     case "eventEntity":
       return eventEntity(record[rule.from]);
     case "process": {
@@ -136,9 +136,9 @@ function byRule(rule: Rule, record: Json, reader: Reader, parent: Json | undefin
   }
 }
 
-function fill(template: Template, record: Json, inherited?: unknown): unknown {
+function fill(template: Template, record: Json): unknown {
   if (Array.isArray(template)) return template.map((item) => fill(item, record));
-  if (isLatestRef(template)) return latestOf(template.$latest, record) ?? inherited;
+  if (isLatestRef(template)) return latestOf(template.$latest, record);
   if (isFieldRef(template)) {
     const value = record[template.$];
     return template.prefix === undefined ? structuredClone(value) : `${template.prefix}${value}`;

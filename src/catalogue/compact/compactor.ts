@@ -158,7 +158,7 @@ function absence(
     case "fixed":
       return rule.value;
     case "same":
-      return fill(rule.as, record, parent?.[key]);
+      return fill(rule.as, record);
     case "eventEntity":
       return eventEntity(record[rule.from]) ?? KEEP;
     case "process": {
@@ -172,16 +172,13 @@ function absence(
   }
 }
 
-/**
- * A template filled from the record (and `inherited`, the same field of the record it sits in);
- * KEEP when a field it names is not there.
- */
-function fill(template: Template, record: Json, inherited?: unknown): unknown {
+/** A template filled from the record; KEEP when a field it names is not there. */
+function fill(template: Template, record: Json): unknown {
   if (Array.isArray(template)) {
     const items = template.map((item) => fill(item, record));
     return items.includes(KEEP) ? KEEP : items;
   }
-  if (isLatestRef(template)) return latestOf(template.$latest, record) ?? inherited ?? KEEP;
+  if (isLatestRef(template)) return latestOf(template.$latest, record) ?? KEEP;
   if (isFieldRef(template)) {
     if (!Object.hasOwn(record, template.$)) return KEEP;
     const value = record[template.$];

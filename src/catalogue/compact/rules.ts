@@ -21,8 +21,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | {
 /**
  * A value built from fields of the same record: `{ $: "name" }` stands for that field,
  * `{ $: "name", prefix }` for the text `prefix` followed by it, and `{ $latest: [names] }` for
- * the latest of those timestamps the record has (null ones left aside), or, when it has none
- * of them, the same field of the record it sits in.
+ * the latest of those timestamps the record has (null ones left aside; with none of them the
+ * field is written).
  */
 export type Template =
   | { $: string; prefix?: string }
@@ -38,7 +38,7 @@ export type Rule =
   | { kind: "same"; field: string; as: Template }
   /** Absent = `eventType` without its last `.part`, dots as dashes. */
   | { kind: "eventEntity"; field: string; from: string }
-  /** Absent = the same field of the record this one sits in (the port of a port entry). */
+  /** Absent = the parent's own id of that name: the port a port entry (or reclaim) is about. */
   | { kind: "parent"; field: string }
   /** Absent = the result's process table entry for the record's `by` field (null if none). */
   | { kind: "process"; field: string; by: string }
@@ -65,8 +65,6 @@ export const RULES: readonly Rule[] = [
   { kind: "fixed", field: "executionMode", value: "finite" },
   { kind: "fixed", field: "degraded", value: false },
   { kind: "parent", field: "port" },
-  { kind: "parent", field: "project" },
-  { kind: "parent", field: "claim" },
   { kind: "process", field: "process", by: "pid" },
   { kind: "process", field: "rootFingerprint", by: "rootPid" },
   { kind: "eventEntity", field: "entityType", from: "eventType" },
@@ -128,7 +126,7 @@ export function latestOf(names: readonly string[], record: Record<string, unknow
 /** A template as words: `[{fingerprint: rootFingerprint, observedAt: confirmedAt}]`. */
 function templateText(template: Template): string {
   if (Array.isArray(template)) return `[${template.map(templateText).join(", ")}]`;
-  if (isLatestRef(template)) return `the latest of ${joined(template.$latest)}, else the parent's`;
+  if (isLatestRef(template)) return `the latest of ${joined(template.$latest)}`;
   if (isFieldRef(template)) {
     return template.prefix === undefined ? template.$ : `"${template.prefix}"+${template.$}`;
   }
@@ -149,7 +147,7 @@ export function ruleText(rule: Rule, origin?: JsonValue): string {
     case "eventEntity":
       return `${rule.field} = ${rule.from} minus its last ".part", dots as dashes`;
     case "parent":
-      return `a nested record's ${rule.field} = its parent's`;
+      return `a nested record's ${rule.field} = the port its parent is about`;
     case "process":
       return `${rule.field} = data.${PROCESS_TABLE.key}[${rule.by}] (null if none)`;
     case "ownOrigin":
@@ -198,7 +196,9 @@ export function rulesParagraph(origin: JsonValue): string {
   }
   const fixed = [...byValue].map(([value, fields]) => `${joined(fields)} ${value}`);
   const derived = [...of("same"), ...of("eventEntity")].map((rule) => ruleText(rule));
-  const parent = `in a nested record ${joined(of("parent").map((r) => r.field))} = its parent's`;
+  const parent = `in a nested record ${
+    joined(of("parent").map((r) => r.field))
+  } = the port its parent is about`;
   const processes = of("process");
   const table = `data.${PROCESS_TABLE.key}`;
   return 'Compact results (detail:"full" gives whole records): absent = null, [] or {}, but ' +
