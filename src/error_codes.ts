@@ -115,7 +115,8 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     retryable: "varies",
     meaning:
       "The registry's state does not allow it now (a port, lease, run, activation or receipt stands in the way).",
-    nextStep: "Read the current state; retry only once what blocks it (details) has changed.",
+    nextStep:
+      "Read the current state; retry only once what blocks it (the message says what) has changed.",
     reasons: {
       claim_pending: daemon(
         "Another caller is acquiring this claim: wait until its lease is confirmed or expires, then acquire again.",
