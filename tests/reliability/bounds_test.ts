@@ -133,7 +133,8 @@ Deno.test("a host that writes 20,000 requests without reading: RSS stays bounded
     assert.equal((await reader.exited()).code, 0);
     await reportFigure(
       "requests unread, then drained",
-      `held stdin after ${daemonCallsWhileHeld} daemon calls at ${mib(held.rssKiB)}; ` +
+      `held stdin after ${daemonCallsWhileHeld.toLocaleString("en-US")} daemon calls, at ` +
+        `${mib(held.rssKiB)}; ` +
         `peak RSS ${mib(end.hwmKiB)}`,
       `${UNREAD.toLocaleString("en-US")} requests`,
     );

@@ -438,7 +438,7 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
     await reportFigure(
       "credentials, hostile daemon",
       `${secrets.size} secrets quoted back whole, split and spread; 0 found; ` +
-        `${redacted.stdout + redacted.stderr} redactions`,
+        `${(redacted.stdout + redacted.stderr).toLocaleString("en-US")} redactions`,
     );
   } finally {
     await rig.close();

@@ -70,8 +70,8 @@ for (const [kind, count, hostPaced] of FLOODS) {
     const settled = hostPaced ? msToUnder : msToUnderAfterLast;
     await reportFigure(
       hostPaced ? "host reading nothing" : "slow daemon, host reading nothing",
-      `peak RSS ${figures.peakRssMiB} MiB; under ${DRAINED_LIMIT_MIB} MiB after ` +
-        `${((settled ?? 0) / 1000).toFixed(1)} s`,
+      `peak RSS ${figures.peakRssMiB} MiB; under ${DRAINED_LIMIT_MIB} MiB ${settled} ms ` +
+        `after ${hostPaced ? "draining began" : "the last answer"}`,
       `${count.toLocaleString("en-US")} × ${kind.name}`,
     );
   });
