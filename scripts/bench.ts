@@ -499,6 +499,8 @@ async function timeTestCommand(): Promise<BenchRun["testSuite"]> {
   if (summary === undefined) {
     throw new Error(`deno task test printed no summary line:\n${text.slice(-2_000)}`);
   }
+  const failures = text.slice(text.indexOf(" FAILURES "));
+  if (Number(summary[2]) > 0) console.error(`deno task test failed:\n${failures.slice(0, 4_000)}`);
   return {
     date: new Date().toISOString().slice(0, 10),
     command: "deno task test",

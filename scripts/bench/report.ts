@@ -71,7 +71,7 @@ export function benchSummary(run: BenchRun): string[] {
       times(r.toolsListBytes)
     } its bytes, ` +
     `and what a model reads of its recorded session ${times(r.successResults)} on successes ` +
-    `(${times(r.errorResults)} on errors, which now carry a next step).`,
+    `(${times(r.errorResults)} on errors: ours carry a code, retryability and a next step).`,
   ];
 }
 
@@ -80,8 +80,9 @@ export function testTimeLine(run: BenchRun): string[] {
   const t = run.testSuite;
   const m = run.machine;
   return [
-    `On ${m.os}/${m.arch} with ${m.cores} cores it took ${duration(t.seconds)} ` +
-    `(${t.passed} passed, ${t.failed} failed; \`${t.command}\` timed by \`deno task bench\` on ${t.date}).`,
+    `The test command took ${duration(t.seconds)} here (${m.os}/${m.arch}, ${m.cores} cores; ` +
+    `${t.passed} passed, ${t.failed} failed; \`${t.command}\` timed by \`deno task bench\` on ` +
+    `${t.date}).`,
   ];
 }
 
