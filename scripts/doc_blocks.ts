@@ -50,7 +50,7 @@ export const GENERATED_FILES: Readonly<Record<string, string>> = {
 const startMarker = (name: string) => `<!-- ${name}:start -->`;
 const endMarker = (name: string) => `<!-- ${name}:end -->`;
 
-/** `doc` with the block `name` set to `lines` (a blank line either side, as `deno fmt` keeps it). */
+/** `doc` with block `name` set to `lines`, a blank line either side (as `deno fmt` keeps it). */
 export function withSection(doc: string, name: string, lines: readonly string[]): string {
   const start = startMarker(name);
   const end = endMarker(name);

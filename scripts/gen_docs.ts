@@ -10,7 +10,7 @@ import { HOST_IDS } from "../src/profiles/hosts.ts";
 import { confinedFlags, type RunForm } from "../src/permissions.ts";
 import { withSection } from "./doc_blocks.ts";
 
-/** `--help` from its usage lines on (the first line names the version, which the README need not). */
+/** `--help` from its usage lines on (its first line names the version, which changes). */
 export function commandsBlock(): string[] {
   const help = programHelp(HOST_IDS).split("\n");
   return ["```text", ...help.slice(help.findIndex((line) => line === "Usage:")), "```"];

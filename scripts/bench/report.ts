@@ -109,6 +109,12 @@ function table(run: BenchRun): string {
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...run.rows.map(line)].join("\n");
 }
 
+function testSuiteNote(run: BenchRun): string {
+  const t = run.testSuite;
+  return `\`${t.command}\` took ${duration(t.seconds)} on ${t.date} (${t.passed} passed, ` +
+    `${t.failed} failed); \`BENCH_TEST_SUITE=0\` skips it and keeps that figure.`;
+}
+
 /** docs/performance.md, rendered whole from the run: nothing in it is typed by hand. */
 export function performanceDoc(run: BenchRun): string {
   return `# Performance
@@ -144,10 +150,7 @@ ${table(run)}
   by \`tests/support/result_scenario.ts\` with roots as long as the recorded ones; successes
   where both bridges succeeded, errors where both refused. Compact results lose nothing: see
   [compact-results.md](compact-results.md). The last row pages 200 live ports both ways.
-- **Test command**: \`${run.testSuite.command}\` took ${
-    duration(run.testSuite.seconds)
-  } on ${run.testSuite.date}
-  (${run.testSuite.passed} passed, ${run.testSuite.failed} failed); \`BENCH_TEST_SUITE=0\` skips it and keeps that figure.
+- **Test command**: ${testSuiteNote(run)}
 - \`PORTREEVE_LIVE_SOCKET=… deno task bench\` adds per-call rows against a real daemon.
 `;
 }
