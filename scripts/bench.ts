@@ -1,10 +1,12 @@
 /**
  * `deno task bench`: start-up, memory, per-call overhead and context cost, each as a ratio
- * against a baseline measured in the same run, printed as one table and written to
- * docs/performance.md. Not a test: it never asserts a time. Run it on an idle machine;
- * figures are medians over repeated runs.
+ * against a baseline measured in the same run, then the README's test command timed. Prints
+ * one table and writes the run to docs/performance.json, from which docs/performance.md and
+ * the README's figures are rendered (scripts/bench/report.ts). Not a test: it never asserts a
+ * time. Run it on an idle machine; figures are medians over repeated runs.
  *
  *   BENCH_RUNS=15 BENCH_SOAK=10000 BENCH_LARGE_FLOOD=2000 deno task bench
+ *   BENCH_TEST_SUITE=0 deno task bench   # keep the last timing of the test command
  *   PORTREEVE_LIVE_SOCKET=/path/to/portreeve.sock deno task bench   # also per call vs a real daemon
  *   BENCH_AGENTS=50 deno task bench    # many agents on one slow daemon (0 skips; ~8 min at 50)
  */
@@ -29,6 +31,8 @@ import {
 } from "../tests/support/raw_peer.ts";
 import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/reliability/unread_host.ts";
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
+import { BENCH_JSON, BenchRun, performanceDoc, withBenchBlocks } from "./bench/report.ts";
+import { writeFormatted } from "./doc_blocks.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
 const AGENTS = Number(Deno.env.get("BENCH_AGENTS") ?? 50);
@@ -160,7 +164,9 @@ async function deno(args: string[]): Promise<void> {
   if (!out.success) throw new Error(`deno ${args[0]} failed`);
 }
 
-const rows: string[][] = [];
+const rows: [string, string, string, string][] = [];
+/** This bridge ÷ the reference bridge, for the README (filled in as the rows are). */
+const versusReference: Partial<BenchRun["versusReference"]> = {};
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const fmt = (n: number, unit: string) => `${n.toFixed(unit === "ms" && n < 10 ? 2 : 1)} ${unit}`;
 
@@ -175,6 +181,8 @@ const [bridgeSrc, bridgeBundle, floorSrc, floorBundle, bare] = await coldStarts(
 ]);
 const anchorStart = anchor.coldStartMs;
 const anchorRss = anchor.peakRssAfterToolsListMiB;
+versusReference.coldStart = bridgeBundle.ms / anchorStart;
+versusReference.peakRss = bridgeBundle.hwm / anchorRss;
 /** A row comparing the bridge with the SDK floor run the same way. */
 const versusFloor = (label: string, ours: number, floor: number, unit: string, extra = "") =>
   rows.push([
@@ -318,6 +326,7 @@ for (const toolset of TOOLSETS) {
   // Output schemas declare every field (Codex's code mode types programs by them); no host
   // puts them in a model's context otherwise, so only the model-visible part has a target.
   const target = toolset === "full" ? "≤ 22 KB model-visible" : "";
+  if (toolset === "full") versusReference.toolsListBytes = bytes / anchor.toolsListBytes;
   const anchorNote = toolset === "full"
     ? `; ${ratio(bytes, anchor.toolsListBytes)} anchor total`
     : "";
@@ -345,7 +354,7 @@ if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
  * successes and errors summed apart; then every page of 200 ports with live listeners,
  * compact against `detail: "full"`.
  */
-async function resultRows(): Promise<string[][]> {
+async function resultRows(): Promise<[string, string, string, string][]> {
   const place = await Deno.realPath(await Deno.makeTempDir());
   const socket = `${place}/portreeve.sock`;
   const resultSim = await startSimulator({ socketPath: socket, observeHost: false });
@@ -421,6 +430,8 @@ async function resultRows(): Promise<string[][]> {
   await resultSim.close();
   await Deno.remove(place, { recursive: true });
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  versusReference.successResults = tally.ok.ours / tally.ok.theirs;
+  versusReference.errorResults = tally.error.ours / tally.error.theirs;
   return [
     [
       `results, reference session: ${tally.ok.calls} successes`,
@@ -445,61 +456,78 @@ async function resultRows(): Promise<string[][]> {
   ];
 }
 
-const header = ["measure", "portreeve-mcp", "ratio (same run)", "target"];
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-const table = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
-const machine = await machineLine();
-const date = new Date().toISOString().slice(0, 10);
-console.log(`\nportreeve-mcp bench — ${date}, ${machine}\n\n${table}`);
-await Deno.mkdir(root("docs"), { recursive: true });
-await Deno.writeTextFile(root("docs/performance.md"), performanceDoc(date, machine, table));
-// As `deno fmt` leaves it, so `deno task check` stays green.
-await deno(["fmt", "-q", root("docs/performance.md")]);
-console.error("wrote docs/performance.md");
+const testSuite = await timeTestCommand();
+const run = BenchRun.parse({
+  date: new Date().toISOString().slice(0, 10),
+  machine: await machine(),
+  runs: RUNS,
+  soak: SOAK,
+  rows,
+  versusReference,
+  testSuite,
+});
+const widths = run.rows[0].map((_, i) => Math.max(...run.rows.map((r) => r[i].length)));
+console.log(
+  `\nportreeve-mcp bench — ${run.date}\n\n` +
+    run.rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n"),
+);
+await writeFormatted(root(BENCH_JSON), JSON.stringify(run, null, 2) + "\n");
+await writeFormatted(root("docs/performance.md"), performanceDoc(run));
+const readme = root("README.md");
+await writeFormatted(readme, withBenchBlocks(await Deno.readTextFile(readme), run));
+console.error(`wrote ${BENCH_JSON}, docs/performance.md and the README's figures`);
 
-/** The machine in one line: OS, CPU, cores, memory, Deno, and how long the bench ran. */
-async function machineLine(): Promise<string> {
+/**
+ * The README's test command (`deno task test`), timed whole; with BENCH_TEST_SUITE=0 the last
+ * run's timing is kept. Its output is read for deno test's final summary line.
+ */
+async function timeTestCommand(): Promise<BenchRun["testSuite"]> {
+  if (Deno.env.get("BENCH_TEST_SUITE") === "0") {
+    const last = await Deno.readTextFile(root(BENCH_JSON)).then(
+      (text) => BenchRun.shape.testSuite.parse(JSON.parse(text).testSuite),
+      () => undefined,
+    );
+    if (last === undefined) throw new Error(`BENCH_TEST_SUITE=0, but ${BENCH_JSON} has no timing`);
+    return last;
+  }
+  console.error("the test command: deno task test…");
+  const started = performance.now();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "test"],
+    cwd: root(""),
+    env: childEnv({ NO_COLOR: "1" }),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const seconds = (performance.now() - started) / 1000;
+  const text = new TextDecoder().decode(out.stdout); // NO_COLOR: no escapes to strip
+  const summary = [...text.matchAll(/^(?:ok|FAILED) \| (\d+) passed.*\| (\d+) failed/gm)].at(-1);
+  if (summary === undefined) {
+    throw new Error(`deno task test printed no summary line:\n${text.slice(-2_000)}`);
+  }
+  const failures = text.slice(text.indexOf(" FAILURES "));
+  if (Number(summary[2]) > 0) console.error(`deno task test failed:\n${failures.slice(0, 4_000)}`);
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    command: "deno task test",
+    seconds,
+    passed: Number(summary[1]),
+    failed: Number(summary[2]),
+  };
+}
+
+/** The machine: OS, CPU, cores, memory, Deno. */
+async function machine(): Promise<BenchRun["machine"]> {
   const cpu = await Deno.readTextFile("/proc/cpuinfo").then(
     (text) => text.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim(),
     () => undefined,
   );
-  const memory = Deno.systemMemoryInfo().total / 1024 ** 3;
-  return `${Deno.build.os}/${Deno.build.arch}${cpu ? `, ${cpu}` : ""}, ` +
-    `${navigator.hardwareConcurrency} cores, ${
-      memory.toFixed(0)
-    } GiB, Deno ${Deno.version.deno}, ` +
-    `${RUNS} runs, soak ${SOAK}`;
-}
-
-/** docs/performance.md, written whole by every run: nothing in it is typed by hand. */
-function performanceDoc(date: string, machine: string, table: string): string {
-  return `# Performance
-
-Generated by \`deno task bench\` on ${date} (${machine}). Do not edit: run the bench again.
-
-Every figure is a ratio against a baseline measured in the same run, or against the reference
-bridge's recorded figures (\`tests/fixtures/reference-measurements.json\`,
-\`tests/fixtures/reference_results.json\`). The bench never asserts a time; the test suites
-hold sizes, the host suite (\`deno task test:hosts\`) the context each host sends its model.
-
-${table}
-
-- **Cold start and memory**: spawn → \`initialize\` → \`tools/list\` for the bridge (source
-  and bundle) against the SDK's own \`serveStdio\` with no tools, run the same way, round-robin
-  so drift hits every program alike.
-- **Per call**: health and ports_list through MCP, alternating call by call with the same
-  request sent straight to the socket and with the SDK call floor (\`serveStdio\` with one tool
-  that forwards the request unvalidated, \`scripts/bench/sdk_call_floor.ts\`).
-- **Soak**: resident memory before and after a long run of mixed calls.
-- **tools/list**: the bytes of the listing, and the part every host shows its model (names,
-  descriptions, input schemas). Output schemas declare every field of every record; only
-  Codex's code mode reads them.
-- **Results**: \`structuredContent\` as compact JSON (what Claude Code and Codex show the
-  model) for the recorded session of the reference bridge, replayed against a fresh simulator
-  by \`tests/support/result_scenario.ts\` with roots as long as the recorded ones; successes
-  where both bridges succeeded, errors where both refused. Compact results lose nothing: see
-  [compact-results.md](compact-results.md). The last row pages 200 live ports both ways.
-- \`PORTREEVE_LIVE_SOCKET=… deno task bench\` adds per-call rows against a real daemon.
-`;
+  return {
+    os: Deno.build.os,
+    arch: Deno.build.arch,
+    ...(cpu ? { cpu } : {}),
+    cores: navigator.hardwareConcurrency,
+    memoryGiB: Math.round(Deno.systemMemoryInfo().total / 1024 ** 3),
+    deno: Deno.version.deno,
+  };
 }

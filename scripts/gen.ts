@@ -1,34 +1,31 @@
 /**
  * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json, pretty-printed
- * so a review shows what a change did to each tool), the README's tool reference and its table
- * of consequential routes, the effects map (docs/effects.md), the tables of docs/limits.md,
- * docs/errors.md's code tables and docs/compact-results.md, from the definitions, route
- * declarations, declared bounds, src/error_codes.ts and the compact rules. Tests fail when any
- * of them is stale.
+ * so a review shows what a change did to each tool) and the generated parts of the docs: the
+ * README's command synopsis, toolsets and consequential routes, docs/tools.md, the permission
+ * flags in docs/confinement.md, docs/effects.md, the tables of docs/limits.md and
+ * docs/errors.md, and docs/compact-results.md. Their sources: the tool definitions, route
+ * declarations, declared bounds, src/error_codes.ts, the compact rules, the program's help and
+ * the permission set. Tests fail when any of them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { listingText, listTools } from "../src/catalogue/describe.ts";
-import { withReference } from "../src/catalogue/reference.ts";
-import { effectsDocument, withEffectsTable } from "../src/catalogue/effects_map.ts";
+import { effectsDocument } from "../src/catalogue/effects_map.ts";
 import { compactResultsDoc } from "../src/catalogue/compact/doc.ts";
 import { withLimitTables } from "./limits_doc.ts";
 import { withErrorTables } from "./error_docs.ts";
+import { withConfinementDoc, withReadmeBlocks, withToolsDoc } from "./gen_docs.ts";
 
-const docs = (name: string) => new URL(`../docs/${name}`, import.meta.url);
-const listing = new URL("../src/catalogue/tools_list.json", import.meta.url);
-await Deno.writeTextFile(listing, listingText(listTools(ALL_TOOLS)));
-const readme = new URL("../README.md", import.meta.url);
-await Deno.writeTextFile(
-  readme,
-  withEffectsTable(withReference(await Deno.readTextFile(readme))),
-);
-await Deno.writeTextFile(docs("effects.md"), effectsDocument());
-await Deno.writeTextFile(
-  docs("limits.md"),
-  withLimitTables(await Deno.readTextFile(docs("limits.md"))),
-);
-await Deno.writeTextFile(
-  docs("errors.md"),
-  withErrorTables(await Deno.readTextFile(docs("errors.md"))),
-);
-await Deno.writeTextFile(docs("compact-results.md"), compactResultsDoc());
+const file = (path: string) => new URL(`../${path}`, import.meta.url);
+/** Rewrites `path` through `update`. */
+async function rewrite(path: string, update: (text: string) => string): Promise<void> {
+  await Deno.writeTextFile(file(path), update(await Deno.readTextFile(file(path))));
+}
+
+await Deno.writeTextFile(file("src/catalogue/tools_list.json"), listingText(listTools(ALL_TOOLS)));
+await rewrite("README.md", withReadmeBlocks);
+await rewrite("docs/tools.md", withToolsDoc);
+await rewrite("docs/confinement.md", withConfinementDoc);
+await Deno.writeTextFile(file("docs/effects.md"), effectsDocument());
+await rewrite("docs/limits.md", withLimitTables);
+await rewrite("docs/errors.md", withErrorTables);
+await Deno.writeTextFile(file("docs/compact-results.md"), compactResultsDoc());

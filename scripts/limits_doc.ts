@@ -12,6 +12,7 @@ import { inputBounds } from "../src/catalogue/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
 import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
 import { socketPathLimit } from "../src/socket_location.ts";
+import { withSection } from "./doc_blocks.ts";
 
 const n = (value: number) => value.toLocaleString("en-US");
 const cell = (text: string) => text.replace(/\|/g, "\\|");
@@ -96,20 +97,4 @@ export function withLimitTables(doc: string): string {
   let out = doc;
   for (const [name, table] of Object.entries(SECTIONS)) out = withSection(out, name, table());
   return out;
-}
-
-/** `doc` with the section between `<!-- name:start -->` and `<!-- name:end -->` set to `lines`. */
-export function withSection(doc: string, name: string, lines: string[]): string {
-  const start = `<!-- ${name}:start -->`;
-  const end = `<!-- ${name}:end -->`;
-  const from = doc.indexOf(start);
-  const to = doc.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`no ${name} markers`);
-  return doc.slice(0, from) + [start, "", ...lines, "", end].join("\n") +
-    doc.slice(to + end.length);
-}
-
-/** `deno fmt` pads markdown tables; compare the text, not the padding. */
-export function normaliseMarkdown(text: string): string {
-  return text.replace(/-{3,}/g, "---").replace(/[ \t]+/g, " ").replace(/\n(\s*\n)+/g, "\n");
 }

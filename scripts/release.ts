@@ -21,7 +21,7 @@ import { taskCommand, taskUsage } from "../src/hints.ts";
 const DENO_VERSION = "2.9.6";
 
 /** Release targets: the OS the launcher is written for and npm's package for that runtime. */
-const TARGETS = {
+export const TARGETS = {
   "linux-x64": { os: "linux", arch: "x86_64", npm: "@deno/linux-x64-glibc" },
   "linux-arm64": { os: "linux", arch: "aarch64", npm: "@deno/linux-arm64-glibc" },
   "darwin-x64": { os: "darwin", arch: "x86_64", npm: "@deno/darwin-x64" },

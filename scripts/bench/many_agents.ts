@@ -14,7 +14,9 @@ import { type Latency, runManyAgents } from "../../tests/support/many_agents.ts"
 const LEASE_TTL_MS = 120_000;
 const HOLD_TTLS = 3;
 
-export async function manyAgentsRows(bridges: number): Promise<string[][]> {
+export async function manyAgentsRows(
+  bridges: number,
+): Promise<[string, string, string, string][]> {
   const report = await runManyAgents({
     bridges,
     leaseTtlMs: LEASE_TTL_MS,

@@ -1,6 +1,6 @@
 /**
  * The tool-definition model. Each tool is one declarative `ToolDefinition`; registration,
- * tools/list, the README reference and the catalogue tests are all derived from these.
+ * tools/list, the tool reference in docs/tools.md and the catalogue tests derive from these.
  */
 import type { z } from "zod";
 import type { ToolContext } from "./context.ts";

@@ -1,29 +1,37 @@
-/** The README's tool reference, derived from the definitions (kept in sync by a test). */
+/**
+ * What the documentation says about the catalogue, derived from the definitions: the tool
+ * reference (docs/tools.md) and the toolsets with their tool counts (README and docs/tools.md).
+ * `deno task gen` writes them; tests fail when they are stale, so no count is typed by hand.
+ */
 import { ALL_TOOLS } from "./index.ts";
-import { toolsetOf } from "./define.ts";
+import { inToolset, type ToolKind, toolsetOf } from "./define.ts";
+import { TOOLSETS } from "../toolsets.ts";
 
-export const REFERENCE_START = "<!-- tool-reference:start -->";
-export const REFERENCE_END = "<!-- tool-reference:end -->";
-
-export function toolReference(): string {
+/** The reference table: one row per tool, in catalogue order. */
+export function toolReference(): string[] {
   const rows = ALL_TOOLS.map((tool) => {
-    const toolset = toolsetOf(tool.kind);
     const description = tool.description.replace(/\|/g, "\\|");
-    return `| \`${tool.name}\` | ${tool.kind} | ${toolset} | ${description} |`;
+    return `| \`${tool.name}\` | ${tool.kind} | ${toolsetOf(tool.kind)} | ${description} |`;
   });
-  return [
-    REFERENCE_START,
-    "| Tool | Kind | Toolset | What it does |",
-    "| --- | --- | --- | --- |",
-    ...rows,
-    REFERENCE_END,
-  ].join("\n");
+  return ["| Tool | Kind | Toolset | What it does |", "| --- | --- | --- | --- |", ...rows];
 }
 
-/** Replaces the marked section of `readme` with the current reference. */
-export function withReference(readme: string): string {
-  const start = readme.indexOf(REFERENCE_START);
-  const end = readme.indexOf(REFERENCE_END);
-  if (start === -1 || end === -1) throw new Error("README has no tool-reference markers");
-  return readme.slice(0, start) + toolReference() + readme.slice(end + REFERENCE_END.length);
+/** What each kind of tool is, in the words of the toolset table. */
+const KIND_WORDS: Record<ToolKind, string> = {
+  read: "reads",
+  mutation: "lifecycle changes (leases, activations, launcher operations)",
+  preview: "previews",
+  execute: "executes (each needs a person's approval)",
+};
+
+/** One row per toolset: how many tools it registers and what it adds to the one before. */
+export function toolsetTable(): string[] {
+  const rows = TOOLSETS.map((toolset, index) => {
+    const registered = ALL_TOOLS.filter((tool) => inToolset(tool.kind, toolset));
+    const added = registered.filter((tool) => toolsetOf(tool.kind) === toolset);
+    const kinds = [...new Set(added.map((tool) => tool.kind))].map((kind) => KIND_WORDS[kind]);
+    const adds = index === 0 ? kinds.join(", ") : `${TOOLSETS[index - 1]} + ${kinds.join(", ")}`;
+    return `| \`${toolset}\` | ${registered.length} | ${adds} |`;
+  });
+  return ["| `--toolset` | Tools | Registers |", "| --- | --- | --- |", ...rows];
 }

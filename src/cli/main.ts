@@ -16,13 +16,13 @@ export function programHelp(hosts: readonly string[]): string {
 
 Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset ${toolsets}]
-                    [--log-level error|warn|info|debug] [--custody-ms MS]
-                    [--approval ${approvals}] [--approval-ms MS]
+                       [--log-level error|warn|info|debug] [--custody-ms MS]
+                       [--approval ${approvals}] [--approval-ms MS]
   ${PRODUCT} config --host ${hosts.join("|")} [--portable] [--label NAME]
-                    [--toolset ${toolsets}] [--approval ${approvals}]
-                    [--socket PATH] [--json]
+                       [--toolset ${toolsets}] [--approval ${approvals}]
+                       [--socket PATH] [--json]
   ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ${toolsets}]
-                    [--host ${hosts.join("|")}] [--approval ...] [--json]
+                       [--host ${hosts.join("|")}] [--approval ...] [--json]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)

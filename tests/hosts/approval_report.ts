@@ -1,11 +1,11 @@
 /**
  * What each host did with the bridge's approval question, read from its approval sessions,
- * and the README's table of it.
+ * and docs/approval.md's table of it.
  */
 import type { HostAdapter } from "./hosts.ts";
 import type { ApprovalSession } from "./approval_session.ts";
 import { APPROVAL_STEP } from "./approval_session.ts";
-import { checkReadmeBlock, HOST_NAMES } from "./report.ts";
+import { checkDocBlock, HOST_NAMES } from "./report.ts";
 import { plain } from "./visible.ts";
 
 /** What the model read as the execute's outcome. */
@@ -92,7 +92,7 @@ export function approvalTable(rows: readonly HostApproval[]): string {
 }
 
 export async function checkApprovalTable(rows: readonly HostApproval[]): Promise<void> {
-  await checkReadmeBlock("approval-hosts", "approval table", approvalTable(rows));
+  await checkDocBlock("docs/approval.md", "approval-hosts", approvalTable(rows));
 }
 
 export function printApprovalFigures(rows: readonly HostApproval[]): void {

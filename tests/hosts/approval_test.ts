@@ -2,7 +2,7 @@
  * What each real host does with the bridge's approval question when it runs non-interactively:
  * whether it declares elicitation, how it answers, what its model then reads, and that the
  * daemon gets an execute only after a yes or, in `auto`, from a host that cannot ask.
- * `HOSTS_UPDATE_README=1` rewrites the README's approval table.
+ * `HOSTS_UPDATE_DOCS=1` rewrites docs/approval.md's table of it.
  */
 import assert from "node:assert/strict";
 import type { ApprovalMode } from "../../src/approval_modes.ts";
@@ -120,6 +120,6 @@ Deno.test("figures: approval per host and mode", async () => {
   printApprovalFigures(await allRows());
 });
 
-Deno.test('README "Approval" host table is what the hosts did', async () => {
+Deno.test("docs/approval.md host table is what the hosts did", async () => {
   await checkApprovalTable(await allRows());
 });

@@ -32,7 +32,7 @@ export interface HostAdapter {
    * (Codex), so no page size reaches its model whole.
    */
   cutsLongResults: boolean;
-  /** How `run` starts the host non-interactively, in words for the README. */
+  /** How `run` starts the host non-interactively, in words for docs/approval.md. */
   runAs: string;
   /** Where the printed configuration was written, relative to the throwaway home. */
   configFile: string;

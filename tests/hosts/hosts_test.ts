@@ -2,7 +2,7 @@
  * The real host programs (Claude Code, Codex, Gemini CLI, pinned versions from npm) run the
  * bridge exactly as `config --host` configures them, against the simulator with its demo seed
  * and a fake model on 127.0.0.1; the assertions read what the model was shown.
- * Run with `deno task test:hosts`. `HOSTS_UPDATE_README=1` rewrites the README's table.
+ * Run with `deno task test:hosts`. `HOSTS_UPDATE_DOCS=1` rewrites the README's table.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";

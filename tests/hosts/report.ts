@@ -3,12 +3,10 @@
  * page result the model was shown) and the README's "Works with" table, built from what the
  * hosts actually did.
  */
-import { fileURLToPath } from "node:url";
+import { sectionOf, withSection, writeFormatted } from "../../scripts/doc_blocks.ts";
 import { type Session, STEP } from "./session.ts";
 import { describeError, describeLongResult, describeSuccess, shownForm } from "./visible.ts";
 import reference from "../fixtures/reference_errors.json" with { type: "json" };
-
-const README = fileURLToPath(new URL("../../README.md", import.meta.url));
 
 export const HOST_NAMES: Record<string, string> = {
   claude: "Claude Code",
@@ -134,38 +132,28 @@ export function worksWithTable(sessions: readonly Session[]): string {
   ].join("\n");
 }
 
-/** Fails when the README's table differs; HOSTS_UPDATE_README=1 writes it instead. */
+/** Fails when the README's table differs; HOSTS_UPDATE_DOCS=1 writes it instead. */
 export async function checkWorksWithTable(sessions: readonly Session[]): Promise<void> {
-  await checkReadmeBlock("works-with", "Works-with table", worksWithTable(sessions));
+  await checkDocBlock("README.md", "works-with", worksWithTable(sessions));
 }
 
 /**
- * Compares the README text between `<!-- NAME:start -->` and `<!-- NAME:end -->` with what
- * the hosts showed; HOSTS_UPDATE_README=1 writes it there instead.
+ * Compares the block `name` of `file` (between `<!-- NAME:start -->` and `<!-- NAME:end -->`)
+ * with what the hosts showed; HOSTS_UPDATE_DOCS=1 writes it there instead.
  */
-export async function checkReadmeBlock(name: string, what: string, table: string): Promise<void> {
-  const startMarker = `<!-- ${name}:start -->`;
-  const endMarker = `<!-- ${name}:end -->`;
-  const readme = await Deno.readTextFile(README);
-  const start = readme.indexOf(startMarker);
-  const end = readme.indexOf(endMarker);
-  if (start < 0 || end < start) {
-    throw new Error(`README.md lacks the ${startMarker} … ${endMarker} markers`);
-  }
-  const current = readme.slice(start + startMarker.length, end).trim();
-  if (Deno.env.get("HOSTS_UPDATE_README") === "1") {
-    const next = `${readme.slice(0, start + startMarker.length)}\n\n${table}\n\n${
-      readme.slice(end)
-    }`;
-    await Deno.writeTextFile(README, next);
-    // Leave it as `deno fmt` would, so `deno task check` stays green.
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", README] }).output();
+export async function checkDocBlock(file: string, name: string, table: string): Promise<void> {
+  const url = new URL(`../../${file}`, import.meta.url);
+  const doc = await Deno.readTextFile(url);
+  const current = sectionOf(doc, name);
+  if (current === undefined) throw new Error(`${file} lacks the ${name} markers`);
+  if (Deno.env.get("HOSTS_UPDATE_DOCS") === "1") {
+    await writeFormatted(url, withSection(doc, name, table.split("\n")));
     return;
   }
   if (normalise(current) !== normalise(table)) {
     throw new Error(
-      `README.md's ${what} differs from what the hosts showed; ` +
-        "run `HOSTS_UPDATE_README=1 deno task test:hosts` and review the diff.\n" +
+      `${file}'s ${name} table differs from what the hosts showed; ` +
+        "run `HOSTS_UPDATE_DOCS=1 deno task test:hosts` and review the diff.\n" +
         `measured:\n${table}`,
     );
   }

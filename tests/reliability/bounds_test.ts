@@ -3,7 +3,7 @@
  * - a host that writes 20,000 requests and reads nothing: the bridge stops reading stdin once a
  *   few MiB of answers wait, stays under 150 MiB, then answers every request exactly once when
  *   the host drains stdout;
- * - 10,000 pipelined calls (256 in flight from the host): all answered correctly, at most 32
+ * - 10,000 pipelined calls (128 in flight from the host): all answered correctly, at most 32
  *   daemon connections open at once (sampled from /proc/<pid>/fd), peak RSS under 150 MiB;
  * - the same run under `ulimit -n 256`: no call lost to a spurious `portreeve_unavailable`.
  * Figures are printed; memory and connection bounds are asserted, durations never.
@@ -31,9 +31,10 @@ import {
   type ToolResult,
 } from "../support/raw_peer.ts";
 import { spawnBridgeProcess } from "../e2e/harness.ts";
+import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 
-const RSS_LIMIT_MIB = 150;
-const MAX_CONNECTIONS = 32;
+const RSS_LIMIT_MIB = RELIABILITY_BOUNDS.peakRssMiB;
+const MAX_CONNECTIONS = RELIABILITY_BOUNDS.daemonConnections;
 const UNREAD = 20_000;
 const PIPELINED = 10_000;
 /** Calls the host keeps in flight: within the bridge's 32 running + 96 waiting. */
@@ -130,6 +131,13 @@ Deno.test("a host that writes 20,000 requests without reading: RSS stays bounded
     );
     await reader.closeStdin();
     assert.equal((await reader.exited()).code, 0);
+    await reportFigure(
+      "requests unread, then drained",
+      `held stdin after ${daemonCallsWhileHeld.toLocaleString("en-US")} daemon calls, at ` +
+        `${mib(held.rssKiB)}; ` +
+        `peak RSS ${mib(end.hwmKiB)}`,
+      `${UNREAD.toLocaleString("en-US")} requests`,
+    );
   } finally {
     if (peer) await peer.closeStdin();
     else await writer.close().catch(() => {});
@@ -147,6 +155,8 @@ for (const fdLimit of [undefined, 256]) {
     await withLoadedBridge(40, async (peer, seeded) => {
       const sockets = watchSockets(peer.pid);
       const started = performance.now();
+      let peakConnections = 0;
+      let peakKiB = 0;
       try {
         // `pipelined` checks every answer against its own request: any error (busy,
         // unavailable, out of descriptors) fails the run.
@@ -163,6 +173,8 @@ for (const fdLimit of [undefined, 256]) {
         assert.ok(peak <= MAX_CONNECTIONS, `${peak} daemon connections at once`);
         assert.ok(peak > 0, "the sampler saw the connections");
         assert.ok(memory.hwmKiB < RSS_LIMIT_MIB * 1024, `peak RSS ${mib(memory.hwmKiB)}`);
+        peakConnections = peak;
+        peakKiB = memory.hwmKiB;
       }
       assert.deepEqual(peer.violations, [], "stdout carried frames only");
       assertNoBridgeBug(peer);
@@ -170,6 +182,11 @@ for (const fdLimit of [undefined, 256]) {
         peer.byId.size,
         1,
         "every call answered exactly once (only initialize remains)",
+      );
+      await reportFigure(
+        "pipelined calls",
+        `peak ${peakConnections} daemon connections; peak RSS ${mib(peakKiB)}`,
+        `${PIPELINED.toLocaleString("en-US")}, ${HOST_WINDOW} in flight${under}`,
       );
     }, { fdLimit });
   });
@@ -206,6 +223,11 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
     assert.equal(counts.sample?.retryable, true);
     assert.match(counts.sample?.message ?? "", /ran out of file descriptors/);
     assert.match(counts.sample?.nextStep ?? "", /bridge needs a higher open-file limit/);
+    await reportFigure(
+      "out of file descriptors",
+      `${counts.portreeve_bridge_resource_limit} at the limit, ${counts.ok ?? 0} ok, 0 unavailable`,
+      "200 reads at once under ulimit -n 40",
+    );
   } finally {
     await env.cleanup();
   }

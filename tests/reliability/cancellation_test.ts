@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import { envelope, startFakeDaemon, watchAbort } from "./fake_daemon.ts";
+import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 import {
   assertNoBridgeBug,
   envelopeOf,
@@ -96,8 +97,12 @@ Deno.test("cancelling an in-flight mutation aborts it once and for all; late ans
       const status = await peer.exited();
       const ms = performance.now() - started;
       assert.equal(status.code, 0);
-      assert.ok(ms < 450, `exited after ${Math.round(ms)} ms`);
+      assert.ok(ms < RELIABILITY_BOUNDS.eofExitMs, `exited after ${Math.round(ms)} ms`);
       console.log(`exit after EOF with cancelled requests behind: ${Math.round(ms)} ms`);
+      await reportFigure(
+        "stdin closed behind cancelled requests",
+        `exit 0 after ${Math.round(ms)} ms`,
+      );
     });
     assert.deepEqual(peer.violations, []);
     assertNoBridgeBug(peer);

@@ -19,6 +19,7 @@ import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
 import { sleep, until } from "../support/raw_peer.ts";
 import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
+import { reportFigure } from "../support/reliability_figures.ts";
 
 type Data = Record<string, unknown>;
 
@@ -159,6 +160,12 @@ Deno.test("credentials: no raw token or credential ever reaches stdout or stderr
     assert.deepEqual(peer.violations, []);
     console.log(
       `${secrets.size} secrets, ${renewals} renewals; scanned ${written.stdout.length} stdout and ${written.stderr.length} stderr characters`,
+    );
+    await reportFigure(
+      "credentials, whole scenario at debug level",
+      `${secrets.size} secrets, ${renewals} renewals; ${
+        (written.stdout.length + written.stderr.length).toLocaleString("en-US")
+      } characters written, 0 found`,
     );
   } finally {
     for (const l of listeners) l.close();
@@ -427,6 +434,11 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
         `failures ${codes.join(", ")}; 0 fragments on stdout (${stdout.length} chars, ` +
         `${redacted.stdout} redactions) and stderr (${stderr.length} chars, ` +
         `${redacted.stderr} redactions)`,
+    );
+    await reportFigure(
+      "credentials, hostile daemon",
+      `${secrets.size} secrets quoted back whole, split and spread; 0 found; ` +
+        `${(redacted.stdout + redacted.stderr).toLocaleString("en-US")} redactions`,
     );
   } finally {
     await rig.close();

@@ -8,11 +8,12 @@
 import assert from "node:assert/strict";
 import { checkAnswer, mib, mixedCall, withLoadedBridge } from "./load.ts";
 import { frame, idKey, sleep, type ToolResult } from "../support/raw_peer.ts";
+import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 
 const CONCURRENT = 200;
 const SEQUENTIAL = 1_500;
 /** Peak RSS bound for the bridge process (a bare Deno is ~35 MiB, the SDK ~70 MiB). */
-const PEAK_LIMIT_MIB = 150;
+const PEAK_LIMIT_MIB = RELIABILITY_BOUNDS.peakRssMiB;
 
 Deno.test("output flood: 200 concurrent and 1,500 sequential calls stay correct, one answer per id, bounded memory", async () => {
   await withLoadedBridge(120, async (peer, seeded) => {
@@ -60,6 +61,11 @@ Deno.test("output flood: 200 concurrent and 1,500 sequential calls stay correct,
       } ms/call)\nbridge RSS idle ${mib(idle.rssKiB)}, after burst ${mib(afterBurst.rssKiB)}, end ${
         mib(end.rssKiB)
       }, peak ${mib(end.hwmKiB)}`,
+    );
+    await reportFigure(
+      "concurrent burst, then sequential calls",
+      `${CONCURRENT} at once (${(stdoutBytes / 1024 / 1024).toFixed(1)} MiB of answers), then ` +
+        `${SEQUENTIAL.toLocaleString("en-US")} one by one; peak RSS ${mib(end.hwmKiB)}`,
     );
   });
 });

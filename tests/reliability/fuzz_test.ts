@@ -27,6 +27,7 @@ import {
 } from "../support/raw_peer.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { stringInputs } from "../support/input_walk.ts";
+import { reportFigure } from "../support/reliability_figures.ts";
 
 type Json = Record<string, unknown>;
 
@@ -311,8 +312,8 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
         for (const { id, label, path, key } of sent) {
           const m = await peer.response(id, 30_000);
           assertInvalid(label, m);
-          const issues = ((m.result as { structuredContent: { error: { details: Json } } })
-            .structuredContent.error.details.issues ?? []) as { path: string }[];
+          const details = envelopeOf(m.result as ToolResult).error?.details;
+          const issues = (details?.issues ?? []) as { path: string }[];
           const named = key
             ? issues.some((i) => i.path.startsWith(path ? `${path}.` : ""))
             : issues.some((i) => i.path === path);
@@ -320,8 +321,11 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
           assert.ok(peer.responseBytes(id)! < 8_000, `${label}: the value is not echoed back`);
         }
         assert.ok(sent.length > 100, `${sent.length} over-long inputs`);
-        console.log(`${sent.length} over-long string inputs over ${tools.length} tools`);
         assert.equal(env.sim.requests.length, 0, "no over-long input reached the daemon");
+        await reportFigure(
+          "over-long string inputs",
+          `${sent.length} inputs over ${tools.length} tools, 0 daemon requests`,
+        );
         phaseA = expectations.length;
       },
     );
@@ -566,13 +570,18 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
           acc[c.expect.kind] = (acc[c.expect.kind] ?? 0) + 1;
           return acc;
         }, {});
+        const peakMiB = ((await peer.memory()).hwmKiB / 1024).toFixed(1);
         console.log(
           `${expectations.length} frames (${phaseA} schema-invalid tool calls over ${tools.length} tools); ` +
-            `expected answers: ${JSON.stringify(kinds)}; peak RSS ${
-              ((await peer.memory()).hwmKiB / 1024).toFixed(1)
-            } MiB`,
+            `expected answers: ${JSON.stringify(kinds)}; peak RSS ${peakMiB} MiB`,
         );
         assert.ok(expectations.length >= 1_000, `${expectations.length} frames`);
+        await reportFigure(
+          "bad frames",
+          `${
+            expectations.length.toLocaleString("en-US")
+          } frames, seed ${seed}; peak RSS ${peakMiB} MiB`,
+        );
       },
     );
 

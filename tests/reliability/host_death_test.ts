@@ -21,9 +21,10 @@ import {
   until,
 } from "../support/raw_peer.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
+import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 
 const HOST = fileURLToPath(new URL("./fixtures/host.ts", import.meta.url));
-const EXIT_LIMIT_MS = 1_000;
+const EXIT_LIMIT_MS = RELIABILITY_BOUNDS.hostDeathExitMs;
 
 type Death =
   | "host SIGKILL mid-burst"
@@ -100,7 +101,7 @@ for (
     "parent closes stdin",
   ] as Death[]
 ) {
-  Deno.test(`host death (${death}): bridge gone within 1 s, nothing reaches the daemon afterwards`, async () => {
+  Deno.test(`host death (${death}): bridge gone within ${EXIT_LIMIT_MS} ms, nothing reaches the daemon afterwards`, async () => {
     const env = await withSimulator({ settings: { leaseTtlMilliseconds: 1_500 } });
     const dir = await Deno.makeTempDir({ prefix: "prmcp-rel-death-" });
     const { sim } = env;
@@ -171,6 +172,7 @@ for (
       assert.deepEqual(peer.violations, [], "what reached us was frames only");
       assertNoBridgeBug(peer);
       console.log(`${death}: bridge gone ${Math.round(ms)} ms after the host`);
+      await reportFigure("host death", `gone after ${Math.round(ms)} ms`, death);
     } finally {
       await peer.closeStdin();
       try {

@@ -15,6 +15,7 @@
  */
 import assert from "node:assert/strict";
 import { runManyAgents } from "../support/many_agents.ts";
+import { reportFigure } from "../support/reliability_figures.ts";
 
 const BRIDGES = 20;
 const LEASE_TTL_MS = 40_000;
@@ -33,6 +34,17 @@ Deno.test({
     const { latency, ...rest } = report;
     console.log(`many agents: ${JSON.stringify(rest)}`);
     console.log(`many agents latency (ms): ${JSON.stringify(latency)}`);
+    const { p50, max } = latency.acquire;
+    await reportFigure(
+      "many agents on one slow daemon",
+      `${report.lapses} lapses, ${report.doubleHeld} ports held twice, ${report.renewals} renewals; ` +
+        `${
+          report.calls.toLocaleString("en-US")
+        } calls, ${report.notAnsweredOnce} not answered once; ` +
+        `acquire p50 ${(p50 / 1000).toFixed(1)} s, max ${(max / 1000).toFixed(1)} s; ` +
+        `daemon queue peak ${report.peakQueue}`,
+      `${BRIDGES} bridges, one change a second, ${LEASE_TTL_MS / 1000} s TTL held ${HOLD_TTLS}×`,
+    );
     assert.equal(report.acquired, BRIDGES, "every agent got a lease");
     assert.equal(report.confirmed, BRIDGES, "and confirmed it");
     assert.deepEqual(report.lapsedLeases, [], "no lease lapsed while its custody window was open");

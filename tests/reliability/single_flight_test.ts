@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { envelopeOf, type Peer, type ToolResult } from "../support/raw_peer.ts";
 import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
+import { reportFigure } from "../support/reliability_figures.ts";
 
 type Data = Record<string, unknown>;
 const WAYS = 32;
@@ -43,6 +44,8 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
   const { sim, seed, workspace, stackRoot, peer } = rig;
   const sent = (suffix: string) => sim.requests.filter((r) => r.path.endsWith(suffix)).length;
   const counts: Record<string, number> = {};
+  /** Bursts of identical calls that each sent one request. */
+  let bursts = 0;
   /** Runs `action` and asserts it sent exactly `expected` requests ending in `suffix`. */
   const counting = async <T>(suffix: string, expected: number, action: () => Promise<T>) => {
     const before = sent(suffix);
@@ -50,6 +53,7 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
     const delta = sent(suffix) - before;
     counts[suffix] = (counts[suffix] ?? 0) + delta;
     assert.equal(delta, expected, `${suffix}: ${delta} daemon requests`);
+    if (expected === 1) bursts++;
     return value;
   };
   const conflict = async (name: string, args: Data, suffix: string, hint: RegExp) => {
@@ -209,6 +213,11 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
       `${WAYS}-way bursts; daemon requests per burst: ${
         Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(", ")
       }`,
+    );
+    await reportFigure(
+      "identical calls at once",
+      `${bursts} bursts of ${WAYS} identical calls: 1 daemon request each; ` +
+        "other arguments while held: 0 sent",
     );
   } finally {
     await rig.close();

@@ -13,13 +13,14 @@
  */
 import assert from "node:assert/strict";
 import { mib, pipelined, withLoadedBridge } from "./load.ts";
+import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 
 const MEASURED = 10_000;
 const EARLY = 500;
 const WARM_UP = 2_500;
 const TOTAL = WARM_UP + MEASURED;
 const WINDOW = 16;
-const MAX_GROWTH = 0.10;
+const MAX_GROWTH = RELIABILITY_BOUNDS.soakGrowth;
 
 Deno.test("soak: 10,000 mixed calls through one bridge after a warm-up; RSS growth ≤ 10%", async () => {
   await withLoadedBridge(40, async (peer, seeded) => {
@@ -50,6 +51,12 @@ Deno.test("soak: 10,000 mixed calls through one bridge after a warm-up; RSS grow
     assert.ok(
       growth <= MAX_GROWTH,
       `RSS grew ${(growth * 100).toFixed(1)}% after warm-up (limit ${MAX_GROWTH * 100}%)`,
+    );
+    await reportFigure(
+      "soak",
+      `${(growth * 100).toFixed(1)}% over ${MEASURED.toLocaleString("en-US")} calls after ` +
+        `${WARM_UP.toLocaleString("en-US")} (${mib(warm.rssKiB)} → ${mib(end.rssKiB)}); ` +
+        `peak ${mib(end.hwmKiB)}`,
     );
   });
 });

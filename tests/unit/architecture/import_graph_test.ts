@@ -1,8 +1,8 @@
 /**
  * The rooms of src/ and the direction imports may take between them, read from the source
  * text itself (static imports and re-exports, `import type`, and `import("…")`), so that a
- * wrong import fails here, named, instead of surviving review. The same table is in the
- * README's Layout section.
+ * wrong import fails here, named, instead of surviving review. The same rules are written out
+ * in docs/architecture.md, which must name every room and root module (tested below).
  *
  *   cli → bridge → {transport, catalogue} → {daemon, custody}
  *
@@ -297,4 +297,16 @@ Deno.test("import graph: no circles between rooms", () => {
     .filter(({ from, to }) => roomOf(from) !== roomOf(to))
     .map(({ from, to, line }) => ({ from: roomOf(from), to: roomOf(to), line }));
   assert.deepEqual(circles(rooms, between), []);
+});
+
+Deno.test("docs/architecture.md names every room and root module, and lists the shared leaves", async () => {
+  const doc = await Deno.readTextFile(new URL("../../../docs/architecture.md", import.meta.url));
+  const rooms = [...new Set(graph.files.map(roomOf))];
+  const unnamed = rooms.filter((room) =>
+    room.endsWith(".ts") ? !doc.includes(`\`${room}\``) : !doc.includes(`src/${room}/`)
+  );
+  assert.deepEqual(unnamed, [], "rooms and root modules the page does not name");
+  const paragraph = doc.split("\n\n").find((p) => p.startsWith("The shared leaves are")) ?? "";
+  const listed = [...paragraph.matchAll(/`([a-z_]+\.ts)`/g)].map((m) => m[1]).sort();
+  assert.deepEqual(listed, [...SHARED].sort(), "the page's shared leaves are this test's");
 });

@@ -88,7 +88,7 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     await sim.close();
     await Deno.remove(dir, { recursive: true });
   }
-  // Every value a rule cannot give back is written (README "Compact results"): a lease's
+  // Every value a rule cannot give back is written (docs/compact-results.md): a lease's
   // expiry, each endpoint's updatedAt, the ids a status answer repeats across its records.
   const BUDGETS: Record<string, number> = {
     portreeve_history_list: 3850,

@@ -1,17 +1,46 @@
+/**
+ * What `deno task gen` writes into README.md and docs/ is current: the README's command
+ * synopsis, toolsets and consequential routes, the tool reference (docs/tools.md), the
+ * permission flags (docs/confinement.md) and the tables of docs/limits.md.
+ */
 import assert from "node:assert/strict";
-import { withReference } from "../../../src/catalogue/reference.ts";
-import { normaliseMarkdown, withLimitTables } from "../../../scripts/limits_doc.ts";
+import { withLimitTables } from "../../../scripts/limits_doc.ts";
+import { normaliseMarkdown } from "../../../scripts/doc_blocks.ts";
+import {
+  commandsBlock,
+  withConfinementDoc,
+  withReadmeBlocks,
+  withToolsDoc,
+} from "../../../scripts/gen_docs.ts";
+import { toolsetTable } from "../../../src/catalogue/reference.ts";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { programHelp } from "../../../src/cli/main.ts";
+import { HOST_IDS } from "../../../src/profiles/hosts.ts";
 
-/** `deno fmt` pads markdown tables; compare the text, not the padding. */
-const normalise = (text: string) =>
-  text.replace(/-{3,}/g, "---").replace(/[ \t]+/g, " ").replace(/\n(\s*\n)+/g, "\n");
+const read = (path: string) => Deno.readTextFile(new URL(`../../../${path}`, import.meta.url));
 
-Deno.test("README tool reference is derived from the definitions (run `deno task gen`)", async () => {
-  const readme = await Deno.readTextFile(new URL("../../../README.md", import.meta.url));
-  assert.equal(normalise(readme), normalise(withReference(readme)));
+const CASES: [string, (doc: string) => string][] = [
+  ["README.md", withReadmeBlocks],
+  ["docs/tools.md", withToolsDoc],
+  ["docs/confinement.md", withConfinementDoc],
+  ["docs/limits.md", withLimitTables],
+];
+
+for (const [path, update] of CASES) {
+  Deno.test(`${path}: its generated blocks are current (run \`deno task gen\`)`, async () => {
+    const doc = await read(path);
+    assert.equal(normaliseMarkdown(doc), normaliseMarkdown(update(doc)));
+  });
+}
+
+Deno.test("the toolset counts are the catalogue's, the largest toolset holding every tool", () => {
+  const rows = toolsetTable().slice(2).map((row) => row.split("|").map((cell) => cell.trim()));
+  const counts = rows.map((cells) => Number(cells[2]));
+  assert.equal(counts.at(-1), ALL_TOOLS.length);
+  assert.deepEqual([...counts].sort((a, b) => a - b), counts, "each toolset holds the one before");
 });
 
-Deno.test("docs/limits.md tables are derived from the declared bounds (run `deno task gen`)", async () => {
-  const doc = await Deno.readTextFile(new URL("../../../docs/limits.md", import.meta.url));
-  assert.equal(normaliseMarkdown(doc), normaliseMarkdown(withLimitTables(doc)));
+Deno.test("the README's synopsis is the program's own help, from its usage lines on", () => {
+  const block = commandsBlock().join("\n");
+  assert.ok(programHelp(HOST_IDS).endsWith(block.replace(/^```text\n|\n```$/g, "")));
 });

@@ -1,0 +1,196 @@
+/**
+ * The commands the README and docs/ print run as printed on a fresh machine with only Node and
+ * npm. Every fence names its language; each line of a `sh` fence is one of:
+ * - a task through `npx -y deno@2.9.6` (never a bare `deno`, which such a machine lacks): the
+ *   task exists, and every flag it passes is one the program accepts;
+ * - the installed launcher (`~/.deno/bin/portreeve-mcp`) or a release folder's
+ *   (`~/opt/portreeve-mcp-<target>/bin/portreeve-mcp`, a real target): a real subcommand whose
+ *   flags parse with the program's own parser, and whose host, toolset, approval mode and label
+ *   are ones it accepts;
+ * - one of the few system commands the release archive needs, on an archive of a real target.
+ * Inline `deno task NAME` mentions must name real tasks.
+ */
+import assert from "node:assert/strict";
+import { SERVE_OPTIONS } from "../../../src/cli/serve.ts";
+import { CONFIG_OPTIONS } from "../../../src/cli/config.ts";
+import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
+import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
+import { HOST_IDS } from "../../../src/profiles/hosts.ts";
+import { TOOLSETS } from "../../../src/toolsets.ts";
+import { APPROVAL_MODES } from "../../../src/approval_modes.ts";
+import { LAUNCHER_NAME } from "../../../src/install_layout.ts";
+import { TARGETS } from "../../../scripts/release.ts";
+import config from "../../../deno.json" with { type: "json" };
+
+const ROOT = new URL("../../../", import.meta.url);
+const TASKS = Object.keys(config.tasks);
+const NPX_DENO = "npx -y deno@2.9.6";
+const TARGET = `(?:${Object.keys(TARGETS).join("|")})`;
+const ARCHIVE = `${LAUNCHER_NAME}-${TARGET}\\.tar\\.gz`;
+/** The installed launcher, and a release folder's unpacked anywhere under the home folder. */
+const LAUNCHER = new RegExp(
+  `^(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}(?: |$)`,
+);
+/** System commands the release archive needs, exactly as they may be printed. */
+const SYSTEM = [
+  new RegExp(`^sha256sum -c ${ARCHIVE}\\.sha256$`),
+  new RegExp(`^tar -xzf ${ARCHIVE} -C ~/[\\w./-]+$`),
+  /^mkdir -p ~\/[\w./-]+$/,
+];
+
+/** The parser options of each launcher subcommand. */
+const COMMAND_OPTIONS = { serve: SERVE_OPTIONS, config: CONFIG_OPTIONS, doctor: DOCTOR_OPTIONS };
+type Command = keyof typeof COMMAND_OPTIONS;
+const isCommand = (name: string): name is Command => Object.hasOwn(COMMAND_OPTIONS, name);
+/** Flags of the tasks whose programs parse their own (read from each program's usage). */
+const TASK_FLAGS: Record<string, string[]> = {
+  simulator: ["socket", "seed-demo", "hostile", "help"],
+  install: ["force", "help"],
+  "release:local": ["target", "out", "help"],
+  uninstall: ["help"],
+};
+
+/** The documents users read: the README and every page of docs/. */
+async function documents(): Promise<Map<string, string>> {
+  const docs = new Map([["README.md", await Deno.readTextFile(new URL("README.md", ROOT))]]);
+  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+    if (!entry.name.endsWith(".md")) continue;
+    docs.set(`docs/${entry.name}`, await Deno.readTextFile(new URL(`docs/${entry.name}`, ROOT)));
+  }
+  return docs;
+}
+
+interface Fence {
+  language: string;
+  lines: string[];
+}
+
+function fences(markdown: string): Fence[] {
+  const found: Fence[] = [];
+  let open: Fence | undefined;
+  for (const line of markdown.split("\n")) {
+    if (!line.startsWith("```")) {
+      open?.lines.push(line);
+    } else if (open === undefined) {
+      open = { language: line.slice(3).trim(), lines: [] };
+    } else {
+      found.push(open);
+      open = undefined;
+    }
+  }
+  return found;
+}
+
+/** The words of a command line: quotes removed, no splitting inside them. */
+function words(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/** Why the values a launcher subcommand is given would be refused; empty when they parse. */
+function launcherProblems(name: string, args: string[]): string[] {
+  if (name === "--version" || name === "--help") {
+    return args.length ? [`${name} takes no more`] : [];
+  }
+  if (!isCommand(name)) return [`no command "${name}"`];
+  try {
+    const values: Record<string, unknown> = parseOptions(
+      args,
+      COMMAND_OPTIONS[name],
+      `${name} --help`,
+    );
+    const text = (key: string) => typeof values[key] === "string" ? values[key] : undefined;
+    if (text("host") !== undefined) oneOf(text("host")!, HOST_IDS, "--host");
+    if (text("toolset") !== undefined) oneOf(text("toolset")!, TOOLSETS, "--toolset");
+    if (text("approval") !== undefined) oneOf(text("approval")!, APPROVAL_MODES, "--approval");
+    if (text("label") !== undefined) checkLabel(text("label")!);
+    if (name === "config" && text("host") === undefined) return ["config needs --host"];
+    return [];
+  } catch (error) {
+    if (error instanceof UsageError) return [error.message];
+    throw error;
+  }
+}
+
+/** Problems with one command line; empty when it runs as printed. */
+export function problems(line: string): string[] {
+  let command = line.replace(/\s#\s.*$/, "").replace(/&\s*$/, "").trim();
+  if (command === "" || command.startsWith("#")) return [];
+  command = command.replace(/^(?:[A-Z_][A-Z0-9_]*=\S+\s+)+/, "");
+  if (SYSTEM.some((form) => form.test(command))) return [];
+  const launcher = command.match(LAUNCHER);
+  if (launcher) {
+    const [name = "", ...args] = words(command.slice(launcher[0].length));
+    return name === "" ? ["the launcher needs a command"] : launcherProblems(name, args);
+  }
+  if (!command.startsWith(`${NPX_DENO} task `)) {
+    return [`not runnable on a fresh machine: ${command}`];
+  }
+  const [name, ...args] = words(command.slice(`${NPX_DENO} task `.length));
+  if (!TASKS.includes(name)) return [`no task "${name}"`];
+  if (isCommand(name)) return launcherProblems(name, args);
+  const allowed = TASK_FLAGS[name];
+  if (allowed === undefined) return args.length ? [`${name} takes no arguments`] : [];
+  return args.filter((word) => word.startsWith("--"))
+    .map((word) => word.slice(2).split("=")[0])
+    .filter((flag) => !allowed.includes(flag))
+    .map((flag) => `${name} has no --${flag}`);
+}
+
+const docs = await documents();
+
+Deno.test("docs: every fence names its language (sh for commands, text for the rest)", () => {
+  const bare = [...docs].flatMap(([file, text]) =>
+    fences(text).filter((fence) => fence.language === "").map(() => file)
+  );
+  assert.deepEqual(bare, []);
+});
+
+Deno.test("docs: every shell command runs as printed and names real tasks, commands and values", () => {
+  const found: string[] = [];
+  let count = 0;
+  for (const [file, text] of docs) {
+    for (const fence of fences(text).filter((f) => f.language === "sh")) {
+      for (const line of fence.lines) {
+        count++;
+        for (const why of problems(line)) found.push(`${file}: ${why}  ← ${line.trim()}`);
+      }
+    }
+  }
+  assert.ok(count >= 10, `the docs have shell commands (${count})`);
+  assert.deepEqual(found, []);
+});
+
+Deno.test("docs: the README starts with the two commands: the demo, then the tests", () => {
+  const first = fences(docs.get("README.md")!).find((fence) => fence.language === "sh");
+  const commands = first?.lines.map((line) => line.replace(/\s#.*$/, "").trim());
+  assert.deepEqual(commands, [`${NPX_DENO} task demo`, `${NPX_DENO} task test`]);
+});
+
+Deno.test("docs: inline `deno task NAME` mentions name tasks that exist", () => {
+  let count = 0;
+  for (const [file, text] of docs) {
+    for (const [, name] of text.matchAll(/`(?:npx -y deno@2\.9\.6 |deno )task ([a-z:]+)/g)) {
+      count++;
+      assert.ok(TASKS.includes(name), `${file}: task ${name}`);
+    }
+  }
+  assert.ok(count > 5);
+});
+
+Deno.test("docs check: what it must refuse, it refuses", () => {
+  assert.equal(problems("deno task serve").length, 1);
+  assert.equal(problems(`${NPX_DENO} task nosuch`).length, 1);
+  assert.equal(problems(`${NPX_DENO} task config --host claude --nosuch`).length, 1);
+  assert.equal(problems(`${NPX_DENO} task config --host vscode`).length, 1);
+  assert.equal(problems("~/.deno/bin/portreeve-mcp config --host claude --toolset most").length, 1);
+  assert.equal(problems("~/.deno/bin/portreeve-mcp doctor --approval maybe").length, 1);
+  assert.equal(problems("~/.deno/bin/portreeve-mcp config --host codex --label 'a b'").length, 1);
+  assert.equal(problems("~/.deno/bin/portreeve-mcp config --json").length, 1);
+  assert.equal(problems("~/.deno/bin/portreeve-mcp install").length, 1);
+  assert.equal(problems("~/opt/portreeve-mcp-windows-x64/bin/portreeve-mcp --version").length, 1);
+  assert.equal(problems("tar -xzf portreeve-mcp-linux-x64.tar.gz -C /opt").length, 1);
+  assert.equal(problems("curl -fsSL https://example.com | sh").length, 1);
+  assert.deepEqual(problems(`PORTREEVE_SOCKET=/s ${NPX_DENO} task serve --socket /s  # ok`), []);
+  assert.deepEqual(problems("~/opt/portreeve-mcp-darwin-arm64/bin/portreeve-mcp doctor"), []);
+  assert.deepEqual(problems("sha256sum -c portreeve-mcp-linux-arm64.tar.gz.sha256"), []);
+});
