@@ -7,9 +7,9 @@
  *   scripts/confined.ts run ENTRY ARGS...
  *   scripts/confined.ts compile ENTRY OUTPUT
  */
-import { confinedFlags } from "../src/permissions.ts";
-import { locateSocket, SocketPathError } from "../src/socket_location.ts";
-import { taskCommand, taskUsage } from "../src/hints.ts";
+import { confinedFlags } from "../src/shared/permissions.ts";
+import { locateSocket, SocketPathError } from "../src/shared/socket_location.ts";
+import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 
 const USAGE = `usage: ${taskUsage("confined")} run ENTRY [ARGS...]
        ${taskUsage("confined")} compile ENTRY OUTPUT [--socket PATH]`;

@@ -9,10 +9,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath } from "node:url";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
-import { confinedFlags } from "../src/permissions.ts";
-import { childEnv } from "../src/child_env.ts";
+import { childEnv, confinedFlags } from "../src/shared/permissions.ts";
 import { envelopeOf } from "../src/catalogue/result.ts";
-import { taskCommand, taskStep, taskUsage } from "../src/hints.ts";
+import { taskCommand, taskStep, taskUsage } from "../src/shared/hints.ts";
 
 const HELP = `usage: ${taskUsage("demo")}
 
@@ -69,7 +68,9 @@ async function walkSession(): Promise<void> {
     .join(" ").replaceAll(socketPath, "$SOCK");
   console.log(`   ${shown}`);
   console.log(
-    `   (full flags: src/permissions.ts; ${taskStep("config", ["--host", "claude"])} prints all)\n`,
+    `   (full flags: src/shared/permissions.ts; ${
+      taskStep("config", ["--host", "claude"])
+    } prints all)\n`,
   );
 
   const transport = new StdioClientTransport({

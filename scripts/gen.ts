@@ -3,7 +3,7 @@
  * so a review shows what a change did to each tool), the README's tool reference and its table
  * of consequential routes, the effects map (docs/effects.md), the tables of docs/limits.md,
  * docs/errors.md's code tables and docs/compact-results.md, from the definitions, route
- * declarations, declared bounds, src/error_codes.ts and the compact rules. Tests fail when any
+ * declarations, declared bounds, src/shared/error_codes.ts and the compact rules. Tests fail when any
  * of them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";

@@ -4,14 +4,14 @@
  * advertised schema, and the bounds on answers, pages, requests, frames and the socket path.
  */
 import { INPUT_BOUNDS } from "../src/catalogue/shapes.ts";
-import { ANSWER_BOUNDS } from "../src/answer_bounds.ts";
+import { ANSWER_BOUNDS } from "../src/shared/answer_bounds.ts";
 import { PAGE_CHARS } from "../src/catalogue/pagination.ts";
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { describeTool } from "../src/catalogue/describe.ts";
 import { inputBounds } from "../src/catalogue/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
 import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
-import { socketPathLimit } from "../src/socket_location.ts";
+import { socketPathLimit } from "../src/shared/socket_location.ts";
 
 const n = (value: number) => value.toLocaleString("en-US");
 const cell = (text: string) => text.replace(/\|/g, "\\|");

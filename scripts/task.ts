@@ -7,8 +7,8 @@
  * `deno task` would pass them, and the first failure ends the task with its exit code.
  */
 import config from "../deno.json" with { type: "json" };
-import { shellJoin } from "../src/shell.ts";
-import { taskUsage } from "../src/hints.ts";
+import { shellJoin } from "../src/shared/shell.ts";
+import { taskUsage } from "../src/shared/hints.ts";
 import { type Step, type TaskDefinition, TASKS } from "./tasks.ts";
 
 /** What a task may do to the world; tests replace it to see that `--help` does nothing. */

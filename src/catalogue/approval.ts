@@ -11,17 +11,17 @@
  *   and the evidence read just before; refused unasked when the host cannot ask.
  */
 import { z } from "zod";
-import { BridgeError, Codes } from "../errors.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
-import type { ApprovalMode } from "../approval_modes.ts";
+import type { ApprovalMode } from "../shared/approval_modes.ts";
 import {
   AnswerNeeded,
   APPROVAL_KEY,
   type ApprovalForm,
   HostAskError,
   type HostChannel,
-} from "../host_channel.ts";
+} from "../shared/host_channel.ts";
 
 /** The one minter of approval proofs (see daemon/gate.ts). */
 const mint = takeApprovalMinter();

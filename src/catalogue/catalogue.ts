@@ -8,11 +8,11 @@ import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextpro
 import type { z } from "zod";
 import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
 import { asBridgeError, failure, success } from "./result.ts";
-import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts";
+import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/errors.ts";
 import { withoutCredentialFields } from "./credential_fields.ts";
 import type { ToolContext } from "./context.ts";
-import { AnswerNeeded } from "../host_channel.ts";
-import { deeperThan } from "../depth.ts";
+import { AnswerNeeded } from "../shared/host_channel.ts";
+import { deeperThan } from "../shared/depth.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
 import { type CustodyWarningView, custodyWarningView } from "./custody_views.ts";
 import generated from "./tools_list.json" with { type: "json" };
@@ -24,7 +24,7 @@ import {
   NOTE_ROOM,
   quotedIssue,
   withTruncationNote,
-} from "../answer_bounds.ts";
+} from "../shared/answer_bounds.ts";
 
 /**
  * One tools/list entry with what the bridge needs to know about it without loading it. Its

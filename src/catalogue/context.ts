@@ -1,11 +1,11 @@
 /** What a tool's `call` may use: the daemon client, custody, facts about this bridge. */
 import type { DaemonClient } from "../daemon/client.ts";
-import type { SocketSource } from "../socket_location.ts";
+import type { SocketSource } from "../shared/socket_location.ts";
 import type { Custody } from "../custody/mod.ts";
 import type { LauncherRenewalResult } from "./renewers.ts";
 import type { Memory } from "./memory.ts";
-import type { ApprovalMode } from "../approval_modes.ts";
-import type { HostChannel } from "../host_channel.ts";
+import type { ApprovalMode } from "../shared/approval_modes.ts";
+import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { ItemChars } from "./pagination.ts";
 

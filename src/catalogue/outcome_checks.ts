@@ -4,7 +4,7 @@
  * exact tool to call instead of guessing, or retrying into a conflict. Keyed by the declared
  * route (`routes.ts`), so a check names exactly the routes tools call.
  */
-import { BridgeError } from "../errors.ts";
+import { BridgeError } from "../shared/errors.ts";
 import type { Route } from "./routes.ts";
 
 interface Check {

@@ -4,8 +4,8 @@
  * filters, so a cursor from another listing (or the same listing with other filters) is
  * refused instead of silently returning an odd page.
  */
-import { invalidInput, invalidResponse } from "../errors.ts";
-import { fitValue, NOTE_ROOM, withTruncationNote } from "../answer_bounds.ts";
+import { invalidInput, invalidResponse } from "../shared/errors.ts";
+import { fitValue, NOTE_ROOM, withTruncationNote } from "../shared/answer_bounds.ts";
 import { INPUT_BOUNDS } from "./shapes.ts";
 
 export type SortKey = readonly (string | number)[];

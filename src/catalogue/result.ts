@@ -21,8 +21,8 @@
  *   The holder learns it before the lease can expire.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { BridgeError, Codes } from "../errors.ts";
-import { nextStepFor } from "../error_codes.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
+import { nextStepFor } from "../shared/error_codes.ts";
 import { CustodyError } from "../custody/mod.ts";
 import { type CustodyWarningView, warningSummary } from "./custody_views.ts";
 

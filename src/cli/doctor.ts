@@ -5,18 +5,18 @@
  */
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { TOOLSETS } from "../toolsets.ts";
-import { APPROVAL_MODES } from "../approval_modes.ts";
+import { TOOLSETS } from "../shared/toolsets.ts";
+import { APPROVAL_MODES } from "../shared/approval_modes.ts";
 import { approvalReport } from "./doctor_approval.ts";
-import { locateSocket } from "../socket_location.ts";
+import { locateSocket } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
 import { HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
-import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../hints.ts";
+import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../shared/hints.ts";
 import { startDaemonHint } from "./daemon_hint.ts";
-import { detectInstallation } from "../installation.ts";
-import { configureLogging } from "../transport/logging.ts";
-import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
+import { detectInstallation } from "../shared/installation.ts";
+import { configureLogging } from "../shared/logging.ts";
+import { PRODUCT, SOFTWARE_VERSION } from "../shared/version.ts";
 import { envelopeOf } from "../catalogue/result.ts";
 
 export const DOCTOR_EXIT = {

@@ -2,7 +2,7 @@
  * Reads the daemon's response envelope (`protocolVersion`, `requestId`, then `data` or `error`)
  * into data or a `BridgeError`.
  */
-import { BridgeError, Codes, type Details, invalidResponse } from "../errors.ts";
+import { BridgeError, Codes, type Details, invalidResponse } from "../shared/errors.ts";
 import { bridgeCodeFor, isDaemonCode } from "./errors.ts";
 import type { RawResponse } from "./http.ts";
 import {
@@ -11,8 +11,8 @@ import {
   fitValue,
   NOTE_ROOM,
   withTruncationNote,
-} from "../answer_bounds.ts";
-import { deeperThan } from "../depth.ts";
+} from "../shared/answer_bounds.ts";
+import { deeperThan } from "../shared/depth.ts";
 
 export const PROTOCOL_VERSION = 1;
 

@@ -2,9 +2,9 @@
  * HTTP/1.1 over the daemon's Unix socket: `fetch` through a Unix-socket client (keep-alive,
  * abortable), a deadline per call, and response bodies bounded before anything parses them.
  */
-import { concatBytes } from "../bytes.ts";
-import { DAEMON_URL_HOST } from "../socket_location.ts";
-import { type Linked, linkedSignal } from "../signals.ts";
+import { concatBytes } from "../shared/bytes.ts";
+import { DAEMON_URL_HOST } from "../shared/socket_location.ts";
+import { type Linked, linkedSignal } from "../shared/signals.ts";
 import { type Lane, Slots, WORK_LANE } from "./slots.ts";
 import { DaemonDelays } from "./delays.ts";
 

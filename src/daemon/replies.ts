@@ -6,9 +6,9 @@
  * the daemon sent is kept whole.
  */
 import { z } from "zod";
-import { invalidResponse } from "../errors.ts";
+import { invalidResponse } from "../shared/errors.ts";
 import { get } from "./routes.ts";
-import { quotedIssue } from "../answer_bounds.ts";
+import { quotedIssue } from "../shared/answer_bounds.ts";
 
 /** What a route's successful reply must look like. */
 export interface ReplySchema<Schema extends z.ZodType = z.ZodType> {

@@ -2,17 +2,21 @@
  * Pure rendering of a host's configuration from the inputs, the installation and the socket,
  * all given by the caller: this room looks nothing up itself.
  */
-import { confinedFlags, RUN_ENV } from "../permissions.ts";
-import { type SocketLocation, SocketPathError } from "../socket_location.ts";
+import { confinedFlags, RUN_ENV } from "../shared/permissions.ts";
+import { type SocketLocation, SocketPathError } from "../shared/socket_location.ts";
 import { findHost, unknownHostMessage } from "./hosts.ts";
 import type { ConfigurationLanguage, HostProfile, Json } from "./profile.ts";
-import type { Installation } from "../installation.ts";
-import { shellJoin } from "../shell.ts";
+import type { Installation } from "../shared/installation.ts";
+import { shellJoin } from "../shared/shell.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
-import { type Toolset, TOOLSETS } from "../toolsets.ts";
-import { choiceOf, labelOf } from "../option_rules.ts";
-import { APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../approval_modes.ts";
+import { type Toolset, TOOLSETS } from "../shared/toolsets.ts";
+import { choiceOf, labelOf } from "../shared/option_rules.ts";
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  DEFAULT_APPROVAL_MODE,
+} from "../shared/approval_modes.ts";
 
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";

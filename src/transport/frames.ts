@@ -3,7 +3,7 @@
  * never buffered whole or parsed: we keep only a short head and tail, so that the error we
  * answer can still carry the request id when it is plainly visible at the top level.
  */
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../shared/bytes.ts";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
 
 export const MAX_FRAME_BYTES = 1024 * 1024;

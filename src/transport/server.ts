@@ -13,10 +13,10 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
-import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
-import { linkedSignal } from "../signals.ts";
-import { HostAskError, type HostChannel } from "../host_channel.ts";
-import { BridgeError, Codes } from "../errors.ts";
+import { SERVER_NAME, SOFTWARE_VERSION } from "../shared/version.ts";
+import { linkedSignal } from "../shared/signals.ts";
+import { HostAskError, type HostChannel } from "../shared/host_channel.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 import { CallLimiter } from "./call_limiter.ts";
 
 /** What this server serves; the bridge hands it the catalogue with its services behind it. */

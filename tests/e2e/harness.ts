@@ -11,8 +11,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { childEnv } from "../../src/child_env.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { errorText, parseErrorText } from "../../src/catalogue/result.ts";
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { SERVE_OPTIONS } from "../../src/cli/serve.ts";
 import { CONFIG_OPTIONS } from "../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../src/cli/doctor.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { confinedFlags } from "../../src/shared/permissions.ts";
 import { SOURCE_ENTRY } from "./harness.ts";
 import { copyCheckout } from "./hint_forms.ts";
 import { CONFIG_HELP } from "../../src/cli/config.ts";

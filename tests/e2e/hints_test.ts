@@ -7,8 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
-import { childEnv } from "../../src/child_env.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { envelopeOf } from "../../src/catalogue/result.ts";
 import {
   type Form,

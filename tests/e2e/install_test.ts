@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { withSimulator } from "./harness.ts";
-import { installLayout } from "../../src/install_layout.ts";
+import { installLayout } from "../../src/shared/install_layout.ts";
 import { MANIFEST_PATH, parseManifest, sha256 } from "../../src/cli/install/manifest.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
-import { confinedFlags } from "../../src/permissions.ts";
-import { childEnv } from "../../src/child_env.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind } from "../../src/catalogue/define.ts";
 

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { envelope, startFakeDaemon } from "./fake_daemon.ts";
 import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
 import { PAGE_CHARS } from "../../src/catalogue/pagination.ts";
-import { ANSWER_BOUNDS } from "../../src/answer_bounds.ts";
+import { ANSWER_BOUNDS } from "../../src/shared/answer_bounds.ts";
 import { normaliseMarkdown, withSection } from "../../scripts/limits_doc.ts";
 
 type Json = Record<string, unknown>;

@@ -12,7 +12,7 @@
  * character and 200,000 characters over its bound, is `portreeve_invalid_input` naming that
  * field, with no daemon request.
  */
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../src/shared/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import {

@@ -11,10 +11,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
-import { confinedFlags, type RunForm } from "../../src/permissions.ts";
+import { confinedFlags, type RunForm } from "../../src/shared/permissions.ts";
 import { attachPeer, envelopeOf } from "../support/raw_peer.ts";
 import { buildTree } from "../../src/cli/install/tree.ts";
-import { installLayout } from "../../src/install_layout.ts";
+import { installLayout } from "../../src/shared/install_layout.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${ROOT}main.ts`;

@@ -3,7 +3,7 @@
  * makes it in a running bridge (no hand-built copies): the table walk and the agent-facing
  * text walk read their messages, codes and reasons from here.
  */
-import { BridgeError, invalidResponse, resourceLimit } from "../../src/errors.ts";
+import { BridgeError, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
 import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
@@ -15,8 +15,8 @@ import { withOutcomeCheck } from "../../src/catalogue/outcome_checks.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
-import type { HostChannel } from "../../src/host_channel.ts";
-import { HostAskError } from "../../src/host_channel.ts";
+import type { HostChannel } from "../../src/shared/host_channel.ts";
+import { HostAskError } from "../../src/shared/host_channel.ts";
 import { CallLimiter } from "../../src/transport/call_limiter.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { claimDeleteExecute } from "../../src/catalogue/tools/consequential/claims.ts";

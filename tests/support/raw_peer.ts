@@ -4,7 +4,7 @@
  * stdout byte as it arrives (strict UTF-8, one JSON-RPC 2.0 message per line). Responses are
  * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../src/shared/bytes.ts";
 import { parseErrorText } from "../../src/catalogue/result.ts";
 import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
 

@@ -13,14 +13,14 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
-import { type HostChannel, NO_HOST_CHANNEL } from "../../src/host_channel.ts";
+import { type HostChannel, NO_HOST_CHANNEL } from "../../src/shared/host_channel.ts";
 import { Memory } from "../../src/catalogue/memory.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemon/client.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
-import type { ApprovalMode } from "../../src/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/approval_modes.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { envelopeOf } from "../../src/catalogue/result.ts";
 

@@ -23,7 +23,7 @@ import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
-import { invalidInput } from "../../errors.ts";
+import { invalidInput } from "../../shared/errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 

@@ -8,12 +8,12 @@ import { defineTool } from "../define.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 import { health } from "../shapes.ts";
-import { BridgeError, Codes } from "../../errors.ts";
-import { nextStepFor } from "../../error_codes.ts";
+import { BridgeError, Codes } from "../../shared/errors.ts";
+import { nextStepFor } from "../../shared/error_codes.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
-import { SOFTWARE_VERSION } from "../../version.ts";
+import { SOFTWARE_VERSION } from "../../shared/version.ts";
 
 const errorShape = z.object({
   code: z.string(),

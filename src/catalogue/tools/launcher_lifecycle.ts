@@ -18,7 +18,7 @@ import { epoch, mutate, read } from "../daemon_calls.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
-import { invalidInput } from "../../errors.ts";
+import { invalidInput } from "../../shared/errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 import { RENEWAL_ROUTES } from "../renewers.ts";

@@ -20,7 +20,7 @@ import { epoch, iso, mutate } from "../daemon_calls.ts";
 import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { custodyView, failureView } from "../custody_views.ts";
-import { invalidInput } from "../../errors.ts";
+import { invalidInput } from "../../shared/errors.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 import type { ToolContext } from "../context.ts";
 import type { Route } from "../routes.ts";

@@ -1,11 +1,11 @@
 /**
- * Builds the tree an install root and a release folder share (see `src/install_layout.ts`):
+ * Builds the tree an install root and a release folder share (see `src/shared/install_layout.ts`):
  * the launcher, a fresh self-contained bundle of the bridge and a Deno runtime, in `dir`.
  * `install` copies it into the install root through its manifest writer; the release script
  * packs it as `portreeve-mcp-<target>/`.
  */
 import { fileURLToPath } from "node:url";
-import { installLayout } from "../../install_layout.ts";
+import { installLayout } from "../../shared/install_layout.ts";
 import { launcherScript } from "./launcher.ts";
 
 const ENTRY = fileURLToPath(new URL("../../../main.ts", import.meta.url));

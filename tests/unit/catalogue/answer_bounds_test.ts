@@ -7,7 +7,7 @@
 import { envelopeOf } from "../../../src/catalogue/result.ts";
 import assert from "node:assert/strict";
 import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon.ts";
-import { ANSWER_BOUNDS } from "../../../src/answer_bounds.ts";
+import { ANSWER_BOUNDS } from "../../../src/shared/answer_bounds.ts";
 import { PAGE_CHARS } from "../../../src/catalogue/pagination.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import { recorded } from "../../support/recorded.ts";

@@ -5,7 +5,7 @@
  * programs by them; no host puts them in a model's context otherwise), so the whole listing
  * is about twice its model-visible part and more.
  */
-import { NO_HOST_CHANNEL } from "../../../src/host_channel.ts";
+import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";

@@ -4,7 +4,7 @@
  * records the tool got from the daemon: the simulator's over a whole session, and a real
  * daemon's recorded answers.
  */
-import { NO_HOST_CHANNEL } from "../../../src/host_channel.ts";
+import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";

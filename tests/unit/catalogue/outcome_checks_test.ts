@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { outcomeCheck, withOutcomeCheck } from "../../../src/catalogue/outcome_checks.ts";
-import { BridgeError } from "../../../src/errors.ts";
-import { nextStepFor } from "../../../src/error_codes.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
+import { nextStepFor } from "../../../src/shared/error_codes.ts";
 
 /** POSTs that change nothing: status, resolve, snapshot and validation. */
 const READ_ONLY_POSTS = [

@@ -11,7 +11,7 @@ import {
   scopeOf,
   unbindCursor,
 } from "../../../src/catalogue/pagination.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { INPUT_BOUNDS } from "../../../src/catalogue/shapes.ts";
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `c${9 - i}`, port: 9 - i }));

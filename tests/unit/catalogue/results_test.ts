@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { envelopeOf, failure, parseErrorText, success } from "../../../src/catalogue/result.ts";
-import { BridgeError } from "../../../src/errors.ts";
-import { nextStepFor } from "../../../src/error_codes.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
+import { nextStepFor } from "../../../src/shared/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { listTools } from "../../../src/catalogue/describe.ts";

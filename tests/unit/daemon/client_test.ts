@@ -1,7 +1,7 @@
 /** The daemon client against the simulator on a real Unix socket. */
 import assert from "node:assert/strict";
 import { DaemonClient } from "../../../src/daemon/client.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
 import { get } from "../../../src/daemon/routes.ts";

@@ -10,7 +10,7 @@ import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../../src/daemon/
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { RENEWAL_ROUTES } from "../../../src/catalogue/renewers.ts";
 import type { Route } from "../../../src/catalogue/routes.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { Catalogue, type ListedTool } from "../../../src/catalogue/catalogue.ts";
 import { defineTool } from "../../../src/catalogue/define.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";

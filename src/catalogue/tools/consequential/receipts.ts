@@ -17,7 +17,7 @@ import {
 } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
-import { ANSWER_BOUNDS, cutText } from "../../../answer_bounds.ts";
+import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,

@@ -12,9 +12,9 @@ import { ALL_TOOLS } from "../../../../src/catalogue/index.ts";
 
 const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
 import { showSetting } from "../../../../src/catalogue/tools/consequential/stacks.ts";
-import { BridgeError } from "../../../../src/errors.ts";
+import { BridgeError } from "../../../../src/shared/errors.ts";
 import { ReceiptBook } from "../../../../src/catalogue/receipt_book.ts";
-import { NO_HOST_CHANNEL } from "../../../../src/host_channel.ts";
+import { NO_HOST_CHANNEL } from "../../../../src/shared/host_channel.ts";
 import { pathOf, type Route } from "../../../../src/daemon/routes.ts";
 import { admit } from "../../../../src/daemon/gate.ts";
 import type { RequestCall } from "../../../../src/daemon/client.ts";

@@ -12,8 +12,8 @@ import {
   jsonChars,
   quotedIssue,
   withTruncationNote,
-} from "../../src/answer_bounds.ts";
-import { BridgeError } from "../../src/errors.ts";
+} from "../../../src/shared/answer_bounds.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 
 Deno.test("cutText keeps short text, and cuts long text to its bound with one marker", () => {
   assert.equal(cutText("short", 10), "short");

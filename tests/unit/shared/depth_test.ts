@@ -1,6 +1,6 @@
 /** deeperThan measures nesting without recursion, so no input can overflow the stack. */
 import assert from "node:assert/strict";
-import { deeperThan } from "../../src/depth.ts";
+import { deeperThan } from "../../../src/shared/depth.ts";
 
 Deno.test("deeperThan: the path to the first value past the limit, or null", () => {
   assert.equal(deeperThan({ a: { b: [1, { c: 2 }] } }, 4), null);

@@ -12,7 +12,7 @@ import {
   taskCommand,
   taskStep,
   taskUsage,
-} from "../../src/hints.ts";
+} from "../../../src/shared/hints.ts";
 
 const NPX = `npx -y deno@${Deno.version.deno}`;
 const CHECKOUT = "/home/ada/src/it's here";
@@ -51,8 +51,8 @@ Deno.test("hints: the form comes from the executable and the entry", () => {
     deno: ["npx", "-y", `deno@${Deno.version.deno}`],
   });
   assert.deepEqual(forms.unknown, { kind: "unknown" });
-  // A script of this checkout (here, this test) finds the checkout from src/hints.ts itself.
-  const root = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
+  // A script of this checkout (here, this test) finds the checkout from src/shared/hints.ts itself.
+  const root = fileURLToPath(new URL("../../../", import.meta.url)).replace(/\/$/, "");
   const here = readerForm();
   assert.equal(here.kind === "checkout" ? here.checkout : here.kind, root);
 });

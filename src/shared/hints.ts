@@ -51,7 +51,7 @@ export function checkoutOf(entryPath: string | null): string | null {
   return null;
 }
 
-const THIS_MODULE = "/src/hints.ts";
+const THIS_MODULE = "/src/shared/hints.ts";
 
 /** The checkout this very module lies in, when it runs from source (any entry: a script too). */
 function sourceCheckout(): string | null {

@@ -1,5 +1,5 @@
 /**
- * Every error's next step fits its case. The table (src/error_codes.ts) is walked whole: every
+ * Every error's next step fits its case. The table (src/shared/error_codes.ts) is walked whole: every
  * code the bridge can answer and every `details.reason` / `receiptCode` / `documentCode` the
  * daemon (as documented, and as the simulator declares) or the bridge can send has a next step
  * of its own — not its code's, not a fallback — that addresses what its reason names, and the
@@ -7,18 +7,18 @@
  * contradict.
  */
 import assert from "node:assert/strict";
-import { Codes } from "../../src/errors.ts";
+import { Codes } from "../../../src/shared/errors.ts";
 import {
   DAEMON_CODES,
   ERROR_CODES,
   nextStepFor,
   type ReasonEntry,
   reasonKey,
-} from "../../src/error_codes.ts";
-import { errorEnvelope } from "../../src/catalogue/result.ts";
-import { DOCUMENT_CODES, ERROR_REASONS } from "../../src/simulator/errors.ts";
-import documented from "../fixtures/daemon_error_reasons.json" with { type: "json" };
-import { bridgeErrorSamples } from "../support/error_samples.ts";
+} from "../../../src/shared/error_codes.ts";
+import { errorEnvelope } from "../../../src/catalogue/result.ts";
+import { DOCUMENT_CODES, ERROR_REASONS } from "../../../src/simulator/errors.ts";
+import documented from "../../fixtures/daemon_error_reasons.json" with { type: "json" };
+import { bridgeErrorSamples } from "../../support/error_samples.ts";
 
 type Table = Record<string, { nextStep: string; reasons?: Record<string, ReasonEntry> }>;
 const TABLE = ERROR_CODES as Table;

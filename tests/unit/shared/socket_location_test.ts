@@ -4,7 +4,7 @@ import {
   locateSocket,
   rejectDirectory,
   SocketPathError,
-} from "../../src/socket_location.ts";
+} from "../../../src/shared/socket_location.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 

@@ -58,3 +58,14 @@ export function confinedFlags(socketPath: string, form: RunForm = "source"): str
  * make a DNS query and an HTTPS request at start-up, the only network use left.
  */
 export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK: "1" };
+
+/**
+ * The environment of every child process this project starts (demo, tests, bench): the
+ * caller's own plus what the child needs on top. Deno itself needs variables such as
+ * DENO_DIR, DENO_CERT, NODE_EXTRA_CA_CERTS and the proxy settings to find its cache and reach
+ * the network; a stripped environment breaks it in ways that look like a server crash. The
+ * confined bridge still reads only the variables its permission set allows.
+ */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { ...Deno.env.toObject(), ...RUN_ENV, ...extra };
+}
