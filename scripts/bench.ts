@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { childEnv, confinedFlags, DAEMON_URL_HOST } from "../src/shared/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
-import { TOOLSETS } from "../src/shared/toolsets.ts";
+import { TOOLSETS } from "../src/shared/options.ts";
 import { measureScrub } from "./bench/scrub.ts";
 import { envelopeOf } from "../src/catalogue/result.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";

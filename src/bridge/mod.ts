@@ -15,13 +15,13 @@ import { CallLimiter } from "../transport/call_limiter.ts";
 import { createServer, type Era, type ServedTools } from "../transport/server.ts";
 import { serverInstructions } from "../catalogue/instructions.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
-import type { Toolset } from "../shared/toolsets.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
 import {
   type ApprovalMode,
   DEFAULT_APPROVAL_MODE,
   DEFAULT_APPROVAL_MS,
-} from "../shared/approval_modes.ts";
+  type Toolset,
+} from "../shared/options.ts";
 import { grantProblem } from "../shared/hints.ts";
 import { logger } from "../shared/logging.ts";
 

@@ -5,8 +5,7 @@
  * hosts get their handshake at once.
  */
 import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
-import type { Toolset } from "../shared/toolsets.ts";
-import type { ApprovalMode } from "../shared/approval_modes.ts";
+import type { ApprovalMode, Toolset } from "../shared/options.ts";
 import type { SocketLocation } from "../shared/socket_location.ts";
 import { createBridge } from "./mod.ts";
 import {

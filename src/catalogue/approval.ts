@@ -14,7 +14,7 @@ import { z } from "zod";
 import { BridgeError, Codes } from "../shared/errors.ts";
 import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
-import type { ApprovalMode } from "../shared/approval_modes.ts";
+import type { ApprovalMode } from "../shared/options.ts";
 import {
   AnswerNeeded,
   APPROVAL_KEY,

@@ -4,7 +4,7 @@ import type { SocketSource } from "../shared/socket_location.ts";
 import type { Custody } from "../custody/mod.ts";
 import type { LauncherRenewalResult } from "./renewers.ts";
 import type { Memory } from "./memory.ts";
-import type { ApprovalMode } from "../shared/approval_modes.ts";
+import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { ItemChars } from "./pagination.ts";

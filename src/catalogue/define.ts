@@ -14,7 +14,7 @@ import { canBeConsequential } from "../daemon/effects.ts";
  */
 export type ToolKind = "read" | "mutation" | "preview" | "execute";
 
-import { type Toolset, TOOLSETS } from "../shared/toolsets.ts";
+import { type Toolset, TOOLSETS } from "../shared/options.ts";
 export { type Toolset, TOOLSETS };
 
 export interface ToolDefinition<

@@ -7,7 +7,7 @@
 import { type EnvReader, locateSocket, SocketPathError } from "../shared/socket_location.ts";
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../shared/installation.ts";
-import { APPROVAL_MODES } from "../shared/approval_modes.ts";
+import { APPROVAL_MODES } from "../shared/options.ts";
 import {
   commandLine,
   type ReaderForm,

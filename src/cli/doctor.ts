@@ -5,8 +5,7 @@
  */
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { TOOLSETS } from "../shared/toolsets.ts";
-import { APPROVAL_MODES } from "../shared/approval_modes.ts";
+import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/options.ts";
 import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
@@ -16,7 +15,6 @@ import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../
 import { startDaemonHint } from "./daemon_hint.ts";
 import { detectInstallation } from "../shared/installation.ts";
 import { configureLogging } from "../shared/logging.ts";
-import { PRODUCT, SOFTWARE_VERSION } from "../shared/version.ts";
 import { envelopeOf } from "../catalogue/result.ts";
 
 export const DOCTOR_EXIT = {

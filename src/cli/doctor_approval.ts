@@ -1,5 +1,5 @@
 /** What doctor says about approval: which mode a host gets, and what its user will see. */
-import type { ApprovalMode } from "../shared/approval_modes.ts";
+import type { ApprovalMode } from "../shared/options.ts";
 
 /** What each known host does with our question (measured by `deno task test:hosts`). */
 const HOST_ASKS: Record<string, string> = {

@@ -13,7 +13,7 @@ import { installLayout, LAUNCHER_NAME } from "../shared/install_layout.ts";
 import { shellQuote } from "../shared/shell.ts";
 import { commandLine, taskCommand, taskStep, taskUsage } from "../shared/hints.ts";
 import { HOST_IDS } from "../profiles/mod.ts";
-import { SOFTWARE_VERSION } from "../shared/version.ts";
+import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { parseOptions, UsageError } from "./options.ts";
 import { BuildError, buildTree } from "./install/tree.ts";
 import { checkInstall, InstallRefused, installTree, uninstallRoot } from "./install/installer.ts";

@@ -1,10 +1,8 @@
 /** Argument parsing and dispatch. Usage errors exit 2 with one clear line on stderr. */
-import { PRODUCT, SOFTWARE_VERSION } from "../shared/version.ts";
+import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/options.ts";
 import { SocketPathError } from "../shared/socket_location.ts";
 import { type CommandIO, UsageError } from "./options.ts";
 import { commandLine } from "../shared/hints.ts";
-import { TOOLSETS } from "../shared/toolsets.ts";
-import { APPROVAL_MODES } from "../shared/approval_modes.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 

@@ -1,8 +1,6 @@
 /** `portreeve-mcp serve`: its options and their checks; the bridge itself is in src/bridge/. */
-import { PRODUCT } from "../shared/version.ts";
+import { APPROVAL_MODES, PRODUCT, TOOLSETS } from "../shared/options.ts";
 import { locateSocket } from "../shared/socket_location.ts";
-import { TOOLSETS } from "../shared/toolsets.ts";
-import { APPROVAL_MODES } from "../shared/approval_modes.ts";
 import { commandLine } from "../shared/hints.ts";
 import { LOG_LEVELS } from "../shared/logging.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";

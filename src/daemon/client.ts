@@ -17,7 +17,7 @@ import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { laneOf } from "./lanes.ts";
 import type { Lane } from "./slots.ts";
-import { SOFTWARE_VERSION } from "../shared/version.ts";
+import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import { admit, type ApprovalProof } from "./gate.ts";
 import { bridgeOrigin } from "./origin.ts";

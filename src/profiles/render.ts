@@ -10,13 +10,15 @@ import type { Installation } from "../shared/installation.ts";
 import { shellJoin } from "../shared/shell.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
-import { type Toolset, TOOLSETS } from "../shared/toolsets.ts";
-import { choiceOf, labelOf } from "../shared/option_rules.ts";
 import {
   APPROVAL_MODES,
   type ApprovalMode,
+  choiceOf,
   DEFAULT_APPROVAL_MODE,
-} from "../shared/approval_modes.ts";
+  labelOf,
+  type Toolset,
+  TOOLSETS,
+} from "../shared/options.ts";
 
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";

@@ -13,7 +13,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
-import { SERVER_NAME, SOFTWARE_VERSION } from "../shared/version.ts";
+import { SERVER_NAME, SOFTWARE_VERSION } from "../shared/options.ts";
 import { linkedSignal } from "../shared/signals.ts";
 import { HostAskError, type HostChannel } from "../shared/host_channel.ts";
 import { BridgeError, Codes } from "../shared/errors.ts";

@@ -5,7 +5,7 @@
  * `HOSTS_UPDATE_README=1` rewrites the README's approval table.
  */
 import assert from "node:assert/strict";
-import type { ApprovalMode } from "../../src/shared/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { HOSTS } from "./hosts.ts";
 import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
 import {

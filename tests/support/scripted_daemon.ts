@@ -20,7 +20,7 @@ import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemon/client.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
-import type { ApprovalMode } from "../../src/shared/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { envelopeOf } from "../../src/catalogue/result.ts";
 

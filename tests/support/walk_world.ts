@@ -16,7 +16,7 @@ import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import { DaemonClient } from "../../src/daemon/client.ts";
 import type { HostChannel } from "../../src/shared/host_channel.ts";
-import type { ApprovalMode } from "../../src/shared/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import { seeder } from "../e2e/seed.ts";
 import { FakeClock } from "./fake_clock.ts";

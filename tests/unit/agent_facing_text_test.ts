@@ -22,7 +22,7 @@ import { bridgeOrigin } from "../../src/daemon/origin.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { createBridge } from "../../src/bridge/mod.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
-import type { ApprovalMode } from "../../src/shared/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import type { HostChannel } from "../../src/shared/host_channel.ts";
 import { runResultScenario } from "../support/result_scenario.ts";
 import { bridgeErrorSamples } from "../support/error_samples.ts";

@@ -13,7 +13,7 @@ import { nextStepFor } from "../../shared/error_codes.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
-import { SOFTWARE_VERSION } from "../../shared/version.ts";
+import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 const errorShape = z.object({
   code: z.string(),

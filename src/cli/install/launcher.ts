@@ -15,7 +15,7 @@ import { confinedFlags, RUN_ENV } from "../../shared/permissions.ts";
 import { installLayout, LAUNCHER_NAME } from "../../shared/install_layout.ts";
 import { SHOWN_PATH_BYTES, socketPathLimit } from "../../shared/socket_location.ts";
 import { shellQuote } from "../../shared/shell.ts";
-import { SOFTWARE_VERSION } from "../../shared/version.ts";
+import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 /** Stands for the socket (and the root) while the flags are computed; never in output. */
 const SOCKET_PLACEHOLDER = "/@portreeve-mcp-socket@";
