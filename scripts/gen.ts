@@ -31,4 +31,4 @@ await Deno.writeTextFile(
   docs("errors.md"),
   withErrorTables(await Deno.readTextFile(docs("errors.md"))),
 );
-await Deno.writeTextFile(docs("compact-results.md"), compactResultsDoc());
+await Deno.writeTextFile(docs("compact-results.md"), compactResultsDoc(ALL_TOOLS));

@@ -3,7 +3,7 @@
  * step): the input bounds and why, every tool's bounded inputs read back out of its
  * advertised schema, and the bounds on answers, pages, requests, frames and the socket path.
  */
-import { INPUT_BOUNDS } from "../src/catalogue/shapes.ts";
+import { INPUT_BOUNDS } from "../src/shared/input_bounds.ts";
 import { ANSWER_BOUNDS } from "../src/shared/answer_bounds.ts";
 import { PAGE_CHARS } from "../src/catalogue/pagination.ts";
 import { ALL_TOOLS } from "../src/catalogue/index.ts";

@@ -6,7 +6,9 @@
  */
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
+import type { ToolDefinition } from "./define.ts";
+import type { ListedTool } from "./describe.ts";
+import { inToolset, type Toolset } from "../shared/options.ts";
 import { asBridgeError, failure, success } from "./result.ts";
 import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/errors.ts";
 import { withoutCredentialFields } from "./credential_fields.ts";
@@ -26,16 +28,14 @@ import {
   withTruncationNote,
 } from "../shared/answer_bounds.ts";
 
+export type { ListedTool };
+
 /**
- * One tools/list entry with what the bridge needs to know about it without loading it. Its
- * kind and capabilities are written from the definition by `deno task gen`; at run time the
- * listing is where the bridge reads them.
+ * The served listing. Not outside data: `deno task gen` writes it from the definitions, and a
+ * test holds it byte for byte to `listTools(ALL_TOOLS)`, whose type this is (JSON imports
+ * widen string literals such as `"object"`, hence the cast).
  */
-export interface ListedTool {
-  kind: ToolKind;
-  capabilities: string[];
-  tool: Tool;
-}
+const SERVED: readonly ListedTool[] = generated.tools as unknown as ListedTool[];
 
 export type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
 
@@ -59,7 +59,7 @@ export class Catalogue {
 
   constructor(
     readonly toolset: Toolset = "full",
-    listed: readonly ListedTool[] = generated.tools as unknown as ListedTool[],
+    listed: readonly ListedTool[] = SERVED,
     private readonly load: DefinitionLoader = loadDefinitions,
   ) {
     this.entries = listed.filter((entry) => inToolset(entry.kind, toolset));
@@ -186,16 +186,18 @@ export async function runTool(
   capabilities: readonly string[] = tool.capabilities ?? [],
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
-  const { compactData, compactItemChars, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  const { compactData, compactItemChars, dataSchemaOf } = await import("./compact/mod.ts");
   refuseTooDeep(args);
-  const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
+  const { detail, rest } = takeDetail(tool, args ?? {});
   const input = tool.input.safeParse(withoutHostHints(rest));
   if (!input.success) {
     throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
   }
   // An event this bridge caused reads without `origin` (the instructions state its value).
   const compact = { origin: bridgeOrigin(ctx.bridge.runId, ctx.bridge.label) };
-  const itemChars = detail === "full" ? undefined : compactItemChars(tool.name, compact);
+  // Compacted along the output schema tools/list serves for it, so the two say the same.
+  const schema = dataSchemaOf(SERVED_OUTPUTS.get(tool.name));
+  const itemChars = detail === "full" ? undefined : compactItemChars(schema, compact);
   const full = withoutCredentialFields(
     await tool.call({ ...ctx, capabilities, itemChars }, input.data),
   );
@@ -207,7 +209,7 @@ export async function runTool(
       issues: issues(checked.error),
     });
   }
-  const shown = detail === "full" ? full : compactData(tool.name, full, compact);
+  const shown = detail === "full" ? full : compactData(schema, full, compact);
   return { full, shown, summary: tool.summary(checked.data, input.data) };
 }
 
@@ -234,13 +236,16 @@ function refuseTooDeep(args: unknown): void {
   });
 }
 
+/** The output schema each tool is served with, by name. */
+const SERVED_OUTPUTS = new Map(SERVED.map(({ tool }) => [tool.name, tool.outputSchema]));
+
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */
 function takeDetail(
-  name: string,
+  tool: Pick<ToolDefinition, "name" | "detail">,
   args: unknown,
-  offered: ReadonlySet<string>,
 ): { detail?: "full"; rest: unknown } {
-  if (!offered.has(name) || typeof args !== "object" || args === null) return { rest: args };
+  const name = tool.name;
+  if (!tool.detail || typeof args !== "object" || args === null) return { rest: args };
   if (!("detail" in args)) return { rest: args };
   const { detail, ...rest } = args as Record<string, unknown>;
   if (detail !== "full") {

@@ -1,6 +1,18 @@
-/** Custody facts as tool data: ISO timestamps, and renewal failures surfaced, not swallowed. */
+/**
+ * Custody facts as tool data: custody counts in epoch milliseconds, data speaks ISO timestamps;
+ * renewal failures are surfaced, not swallowed.
+ */
 import type { CredentialKind, CustodyWarnings, RenewalFailure } from "../custody/mod.ts";
-import { iso } from "./daemon_calls.ts";
+
+/** Epoch milliseconds of a daemon timestamp. */
+export function epoch(timestamp: string): number {
+  return Date.parse(timestamp);
+}
+
+/** ISO form of epoch milliseconds, as the daemon writes them. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
 
 export function custodyView(held: { custodyExpiresAt: number; maximumCustodyExpiresAt: number }) {
   return {

@@ -68,16 +68,6 @@ export function mutate<Reply extends z.ZodType>(
   });
 }
 
-/** Epoch milliseconds of a daemon timestamp. */
-export function epoch(timestamp: string): number {
-  return Date.parse(timestamp);
-}
-
-/** ISO form of epoch milliseconds, as the daemon writes them. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 /**
  * A bridge-side page of a daemon collection that arrives whole: the filters go to the
  * daemon, the page is cut here (see pagination.ts), bound to `listing` and those filters.

@@ -3,7 +3,7 @@
  * it): what bounds each string, list and map, and which have none. The test that every input
  * is bounded and the generated table in docs/limits.md both walk schemas with this.
  */
-import { INPUT_BOUNDS } from "./shapes.ts";
+import { INPUT_BOUNDS } from "../shared/input_bounds.ts";
 
 type Schema = Record<string, unknown>;
 

@@ -6,7 +6,7 @@
  */
 import { invalidInput, invalidResponse } from "../shared/errors.ts";
 import { fitValue, NOTE_ROOM, withTruncationNote } from "../shared/answer_bounds.ts";
-import { INPUT_BOUNDS } from "./shapes.ts";
+import { INPUT_BOUNDS } from "../shared/input_bounds.ts";
 
 export type SortKey = readonly (string | number)[];
 

@@ -1,6 +1,6 @@
 /** The README's tool reference, derived from the definitions (kept in sync by a test). */
 import { ALL_TOOLS } from "./index.ts";
-import { toolsetOf } from "./define.ts";
+import { toolsetOf } from "../shared/options.ts";
 
 export const REFERENCE_START = "<!-- tool-reference:start -->";
 export const REFERENCE_END = "<!-- tool-reference:end -->";

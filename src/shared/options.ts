@@ -1,7 +1,8 @@
 /**
  * What `serve`, `config` and `doctor` accept, and what they report as this bridge's identity:
- * the toolsets, the approval modes, the label alphabet. Each command words its own errors; the
- * values and rules live only here, and the catalogue reads the same ones.
+ * the toolsets (and which kinds of tool each registers), the approval modes, the label
+ * alphabet. Each command words its own errors; the values and rules live only here, and the
+ * catalogue reads the same ones.
  */
 
 /** Identity of this bridge, reported to hosts and to the daemon (and by `--version`). */
@@ -12,6 +13,29 @@ export const PRODUCT = "portreeve-mcp";
 /** Toolsets, from smallest to largest (`serve --toolset`). */
 export const TOOLSETS = ["read", "coordinate", "full"] as const;
 export type Toolset = typeof TOOLSETS[number];
+
+/**
+ * What a tool does to the world. It fixes the MCP annotations and the smallest toolset that
+ * registers the tool: read → `read`; mutation → `coordinate`; preview/execute → `full`.
+ */
+export type ToolKind = "read" | "mutation" | "preview" | "execute";
+
+const TOOLSET_OF: Record<ToolKind, Toolset> = {
+  read: "read",
+  mutation: "coordinate",
+  preview: "full",
+  execute: "full",
+};
+
+/** The smallest toolset that registers a tool of this kind. */
+export function toolsetOf(kind: ToolKind): Toolset {
+  return TOOLSET_OF[kind];
+}
+
+/** Whether a tool of this kind is registered under `toolset`. */
+export function inToolset(kind: ToolKind, toolset: Toolset): boolean {
+  return TOOLSETS.indexOf(TOOLSET_OF[kind]) <= TOOLSETS.indexOf(toolset);
+}
 
 /**
  * How executes get a person's approval (`serve --approval`). `auto`: ask the user through the

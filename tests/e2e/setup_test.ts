@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
-import { inToolset, type ToolKind } from "../../src/catalogue/define.ts";
+import { inToolset, type ToolKind } from "../../src/shared/options.ts";
 
 /** How many tools each toolset registers, from the kinds in the served listing. */
 const kinds = listing.tools.map((entry) => entry.kind as ToolKind);

@@ -7,6 +7,7 @@
  * with the records the tool got from the daemon.
  */
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
+import { type DataSchema, dataSchemaOf } from "../../src/catalogue/compact/mod.ts";
 import {
   eventEntity,
   isFieldRef,
@@ -28,7 +29,6 @@ import {
   isObject,
   isRecord,
   resolve,
-  type Schema,
 } from "../../src/catalogue/compact/schema_nodes.ts";
 
 type Json = Record<string, unknown>;
@@ -47,21 +47,24 @@ export function statedOrigin(instructions: string): JsonValue {
   return JSON.parse(stated[1]);
 }
 
+/** The data schema tools/list serves for `tool`. */
+export function servedDataSchema(tool: string): DataSchema {
+  const listed = listing.tools.find((entry) => entry.tool.name === tool)?.tool;
+  const served = dataSchemaOf(listed?.outputSchema);
+  if (served === undefined) throw new Error(`${tool} advertises no data schema`);
+  return served;
+}
+
 /** Expands one tool's compact data back to the daemon's records. */
 export function expandResult(tool: string, data: Json, origin: JsonValue): Json {
-  const listed = listing.tools.find((entry) => entry.tool.name === tool)?.tool;
-  const output = listed?.outputSchema as Schema | undefined;
-  const properties = output?.properties;
-  if (!isObject(properties) || !isObject(properties.data)) {
-    throw new Error(`${tool} advertises no data schema`);
-  }
+  const served = servedDataSchema(tool);
   const { [PROCESS_TABLE.key]: table, ...rest } = data;
   const reader: Reader = {
-    defs: (output?.$defs ?? {}) as Defs,
+    defs: served.defs,
     table: (isObject(table) ? table : {}) as Table,
     origin,
   };
-  const schema = { ...properties.data } as Schema;
+  const schema = { ...served.data };
   // The table is the reader's, not a field of the data: nothing to restore there.
   if (isObject(schema.properties)) {
     const { [PROCESS_TABLE.key]: _table, ...fields } = schema.properties;

@@ -4,13 +4,15 @@
  * result's process table where fingerprints can occur. The notes come from ./rules.ts, the
  * same declaration the compactor and the instructions use.
  */
-import { DETAIL_TOOLS } from "./mod.ts";
 import { fieldNote, PROCESS_TABLE, ruleFor } from "./rules.ts";
 import { type Defs, isFingerprint, isObject, resolve, type Schema } from "./schema_nodes.ts";
 
-/** `detail: "full"` returns the daemon's records whole instead of the compact form. */
-export function withDetailInput(tool: string, schema: Schema): Schema {
-  if (!DETAIL_TOOLS.has(tool)) return schema;
+/**
+ * `detail: "full"` returns the daemon's records whole instead of the compact form; `offered`
+ * is the tool's own `detail` flag.
+ */
+export function withDetailInput(offered: boolean, schema: Schema): Schema {
+  if (!offered) return schema;
   const properties = {
     ...(schema.properties as Schema),
     detail: { type: "string", enum: ["full"] },

@@ -2,6 +2,7 @@
  * Stack activation lifecycle: prepare a generation, begin (one pending lease per endpoint,
  * credentials into custody), confirm / skip / abandon each endpoint, reconcile, end.
  */
+import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import {
@@ -11,17 +12,16 @@ import {
   custodyTimes,
   generation,
   handle,
-  INPUT_BOUNDS,
   pid,
   port,
   provider,
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, mutate, read } from "../daemon_calls.ts";
+import { mutate, read } from "../daemon_calls.ts";
+import { custodyView, epoch } from "../custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
 import { invalidInput } from "../../shared/errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";

@@ -28,6 +28,7 @@ const listActivations = get(
 export const activationsList = defineTool({
   name: "portreeve_activations_list",
   title: "List activations",
+  detail: true,
   kind: "read",
   capabilities: CAPS,
   description: "Stack activations, oldest first.",
@@ -55,6 +56,7 @@ export const activationsList = defineTool({
 export const activationGet = readTool({
   name: "portreeve_activation_get",
   title: "Get an activation",
+  detail: true,
   capabilities: CAPS,
   description: "One activation: state and each endpoint's port and lease expiry.",
   input: z.strictObject({ id: uuid() }),

@@ -22,6 +22,7 @@ type Listed = z.output<typeof listOperations.schema>[number];
 export const launcherOperationGet = readTool({
   name: "portreeve_launcher_operation_get",
   title: "Get launcher operation",
+  detail: true,
   capabilities: CAPS,
   description: "One launcher operation: state, deadline, outcome, evidence.",
   input: z.strictObject({ operationId: uuid() }),
@@ -36,6 +37,7 @@ export const launcherOperationGet = readTool({
 export const launcherOperationsList = defineTool({
   name: "portreeve_launcher_operations_list",
   title: "List launcher operations",
+  detail: true,
   kind: "read",
   capabilities: CAPS,
   description: "A stack's last 20 launcher operations, newest first.",

@@ -14,10 +14,10 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, mutate, read } from "../daemon_calls.ts";
+import { mutate, read } from "../daemon_calls.ts";
+import { custodyView, epoch, failureView } from "../custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../shared/errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";

@@ -16,10 +16,10 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, iso, mutate } from "../daemon_calls.ts";
+import { mutate } from "../daemon_calls.ts";
+import { custodyView, epoch, failureView, iso } from "../custody_views.ts";
 import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { custodyView, failureView } from "../custody_views.ts";
 import { invalidInput } from "../../shared/errors.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 import type { ToolContext } from "../context.ts";

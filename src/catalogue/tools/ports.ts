@@ -15,6 +15,7 @@ import { pageSummary } from "../pagination.ts";
 export const portsList = pagedReadTool({
   name: "portreeve_ports_list",
   title: "List ports",
+  detail: true,
   description: "Ports claimed, leased, running or listened on, with fresh evidence.",
   input: z.strictObject({
     ...pageInput,
@@ -39,6 +40,7 @@ export const portsList = pagedReadTool({
 export const portInspect = readTool({
   name: "portreeve_port_inspect",
   title: "Inspect a port",
+  detail: true,
   description: "One port: claim, lease, run, Docker publication, listeners and owners.",
   input: z.strictObject({ port: port() }),
   output: inventoryEntry,

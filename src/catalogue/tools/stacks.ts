@@ -1,11 +1,11 @@
 /** Stacks family (read side): registered stacks, their documents, status and validation. */
+import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
 import {
   absolutePath,
   activation,
   documentIssue,
   generation,
-  INPUT_BOUNDS,
   name128,
   nameFilter,
   pageInput,
@@ -24,6 +24,7 @@ import { pageSummary } from "../pagination.ts";
 export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
   title: "List stacks",
+  detail: true,
   description: "Registered stacks; stackRoot must be an existing absolute directory.",
   input: z.strictObject({
     ...pageInput,
@@ -42,6 +43,7 @@ export const stacksList = pagedReadTool({
 export const stackGet = readTool({
   name: "portreeve_stack_get",
   title: "Get a stack",
+  detail: true,
   description: "One stack with its normalised definition and revision.",
   input: z.strictObject({ id: uuid() }),
   output: stack,
@@ -63,6 +65,7 @@ const statusOutput = z.object({
 export const stackStatus = readTool({
   name: "portreeve_stack_status",
   title: "Stack status",
+  detail: true,
   capabilities: [Capability.stackActivations],
   description: "A stack's latest generation and activation, with fresh provider evidence.",
   input: z.strictObject({ stackId: uuid() }),

@@ -8,11 +8,11 @@ import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";
-import { compactData, DETAIL_TOOLS } from "../../../src/catalogue/compact/mod.ts";
+import { compactData } from "../../../src/catalogue/compact/mod.ts";
 import { bridgeOrigin } from "../../../src/daemon/origin.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
-import { expandResult } from "../../support/expand.ts";
+import { expandResult, servedDataSchema } from "../../support/expand.ts";
 import { runResultScenario } from "../../support/result_scenario.ts";
 import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
 
@@ -118,7 +118,7 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
   }
   const missed = ALL_TOOLS.map((t) => t.name).filter((name) => !covered.has(name));
   assert.deepEqual(missed, NEVER_SUCCEED_HERE);
-  for (const name of DETAIL_TOOLS) assert.ok(byName.has(name), name);
+  for (const { name } of ALL_TOOLS.filter((tool) => tool.detail)) assert.ok(byName.has(name), name);
 });
 
 /** The tools every call of which reaches a real daemon's refusal or a person here. */
@@ -148,7 +148,9 @@ Deno.test("a real daemon's recorded answers survive compact → expand unchanged
   const origin = recordedOrigin();
   for (const answer of recorded.answers) {
     const data = toolData(answer.tool, answer.data);
-    const compact = compactData(answer.tool, structuredClone(data), { origin }) as Json;
+    const compact = compactData(servedDataSchema(answer.tool), structuredClone(data), {
+      origin,
+    }) as Json;
     assert.deepEqual(
       expandResult(answer.tool, compact, origin),
       data,
@@ -162,9 +164,13 @@ Deno.test("a real daemon's recorded answers survive compact → expand unchanged
 
 Deno.test("process fingerprints appear once per result, referenced by pid", () => {
   const port = recorded.answers.find((a) => a.route === "GET /v1/ports?listening=true")!;
-  const page = compactData("portreeve_ports_list", { items: port.data, page: {} }, {
-    origin: null,
-  }) as Json;
+  const page = compactData(
+    servedDataSchema("portreeve_ports_list"),
+    { items: port.data, page: {} },
+    {
+      origin: null,
+    },
+  ) as Json;
   const text = JSON.stringify(page);
   const pids = Object.keys(page.processes as Json);
   assert.ok(pids.length > 0);

@@ -6,10 +6,10 @@
  * every string input of every tool (list items, map keys and values included), one character
  * over its bound and far over it, is `portreeve_invalid_input` naming that field.
  */
+import { INPUT_BOUNDS } from "../../../src/shared/input_bounds.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { INPUT_BOUNDS } from "../../../src/catalogue/shapes.ts";
 import { stringInputs, validValue } from "../../support/input_walk.ts";
 import { ANY_JSON_INPUTS, inputBounds } from "../../../src/catalogue/input_limits.ts";
 import { ok, toolRig } from "../../support/scripted_daemon.ts";

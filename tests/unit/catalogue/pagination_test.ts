@@ -12,7 +12,7 @@ import {
   unbindCursor,
 } from "../../../src/catalogue/pagination.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
-import { INPUT_BOUNDS } from "../../../src/catalogue/shapes.ts";
+import { INPUT_BOUNDS } from "../../../src/shared/input_bounds.ts";
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `c${9 - i}`, port: 9 - i }));
 const key = (item: { port: number }) => [item.port];

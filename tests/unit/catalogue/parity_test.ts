@@ -26,7 +26,7 @@ const DEPARTURES: Record<string, string> = {
   "portreeve_activation_confirm_endpoint:": "object root",
 };
 
-/** Bounds ours adds where the anchor has none (see INPUT_BOUNDS in shapes.ts). */
+/** Bounds ours adds where the anchor has none (see INPUT_BOUNDS in src/shared/input_bounds.ts). */
 const ADDED_BOUNDS = ["#maxLength", "#maxItems"];
 
 const FACTS = [

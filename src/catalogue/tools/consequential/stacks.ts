@@ -2,12 +2,12 @@
  * Receipt pairs for stack documents, stack pruning and global settings. The bridge never reads
  * or writes a file: the daemon reads and writes only `<stack root>/portreeve.stack.json`.
  */
+import { INPUT_BOUNDS } from "../../../shared/input_bounds.ts";
 import { z } from "zod";
 import {
   absolutePath,
   declared,
   documentIssue,
-  INPUT_BOUNDS,
   olderThanMilliseconds,
   port,
   revision,
