@@ -14,7 +14,7 @@ import { childEnv, confinedFlags, DAEMON_URL_HOST } from "../src/shared/permissi
 import { startSimulator } from "../src/simulator/mod.ts";
 import { TOOLSETS } from "../src/shared/options.ts";
 import { measureScrub } from "./bench/scrub.ts";
-import { envelopeOf } from "../src/catalogue/result.ts";
+import { envelopeOf } from "../src/results/result.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";
 import { manyAgentsRows } from "./bench/many_agents.ts";
 import {

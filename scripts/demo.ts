@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
 import { childEnv, confinedFlags } from "../src/shared/permissions.ts";
-import { envelopeOf } from "../src/catalogue/result.ts";
+import { envelopeOf } from "../src/results/result.ts";
 import { taskCommand, taskStep, taskUsage } from "../src/shared/hints.ts";
 
 const HELP = `usage: ${taskUsage("demo")}

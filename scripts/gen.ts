@@ -7,10 +7,10 @@
  * of them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
-import { listingText, listTools } from "../src/catalogue/describe.ts";
+import { listingText, listTools } from "../src/results/describe.ts";
 import { withReference } from "../src/catalogue/reference.ts";
 import { effectsDocument, withEffectsTable } from "../src/catalogue/effects_map.ts";
-import { compactResultsDoc } from "../src/catalogue/compact/doc.ts";
+import { compactResultsDoc } from "../src/results/compact/doc.ts";
 import { withLimitTables } from "./limits_doc.ts";
 import { withErrorTables } from "./error_docs.ts";
 

@@ -7,7 +7,7 @@
  */
 import type { Server } from "@modelcontextprotocol/server";
 import { Catalogue } from "../catalogue/catalogue.ts";
-import { failure } from "../catalogue/result.ts";
+import { failure } from "../results/result.ts";
 import type { Services } from "../catalogue/context.ts";
 import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../shared/socket_location.ts";

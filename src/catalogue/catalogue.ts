@@ -7,16 +7,16 @@
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { ToolDefinition } from "./define.ts";
-import type { ListedTool } from "./describe.ts";
+import type { ListedTool } from "../results/describe.ts";
 import { inToolset, type Toolset } from "../shared/options.ts";
-import { asBridgeError, failure, success } from "./result.ts";
+import { asBridgeError, failure, success } from "../results/result.ts";
 import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/errors.ts";
-import { withoutCredentialFields } from "./credential_fields.ts";
+import { withoutCredentialFields } from "../results/credential_fields.ts";
 import type { ToolContext } from "./context.ts";
 import { AnswerNeeded } from "../shared/host_channel.ts";
 import { deeperThan } from "../shared/depth.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
-import { type CustodyWarningView, custodyWarningView } from "./custody_views.ts";
+import { type CustodyWarningView, custodyWarningView } from "../results/custody_views.ts";
 import generated from "./tools_list.json" with { type: "json" };
 import {
   ANSWER_BOUNDS,
@@ -186,7 +186,7 @@ export async function runTool(
   capabilities: readonly string[] = tool.capabilities ?? [],
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
-  const { compactData, compactItemChars, dataSchemaOf } = await import("./compact/mod.ts");
+  const { compactData, compactItemChars, dataSchemaOf } = await import("../results/compact/mod.ts");
   refuseTooDeep(args);
   const { detail, rest } = takeDetail(tool, args ?? {});
   const input = tool.input.safeParse(withoutHostHints(rest));

@@ -7,7 +7,7 @@ import type { Memory } from "./memory.ts";
 import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
-import type { ItemChars } from "./pagination.ts";
+import type { ItemChars } from "../results/pagination.ts";
 
 export interface BridgeFacts {
   runId: string;

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
-import { type Page, paginate, scopeOf, type SortKey } from "./pagination.ts";
+import { type Page, paginate, scopeOf, type SortKey } from "../results/pagination.ts";
 import { withOutcomeCheck } from "./outcome_checks.ts";
 import type { Params, Query, Route } from "./routes.ts";
 import type { ApprovalProof } from "../daemon/gate.ts";

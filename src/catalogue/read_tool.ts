@@ -8,7 +8,7 @@ import { type AnyTool, defineTool, type ToolDefinition } from "./define.ts";
 import { type Query, read, readByPost, readPage } from "./daemon_calls.ts";
 import { type Params, type Route, segmentsOf } from "./routes.ts";
 import { page } from "./shapes.ts";
-import type { SortKey } from "./pagination.ts";
+import type { SortKey } from "../results/pagination.ts";
 
 type ReadSpec<In extends z.ZodObject, Out extends z.ZodType> =
   & Omit<ToolDefinition<In, Out>, "kind" | "call" | "routes">

@@ -15,7 +15,7 @@ import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../
 import { startDaemonHint } from "./daemon_hint.ts";
 import { detectInstallation } from "../shared/installation.ts";
 import { configureLogging } from "../shared/logging.ts";
-import { envelopeOf } from "../catalogue/result.ts";
+import { envelopeOf } from "../results/result.ts";
 
 export const DOCTOR_EXIT = {
   ok: 0,

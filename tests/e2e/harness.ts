@@ -13,7 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
-import { errorText, parseErrorText } from "../../src/catalogue/result.ts";
+import { errorText, parseErrorText } from "../../src/results/result.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
 export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/main.js", import.meta.url));

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
-import { envelopeOf } from "../../src/catalogue/result.ts";
+import { envelopeOf } from "../../src/results/result.ts";
 import {
   type Form,
   type Output,

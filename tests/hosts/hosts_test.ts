@@ -18,7 +18,7 @@ import {
   showsCode,
   showsNextStep,
 } from "./visible.ts";
-import { parseErrorText } from "../../src/catalogue/result.ts";
+import { parseErrorText } from "../../src/results/result.ts";
 import {
   checkWorksWithTable,
   definitionBytes,

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { envelope, startFakeDaemon } from "./fake_daemon.ts";
 import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
-import { PAGE_CHARS } from "../../src/catalogue/pagination.ts";
+import { PAGE_CHARS } from "../../src/results/pagination.ts";
 import { ANSWER_BOUNDS } from "../../src/shared/answer_bounds.ts";
 import { normaliseMarkdown, withSection } from "../../scripts/limits_doc.ts";
 

@@ -7,9 +7,9 @@ import { BridgeError, invalidResponse, resourceLimit } from "../../src/shared/er
 import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
-import { asBridgeError, envelopeOf } from "../../src/catalogue/result.ts";
+import { asBridgeError, envelopeOf } from "../../src/results/result.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import { bindCursor, unbindCursor } from "../../src/catalogue/pagination.ts";
+import { bindCursor, unbindCursor } from "../../src/results/pagination.ts";
 import { heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
 import { withOutcomeCheck } from "../../src/catalogue/outcome_checks.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";

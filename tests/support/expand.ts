@@ -1,13 +1,13 @@
 /**
  * The inverse of the compact result form, from what a reader is told and nothing else: the
- * rules as declared in src/catalogue/compact/rules.ts (which the server instructions state
+ * rules as declared in src/results/compact/rules.ts (which the server instructions state
  * word for word), the output schema tools/list serves for the tool (which fields a record has
  * and whether each may be null, a list or a map), and this bridge's origin (stated in the
  * instructions). It never calls the compactor. Tests expand a compact result and compare it
  * with the records the tool got from the daemon.
  */
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
-import { type DataSchema, dataSchemaOf } from "../../src/catalogue/compact/mod.ts";
+import { type DataSchema, dataSchemaOf } from "../../src/results/compact/mod.ts";
 import {
   eventEntity,
   isFieldRef,
@@ -18,7 +18,7 @@ import {
   type Rule,
   RULES,
   type Template,
-} from "../../src/catalogue/compact/rules.ts";
+} from "../../src/results/compact/rules.ts";
 import {
   branch,
   type Defs,
@@ -29,7 +29,7 @@ import {
   isObject,
   isRecord,
   resolve,
-} from "../../src/catalogue/compact/schema_nodes.ts";
+} from "../../src/results/compact/schema_nodes.ts";
 
 type Json = Record<string, unknown>;
 type Table = Record<string, Json>;

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { BUNDLE_ENTRY } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
 import { idKey, type Peer, spawnPeer, type ToolResult } from "./raw_peer.ts";
-import { envelopeOf } from "../../src/catalogue/result.ts";
+import { envelopeOf } from "../../src/results/result.ts";
 import { type LeaseFindings, leaseHistory } from "./lease_history.ts";
 
 const SIMULATOR = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));

@@ -5,7 +5,7 @@
  * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
 import { concatBytes } from "../../src/shared/bytes.ts";
-import { parseErrorText } from "../../src/catalogue/result.ts";
+import { parseErrorText } from "../../src/results/result.ts";
 import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;

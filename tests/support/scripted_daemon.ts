@@ -22,7 +22,7 @@ import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemo
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { envelopeOf } from "../../src/catalogue/result.ts";
+import { envelopeOf } from "../../src/results/result.ts";
 
 type Json = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import {
   OUTCOME_UNKNOWN,
   type Step,
 } from "../../src/shared/error_codes.ts";
-import { envelopeOf, errorEnvelope } from "../../src/catalogue/result.ts";
+import { envelopeOf, errorEnvelope } from "../../src/results/result.ts";
 import { serverInstructions } from "../../src/catalogue/instructions.ts";
 import { bridgeOrigin } from "../../src/daemon/origin.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";

@@ -19,7 +19,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { mutate, read } from "../daemon_calls.ts";
-import { custodyView, epoch } from "../custody_views.ts";
+import { custodyView, epoch } from "../../results/custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import type { ToolContext } from "../context.ts";

@@ -15,7 +15,7 @@ import { pageQuery, readTool } from "../read_tool.ts";
 import { defineTool } from "../define.ts";
 import { readPage } from "../daemon_calls.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 const CAPS = [Capability.stackActivations];
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { absolutePath, claim, nameFilter, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 export const claimsList = pagedReadTool({
   name: "portreeve_claims_list",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { generation, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 
 const CAPS = [Capability.stackActivations];

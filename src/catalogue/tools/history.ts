@@ -12,7 +12,7 @@ import {
   pageSummary,
   scopeOf,
   unbindCursor,
-} from "../pagination.ts";
+} from "../../results/pagination.ts";
 
 // The daemon pages history itself, with a cursor of its own.
 const historyRoute = get(

@@ -6,7 +6,7 @@ import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary, paginate, scopeOf } from "../pagination.ts";
+import { pageSummary, paginate, scopeOf } from "../../results/pagination.ts";
 
 const CAPS = [Capability.launcherOperations];
 /** The daemon keeps at most 20 terminal records per stack, so one request fetches them all. */

@@ -15,7 +15,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { mutate, read } from "../daemon_calls.ts";
-import { custodyView, epoch, failureView } from "../custody_views.ts";
+import { custodyView, epoch, failureView } from "../../results/custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { invalidInput } from "../../shared/errors.ts";

@@ -17,7 +17,7 @@ import {
   uuid,
 } from "../shapes.ts";
 import { mutate } from "../daemon_calls.ts";
-import { custodyView, epoch, failureView, iso } from "../custody_views.ts";
+import { custodyView, epoch, failureView, iso } from "../../results/custody_views.ts";
 import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 import { invalidInput } from "../../shared/errors.ts";

@@ -10,7 +10,7 @@ import {
 } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 export const portsList = pagedReadTool({
   name: "portreeve_ports_list",

@@ -19,7 +19,7 @@ import {
 import { get, post, reads } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",

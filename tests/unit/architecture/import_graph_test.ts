@@ -4,10 +4,13 @@
  * wrong import fails here, named, instead of surviving review. Rooms are the folders of src/;
  * no file is named here. docs/architecture.md draws the same picture.
  *
- *   cli → bridge → {transport, catalogue} → {daemon, custody}
+ *   cli → bridge → {transport, catalogue} → results → {daemon, custody}
  *
  * - A room may import any room further right in that line (not one to its left, not its
  *   neighbour in the same braces).
+ * - catalogue holds the tools (their definitions and what they call); results is the pipeline
+ *   every tool's data goes through on its way to a host (pages, compact form, bounds, the
+ *   envelope, the advertised schemas). Tools page through results, so it sits below them.
  * - shared holds the leaves every room (but the simulator) may use; it imports only itself.
  * - profiles stands beside the line: imported only by cli, it imports only shared and the
  *   host profile data in config-profiles/.
@@ -27,6 +30,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["bridge"],
   ["transport", "catalogue"],
+  ["results"],
   ["daemon", "custody"],
 ];
 
@@ -260,6 +264,8 @@ Deno.test("import graph: the rules themselves refuse what they should", () => {
   assert.match(violation("catalogue", "simulator") ?? "", /nothing in src/);
   assert.equal(violation("cli", "daemon"), undefined);
   assert.equal(violation("catalogue", "custody"), undefined);
+  assert.equal(violation("catalogue", "results"), undefined);
+  assert.match(violation("results", "catalogue") ?? "", /above/);
   assert.equal(violation("profiles", "shared"), undefined);
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { listingText, listTools } from "../../../src/catalogue/describe.ts";
-import { compactResultsDoc } from "../../../src/catalogue/compact/doc.ts";
+import { listingText, listTools } from "../../../src/results/describe.ts";
+import { compactResultsDoc } from "../../../src/results/compact/doc.ts";
 
 Deno.test("the served tools/list is derived from the definitions (run `deno task gen`)", async () => {
   const served = await Deno.readTextFile(

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ALL_TOOLS, collectTools, FAMILIES, TOOL_ORDER } from "../../../src/catalogue/index.ts";
-import { describeTool } from "../../../src/catalogue/describe.ts";
+import { describeTool } from "../../../src/results/describe.ts";
 
 type Json = Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import { BridgeError } from "../../../src/shared/errors.ts";
 import { Catalogue, type ListedTool } from "../../../src/catalogue/catalogue.ts";
 import { defineTool } from "../../../src/catalogue/define.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
-import { envelopeOf } from "../../../src/catalogue/result.ts";
+import { envelopeOf } from "../../../src/results/result.ts";
 
 /** Every route the bridge calls, declared by the tools and custody's renewers. */
 const DECLARED: Route[] = [

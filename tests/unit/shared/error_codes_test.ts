@@ -15,7 +15,7 @@ import {
   type ReasonEntry,
   reasonKey,
 } from "../../../src/shared/error_codes.ts";
-import { errorEnvelope } from "../../../src/catalogue/result.ts";
+import { errorEnvelope } from "../../../src/results/result.ts";
 import { DOCUMENT_CODES, ERROR_REASONS } from "../../../src/simulator/errors.ts";
 import documented from "../../fixtures/daemon_error_reasons.json" with { type: "json" };
 import { bridgeErrorSamples } from "../../support/error_samples.ts";

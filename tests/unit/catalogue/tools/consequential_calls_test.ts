@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../../../src/catalogue/catalogue.ts";
-import { listTools } from "../../../../src/catalogue/describe.ts";
+import { listTools } from "../../../../src/results/describe.ts";
 import type { ToolContext } from "../../../../src/catalogue/context.ts";
 import { ALL_TOOLS } from "../../../../src/catalogue/index.ts";
 
@@ -18,7 +18,7 @@ import { NO_HOST_CHANNEL } from "../../../../src/shared/host_channel.ts";
 import { pathOf, type Route } from "../../../../src/daemon/routes.ts";
 import { admit } from "../../../../src/daemon/gate.ts";
 import type { RequestCall } from "../../../../src/daemon/client.ts";
-import { envelopeOf } from "../../../../src/catalogue/result.ts";
+import { envelopeOf } from "../../../../src/results/result.ts";
 
 interface Sent {
   path: string;

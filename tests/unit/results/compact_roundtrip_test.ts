@@ -8,7 +8,7 @@ import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";
-import { compactData } from "../../../src/catalogue/compact/mod.ts";
+import { compactData } from "../../../src/results/compact/mod.ts";
 import { bridgeOrigin } from "../../../src/daemon/origin.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";

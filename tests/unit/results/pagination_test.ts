@@ -10,7 +10,7 @@ import {
   paginate,
   scopeOf,
   unbindCursor,
-} from "../../../src/catalogue/pagination.ts";
+} from "../../../src/results/pagination.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { INPUT_BOUNDS } from "../../../src/shared/input_bounds.ts";
 

@@ -4,12 +4,12 @@
  * first 250 characters hold the rule that matters.
  */
 import assert from "node:assert/strict";
-import { envelopeOf, failure, parseErrorText, success } from "../../../src/catalogue/result.ts";
+import { envelopeOf, failure, parseErrorText, success } from "../../../src/results/result.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { nextStepFor } from "../../../src/shared/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { listTools } from "../../../src/catalogue/describe.ts";
+import { listTools } from "../../../src/results/describe.ts";
 import { serverInstructions } from "../../../src/catalogue/instructions.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { inputJsonSchema, outputJsonSchema } from "../../../src/catalogue/json_schema.ts";
+import { inputJsonSchema, outputJsonSchema } from "../../../src/results/json_schema.ts";
 
 const point = z.strictObject({ x: z.int(), y: z.int() });
 

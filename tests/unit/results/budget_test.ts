@@ -9,7 +9,7 @@ import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { envelopeOf } from "../../../src/catalogue/result.ts";
+import { envelopeOf } from "../../../src/results/result.ts";
 
 type Entry = { kind: string; tool: { name: string; description: string; inputSchema: unknown } };
 const tools = listing.tools as unknown as Entry[];

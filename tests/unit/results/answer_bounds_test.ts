@@ -4,11 +4,11 @@
  * summary line that quotes a huge name (the same cases over real stdio, with frame sizes:
  * tests/reliability/answer_bounds_test.ts).
  */
-import { envelopeOf } from "../../../src/catalogue/result.ts";
+import { envelopeOf } from "../../../src/results/result.ts";
 import assert from "node:assert/strict";
 import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon.ts";
 import { ANSWER_BOUNDS } from "../../../src/shared/answer_bounds.ts";
-import { PAGE_CHARS } from "../../../src/catalogue/pagination.ts";
+import { PAGE_CHARS } from "../../../src/results/pagination.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import { recorded } from "../../support/recorded.ts";
 
