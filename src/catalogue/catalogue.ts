@@ -12,7 +12,7 @@ import { inToolset, type Toolset } from "../shared/options.ts";
 import { asBridgeError, failure, success } from "../results/result.ts";
 import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/errors.ts";
 import { withoutCredentialFields } from "../results/credential_fields.ts";
-import type { ToolContext } from "./context.ts";
+import type { ToolContext, ToolDaemon } from "./context.ts";
 import { AnswerNeeded } from "../shared/host_channel.ts";
 import { deeperThan } from "../shared/depth.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
@@ -198,8 +198,9 @@ export async function runTool(
   // Compacted along the output schema tools/list serves for it, so the two say the same.
   const schema = dataSchemaOf(SERVED_OUTPUTS.get(tool.name));
   const itemChars = detail === "full" ? undefined : compactItemChars(schema, compact);
+  const daemon = declaredRoutesOnly(ctx.daemon, tool);
   const full = withoutCredentialFields(
-    await tool.call({ ...ctx, capabilities, itemChars }, input.data),
+    await tool.call({ ...ctx, daemon, capabilities, itemChars }, input.data),
   );
   // The output schema documents and checks the fields agents act on; the daemon's record
   // is kept whole (not stripped to those fields), so nothing it says is lost.
@@ -211,6 +212,28 @@ export async function runTool(
   }
   const shown = detail === "full" ? full : compactData(schema, full, compact);
   return { full, shown, summary: tool.summary(checked.data, input.data) };
+}
+
+/**
+ * The daemon client `tool.call` gets: a request to a route its definition does not declare is
+ * this bridge's bug (answered `portreeve_internal`, logged with the tool's name), so what the
+ * definition says it calls — which the effects map, the annotations and the approval gate read
+ * — is all it can call.
+ */
+function declaredRoutesOnly(
+  daemon: ToolDaemon,
+  tool: Pick<ToolDefinition, "name" | "routes">,
+): ToolDaemon {
+  return {
+    request(route, call) {
+      if (!tool.routes.includes(route)) {
+        throw new Error(`${tool.name} requested ${route.route}, which its definition omits`);
+      }
+      return daemon.request(route, call);
+    },
+    compatibility: (signal, timeoutMs) => daemon.compatibility(signal, timeoutMs),
+    invalidate: () => daemon.invalidate(),
+  };
 }
 
 /**

@@ -36,7 +36,14 @@ export interface Services {
   receipts: ReceiptBook;
 }
 
-export interface ToolContext extends Services {
+/**
+ * The daemon as a tool sees it: requests to the routes its definition declares (the catalogue
+ * refuses any other, see `runTool`), and the compatibility probe diagnostics reports on.
+ */
+export type ToolDaemon = Pick<DaemonClient, "request" | "compatibility" | "invalidate">;
+
+export interface ToolContext extends Omit<Services, "daemon"> {
+  daemon: ToolDaemon;
   /** Aborted when the host cancels the request or the bridge shuts down. */
   signal: AbortSignal;
   /** The running tool's daemon capabilities, sent as `requiredCapabilities` on POSTs. */

@@ -68,15 +68,41 @@ export function mutate<Reply extends z.ZodType>(
   });
 }
 
+/** A page request and the filters sent with it. */
+export type PageQuery = { limit: number; afterCursor?: string } & Query;
+
+/** The input's page request and filters (the input schema gave `limit` its default). */
+export function pageQuery(input: Record<string, unknown>): PageQuery {
+  const { limit, afterCursor, ...rest } = input;
+  if (typeof limit !== "number") throw new Error("a paged tool's input has no limit");
+  return {
+    ...queryOf(rest),
+    limit,
+    afterCursor: typeof afterCursor === "string" ? afterCursor : undefined,
+  };
+}
+
+/** The fields a query string can carry. */
+export function queryOf(fields: Record<string, unknown>): Query {
+  const out: Query = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
 /**
  * A bridge-side page of a daemon collection that arrives whole: the filters go to the
- * daemon, the page is cut here (see pagination.ts), bound to `listing` and those filters.
+ * daemon, the page is cut here (see pagination.ts), bound to `listing` (the tool's name) and
+ * those filters.
  */
 export async function readPage<Item extends z.ZodType>(
   ctx: ToolContext,
   route: Route<z.ZodArray<Item>>,
   listing: string,
-  input: { limit: number; afterCursor?: string } & Query,
+  input: PageQuery,
   key: (item: z.output<Item>) => SortKey,
   /** The tool that reads one record whole, named by a record cut to fit a page. */
   readWhole: string,

@@ -29,8 +29,12 @@ export interface ToolDefinition<
   detail?: true;
   /** Daemon capabilities the tool needs (checked against the cached health). */
   capabilities?: readonly Capability[];
-  /** The daemon routes `call` uses, each with the schema its reply is checked against. */
-  routes?: readonly Route[];
+  /**
+   * Every daemon route `call` may request, each with the schema its reply is checked against
+   * and its effect (the effects map and the `destructiveHint` come from these). Load-bearing:
+   * the catalogue hands `call` a daemon client that refuses any other route.
+   */
+  routes: readonly Route[];
   /**
    * Performs the call; throws `BridgeError` for every failure. What it returns is checked
    * against `output` before anyone sees it.

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import type { ToolContext } from "../../src/catalogue/context.ts";
+import type { Services, ToolContext } from "../../src/catalogue/context.ts";
 import { Memory } from "../../src/catalogue/memory.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { daemonRenewers } from "../../src/catalogue/renewers.ts";
@@ -54,7 +54,7 @@ export class World {
   readonly dir: string;
   readonly sim: Awaited<ReturnType<typeof startSimulator>>;
   readonly seed: ReturnType<typeof seeder>;
-  readonly services: Omit<ToolContext, "capabilities" | "signal" | "host" | "bridge">;
+  readonly services: Omit<Services, "bridge">;
   readonly catalogue = new Catalogue("full");
   #made = new Map<string, Promise<Json>>();
 

@@ -214,6 +214,8 @@ export const activationCustodyExtend = defineTool({
     credentialCount: z.int(),
     ...custodyTimes,
   }),
+  // Custody's own bookkeeping: the renewals it schedules are custody's routes, not this tool's.
+  routes: [],
   call: (ctx, { activationId, custodyMinutes }) => {
     const extended = ctx.custody.extendActivation(activationId, custodyMinutes);
     return Promise.resolve({

@@ -102,6 +102,8 @@ export const diagnostics = defineTool({
     guidance: z.string().nullable(),
     error: errorShape.optional(),
   }),
+  // The probe is the client's own health check (`compatibility`), not a route request.
+  routes: [],
   async call(ctx) {
     const p = await probe(ctx);
     const b = ctx.bridge;
@@ -150,6 +152,8 @@ export const compatibility = defineTool({
     guidance: z.string().nullable(),
     error: errorShape.optional(),
   }),
+  // The probe is the client's own health check (`compatibility`), not a route request.
+  routes: [],
   async call(ctx) {
     const p = await probe(ctx);
     return {
@@ -180,7 +184,6 @@ export const healthTool = readTool({
   title: "Daemon health",
   description: "The daemon's version, protocol range, capabilities, pid and mode.",
   input: z.strictObject({}),
-  output: health,
   route: get("/v1/health", health),
   summary: (h) =>
     `PortReeve ${h.softwareVersion}, pid ${h.pid} (${h.mode}), protocol ${h.protocol.minimum}–${h.protocol.maximum}, ${h.capabilities.length} capabilities.`,

@@ -26,7 +26,6 @@ export const launcherOperationGet = readTool({
   capabilities: CAPS,
   description: "One launcher operation: state, deadline, outcome, evidence.",
   input: z.strictObject({ operationId: uuid() }),
-  output: launcherOperation,
   route: get("/v1/launcher-operations/{operationId}", launcherOperation),
   summary: (o) =>
     `${o.operation} operation ${o.id} is ${o.state}${
@@ -52,7 +51,7 @@ export const launcherOperationsList = defineTool({
     const all = await read(ctx, listOperations, { stackId }, { limit: DAEMON_MAX });
     // Newest first: invert the timestamp order through a descending key.
     const key = (o: Listed) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
-    const scope = scopeOf("launcher", { stackId });
+    const scope = scopeOf("portreeve_launcher_operations_list", { stackId });
     return paginate(all, key, {
       scope,
       limit,

@@ -30,7 +30,6 @@ export const portsList = pagedReadTool({
   }),
   item: inventoryEntry,
   route: get("/v1/ports", z.array(inventoryEntry)),
-  listing: "ports",
   readWhole: "portreeve_port_inspect (port)",
   key: (e) => [e.port],
   summary: ({ items, page }) =>
@@ -43,7 +42,6 @@ export const portInspect = readTool({
   detail: true,
   description: "One port: claim, lease, run, Docker publication, listeners and owners.",
   input: z.strictObject({ port: port() }),
-  output: inventoryEntry,
   route: get("/v1/ports/{port}", inventoryEntry),
   summary: (e) =>
     `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${

@@ -33,7 +33,6 @@ export const stacksList = pagedReadTool({
   }),
   item: stack,
   route: get("/v1/stacks", z.array(stack)),
-  listing: "stacks",
   readWhole: "portreeve_stack_get (id)",
   key: (s) => [s.project, s.stackRoot, s.id],
   summary: ({ items, page }) =>
@@ -46,7 +45,6 @@ export const stackGet = readTool({
   detail: true,
   description: "One stack with its normalised definition and revision.",
   input: z.strictObject({ id: uuid() }),
-  output: stack,
   route: get("/v1/stacks/{stackId}", stack),
   params: (input) => ({ stackId: input.id }),
   summary: (s) =>
@@ -69,7 +67,6 @@ export const stackStatus = readTool({
   capabilities: [Capability.stackActivations],
   description: "A stack's latest generation and activation, with fresh provider evidence.",
   input: z.strictObject({ stackId: uuid() }),
-  output: statusOutput,
   route: post(
     "/v1/stacks/{stackId}/status",
     statusOutput,
@@ -100,7 +97,6 @@ export const stackDocumentGet = readTool({
   description:
     "The parsed <stackRoot>/portreeve.stack.json (stackRoot absolute; never raw content).",
   input: z.strictObject({ stackRoot: absolutePath(true) }),
-  output: documentOutput,
   route: get("/v1/stack-document", documentOutput),
   send: ({ stackRoot }) => ({ stackRoot }),
   summary: (d) =>
@@ -131,7 +127,6 @@ export const stackDefinitionValidate = readTool({
       `must be at most ${INPUT_BOUNDS.definition.max} bytes as JSON (the daemon's stack file limit)`,
     ),
   }),
-  output: validationOutput,
   route: post(
     "/v1/actions/stack-definition/validate",
     validationOutput,
@@ -169,7 +164,6 @@ export const stackSnapshot = readTool({
       "must contain no whitespace or '/'",
     ),
   }),
-  output: snapshot,
   route: post(
     "/v1/stack-activations/{activationId}/snapshot",
     snapshot,

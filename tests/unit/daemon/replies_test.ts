@@ -89,6 +89,7 @@ Deno.test("a tool's own bug is portreeve_internal and reported with its stack", 
     description: "Throws a TypeError.",
     input: z.strictObject({}),
     output: z.object({ b: z.number() }),
+    routes: [],
     call: () => Promise.resolve(JSON.parse("null") as { a: number }).then((v) => ({ b: v.a })),
     summary: () => "never",
   });
