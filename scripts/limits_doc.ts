@@ -29,7 +29,7 @@ function inputBoundsTable(): string[] {
 function toolInputsTable(): string[] {
   const rows = ALL_TOOLS.map((tool) => {
     const schema = describeTool(tool).inputSchema as Record<string, unknown>;
-    const found = inputBounds(schema, schema, tool.name);
+    const found = inputBounds(schema, schema, tool.name, tool.anyJsonInputs);
     const byBound = new Map<string, string[]>();
     for (const { path, bound } of found) {
       const field = path.slice(tool.name.length + 1) || "(arguments)";

@@ -7,6 +7,7 @@ import type { ToolContext } from "./context.ts";
 import type { Route } from "./routes.ts";
 import type { Capability } from "../daemon/capabilities.ts";
 import type { ToolKind } from "../shared/options.ts";
+import type { AnyJsonInputs } from "./input_limits.ts";
 
 export interface ToolDefinition<
   In extends z.ZodObject = z.ZodObject,
@@ -27,6 +28,11 @@ export interface ToolDefinition<
    * form): on tools whose records are large enough to need it.
    */
   detail?: true;
+  /**
+   * Inputs that take any JSON value (JSON Schema cannot bound them), by field, with the
+   * INPUT_BOUNDS entry the tool's own input check refuses them over.
+   */
+  anyJsonInputs?: AnyJsonInputs;
   /** Daemon capabilities the tool needs (checked against the cached health). */
   capabilities?: readonly Capability[];
   /**

@@ -8,12 +8,10 @@ import { INPUT_BOUNDS } from "../shared/input_bounds.ts";
 type Schema = Record<string, unknown>;
 
 /**
- * Inputs that take any JSON value, which JSON Schema cannot bound: each is refused over the
- * size its INPUT_BOUNDS entry states, by its tool's own check.
+ * A tool's inputs that take any JSON value, which JSON Schema cannot bound, by field path:
+ * each is refused over the size its INPUT_BOUNDS entry states, by the tool's own check.
  */
-export const ANY_JSON_INPUTS: Readonly<Record<string, keyof typeof INPUT_BOUNDS>> = {
-  "portreeve_stack_definition_validate.definition": "definition",
-};
+export type AnyJsonInputs = Readonly<Record<string, keyof typeof INPUT_BOUNDS>>;
 
 export function resolve(schema: Schema, root: Schema): Schema {
   const ref = schema.$ref;
@@ -59,26 +57,33 @@ export interface BoundedInput {
 
 /**
  * Every string, list and map input under `raw` with what bounds it; an unbounded one is
- * reported with the bound "none". `path` starts as the tool's name.
+ * reported with the bound "none". `path` starts as the tool's name; `anyJson` is the tool's
+ * own declaration of its any-JSON inputs.
  */
-export function inputBounds(raw: Schema, root: Schema, path: string): BoundedInput[] {
+export function inputBounds(
+  raw: Schema,
+  root: Schema,
+  path: string,
+  anyJson: AnyJsonInputs = {},
+): BoundedInput[] {
   const out: BoundedInput[] = [];
   const s = resolve(raw, root);
+  const walk = (child: Schema, at: string) => out.push(...inputBounds(child, root, at, anyJson));
   if (Array.isArray(s.anyOf)) {
-    (s.anyOf as Schema[]).forEach((o) => out.push(...inputBounds(o, root, path)));
+    (s.anyOf as Schema[]).forEach((o) => walk(o, path));
     return out;
   }
   if ("const" in s || Array.isArray(s.enum)) return out;
   const types = [s.type].flat().filter((t) => t !== undefined);
-  if (types.length === 0) out.push({ path, bound: anyJsonBound(path) });
+  if (types.length === 0) out.push({ path, bound: anyJsonBound(path, anyJson) });
   if (types.includes("string")) out.push({ path, bound: describeString(s) });
   if (types.includes("array")) {
     out.push({ path, bound: typeof s.maxItems === "number" ? `≤ ${s.maxItems} items` : "none" });
-    if (typeof s.items === "object") out.push(...inputBounds(s.items as Schema, root, `${path}[]`));
+    if (typeof s.items === "object") walk(s.items as Schema, `${path}[]`);
   }
   if (types.includes("object")) {
     for (const [key, child] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
-      out.push(...inputBounds(child, root, `${path}.${key}`));
+      walk(child, `${path}.${key}`);
     }
     // A closed object (the server refuses unknown keys; the schema leaves the `false` to the
     // instructions) lists its properties; an object that takes other keys is a map.
@@ -91,15 +96,17 @@ export function inputBounds(raw: Schema, root: Schema, path: string): BoundedInp
         path,
         bound: bounded ? `≤ ${s.maxProperties} entries, keys ≤ ${keys}` : "none",
       });
-      if (typeof values === "object") out.push(...inputBounds(values as Schema, root, `${path}{}`));
+      if (typeof values === "object") walk(values as Schema, `${path}{}`);
     }
   }
   return out;
 }
 
-function anyJsonBound(path: string): string {
-  if (!Object.hasOwn(ANY_JSON_INPUTS, path)) return "none";
-  const { max, unit } = INPUT_BOUNDS[ANY_JSON_INPUTS[path]];
+/** The bound an any-JSON input's tool declares for it (`path`: the tool's name, then fields). */
+function anyJsonBound(path: string, anyJson: AnyJsonInputs): string {
+  const field = path.slice(path.indexOf(".") + 1);
+  if (!path.includes(".") || !Object.hasOwn(anyJson, field)) return "none";
+  const { max, unit } = INPUT_BOUNDS[anyJson[field]];
   return `any JSON, ≤ ${max.toLocaleString("en-US")} ${unit}`;
 }
 

@@ -121,6 +121,7 @@ export const stackDefinitionValidate = readTool({
   description: "Normalise and check a stack definition (no file touched).",
   // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
   // to judge it. The tools that write (stack_apply_preview) keep the typed schema.
+  anyJsonInputs: { definition: "definition" },
   input: z.strictObject({
     definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value").refine(
       fitsStackFile,
