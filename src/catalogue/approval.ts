@@ -339,7 +339,7 @@ function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeEr
 
 function notIssuedHere(call: ExecuteCall): BridgeError {
   return new BridgeError(
-    `portreeve_not_found`,
+    Codes.notFound,
     `This bridge did not issue receipt ${call.receiptId}, so it cannot show the user what it would do; nothing was sent to the daemon.`,
     false,
     { receiptCode: "not_found", receiptId: call.receiptId, reason: "not_previewed_here" },

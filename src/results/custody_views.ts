@@ -3,6 +3,7 @@
  * renewal failures are surfaced, not swallowed.
  */
 import type { CredentialKind, CustodyWarnings, RenewalFailure } from "../custody/mod.ts";
+import { Codes } from "../shared/errors.ts";
 
 /** Epoch milliseconds of a daemon timestamp. */
 export function epoch(timestamp: string): number {
@@ -66,7 +67,7 @@ export function custodyWarningView(warnings: CustodyWarnings): CustodyWarningVie
     parts.push(
       `${count(lapsed)} lapsed before ${lapsed === 1 ? "it" : "they"} could be renewed; ` +
         `${lapsed === 1 ? "its handle answers" : "their handles answer"} ` +
-        "portreeve_credential_unavailable from now on.",
+        `${Codes.credentialUnavailable} from now on.`,
     );
   }
   return {

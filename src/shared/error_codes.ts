@@ -271,6 +271,14 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     nextStep:
       "Read the current state (port, activation or operation); acquire or begin again if you still need it.",
   },
+  [Codes.operationDeadlinePassed]: {
+    fault: "state",
+    retryable: false,
+    meaning:
+      "A launcher operation's deadline passed before it could be renewed (the renewalFailure of its lapsed handle).",
+    nextStep:
+      "The operation lapsed: read it with portreeve_launcher_operation_get, and begin a new one if the launcher still needs it.",
+  },
   [Codes.evidenceUnavailable]: {
     fault: "setup",
     retryable: false,
@@ -423,8 +431,7 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
   [Codes.internal]: {
     fault: "bridge",
     retryable: false,
-    meaning:
-      "A bug in this bridge (only its own; the daemon's failures are portreeve_daemon_error).",
+    meaning: `A bug in this bridge (only its own; the daemon's failures are ${Codes.daemonError}).`,
     nextStep:
       "Tell the user the bridge hit a bug (its stderr log has the cause); do not repeat the same call.",
   },

@@ -61,6 +61,11 @@ export const Codes = {
   credentialUnavailable: "portreeve_credential_unavailable",
   credentialCustodyClosed: "portreeve_credential_custody_closed",
   credentialHandleCollision: "portreeve_credential_handle_collision",
+  /**
+   * Why a held launcher operation lapsed (the code of its `renewalFailure`): its deadline
+   * passed before custody could renew it.
+   */
+  operationDeadlinePassed: "portreeve_operation_deadline_passed",
 } as const;
 
 export function invalidInput(message: string, details: Details = {}): BridgeError {

@@ -3,7 +3,7 @@
  * makes it in a running bridge (no hand-built copies): the table walk and the agent-facing
  * text walk read their messages, codes and reasons from here.
  */
-import { BridgeError, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
+import { BridgeError, Codes, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
 import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
@@ -237,6 +237,15 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
       new CredentialUnavailableError({
         kind: "lease",
         failure: { code: "portreeve_lease_expired", message: "expired", at: 0 },
+      }),
+    ),
+  );
+  add(
+    "launcher operation lapsed",
+    asBridgeError(
+      new CredentialUnavailableError({
+        kind: "launcher",
+        failure: { code: Codes.operationDeadlinePassed, message: "deadline passed", at: 0 },
       }),
     ),
   );

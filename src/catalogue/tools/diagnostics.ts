@@ -125,7 +125,7 @@ export const diagnostics = defineTool({
   },
   summary(d) {
     const where = `${d.bridge.socketPath} (from ${d.bridge.socketSource})`;
-    if (d.error?.code === "portreeve_misconfigured") {
+    if (d.error?.code === Codes.misconfigured) {
       return `Not permitted to use ${where}. ${d.guidance}`;
     }
     if (!d.daemon.available) return `Daemon not reachable at ${where}. ${d.guidance}`;

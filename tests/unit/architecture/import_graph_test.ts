@@ -22,6 +22,7 @@
 import assert from "node:assert/strict";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceFiles, tokenise } from "../../support/source_text.ts";
 
 const SRC = fileURLToPath(new URL("../../../src/", import.meta.url));
 
@@ -82,43 +83,6 @@ function violation(from: string, to: string): string | undefined {
     : `${to} is above ${from} (${LAYERS.map((rooms) => rooms.join("|")).join(" → ")})`;
 }
 
-/**
- * The source with comments removed and every string literal replaced by `"#N"`, N indexing
- * `strings`, so an import spelled inside a string or a comment is not taken for one.
- */
-function tokenise(text: string): { code: string; strings: string[] } {
-  let code = "";
-  const strings: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const char = text[i];
-    const next = text[i + 1];
-    if (char === "/" && next === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (char === "/" && next === "*") {
-      const end = text.indexOf("*/", i + 2);
-      const comment = text.slice(i, end === -1 ? text.length : end + 2);
-      code += comment.replace(/[^\n]/g, " ");
-      i += comment.length;
-    } else if (char === '"' || char === "'" || char === "`") {
-      // A plain string also ends at the line's end, which keeps a quote inside a regular
-      // expression from swallowing the rest of the file.
-      let j = i + 1;
-      while (j < text.length && text[j] !== char && (char === "`" || text[j] !== "\n")) {
-        j += text[j] === "\\" ? 2 : 1;
-      }
-      const body = text.slice(i + 1, Math.min(j, text.length));
-      code += `${char}#${strings.length}${char}` + body.replace(/[^\n]/g, "");
-      strings.push(body);
-      i = j + 1;
-    } else {
-      code += char;
-      i++;
-    }
-  }
-  return { code, strings };
-}
-
 interface Import {
   specifier: string;
   line: number;
@@ -149,16 +113,7 @@ interface Edge {
 }
 
 async function readGraph(): Promise<{ files: string[]; edges: Edge[]; unreadable: string[] }> {
-  const files: string[] = [];
-  const walk = async (dir: string) => {
-    for await (const entry of Deno.readDir(join(SRC, dir))) {
-      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory) await walk(path);
-      else if (path.endsWith(".ts")) files.push(path);
-    }
-  };
-  await walk("");
-  files.sort();
+  const files = await sourceFiles(SRC);
   const edges: Edge[] = [];
   const unreadable: string[] = [];
   for (const file of files) {

@@ -49,10 +49,18 @@ Deno.test("every code the bridge can answer is in the table, daemon codes mapped
     assert.ok(ours in TABLE, `${daemonCode} → ${ours}`);
   }
   for (const { made, error } of samples) assert.ok(error.code in TABLE, `${made}: ${error.code}`);
-  // The table knows no code nobody sends.
+  // The table knows no code nobody sends (as an error's code, or as the renewal failure of a
+  // lapsed credential that an error carries).
+  const lapses = samples.flatMap(({ error }) => {
+    const failure = error.details.renewalFailure;
+    return typeof failure === "object" && failure !== null && "code" in failure
+      ? [String(failure.code)]
+      : [];
+  });
   const sent = new Set<string>([
     ...Object.values(DAEMON_CODES),
     ...samples.map((s) => s.error.code),
+    ...lapses,
   ]);
   assert.deepEqual(Object.keys(TABLE).filter((code) => !sent.has(code)), []);
 });
