@@ -8,7 +8,7 @@ import { ANSWER_BOUNDS } from "../src/shared/answer_bounds.ts";
 import { PAGE_CHARS } from "../src/results/pagination.ts";
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { describeTool } from "../src/results/describe.ts";
-import { inputBounds } from "../src/catalogue/input_limits.ts";
+import { inputBounds } from "../src/results/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
 import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
 import { socketPathLimit } from "../src/shared/socket_location.ts";

@@ -14,6 +14,7 @@ import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/err
 import { withoutCredentialFields } from "../results/credential_fields.ts";
 import type { ToolContext, ToolDaemon } from "./context.ts";
 import { AnswerNeeded } from "../shared/host_channel.ts";
+import { isObject } from "../shared/json.ts";
 import { deeperThan } from "../shared/depth.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
 import { type CustodyWarningView, custodyWarningView } from "../results/custody_views.ts";
@@ -159,10 +160,9 @@ function custodyWarning(
 const HOST_HINTS = ["wait_for_previous"];
 
 function withoutHostHints(args: unknown): unknown {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-  const record = args as Record<string, unknown>;
-  if (!HOST_HINTS.some((key) => typeof record[key] === "boolean")) return args;
-  const copy = { ...record };
+  if (!isObject(args)) return args;
+  if (!HOST_HINTS.some((key) => typeof args[key] === "boolean")) return args;
+  const copy = { ...args };
   for (const key of HOST_HINTS) if (typeof copy[key] === "boolean") delete copy[key];
   return copy;
 }
@@ -268,9 +268,8 @@ function takeDetail(
   args: unknown,
 ): { detail?: "full"; rest: unknown } {
   const name = tool.name;
-  if (!tool.detail || typeof args !== "object" || args === null) return { rest: args };
-  if (!("detail" in args)) return { rest: args };
-  const { detail, ...rest } = args as Record<string, unknown>;
+  if (!tool.detail || !isObject(args) || !("detail" in args)) return { rest: args };
+  const { detail, ...rest } = args;
   if (detail !== "full") {
     throw invalidInput(
       `Invalid arguments for ${name}: detail: must be "full" (or omitted for the compact form).`,

@@ -7,7 +7,7 @@ import type { ToolContext } from "./context.ts";
 import type { Route } from "./routes.ts";
 import type { Capability } from "../daemon/capabilities.ts";
 import type { ToolKind } from "../shared/options.ts";
-import type { AnyJsonInputs } from "./input_limits.ts";
+import type { AnyJsonInputs } from "../results/input_limits.ts";
 
 export interface ToolDefinition<
   In extends z.ZodObject = z.ZodObject,

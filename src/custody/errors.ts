@@ -1,5 +1,6 @@
 import type { CredentialKind, RenewalFailure } from "./types.ts";
 import { Codes } from "../shared/errors.ts";
+import { isObject } from "../shared/json.ts";
 
 /** Base of custody errors; `code` is one of the bridge's `Codes`. */
 export class CustodyError extends Error {
@@ -141,10 +142,8 @@ export class RenewalFailedError extends CustodyError {
 
 /** The renewer's `details`, kept only if they are plain data free of the given secrets. */
 export function safeDetails(error: unknown, secrets: readonly string[]): Record<string, unknown> {
-  const details = typeof error === "object" && error !== null
-    ? (error as Record<string, unknown>).details
-    : undefined;
-  if (typeof details !== "object" || details === null || Array.isArray(details)) return {};
+  const details = isObject(error) ? error.details : undefined;
+  if (!isObject(details)) return {};
   try {
     const json = JSON.stringify(details);
     if (secrets.some((s) => s !== "" && json.includes(s)) || TOKEN_LIKE_ONE.test(json)) return {};
@@ -175,9 +174,7 @@ export function describeFailure(
   at: number,
   secrets: readonly string[],
 ): { failure: RenewalFailure; retryable: boolean } {
-  const fields = typeof error === "object" && error !== null
-    ? error as Record<string, unknown>
-    : {};
+  const fields = isObject(error) ? error : {};
   const code = typeof fields.code === "string" && CODE.test(fields.code) &&
       !secrets.some((s) => s !== "" && fields.code === s)
     ? fields.code

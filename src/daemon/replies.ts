@@ -47,7 +47,8 @@ export function checkReply<Schema extends z.ZodType>(
   const checked = reply.schema.safeParse(data);
   if (checked.success) {
     // The daemon's record whole, not the parsed copy (which drops keys a schema does not
-    // name); the schema accepted it and reply schemas transform nothing.
+    // name). It is the schema's output because no reply schema transforms a valid value
+    // (tests/unit/daemon/replies_test.ts walks every one).
     return data as z.output<Schema>;
   }
   const issues = checked.error.issues.slice(0, 10).map(quotedIssue);

@@ -2,7 +2,8 @@
  * Custody facts as tool data: custody counts in epoch milliseconds, data speaks ISO timestamps;
  * renewal failures are surfaced, not swallowed.
  */
-import type { CredentialKind, CustodyWarnings, RenewalFailure } from "../custody/mod.ts";
+import { z } from "zod";
+import type { CustodyWarnings, RenewalFailure } from "../custody/mod.ts";
 import { Codes } from "../shared/errors.ts";
 
 /** Epoch milliseconds of a daemon timestamp. */
@@ -33,22 +34,27 @@ function renewalFailureOf({ code, message, at }: RenewalFailure) {
 /** At most this many credentials are listed per kind of trouble; the counts say the rest. */
 export const MAX_LISTED = 5;
 
-interface Listed {
-  kind: CredentialKind;
+const listed = z.object({
+  kind: z.enum(["lease", "activation", "launcher"]),
   /** Lease, activation or launcher-operation id, as the tool that acquired it returned. */
-  id: string;
-  renewalFailure: ReturnType<typeof renewalFailureOf>;
-}
+  id: z.string(),
+  renewalFailure: z.object({ code: z.string(), message: z.string(), at: z.string() }),
+});
 
-/** `custodyWarning` of a result envelope: small, and only while something is wrong. */
-export interface CustodyWarningView {
-  message: string;
-  atRiskCount: number;
+/**
+ * `custodyWarning` of a result envelope: small, and only while something is wrong. A schema,
+ * so a program reading a result back (doctor, the tests) checks it instead of trusting it.
+ */
+export const custodyWarningSchema = z.object({
+  message: z.string(),
+  atRiskCount: z.int(),
   /** The credentials at risk, soonest expiry first, each with when it expires. */
-  atRisk: (Listed & { expiresAt: string })[];
-  lapsedCount: number;
-  lapsed: Listed[];
-}
+  atRisk: z.array(listed.extend({ expiresAt: z.string() })),
+  lapsedCount: z.int(),
+  lapsed: z.array(listed),
+});
+
+export type CustodyWarningView = z.output<typeof custodyWarningSchema>;
 
 export function custodyWarningView(warnings: CustodyWarnings): CustodyWarningView {
   const atRisk = [...warnings.atRisk].sort((a, b) => a.expiresAt - b.expiresAt);

@@ -11,8 +11,7 @@
  * daemon may add fields.
  */
 import { z } from "zod";
-
-type Json = Record<string, unknown>;
+import { isObject, type Json } from "../shared/json.ts";
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -136,10 +135,6 @@ function walk(value: unknown, output: boolean): unknown {
 function isPlainString(value: unknown): boolean {
   return typeof value === "object" && value !== null && Object.keys(value).length === 1 &&
     (value as Json).type === "string";
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isEmpty(value: unknown): boolean {

@@ -5,6 +5,7 @@
  * refused instead of silently returning an odd page.
  */
 import { invalidInput, invalidResponse } from "../shared/errors.ts";
+import { isObject } from "../shared/json.ts";
 import { fitValue, NOTE_ROOM, withTruncationNote } from "../shared/answer_bounds.ts";
 import { INPUT_BOUNDS } from "../shared/input_bounds.ts";
 
@@ -146,6 +147,11 @@ function keyPart(text: string): string {
   return text.slice(0, end);
 }
 
+function isSortKey(value: unknown): value is SortKey {
+  return Array.isArray(value) &&
+    value.every((part) => typeof part === "string" || typeof part === "number");
+}
+
 function encodeCursor(body: CursorBody): string {
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   const cursor = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
@@ -157,11 +163,9 @@ function encodeCursor(body: CursorBody): string {
 }
 
 function decodeCursor(cursor: string, scope: string): SortKey {
-  const body = openCursor(cursor, scope);
-  const valid = Array.isArray(body.k) &&
-    body.k.every((k) => typeof k === "string" || typeof k === "number");
-  if (!valid) throw foreignCursor();
-  return body.k as SortKey;
+  const { k } = openCursor(cursor, scope);
+  if (!isSortKey(k)) throw foreignCursor();
+  return k;
 }
 
 /** A cursor's body once it is known to be ours and issued for `scope`. */
@@ -173,15 +177,9 @@ function openCursor(cursor: string, scope: string): Record<string, unknown> {
   } catch {
     throw foreignCursor();
   }
-  if (typeof body !== "object" || body === null) {
-    throw foreignCursor();
-  }
-  const fields = body as Record<string, unknown>;
-  if (fields.v !== 1 || typeof fields.s !== "string") {
-    throw foreignCursor();
-  }
-  if (fields.s !== scope) throw scopeMismatch();
-  return fields;
+  if (!isObject(body) || body.v !== 1 || typeof body.s !== "string") throw foreignCursor();
+  if (body.s !== scope) throw scopeMismatch();
+  return body;
 }
 
 /**

@@ -22,9 +22,11 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../shared/errors.ts";
+import { isObject } from "../shared/json.ts";
 import { nextStepFor } from "../shared/error_codes.ts";
 import { CustodyError } from "../custody/mod.ts";
-import { type CustodyWarningView, warningSummary } from "./custody_views.ts";
+import { custodyWarningSchema, type CustodyWarningView, warningSummary } from "./custody_views.ts";
+import { z } from "zod";
 
 export interface ErrorEnvelope {
   code: string;
@@ -49,7 +51,7 @@ export function success(
   const head = warning ? `${summary} ${warningSummary(warning)}` : summary;
   return {
     content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
-    structuredContent: envelope as Record<string, unknown>,
+    structuredContent: envelope,
   };
 }
 
@@ -84,17 +86,32 @@ function parseErrorResult(
 ): { error: ErrorEnvelope; custodyWarning?: CustodyWarningView } | undefined {
   const match = ERROR_TEXT.exec(text);
   if (match === null) return undefined;
-  const [, code, retryable, head, nextStep, custody, details] = match;
+  const [, code, retryable, head, nextStep, custody, detailsText] = match;
   // With a custody warning, the head line ends with its one-sentence summary.
   const message = custody === undefined ? head : head.replace(/ Custody warning: [^\n]*$/, "");
+  const details = detailsText === undefined ? undefined : parsedJson(detailsText);
+  const warning = custody === undefined
+    ? undefined
+    : custodyWarningSchema.safeParse(parsedJson(custody));
+  if (details !== undefined && !isObject(details)) return undefined;
+  if (warning !== undefined && !warning.success) return undefined;
   const error: ErrorEnvelope = {
     code,
     message,
     retryable: retryable === "retryable",
     nextStep,
-    ...(details === undefined ? {} : { details: JSON.parse(details) }),
+    ...(details === undefined ? {} : { details }),
   };
-  return custody === undefined ? { error } : { error, custodyWarning: JSON.parse(custody) };
+  return warning === undefined ? { error } : { error, custodyWarning: warning.data };
+}
+
+/** JSON text's value; undefined when it is not JSON. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 export function errorEnvelope(error: BridgeError): ErrorEnvelope {
@@ -108,23 +125,29 @@ export function errorEnvelope(error: BridgeError): ErrorEnvelope {
   };
 }
 
+/** A success's structuredContent, as `success` writes it. */
+const SUCCESS = z.object({
+  ok: z.literal(true),
+  data: z.unknown(),
+  custodyWarning: custodyWarningSchema.optional(),
+});
+
 /**
  * The envelope of a result, for programs (doctor, tests): a success's structuredContent, an
  * error's text read back. Throws when the result has neither shape.
  */
 export function envelopeOf(result: object): Envelope {
-  const structured: unknown = Reflect.get(result, "structuredContent");
-  if (isRecord(structured)) return structured as Envelope;
+  const structured = SUCCESS.safeParse(Reflect.get(result, "structuredContent"));
+  if (structured.success) {
+    const { data, custodyWarning } = structured.data;
+    return { ok: true, data, ...(custodyWarning ? { custodyWarning } : {}) };
+  }
   const content: unknown = Reflect.get(result, "content");
   const first: unknown = Array.isArray(content) ? content[0] : undefined;
-  const text = isRecord(first) && typeof first.text === "string" ? first.text : undefined;
+  const text = isObject(first) && typeof first.text === "string" ? first.text : undefined;
   const read = text === undefined ? undefined : parseErrorResult(text);
   if (read) return { ok: false, ...read };
   throw new Error(`not a tool result envelope: ${JSON.stringify(result).slice(0, 300)}`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A summary must stay one line: the JSON after the newline is what programs parse. */

@@ -3,6 +3,7 @@
  * in both protocol eras. Built on the SDK's low-level `Server` so tools/list is served from
  * a list we build once instead of regenerating JSON Schema on every request.
  */
+import { isObject } from "../shared/json.ts";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
@@ -114,8 +115,4 @@ export function asksForms(capabilities: unknown): boolean {
   const elicitation = isObject(capabilities) ? Reflect.get(capabilities, "elicitation") : undefined;
   if (!isObject(elicitation)) return false;
   return !("url" in elicitation) || "form" in elicitation;
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

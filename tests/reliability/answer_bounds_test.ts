@@ -13,8 +13,7 @@ import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/ra
 import { PAGE_CHARS } from "../../src/results/pagination.ts";
 import { ANSWER_BOUNDS } from "../../src/shared/answer_bounds.ts";
 import { normaliseMarkdown, withSection } from "../../scripts/limits_doc.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../src/shared/json.ts";
 
 const MB = 1024 * 1024;
 const ROOT = "/w/" + "r".repeat(600_000);

@@ -27,8 +27,8 @@ import {
 } from "../support/raw_peer.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { stringInputs } from "../support/input_walk.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../src/shared/json.ts";
+import type { Schema } from "../../src/results/compact/schema_nodes.ts";
 
 const MAX_FRAME = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -102,8 +102,6 @@ function oracle(line: Uint8Array): Expect | "skip" {
   if (hasId && ("result" in m || "error" in m)) return { kind: "none" };
   return invalid();
 }
-
-type Schema = Record<string, unknown>;
 
 function resolve(schema: Schema, root: Schema): Schema {
   const ref = schema.$ref;

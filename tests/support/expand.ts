@@ -8,11 +8,11 @@
  */
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { type DataSchema, dataSchemaOf } from "../../src/results/compact/mod.ts";
+import { isObject, type Json, type JsonValue } from "../../src/shared/json.ts";
 import {
   eventEntity,
   isFieldRef,
   isLatestRef,
-  type JsonValue,
   latestOf,
   PROCESS_TABLE,
   type Rule,
@@ -26,12 +26,10 @@ import {
   isArray,
   isFingerprint,
   isMap,
-  isObject,
   isRecord,
   resolve,
 } from "../../src/results/compact/schema_nodes.ts";
 
-type Json = Record<string, unknown>;
 type Table = Record<string, Json>;
 
 interface Reader {

@@ -3,9 +3,8 @@
  * argument object, every bounded node with its path, and for each string (value or map key)
  * the arguments that make just that string one character too long, or far too long.
  */
-import { resolve, stringBound } from "../../src/catalogue/input_limits.ts";
-
-type Schema = Record<string, unknown>;
+import { resolve, stringBound } from "../../src/results/input_limits.ts";
+import type { Schema } from "../../src/results/compact/schema_nodes.ts";
 
 /** A value `raw` accepts (required properties only, empty lists and maps). */
 export function validValue(raw: Schema, root: Schema): unknown {

@@ -23,8 +23,7 @@ import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { envelopeOf } from "../../src/results/result.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../src/shared/json.ts";
 
 /** One daemon request as a tool made it: GETs carry a query, POSTs a body (no client block). */
 export interface Sent {

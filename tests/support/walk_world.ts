@@ -20,8 +20,7 @@ import type { ApprovalMode } from "../../src/shared/options.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import { seeder } from "../e2e/seed.ts";
 import { FakeClock } from "./fake_clock.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../src/shared/json.ts";
 
 /** How a call can reach the person, and what the bridge's approval mode is. */
 export interface Situation {

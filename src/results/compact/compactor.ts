@@ -10,7 +10,6 @@ import {
   eventEntity,
   isFieldRef,
   isLatestRef,
-  type JsonValue,
   latestOf,
   PROCESS_TABLE,
   ruleFor,
@@ -23,14 +22,12 @@ import {
   isArray,
   isFingerprint,
   isMap,
-  isObject,
   isRecord,
   resolve,
   same,
   type Schema,
 } from "./schema_nodes.ts";
-
-type Json = Record<string, unknown>;
+import { isObject, type Json, type JsonValue } from "../../shared/json.ts";
 
 export interface CompactContext {
   /** This bridge's origin: an event that came from it is written without `origin`. */

@@ -7,7 +7,8 @@
  * instead.
  */
 import { compact, type CompactContext } from "./compactor.ts";
-import { type Defs, isObject, type Schema } from "./schema_nodes.ts";
+import type { Defs, Schema } from "./schema_nodes.ts";
+import { isObject } from "../../shared/json.ts";
 
 export type { CompactContext };
 

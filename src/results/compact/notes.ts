@@ -5,7 +5,8 @@
  * same declaration the compactor and the instructions use.
  */
 import { fieldNote, PROCESS_TABLE, ruleFor } from "./rules.ts";
-import { type Defs, isFingerprint, isObject, resolve, type Schema } from "./schema_nodes.ts";
+import { type Defs, isFingerprint, resolve, type Schema } from "./schema_nodes.ts";
+import { isObject } from "../../shared/json.ts";
 
 /**
  * `detail: "full"` returns the daemon's records whole instead of the compact form; `offered`

@@ -13,10 +13,7 @@
  *
  * A leaf module: the server states the rules at start-up, before anything else loads.
  */
-
-export type JsonValue = string | number | boolean | null | JsonValue[] | {
-  [key: string]: JsonValue;
-};
+import type { JsonValue } from "../../shared/json.ts";
 
 /**
  * A value built from fields of the same record: `{ $: "name" }` stands for that field,

@@ -4,12 +4,10 @@
  * walk data and schema together with these, so both see the same record boundaries.
  */
 import { PROCESS_TABLE } from "./rules.ts";
+import { isObject } from "../../shared/json.ts";
 
 export type Schema = Record<string, unknown>;
 export type Defs = Record<string, Schema>;
-
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The node a `$ref` points at (only `#/$defs/<name>` is used), or the node itself. */
 export function resolve(node: unknown, defs: Defs): Schema {

@@ -24,8 +24,8 @@ import { HEALTH_ROUTE } from "../../../src/daemon/replies.ts";
 import { declaredRoutes, matches, type Route } from "../../../src/daemon/routes.ts";
 import { canBeConsequential, effectOf, isValueRule } from "../../../src/daemon/effects.ts";
 import { type Situation, STACK, World } from "../../support/walk_world.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../../src/shared/json.ts";
+import type { Schema } from "../../../src/results/compact/schema_nodes.ts";
 
 /** History events that only a consequential request produces (protocol §4.11). */
 const CONSEQUENTIAL_EVENTS = new Set([
@@ -189,8 +189,6 @@ const CASES: Record<string, (w: World) => Promise<Json>> = {
   launcher_operation_get: async (w) => pick(await w.operation(), "operationId"),
   launcher_operations_list: async (w) => pick(await w.stack(), "stackId"),
 };
-
-type Schema = Record<string, unknown>;
 
 /** Every enum field of an advertised input schema (nested objects and maps included). */
 function enumFields(schema: Schema, path: string[] = []): { path: string[]; values: unknown[] }[] {

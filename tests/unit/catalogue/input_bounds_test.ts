@@ -11,10 +11,10 @@ import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { stringInputs, validValue } from "../../support/input_walk.ts";
-import { inputBounds } from "../../../src/catalogue/input_limits.ts";
+import { inputBounds } from "../../../src/results/input_limits.ts";
 import { ok, toolRig } from "../../support/scripted_daemon.ts";
+import type { Schema } from "../../../src/results/compact/schema_nodes.ts";
 
-type Schema = Record<string, unknown>;
 const tools = listing.tools.map((entry) => entry.tool) as unknown as {
   name: string;
   inputSchema: Schema;

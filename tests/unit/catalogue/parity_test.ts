@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import { ALL_TOOLS, collectTools, FAMILIES, TOOL_ORDER } from "../../../src/catalogue/index.ts";
 import { describeTool } from "../../../src/results/describe.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../../src/shared/json.ts";
 
 /** The reference bridge's tool names and input schemas (prose removed), recorded once. */
 const anchor = JSON.parse(

@@ -11,8 +11,7 @@ import { ANSWER_BOUNDS } from "../../../src/shared/answer_bounds.ts";
 import { PAGE_CHARS } from "../../../src/results/pagination.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import { recorded } from "../../support/recorded.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../../src/shared/json.ts";
 
 function claim(n: number, project: string, workspaceRoot: string): Json {
   return {

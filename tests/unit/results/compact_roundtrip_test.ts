@@ -15,8 +15,8 @@ import { startSimulator } from "../../../src/simulator/mod.ts";
 import { expandResult, servedDataSchema } from "../../support/expand.ts";
 import { runResultScenario } from "../../support/result_scenario.ts";
 import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
+import type { Json } from "../../../src/shared/json.ts";
 
-type Json = Record<string, unknown>;
 const bytes = (value: unknown) => JSON.stringify(value).length;
 
 Deno.test("every tool's compact data expands back to the simulator's records", async () => {

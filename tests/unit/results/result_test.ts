@@ -13,8 +13,7 @@ import { listTools } from "../../../src/results/describe.ts";
 import { serverInstructions } from "../../../src/catalogue/instructions.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../../src/shared/json.ts";
 
 function split(text: string): { line: string; json: unknown } {
   const cut = text.indexOf("\n");

@@ -4,6 +4,7 @@
  * sends only the receipt and the explicit target, and the daemon acts or replays.
  */
 import { z } from "zod";
+import type { Json } from "../../../shared/json.ts";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
@@ -31,8 +32,6 @@ const CAPS = [Capability.mcpFoundations];
 
 /** Preview-description sentence; each preview carries it, so it stays short. */
 export const APPROVAL = "Needs the user's explicit approval.";
-
-type Json = Record<string, unknown>;
 
 const target = z.object({ type: z.string(), id: z.string() });
 

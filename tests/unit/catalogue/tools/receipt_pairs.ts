@@ -13,8 +13,7 @@ import {
   type Sent,
   toolRig,
 } from "../../../support/scripted_daemon.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../../../src/shared/json.ts";
 
 export interface ReceiptPair {
   stem: string;

@@ -4,8 +4,7 @@
  * is bounded and the generated table in docs/limits.md both walk schemas with this.
  */
 import { INPUT_BOUNDS } from "../shared/input_bounds.ts";
-
-type Schema = Record<string, unknown>;
+import type { Schema } from "./compact/schema_nodes.ts";
 
 /**
  * A tool's inputs that take any JSON value, which JSON Schema cannot bound, by field path:
