@@ -26,7 +26,7 @@ import {
   requestFrame,
   type ToolResult,
 } from "../tests/support/raw_peer.ts";
-import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/reliability/unread_host.ts";
+import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/load/unread_host.ts";
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
@@ -270,7 +270,7 @@ rows.push([
 ]);
 await peer.close();
 
-// ── Memory while the host reads nothing, then drains (tests/reliability/memory_test.ts) ──
+// ── Memory while the host reads nothing, then drains (tests/load/memory_test.ts) ──────
 // The test's floods, run the same way; fewer ~1 MiB calls by default (each takes ~5 ms).
 const LARGE_FLOOD = Number(Deno.env.get("BENCH_LARGE_FLOOD") ?? 2_000);
 for (
@@ -335,7 +335,7 @@ rows.push(...await resultRows());
 await sim.close();
 await Deno.remove(dir, { recursive: true });
 
-// ── Many agents on one slow daemon (tests/reliability/many_agents_test.ts at scale) ───────
+// ── Many agents on one slow daemon (tests/load/many_agents_test.ts at scale) ──────────────
 if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
 
 /**

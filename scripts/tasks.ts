@@ -214,6 +214,7 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
     ],
   },
   "test:reliability": suite("tests/reliability/"),
+  "test:load": suite("tests/load/"),
   "test:hosts": suite("tests/hosts/"),
 };
 

@@ -5,20 +5,20 @@
  */
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { Catalogue } from "../../../../src/catalogue/catalogue.ts";
-import { listTools } from "../../../../src/results/describe.ts";
-import type { ToolContext } from "../../../../src/catalogue/context.ts";
-import { ALL_TOOLS } from "../../../../src/catalogue/index.ts";
+import { Catalogue } from "../../../../../src/catalogue/catalogue.ts";
+import { listTools } from "../../../../../src/results/describe.ts";
+import type { ToolContext } from "../../../../../src/catalogue/context.ts";
+import { ALL_TOOLS } from "../../../../../src/catalogue/index.ts";
 
 const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
-import { showSetting } from "../../../../src/catalogue/tools/consequential/stacks.ts";
-import { BridgeError } from "../../../../src/shared/errors.ts";
-import { ReceiptBook } from "../../../../src/catalogue/receipt_book.ts";
-import { NO_HOST_CHANNEL } from "../../../../src/shared/host_channel.ts";
-import { pathOf, type Route } from "../../../../src/daemon/routes.ts";
-import { admit } from "../../../../src/daemon/gate.ts";
-import type { RequestCall } from "../../../../src/daemon/client.ts";
-import { envelopeOf } from "../../../../src/results/result.ts";
+import { showSetting } from "../../../../../src/catalogue/tools/consequential/stacks.ts";
+import { BridgeError } from "../../../../../src/shared/errors.ts";
+import { ReceiptBook } from "../../../../../src/catalogue/receipt_book.ts";
+import { NO_HOST_CHANNEL } from "../../../../../src/shared/host_channel.ts";
+import { pathOf, type Route } from "../../../../../src/daemon/routes.ts";
+import { admit } from "../../../../../src/daemon/gate.ts";
+import type { RequestCall } from "../../../../../src/daemon/client.ts";
+import { envelopeOf } from "../../../../../src/results/result.ts";
 
 interface Sent {
   path: string;

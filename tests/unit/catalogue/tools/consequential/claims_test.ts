@@ -1,20 +1,21 @@
 /** Receipt tools on ports and claims (reclaim, reassign, delete, prune) against a scripted daemon. */
-import { ok } from "../../../support/scripted_daemon.ts";
-import { recorded } from "../../../support/recorded.ts";
+import { ok } from "../../../../support/scripted_daemon.ts";
+import { recorded } from "../../../../support/recorded.ts";
 import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
 const CLAIM = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";
 
 const reclaim = recorded(30);
 pinReceiptPair({
-  stem: "port_reclaim",
   preview: {
+    tool: "portreeve_port_reclaim_preview",
     args: { port: 18080, policy: "graceful" },
     reply: reclaim.reply,
     sent: reclaim.sent,
     summary: /^Reclaim port 18080 with graceful: would terminate pid 14390 \(node\)/,
   },
   execute: {
+    tool: "portreeve_port_reclaim_execute",
     args: (receiptId) => ({ receiptId, port: 18080 }),
     reply: executed({ outcome: "terminated", reason: null }),
     sent: (receiptId) => post("/v1/actions/ports/18080/reclaim/execute", { receiptId }),
@@ -25,14 +26,15 @@ pinReceiptPair({
 const deletion = recorded(38);
 const deleted = recorded(40);
 pinReceiptPair({
-  stem: "claim_delete",
   preview: {
+    tool: "portreeve_claim_delete_preview",
     args: { claimId: CLAIM },
     reply: deletion.reply,
     sent: deletion.sent,
     summary: /^Delete claim /,
   },
   execute: {
+    tool: "portreeve_claim_delete_execute",
     args: (receiptId) => ({ receiptId, claimId: CLAIM }),
     reply: deleted.reply,
     sent: () => deleted.sent,
@@ -42,8 +44,8 @@ pinReceiptPair({
 
 const claim = deletion.data.observed.claim;
 pinReceiptPair({
-  stem: "claim_reassign",
   preview: {
+    tool: "portreeve_claim_reassign_preview",
     args: { claimId: CLAIM, preferredPort: 18090 },
     reply: ok({
       receiptId: "5b0c7a4e-2222-4333-8444-555566667777",
@@ -57,6 +59,7 @@ pinReceiptPair({
     summary: /to port 18090/,
   },
   execute: {
+    tool: "portreeve_claim_reassign_execute",
     args: (receiptId) => ({ receiptId, claimId: CLAIM }),
     reply: executed({ assignedPort: 18090 }),
     sent: (receiptId) => post(`/v1/actions/claims/${CLAIM}/reassign/execute`, { receiptId }),
@@ -66,14 +69,15 @@ pinReceiptPair({
 
 const prune = recorded(142);
 pinReceiptPair({
-  stem: "claims_prune",
   preview: {
+    tool: "portreeve_claims_prune_preview",
     args: { olderThanMilliseconds: 0 },
     reply: prune.reply,
     sent: prune.sent,
     summary: /No claim to prune/,
   },
   execute: {
+    tool: "portreeve_claims_prune_execute",
     args: (receiptId) => ({ receiptId }),
     reply: executed({ deletedClaimIds: [], skipped: [] }, false),
     sent: (receiptId) => post("/v1/actions/claims/prune/execute", { receiptId }),

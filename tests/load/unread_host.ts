@@ -8,7 +8,7 @@
 import { spawnBridgeProcess, withSimulator } from "../e2e/harness.ts";
 import { MAX_FRAME_BYTES } from "../../src/transport/frames.ts";
 import { readMemory, sleep } from "../support/raw_peer.ts";
-import { envelope, HEALTH } from "./fake_daemon.ts";
+import { envelope, HEALTH } from "../reliability/fake_daemon.ts";
 
 const encoder = new TextEncoder();
 

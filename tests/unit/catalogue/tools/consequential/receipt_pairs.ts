@@ -12,13 +12,13 @@ import {
   type Reply,
   type Sent,
   toolRig,
-} from "../../../support/scripted_daemon.ts";
-import type { Json } from "../../../../src/shared/json.ts";
+} from "../../../../support/scripted_daemon.ts";
+import type { Json } from "../../../../../src/shared/json.ts";
 
 export interface ReceiptPair {
-  stem: string;
-  preview: { args: Json; reply: Reply; sent: Sent; summary: RegExp };
+  preview: { tool: string; args: Json; reply: Reply; sent: Sent; summary: RegExp };
   execute: {
+    tool: string;
     args: (receiptId: string) => Json;
     /** The daemon's `result` (or a whole recorded reply). */
     reply: Reply;
@@ -38,8 +38,8 @@ export function executed(result: Json, changed = true): Reply {
 }
 
 export function pinReceiptPair(pair: ReceiptPair): void {
-  const previewTool = `portreeve_${pair.stem}_preview`;
-  const executeTool = `portreeve_${pair.stem}_execute`;
+  const previewTool = pair.preview.tool;
+  const executeTool = pair.execute.tool;
 
   Deno.test(`${previewTool} → ${executeTool}: routes, bodies, receipt and outcome`, async () => {
     await using rig = toolRig(inOrder(pair.preview.reply, pair.execute.reply));

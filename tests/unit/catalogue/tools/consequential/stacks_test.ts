@@ -1,18 +1,19 @@
 /** Receipt tools on stacks and settings (apply, prune, settings update) against a scripted daemon. */
-import { recorded } from "../../../support/recorded.ts";
+import { recorded } from "../../../../support/recorded.ts";
 import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
 const apply = recorded(56);
 const applied = recorded(58);
 pinReceiptPair({
-  stem: "stack_apply",
   preview: {
+    tool: "portreeve_stack_apply_preview",
     args: apply.sent.payload,
     reply: apply.reply,
     sent: apply.sent,
     summary: /portreeve\.stack\.json/,
   },
   execute: {
+    tool: "portreeve_stack_apply_execute",
     args: (receiptId) => ({ receiptId, stackRoot: "/home/dev/work/demo-stack" }),
     reply: applied.reply,
     sent: () => applied.sent,
@@ -22,14 +23,15 @@ pinReceiptPair({
 
 const prune = recorded(144);
 pinReceiptPair({
-  stem: "stacks_prune",
   preview: {
+    tool: "portreeve_stacks_prune_preview",
     args: { olderThanMilliseconds: 0 },
     reply: prune.reply,
     sent: prune.sent,
     summary: /stack/,
   },
   execute: {
+    tool: "portreeve_stacks_prune_execute",
     args: (receiptId) => ({ receiptId }),
     reply: executed({ deletedStackIds: [], skipped: [] }, false),
     sent: (receiptId) => post("/v1/actions/stacks/prune/execute", { receiptId }),
@@ -39,14 +41,15 @@ pinReceiptPair({
 
 const settings = recorded(140);
 pinReceiptPair({
-  stem: "settings_update",
   preview: {
+    tool: "portreeve_settings_update_preview",
     args: { updates: { excludedPorts: [18099] } },
     reply: settings.reply,
     sent: settings.sent,
     summary: /excludedPorts/,
   },
   execute: {
+    tool: "portreeve_settings_update_execute",
     args: (receiptId) => ({ receiptId }),
     reply: executed({ settings: settings.data.proposal.proposed }),
     sent: (receiptId) => post("/v1/actions/settings/execute", { receiptId }),
