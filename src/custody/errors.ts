@@ -1,4 +1,4 @@
-import type { CredentialKind, RenewalFailure } from "./types.ts";
+import type { CredentialKind, RenewalFailure } from "./group.ts";
 import { Codes } from "../shared/errors.ts";
 import { isObject } from "../shared/json.ts";
 

@@ -49,7 +49,7 @@ import type {
   Outcome,
   RenewalFailure,
   Renewers,
-} from "./types.ts";
+} from "./group.ts";
 
 /** What remains of a credential erased after a terminal renewal failure (no secret). */
 interface Tombstone {

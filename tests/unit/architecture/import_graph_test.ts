@@ -173,7 +173,7 @@ Deno.test("import graph: the reader sees the imports it should", () => {
   assert.ok(has("bridge/mod.ts", "catalogue/catalogue.ts"), "static import");
   assert.ok(has("cli/main.ts", "cli/serve.ts"), "dynamic import");
   assert.ok(has("profiles/hosts.ts", "../config-profiles/claude.json"), "JSON import");
-  assert.ok(has("custody/group.ts", "custody/types.ts"), "import type across lines");
+  assert.ok(has("custody/vault.ts", "custody/group.ts"), "import type across lines");
   const sample = importsOf([
     "// import { x } from './commented.ts';",
     "/* import('./also_commented.ts') */",

@@ -1,3 +1,4 @@
+/** The vault's lifecycle: custody windows, extension, settlement, replay lookups and close. */
 import assert from "node:assert/strict";
 import { holdLauncherO1, setupCustody as setup, T } from "../../support/custody_fixture.ts";
 import {
@@ -193,19 +194,6 @@ Deno.test("an activation or launcher handle used with the wrong owner is unavail
   await custody.close();
 });
 
-Deno.test("replay lookups return the existing handles while held", async () => {
-  const { custody, t0 } = setup();
-  const lease = custody.holdLease({ leaseId: "L9", token: T, expiresAt: t0 + 15_000 });
-  const act = holdThree(custody, t0);
-  const op = holdLauncherO1(custody, t0);
-  assert.deepEqual(custody.heldLease("L9"), lease);
-  assert.deepEqual(custody.heldActivation("A1"), act);
-  assert.deepEqual(custody.heldLauncher("O1"), op);
-  assert.equal(custody.heldLease("L1"), undefined, "activation leases are not standalone leases");
-  assert.equal(custody.heldActivation("O1"), undefined);
-  await custody.close();
-});
-
 Deno.test("holding the same id again replaces the old secret and handle", async () => {
   const { clock, renewers, custody, t0 } = setup();
   const old = custody.holdLease({ leaseId: "L1", token: T + "old", expiresAt: t0 + 15_000 });
@@ -246,4 +234,17 @@ Deno.test("close() aborts renewals, cancels timers, erases everything", async ()
   await custody.close();
   await clock.advance(60 * MINUTE_MS);
   assert.equal(renewers.calls.length, 3);
+});
+
+Deno.test("replay lookups return the existing handles while held", async () => {
+  const { custody, t0 } = setup();
+  const lease = custody.holdLease({ leaseId: "L9", token: T, expiresAt: t0 + 15_000 });
+  const act = holdThree(custody, t0);
+  const op = holdLauncherO1(custody, t0);
+  assert.deepEqual(custody.heldLease("L9"), lease);
+  assert.deepEqual(custody.heldActivation("A1"), act);
+  assert.deepEqual(custody.heldLauncher("O1"), op);
+  assert.equal(custody.heldLease("L1"), undefined, "activation leases are not standalone leases");
+  assert.equal(custody.heldActivation("O1"), undefined);
+  await custody.close();
 });

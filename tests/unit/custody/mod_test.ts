@@ -1,3 +1,4 @@
+/** What custody promises as a module: no public result, error, event or line holds a secret. */
 import assert from "node:assert/strict";
 import { holdLauncherO1 } from "../../support/custody_fixture.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
