@@ -309,8 +309,8 @@ Deno.test("fuzz: every bad frame gets a well-formed answer, stdout stays frames 
         for (const { id, label, path, key } of sent) {
           const m = await peer.response(id, 30_000);
           assertInvalid(label, m);
-          const issues = ((m.result as { structuredContent: { error: { details: Json } } })
-            .structuredContent.error.details.issues ?? []) as { path: string }[];
+          const details = envelopeOf(m.result as ToolResult).error?.details;
+          const issues = (details?.issues ?? []) as { path: string }[];
           const named = key
             ? issues.some((i) => i.path.startsWith(path ? `${path}.` : ""))
             : issues.some((i) => i.path === path);
