@@ -41,7 +41,14 @@ try {
 }
 
 async function runDemo(): Promise<void> {
-  const sim = await startSimulator({ socketPath });
+  // Demos may run side by side (the tests run one per reader form): each leases from its own
+  // stretch of the automatic range, starting below the OS ephemeral range that leases skip, so
+  // two never hand out the same free port at once.
+  const start = 10_240 + 100 * Math.floor(Math.random() * 200);
+  const sim = await startSimulator({
+    socketPath,
+    settings: { automaticPortRanges: [{ start, end: 49_151 }] },
+  });
   try {
     await seedDemo(socketPath, dir);
     await walkSession();

@@ -49,12 +49,19 @@ const TEST = [
 
 const TEST_ARGS = "Extra arguments go to `deno test` after the folders (e.g. --filter NAME).";
 
-/** Bundle first (the e2e suites run the bundle), then these test folders. */
-function suite(...folders: string[]): TaskDefinition {
+/**
+ * Bundle first (the e2e suites run the bundle), then these test folders. `parallel` runs test
+ * files side by side, one per core (each file makes its own temporary world); the load
+ * scenarios run alone, since what they measure (renewal timing, memory) is what a
+ * neighbour would disturb.
+ */
+function suite(folders: string[], { parallel }: { parallel: boolean }): TaskDefinition {
   return {
     args: "[deno test arguments...]",
     help: TEST_ARGS,
-    steps: [{ task: "bundle" }, { deno: [...TEST, ...folders] }],
+    steps: [{ task: "bundle" }, {
+      deno: [...TEST, ...(parallel ? ["--parallel"] : []), ...folders],
+    }],
   };
 }
 
@@ -186,7 +193,7 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
       { deno: ["check", "main.ts", "src/", "tests/", "scripts/"] },
     ],
   },
-  test: suite("tests/unit", "tests/e2e"),
+  test: suite(["tests/unit", "tests/e2e"], { parallel: true }),
   "test:live": {
     args: "[deno test arguments...]",
     help: `${TEST_ARGS} Set PORTREEVE_LIVE_SOCKET to the socket of a real daemon.`,
@@ -213,9 +220,9 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
       { deno: ["fmt", "-q", "README.md", "docs"] },
     ],
   },
-  "test:reliability": suite("tests/reliability/"),
-  "test:load": suite("tests/load/"),
-  "test:hosts": suite("tests/hosts/"),
+  "test:reliability": suite(["tests/reliability/"], { parallel: true }),
+  "test:load": suite(["tests/load/"], { parallel: false }),
+  "test:hosts": suite(["tests/hosts/"], { parallel: false }),
 };
 
 /**

@@ -27,7 +27,6 @@ import {
 } from "../support/raw_peer.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { stringInputs } from "../support/input_walk.ts";
-import type { Json } from "../../src/shared/json.ts";
 import type { Schema } from "../../src/results/compact/schema_nodes.ts";
 
 const MAX_FRAME = 1024 * 1024;

@@ -194,6 +194,45 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
   }
 });
 
+/**
+ * A daemon that hangs is answered at the client's deadlines, here made short (the bridge's own
+ * are DEFAULT_TIMEOUTS): with no verdict cached, the compatibility probe waits as long as the
+ * call would (a daemon serving one request at a time may be busy, not hung); with one cached,
+ * the call waits its read deadline. A guard signal far past the deadline turns a deadline that
+ * never fires into a failure (portreeve_cancelled) instead of a hang.
+ */
+Deno.test("hang: unavailable (timeout) at the call's deadline, cold and with a cached verdict", async () => {
+  const READ_MS = 600;
+  const t = await setup({ readMs: READ_MS, probeMs: 100 });
+  const timed = async () => {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(READ_MS * 10);
+    const error = await failure(t.client.request(CONFIG, { signal }));
+    return { error, ms: performance.now() - started };
+  };
+  try {
+    t.sim.control.setFault("hang");
+    const cold = await timed();
+    assert.equal(cold.error.code, "portreeve_unavailable", cold.error.message);
+    assert.equal(cold.error.details.reason, "timeout");
+    assert.ok(cold.ms >= READ_MS - 50, `the probe waited the call's deadline (${cold.ms} ms)`);
+
+    t.sim.control.setFault("none");
+    assert.ok(await t.client.request(CONFIG), "recovers, and caches a verdict");
+    t.sim.control.setFault("hang");
+    const warm = await timed();
+    assert.equal(warm.error.code, "portreeve_unavailable", warm.error.message);
+    assert.equal(warm.error.details.reason, "timeout");
+    assert.ok(warm.ms >= READ_MS - 50, `waited the read deadline (${warm.ms} ms)`);
+
+    t.sim.control.setFault("none");
+    assert.ok(await t.client.request(CONFIG), "works again without a new client");
+  } finally {
+    t.sim.control.setFault("none");
+    await t.done();
+  }
+});
+
 Deno.test("an incompatible daemon is refused before the call is sent", async () => {
   const dir = await Deno.makeTempDir();
   const socketPath = `${dir}/d.sock`;
