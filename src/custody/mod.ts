@@ -94,26 +94,4 @@ export {
 export { HANDLE_PATTERN, isHandle } from "./handle.ts";
 export { CredentialFragments, FRAGMENT_LENGTH, REDACTED } from "./fragments.ts";
 export { Custody } from "./vault.ts";
-export type {
-  ActivationExtension,
-  ActivationLeaseUse,
-  AtRisk,
-  CredentialKind,
-  CustodyEvent,
-  CustodyOptions,
-  CustodyWarnings,
-  ErasedReason,
-  Extension,
-  HeldActivation,
-  HeldActivationLease,
-  HeldLauncher,
-  HeldLease,
-  Lapsed,
-  LauncherHeartbeat,
-  LauncherRenewal,
-  LauncherUse,
-  LeaseUse,
-  Outcome,
-  RenewalFailure,
-  Renewers,
-} from "./group.ts";
+export type * from "./group.ts";

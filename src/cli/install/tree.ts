@@ -12,20 +12,28 @@ const ENTRY = fileURLToPath(new URL("../../../main.ts", import.meta.url));
 
 export class BuildError extends Error {}
 
+/**
+ * `deno bundle`'s arguments for `entry` into `outdir`: self-contained, minified, code-split
+ * (the bundle task builds dist/ with the same).
+ */
+export function bundleArgs(outdir: string, entry: string): string[] {
+  return [
+    "bundle",
+    "--quiet",
+    "--frozen",
+    "--minify",
+    "--platform=deno",
+    "--code-splitting",
+    "--outdir",
+    outdir,
+    entry,
+  ];
+}
+
 /** `deno bundle` of main.ts into `outdir`, with the Deno that runs this code. */
 async function bundle(outdir: string): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--frozen",
-      "--minify",
-      "--platform=deno",
-      "--code-splitting",
-      "--outdir",
-      outdir,
-      ENTRY,
-    ],
+    args: bundleArgs(outdir, ENTRY),
     stdout: "piped",
     stderr: "piped",
   }).output();

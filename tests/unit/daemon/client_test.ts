@@ -1,6 +1,6 @@
 /** The daemon client against the simulator on a real Unix socket. */
 import assert from "node:assert/strict";
-import { DaemonClient } from "../../../src/daemon/client.ts";
+import { daemonRig } from "../../support/daemon_rig.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
@@ -10,27 +10,8 @@ import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
 /** The client checks every reply against the schema its route declares (loose here). */
 const CONFIG = get("/v1/config", z.looseObject({}));
 
-async function setup(timeouts = {}, maxResponseBytes?: number) {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  const client = new DaemonClient({
-    socketPath,
-    runId: crypto.randomUUID(),
-    label: "unit",
-    timeouts,
-    maxResponseBytes,
-  });
-  return {
-    sim,
-    client,
-    socketPath,
-    async done() {
-      client.close();
-      await sim.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+function setup(timeouts = {}, maxResponseBytes?: number) {
+  return daemonRig({ label: "unit", timeouts, maxResponseBytes });
 }
 
 async function failure(promise: Promise<unknown>): Promise<BridgeError> {
@@ -234,23 +215,15 @@ Deno.test("hang: unavailable (timeout) at the call's deadline, cold and with a c
 });
 
 Deno.test("an incompatible daemon is refused before the call is sent", async () => {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const sim = await startSimulator({
-    socketPath,
-    observeHost: false,
-    protocol: { minimum: 2, maximum: 3 },
-  });
-  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
+  const rig = await daemonRig({}, { protocol: { minimum: 2, maximum: 3 } });
+  const { sim, client } = rig;
   try {
     const error = await failure(client.request(CONFIG));
     assert.equal(error.code, "portreeve_incompatible");
     assert.equal(error.retryable, false);
     assert.equal(sim.requests.filter((r) => r.path === "/v1/config").length, 0);
   } finally {
-    client.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await rig.done();
   }
 });
 
