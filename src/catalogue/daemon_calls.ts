@@ -13,18 +13,14 @@ import type { ApprovalProof } from "../daemon/gate.ts";
 export { id } from "./routes.ts";
 export type { Query } from "./routes.ts";
 
+/** A GET, with the tool's signal and capabilities. */
 export function read<Reply extends z.ZodType>(
   ctx: ToolContext,
   route: Route<Reply>,
   params: Params = {},
   query: Query = {},
 ): Promise<z.output<Reply>> {
-  return ctx.daemon.request(route, {
-    params,
-    query,
-    signal: ctx.signal,
-    capabilities: ctx.capabilities,
-  });
+  return ctx.daemon.request(route, { ...asTool(ctx), params, query });
 }
 
 /** A POST that only reads (status, resolve, snapshot, validate): safe to re-send once. */
@@ -34,13 +30,12 @@ export function readByPost<Reply extends z.ZodType>(
   params: Params = {},
   body: Record<string, unknown> = {},
 ): Promise<z.output<Reply>> {
-  return ctx.daemon.request(route, {
-    params,
-    body,
-    signal: ctx.signal,
-    capabilities: ctx.capabilities,
-    safe: true,
-  });
+  return ctx.daemon.request(route, { ...asTool(ctx), params, body, safe: true });
+}
+
+/** What every request made for a tool carries: its signal and its capabilities. */
+function asTool(ctx: ToolContext): { signal: AbortSignal; capabilities: readonly string[] } {
+  return { signal: ctx.signal, capabilities: ctx.capabilities };
 }
 
 /**

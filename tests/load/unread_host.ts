@@ -7,7 +7,7 @@
  */
 import { spawnBridgeProcess, withSimulator } from "../e2e/harness.ts";
 import { MAX_FRAME_BYTES } from "../../src/transport/frames.ts";
-import { readMemory, sleep } from "../support/raw_peer.ts";
+import { openingFrames, readMemory, sleep } from "../support/raw_peer.ts";
 import { envelope, HEALTH } from "../reliability/fake_daemon.ts";
 
 const encoder = new TextEncoder();
@@ -23,18 +23,7 @@ export interface FloodKind {
   daemon: "simulator" | "slow";
 }
 
-const opening = encoder.encode(
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id: "init",
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "unread-host", version: "0" },
-    },
-  }) + "\n" + JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n",
-);
+const opening = encoder.encode(openingFrames("init", "unread-host"));
 
 /** Requests whose whole text is `{"jsonrpc":"2.0","id":N,` then a shared tail. */
 function sharedTail(tail: string): (id: number) => Uint8Array[] {

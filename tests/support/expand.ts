@@ -19,21 +19,13 @@ import {
   RULES,
   type Template,
 } from "../../src/results/compact/rules.ts";
-import {
-  branch,
-  type Defs,
-  emptyValue,
-  isArray,
-  isFingerprint,
-  isMap,
-  isRecord,
-  resolve,
-} from "../../src/results/compact/schema_nodes.ts";
+// The expander reads schema nodes as the compactor does (the same record boundaries), no more.
+import * as nodes from "../../src/results/compact/schema_nodes.ts";
 
 type Table = Record<string, Json>;
 
 interface Reader {
-  defs: Defs;
+  defs: nodes.Defs;
   table: Table;
   origin: JsonValue;
 }
@@ -73,35 +65,35 @@ export function expandResult(tool: string, data: Json, origin: JsonValue): Json 
 
 /** `parent`: the record (as expanded) a value sits in, directly or in one of its lists. */
 function expand(node: unknown, value: unknown, reader: Reader, parent: Json | undefined): unknown {
-  const schema = branch(node, value, reader.defs);
+  const schema = nodes.branch(node, value, reader.defs);
   if (Array.isArray(value)) {
-    return isArray(schema)
+    return nodes.isArray(schema)
       ? value.map((item) => expand(schema.items, item, reader, parent))
       : value;
   }
   if (!isObject(value)) return value;
-  if (isFingerprint(schema)) {
+  if (nodes.isFingerprint(schema)) {
     // `{pid}` alone stands for the table's fingerprint of that pid.
     const keys = Object.keys(value);
     return keys.length === 1 && keys[0] === PROCESS_TABLE.by
       ? reader.table[String(value[PROCESS_TABLE.by])]
       : value;
   }
-  if (isMap(schema)) {
+  if (nodes.isMap(schema)) {
     if (!isObject(schema.additionalProperties)) return value;
-    const values = resolve(schema.additionalProperties, reader.defs);
+    const values = nodes.resolve(schema.additionalProperties, reader.defs);
     return Object.fromEntries(
       Object.entries(value).map(([key, child]) => [key, expand(values, child, reader, parent)]),
     );
   }
-  if (!isRecord(schema)) return value;
+  if (!nodes.isRecord(schema)) return value;
   const out: Json = { ...value };
   const declared = Object.keys(schema.properties);
   const missing = (field: string) => declared.includes(field) && !Object.hasOwn(out, field);
   // Fields no rule names first: a rule may read them (e.g. confirmedAt).
   for (const field of declared.filter(missing)) {
     if (RULES.some((rule) => rule.field === field)) continue;
-    const empty = emptyValue(schema.properties[field], reader.defs);
+    const empty = nodes.emptyValue(schema.properties[field], reader.defs);
     if (empty !== undefined) out[field] = empty;
   }
   for (const rule of RULES) {

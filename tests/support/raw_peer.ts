@@ -6,22 +6,13 @@
  */
 import { concatBytes } from "../../src/shared/bytes.ts";
 import { parseErrorText } from "../../src/results/result.ts";
-import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
+import { type BridgeOptions, type Envelope, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;
 export type Message = Record<string, unknown> & { id?: Id | null };
 
-export interface ToolEnvelope {
-  ok: boolean;
-  data?: Record<string, unknown>;
-  error?: {
-    code: string;
-    message: string;
-    retryable: boolean;
-    nextStep: string;
-    details: Record<string, unknown>;
-  };
-}
+/** A result's envelope as tests read it, the same for the raw peer and the SDK client. */
+export type ToolEnvelope = Envelope;
 
 export interface ToolResult {
   isError?: boolean;

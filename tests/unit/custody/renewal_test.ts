@@ -16,6 +16,14 @@ const lapsed = (code: string, at: number) => (e: unknown) =>
   e.renewalFailure.at === at && e.message.includes("could no longer be renewed") &&
   e.message.includes(code) && e.message.includes(new Date(at).toISOString());
 
+/** Activation "A1" holding leases "L1" and "L2", both with 15 s left. */
+function holdTwo(custody: Custody, t0: number) {
+  return custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
+  ]);
+}
+
 Deno.test("a transient failure keeps the credential and is reported on the next use", async () => {
   const { clock, renewers, custody, events, t0 } = setup();
   const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });
@@ -121,10 +129,7 @@ Deno.test("tombstones keep the handle's binding and are bounded", async () => {
 
 Deno.test("a tombstoned activation handle used with another activation says nothing", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  const act = custody.holdActivation("A1", [
-    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
-    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
-  ]);
+  const act = holdTwo(custody, t0);
   renewers.failNext(new FakeRenewalError("portreeve_lease_not_pending", false));
   await clock.advance(5_000);
   for (const { handle } of act.leases) {
@@ -163,10 +168,7 @@ Deno.test("a renewal racing settlement does not resurrect the credential", async
 
 Deno.test("a batch rejected because a sibling settled mid-flight is retried, not fatal", async () => {
   const { clock, renewers, custody, events, t0 } = setup();
-  const act = custody.holdActivation("A1", [
-    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
-    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
-  ]);
+  const act = holdTwo(custody, t0);
   const release = renewers.block();
   await clock.advance(5_000);
   custody.settleActivationLeases("A1", new Set(["L2"])); // L1 confirmed meanwhile
@@ -188,10 +190,7 @@ Deno.test("a batch rejected because a sibling settled mid-flight is retried, not
 
 Deno.test("a successful batch racing a partial settlement updates only held leases", async () => {
   const { clock, renewers, custody, t0 } = setup();
-  const act = custody.holdActivation("A1", [
-    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
-    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
-  ]);
+  const act = holdTwo(custody, t0);
   const release = renewers.block();
   await clock.advance(5_000);
   custody.settleActivationLeases("A1", new Set(["L2"]));

@@ -4,6 +4,7 @@
  * summary line that quotes a huge name (the same cases over real stdio, with frame sizes:
  * tests/reliability/answer_bounds_test.ts).
  */
+import { claimRecord } from "../../support/records.ts";
 import { envelopeOf } from "../../../src/results/result.ts";
 import assert from "node:assert/strict";
 import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon.ts";
@@ -14,23 +15,7 @@ import { recorded } from "../../support/recorded.ts";
 import type { Json } from "../../../src/shared/json.ts";
 
 function claim(n: number, project: string, workspaceRoot: string): Json {
-  return {
-    id: `00000000-0000-4000-8000-00000000000${n}`,
-    identity: {
-      project,
-      workspaceRoot,
-      service: "web",
-      component: "web",
-      endpoint: "http",
-      transport: "tcp",
-    },
-    mode: "sticky",
-    assignedPort: 41000 + n,
-    preferredPort: null,
-    exactPort: null,
-    assignmentExpiresAt: null,
-    lastUsedAt: "2026-12-01T10:00:00.000Z",
-  };
+  return claimRecord(n, { project, workspaceRoot, component: "web" });
 }
 
 const HUGE = "/w/" + "r".repeat(600_000);

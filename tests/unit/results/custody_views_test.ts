@@ -5,17 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { daemonError, ok, type Reply, toolRig } from "../../support/scripted_daemon.ts";
-import { recorded } from "../../support/recorded.ts";
+import { recorded, RECORDED_ACQUIRE } from "../../support/recorded.ts";
 
-const ACQUIRE = {
-  claim: {
-    project: "anchor-demo",
-    workspaceRoot: "/home/dev/work/demo-app",
-    component: "api",
-    endpoint: "http",
-  },
-  allocation: { preferredPort: 18080 },
-};
+const ACQUIRE = RECORDED_ACQUIRE;
 
 /** A call that never reaches the daemon: any result must carry the warning. */
 const UNRELATED = {

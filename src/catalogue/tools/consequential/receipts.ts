@@ -148,11 +148,12 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
       const { effect, blockers, noop } = spec.explain(preview);
       const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
       const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
+      const { receiptId, action, expiresAt } = preview;
       ctx.receipts.remember({
-        receiptId: preview.receiptId,
-        action: preview.action,
+        receiptId,
+        action,
         target: spec.target(input),
-        expiresAt: preview.expiresAt,
+        expiresAt,
         question: question([
           say`The agent asks to make this change: ${effect}`,
           ...blockedLine,
@@ -161,10 +162,10 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
       });
       const approval = approvalRoute(ctx);
       return {
-        receiptId: preview.receiptId,
-        action: preview.action,
+        receiptId,
+        action,
         target: preview.target,
-        expiresAt: preview.expiresAt,
+        expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
         // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
         summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
