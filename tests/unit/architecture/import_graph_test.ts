@@ -2,7 +2,8 @@
  * The rooms of src/ and the direction imports may take between them, read from the source
  * text itself (static imports and re-exports, `import type`, and `import("…")`), so that a
  * wrong import fails here, named, instead of surviving review. Rooms are the folders of src/;
- * no file is named here. docs/architecture.md draws the same picture.
+ * no file is named here. docs/architecture.md draws the same picture and names every room
+ * (tested below).
  *
  *   cli → bridge → {transport, catalogue} → results → {daemon, custody}
  *
@@ -17,6 +18,8 @@
  * - simulator stands alone: it imports nothing outside itself, and nothing in src/ imports it
  *   (tests and scripts may use both).
  * - src/ itself holds no module: every file belongs to a room.
+ * - The rooms that serve tool calls never import the permission set: code running inside the
+ *   confined process is handed what it needs instead (the one promise here about a file).
  * - No circles at all, between rooms or between files.
  */
 import assert from "node:assert/strict";
@@ -236,4 +239,27 @@ Deno.test("import graph: no circles between rooms", () => {
     .filter(({ from, to }) => roomOf(from) !== roomOf(to))
     .map(({ from, to, line }) => ({ from: roomOf(from), to: roomOf(to), line }));
   assert.deepEqual(circles(rooms, between), []);
+});
+
+Deno.test("import graph: docs/architecture.md names every room", async () => {
+  const doc = await Deno.readTextFile(new URL("../../../docs/architecture.md", import.meta.url));
+  const rooms = [...new Set(graph.files.map(roomOf))];
+  assert.deepEqual(rooms.filter((room) => !doc.includes(`src/${room}/`)), [], "rooms not named");
+  for (const room of [...LAYERS.flat(), SHARED, PROFILES, SIMULATOR]) {
+    assert.ok(rooms.includes(room), `the rules name ${room}, which src/ does not have`);
+  }
+});
+
+/** The one permission set; only cli and profiles build flags from it. */
+const PERMISSIONS = "shared/permissions.ts";
+/** The rooms whose code runs inside the confined bridge to serve a call. */
+const SERVING = ["bridge", "transport", "catalogue", "results", "daemon", "custody"];
+
+Deno.test("import graph: the rooms that serve tool calls never import the permission set", () => {
+  const wrong = graph.edges.filter(({ from, to }) =>
+    to === PERMISSIONS && SERVING.includes(roomOf(from))
+  )
+    .map(({ from, line }) => `src/${from}:${line}`);
+  assert.deepEqual(wrong, []);
+  assert.ok(graph.edges.some(({ to }) => to === PERMISSIONS), `${PERMISSIONS} is read at all`);
 });
