@@ -7,11 +7,11 @@ import {
   comparable,
   inOrder,
   ok,
-  pinDaemonErrors,
   type Reply,
   type ToolRig,
   toolRig,
 } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";

@@ -3,7 +3,8 @@
  * token in custody and hands out a handle; confirm and abandon send that token, once.
  */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded, RECORDED_ACQUIRE } from "../../../support/recorded.ts";
 
 const ACQUIRE = RECORDED_ACQUIRE;

@@ -1,12 +1,7 @@
 /** Ports family against a scripted daemon: what each tool asks for and what it hands back. */
 import assert from "node:assert/strict";
-import {
-  comparable,
-  inOrder,
-  pinDaemonErrors,
-  pinDetail,
-  toolRig,
-} from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("ports_list: filters go to the daemon as its query; the page is cut here", async () => {

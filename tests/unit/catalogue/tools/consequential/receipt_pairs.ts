@@ -8,11 +8,11 @@ import {
   comparable,
   inOrder,
   ok,
-  pinDaemonErrors,
   type Reply,
   type Sent,
   toolRig,
 } from "../../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../../support/pins.ts";
 import type { Json } from "../../../../../src/shared/json.ts";
 
 export interface ReceiptPair {
