@@ -9,7 +9,6 @@ import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../src/daemon/rep
 import { isDeclared, pathOf, type Route } from "../../src/daemon/routes.ts";
 import { admit } from "../../src/daemon/gate.ts";
 import type { z } from "zod";
-import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
