@@ -203,7 +203,7 @@ export class UnixHttp {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   let message = error.message;
-  const cause = (error as { cause?: unknown }).cause;
+  const cause = error.cause;
   if (cause instanceof Error && !message.includes(cause.message)) message += `: ${cause.message}`;
   // The runtime names the request's URL, whose host is only a placeholder over the socket.
   return message.replace(/\s+/g, " ").replace(/ ?(for url )?\(?https?:\/\/[^\s)]*\)?/g, "")
