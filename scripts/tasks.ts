@@ -58,17 +58,19 @@ function confined(args: string, command: string): TaskDefinition {
 }
 
 /**
- * Bundle first (the e2e suites run the bundle), then these test folders. `parallel` runs test
+ * Bundle first (the e2e suites run the bundle), then these test folders. Types are `check`'s
+ * job (it checks every file of the repository), so the suites only run. `parallel` runs test
  * files side by side, one per core (each file makes its own temporary world); the load
  * scenarios run alone, since what they measure (renewal timing, memory) is what a
  * neighbour would disturb.
  */
 function suite(folders: string[], { parallel }: { parallel: boolean }): TaskDefinition {
+  const side = parallel ? ["--parallel"] : [];
   return {
     args: "[deno test arguments...]",
     help: TEST_ARGS,
     steps: [{ task: "bundle" }, {
-      deno: ["test", ...TEST_PERMISSIONS, ...(parallel ? ["--parallel"] : []), ...folders],
+      deno: ["test", ...TEST_PERMISSIONS, "--no-check", ...side, ...folders],
     }],
   };
 }
