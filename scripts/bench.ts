@@ -12,12 +12,11 @@
  */
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { childEnv } from "../src/child_env.ts";
-import { confinedFlags, DAEMON_URL_HOST } from "../src/permissions.ts";
+import { childEnv, confinedFlags, DAEMON_URL_HOST } from "../src/shared/permissions.ts";
 import { startSimulator } from "../src/simulator/mod.ts";
-import { TOOLSETS } from "../src/toolsets.ts";
+import { TOOLSETS } from "../src/shared/options.ts";
 import { measureScrub } from "./bench/scrub.ts";
-import { envelopeOf } from "../src/catalogue/result.ts";
+import { envelopeOf } from "../src/results/result.ts";
 import { runResultScenario } from "../tests/support/result_scenario.ts";
 import { manyAgentsRows } from "./bench/many_agents.ts";
 import {
@@ -29,7 +28,7 @@ import {
   requestFrame,
   type ToolResult,
 } from "../tests/support/raw_peer.ts";
-import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/reliability/unread_host.ts";
+import { LARGE_CALL, PING, TOOLS_LIST, unreadFlood } from "../tests/load/unread_host.ts";
 import reference from "../tests/fixtures/reference_results.json" with { type: "json" };
 import { BENCH_JSON, BenchRun, performanceDoc, withBenchBlocks } from "./bench/report.ts";
 import { writeFormatted } from "./doc_blocks.ts";
@@ -279,7 +278,7 @@ rows.push([
 ]);
 await peer.close();
 
-// ── Memory while the host reads nothing, then drains (tests/reliability/memory_test.ts) ──
+// ── Memory while the host reads nothing, then drains (tests/load/memory_test.ts) ──────
 // The test's floods, run the same way; fewer ~1 MiB calls by default (each takes ~5 ms).
 const LARGE_FLOOD = Number(Deno.env.get("BENCH_LARGE_FLOOD") ?? 2_000);
 for (
@@ -345,7 +344,7 @@ rows.push(...await resultRows());
 await sim.close();
 await Deno.remove(dir, { recursive: true });
 
-// ── Many agents on one slow daemon (tests/reliability/many_agents_test.ts at scale) ───────
+// ── Many agents on one slow daemon (tests/load/many_agents_test.ts at scale) ──────────────
 if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
 
 /**

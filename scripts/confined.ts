@@ -7,9 +7,10 @@
  *   scripts/confined.ts run ENTRY ARGS...
  *   scripts/confined.ts compile ENTRY OUTPUT
  */
-import { confinedFlags } from "../src/permissions.ts";
-import { locateSocket, SocketPathError } from "../src/socket_location.ts";
-import { taskCommand, taskUsage } from "../src/hints.ts";
+import { denoChild } from "./task.ts";
+import { confinedFlags } from "../src/shared/permissions.ts";
+import { locateSocket, SocketPathError } from "../src/shared/socket_location.ts";
+import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 
 const USAGE = `usage: ${taskUsage("confined")} run ENTRY [ARGS...]
        ${taskUsage("confined")} compile ENTRY OUTPUT [--socket PATH]`;
@@ -72,14 +73,4 @@ const args = mode === "run"
     entry,
   ];
 
-const child = new Deno.Command(Deno.execPath(), {
-  args,
-  stdin: "inherit",
-  stdout: "inherit",
-  stderr: "inherit",
-}).spawn();
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => child.kill(signal));
-}
-const status = await child.status;
-Deno.exit(status.code);
+Deno.exit(await denoChild(args));

@@ -9,10 +9,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath } from "node:url";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
-import { confinedFlags } from "../src/permissions.ts";
-import { childEnv } from "../src/child_env.ts";
-import { envelopeOf } from "../src/catalogue/result.ts";
-import { taskCommand, taskStep, taskUsage } from "../src/hints.ts";
+import { childEnv, confinedFlags } from "../src/shared/permissions.ts";
+import { envelopeOf } from "../src/results/result.ts";
+import { taskCommand, taskStep, taskUsage } from "../src/shared/hints.ts";
 
 const HELP = `usage: ${taskUsage("demo")}
 
@@ -42,7 +41,14 @@ try {
 }
 
 async function runDemo(): Promise<void> {
-  const sim = await startSimulator({ socketPath });
+  // Demos may run side by side (the tests run one per reader form): each leases from its own
+  // stretch of the automatic range, starting below the OS ephemeral range that leases skip, so
+  // two never hand out the same free port at once.
+  const start = 10_240 + 100 * Math.floor(Math.random() * 200);
+  const sim = await startSimulator({
+    socketPath,
+    settings: { automaticPortRanges: [{ start, end: 49_151 }] },
+  });
   try {
     await seedDemo(socketPath, dir);
     await walkSession();
@@ -69,7 +75,9 @@ async function walkSession(): Promise<void> {
     .join(" ").replaceAll(socketPath, "$SOCK");
   console.log(`   ${shown}`);
   console.log(
-    `   (full flags: src/permissions.ts; ${taskStep("config", ["--host", "claude"])} prints all)\n`,
+    `   (full flags: src/shared/permissions.ts; ${
+      taskStep("config", ["--host", "claude"])
+    } prints all)\n`,
   );
 
   const transport = new StdioClientTransport({

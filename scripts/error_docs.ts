@@ -1,9 +1,9 @@
 /**
- * The code table of docs/errors.md, written from src/error_codes.ts by `deno task gen` (a test
+ * The code table of docs/errors.md, written from src/shared/error_codes.ts by `deno task gen` (a test
  * keeps it current): every code with whose doing it is and its next step, then every reason
  * with its own step.
  */
-import { ERROR_CODES, type Fault, OUTCOME_UNKNOWN } from "../src/error_codes.ts";
+import { ERROR_CODES, type Fault, OUTCOME_UNKNOWN } from "../src/shared/error_codes.ts";
 
 export const TABLE_START = "<!-- error-codes:start -->";
 export const TABLE_END = "<!-- error-codes:end -->";

@@ -7,7 +7,7 @@ import { toolReference, toolsetTable } from "../src/catalogue/reference.ts";
 import { withEffectsTable } from "../src/catalogue/effects_map.ts";
 import { programHelp } from "../src/cli/main.ts";
 import { HOST_IDS } from "../src/profiles/hosts.ts";
-import { confinedFlags, type RunForm } from "../src/permissions.ts";
+import { confinedFlags, type RunForm } from "../src/shared/permissions.ts";
 import { withSection } from "./doc_blocks.ts";
 
 /** `--help` from its usage lines on (its first line names the version, which changes). */

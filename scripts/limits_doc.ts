@@ -3,15 +3,15 @@
  * step): the input bounds and why, every tool's bounded inputs read back out of its
  * advertised schema, and the bounds on answers, pages, requests, frames and the socket path.
  */
-import { INPUT_BOUNDS } from "../src/catalogue/shapes.ts";
-import { ANSWER_BOUNDS } from "../src/answer_bounds.ts";
-import { PAGE_CHARS } from "../src/catalogue/pagination.ts";
+import { INPUT_BOUNDS } from "../src/shared/input_bounds.ts";
+import { ANSWER_BOUNDS } from "../src/shared/answer_bounds.ts";
+import { PAGE_CHARS } from "../src/results/pagination.ts";
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
-import { describeTool } from "../src/catalogue/describe.ts";
-import { inputBounds } from "../src/catalogue/input_limits.ts";
+import { describeTool } from "../src/results/describe.ts";
+import { inputBounds } from "../src/results/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
 import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
-import { socketPathLimit } from "../src/socket_location.ts";
+import { socketPathLimit } from "../src/shared/socket_location.ts";
 import { withSection } from "./doc_blocks.ts";
 
 const n = (value: number) => value.toLocaleString("en-US");
@@ -30,7 +30,7 @@ function inputBoundsTable(): string[] {
 function toolInputsTable(): string[] {
   const rows = ALL_TOOLS.map((tool) => {
     const schema = describeTool(tool).inputSchema as Record<string, unknown>;
-    const found = inputBounds(schema, schema, tool.name);
+    const found = inputBounds(schema, schema, tool.name, tool.anyJsonInputs);
     const byBound = new Map<string, string[]>();
     for (const { path, bound } of found) {
       const field = path.slice(tool.name.length + 1) || "(arguments)";

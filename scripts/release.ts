@@ -1,7 +1,7 @@
 /**
  * `deno task release:local [--target T] [--out DIR]`: builds the release archive
  * `portreeve-mcp-<T>.tar.gz` and its `.sha256` in DIR (default dist/). The archive unpacks to
- * one folder, `portreeve-mcp-<T>/`, laid out like an install root (src/install_layout.ts):
+ * one folder, `portreeve-mcp-<T>/`, laid out like an install root (src/shared/install_layout.ts):
  * `bin/portreeve-mcp` (the launcher, which grants the socket it finds at each start), the
  * self-contained bundle and the Deno runtime for T from npm's `deno` package (its per-platform
  * package `@deno/<platform>`), with Deno's licence beside it. Nothing else is needed to run it,
@@ -14,8 +14,8 @@ import { parseArgs } from "node:util";
 import { dirname, join } from "node:path";
 import { buildTree } from "../src/cli/install/tree.ts";
 import { sha256 } from "../src/cli/install/manifest.ts";
-import { installLayout, LAUNCHER_NAME } from "../src/install_layout.ts";
-import { taskCommand, taskUsage } from "../src/hints.ts";
+import { installLayout, LAUNCHER_NAME } from "../src/shared/install_layout.ts";
+import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 
 /** The Deno every form of the bridge is built and tested with. */
 const DENO_VERSION = "2.9.6";

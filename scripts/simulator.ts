@@ -1,12 +1,12 @@
 // CLI: `deno task simulator --socket PATH [--seed-demo]` runs a SIMULATED PortReeve daemon.
 // It lives in scripts/ because src/simulator/ imports nothing outside itself, and its usage
-// lines are spelled by src/hints.ts for the reader's way of running tasks.
+// lines are spelled by src/shared/hints.ts for the reader's way of running tasks.
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
-import { taskCommand, taskUsage } from "../src/hints.ts";
-import { socketPathLimit } from "../src/socket_location.ts";
+import { taskCommand, taskUsage } from "../src/shared/hints.ts";
+import { socketPathLimit } from "../src/shared/socket_location.ts";
 
 const USAGE = `usage: ${
   taskUsage("simulator")

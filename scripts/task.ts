@@ -7,8 +7,8 @@
  * `deno task` would pass them, and the first failure ends the task with its exit code.
  */
 import config from "../deno.json" with { type: "json" };
-import { shellJoin } from "../src/shell.ts";
-import { taskUsage } from "../src/hints.ts";
+import { shellJoin } from "../src/shared/shell.ts";
+import { taskUsage } from "../src/shared/hints.ts";
 import { type Step, type TaskDefinition, TASKS } from "./tasks.ts";
 
 /** What a task may do to the world; tests replace it to see that `--help` does nothing. */
@@ -79,28 +79,34 @@ function describeStep(step: Step): string {
   return `rm -rf ${step.remove}`;
 }
 
+/**
+ * Deno with `args` as a child that gets our SIGINT and SIGTERM, stdio inherited; resolves to
+ * its exit code (1 for a death by signal). The confined runner starts the bridge the same way.
+ */
+export async function denoChild(args: readonly string[]): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  const forward = (signal: Deno.Signal) => () => child.kill(signal);
+  const listeners = (["SIGINT", "SIGTERM"] as const).map((signal) => {
+    const listener = forward(signal);
+    Deno.addSignalListener(signal, listener);
+    return { signal, listener };
+  });
+  try {
+    const status = await child.status;
+    return status.success ? 0 : (status.code || 1);
+  } finally {
+    for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
+  }
+}
+
 /** The real effects: Deno started as a child that gets our signals, stdio inherited. */
 const REAL: Effects = {
-  async deno(args) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args,
-      stdin: "inherit",
-      stdout: "inherit",
-      stderr: "inherit",
-    }).spawn();
-    const forward = (signal: Deno.Signal) => () => child.kill(signal);
-    const listeners = (["SIGINT", "SIGTERM"] as const).map((signal) => {
-      const listener = forward(signal);
-      Deno.addSignalListener(signal, listener);
-      return { signal, listener };
-    });
-    try {
-      const status = await child.status;
-      return status.success ? 0 : (status.code || 1);
-    } finally {
-      for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
-    }
-  },
+  deno: denoChild,
   async remove(path) {
     await Deno.remove(path, { recursive: true }).catch((error) => {
       if (!(error instanceof Deno.errors.NotFound)) throw error;

@@ -6,6 +6,8 @@
  * and deno.json in step: the same names, and every command going through the runner.
  */
 
+import { bundleArgs } from "../src/cli/install/tree.ts";
+
 /** One thing a task does, in order; a step that fails ends the task with its exit code. */
 export type Step =
   /** The running Deno with these arguments. */
@@ -37,24 +39,39 @@ const CONFINED = [
   "scripts/confined.ts",
 ];
 
-const TEST = [
-  "test",
-  "--allow-read",
-  "--allow-write",
-  "--allow-net",
-  "--allow-env",
-  "--allow-run",
-  "--no-prompt",
-];
+/** Files, environment and subprocesses: what the install, release and demo programs use. */
+const LOCAL = ["--allow-read", "--allow-write", "--allow-env", "--allow-run"];
+
+/** What `deno test` may do in every suite (each test confines the processes it starts). */
+export const TEST_PERMISSIONS = [...LOCAL, "--allow-net", "--no-prompt"];
 
 const TEST_ARGS = "Extra arguments go to `deno test` after the folders (e.g. --filter NAME).";
 
-/** Bundle first (the e2e suites run the bundle), then these test folders. */
-function suite(...folders: string[]): TaskDefinition {
+/** A task whose one step runs a program (with these permissions) that answers --help itself. */
+function program(args: string, run: readonly string[]): TaskDefinition {
+  return { args, help: "command", steps: [{ deno: ["run", ...run] }] };
+}
+
+/** A command of main.ts run confined, as a host runs it. */
+function confined(args: string, command: string): TaskDefinition {
+  return { args, help: "command", steps: [{ deno: [...CONFINED, "run", "main.ts", command] }] };
+}
+
+/**
+ * Bundle first (the e2e suites run the bundle), then these test folders. Types are `check`'s
+ * job (it checks every file of the repository), so the suites only run. `parallel` runs test
+ * files side by side, one per core (each file makes its own temporary world); the load
+ * scenarios run alone, since what they measure (renewal timing, memory) is what a
+ * neighbour would disturb.
+ */
+function suite(folders: string[], { parallel }: { parallel: boolean }): TaskDefinition {
+  const side = parallel ? ["--parallel"] : [];
   return {
     args: "[deno test arguments...]",
     help: TEST_ARGS,
-    steps: [{ task: "bundle" }, { deno: [...TEST, ...folders] }],
+    steps: [{ task: "bundle" }, {
+      deno: ["test", ...TEST_PERMISSIONS, "--no-check", ...side, ...folders],
+    }],
   };
 }
 
@@ -64,107 +81,29 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
     help: "command",
     steps: [{ deno: CONFINED }],
   },
-  serve: {
-    args: "[options]",
-    help: "command",
-    steps: [{ deno: [...CONFINED, "run", "main.ts", "serve"] }],
-  },
-  config: {
-    args: "--host HOST [options]",
-    help: "command",
-    steps: [{ deno: [...CONFINED, "run", "main.ts", "config"] }],
-  },
-  doctor: {
-    args: "[options]",
-    help: "command",
-    steps: [{ deno: [...CONFINED, "run", "main.ts", "doctor"] }],
-  },
-  simulator: {
-    args: "--socket PATH [options]",
-    help: "command",
-    steps: [{ deno: ["run", "-A", "--quiet", "scripts/simulator.ts"] }],
-  },
-  demo: {
-    args: "",
-    help: "command",
-    steps: [{
-      deno: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-net",
-        "--allow-env",
-        "--allow-run",
-        "--quiet",
-        "scripts/demo.ts",
-      ],
-    }],
-  },
-  install: {
-    args: "[--force]",
-    help: "command",
-    steps: [{
-      deno: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-run",
-        "--quiet",
-        "src/cli/install.ts",
-        "install",
-      ],
-    }],
-  },
-  uninstall: {
-    args: "",
-    help: "command",
-    steps: [{
-      deno: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--quiet",
-        "src/cli/install.ts",
-        "uninstall",
-      ],
-    }],
-  },
-  "release:local": {
-    args: "[--target TARGET] [--out DIR]",
-    help: "command",
-    steps: [{
-      deno: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-run",
-        "--quiet",
-        "scripts/release.ts",
-      ],
-    }],
-  },
+  serve: confined("[options]", "serve"),
+  config: confined("--host HOST [options]", "config"),
+  doctor: confined("[options]", "doctor"),
+  simulator: program("--socket PATH [options]", ["-A", "--quiet", "scripts/simulator.ts"]),
+  demo: program("", [...LOCAL, "--allow-net", "--quiet", "scripts/demo.ts"]),
+  install: program("[--force]", [...LOCAL, "--quiet", "src/cli/install.ts", "install"]),
+  uninstall: program("", [
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--quiet",
+    "src/cli/install.ts",
+    "uninstall",
+  ]),
+  "release:local": program("[--target TARGET] [--out DIR]", [
+    ...LOCAL,
+    "--quiet",
+    "scripts/release.ts",
+  ]),
   bundle: {
     args: "",
     help: "Takes no arguments. Replaces dist/ with main.js and its chunks.",
-    steps: [
-      { remove: "dist" },
-      {
-        deno: [
-          "bundle",
-          "--quiet",
-          "--frozen",
-          "--minify",
-          "--platform=deno",
-          "--code-splitting",
-          "--outdir",
-          "dist",
-          "main.ts",
-        ],
-      },
-    ],
+    steps: [{ remove: "dist" }, { deno: bundleArgs("dist", "main.ts") }],
   },
   "serve:bundle": {
     args: "[serve options]",
@@ -186,11 +125,11 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
       { deno: ["check", "main.ts", "src/", "tests/", "scripts/"] },
     ],
   },
-  test: suite("tests/unit", "tests/e2e"),
+  test: suite(["tests/unit", "tests/e2e"], { parallel: true }),
   "test:live": {
     args: "[deno test arguments...]",
     help: `${TEST_ARGS} Set PORTREEVE_LIVE_SOCKET to the socket of a real daemon.`,
-    steps: [{ deno: [...TEST, "tests/live"] }],
+    steps: [{ deno: ["test", ...TEST_PERMISSIONS, "tests/live"] }],
   },
   bench: {
     args: "",
@@ -214,8 +153,9 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
       { deno: ["fmt", "-q", "README.md", "docs"] },
     ],
   },
-  "test:reliability": suite("tests/reliability/"),
-  "test:hosts": suite("tests/hosts/"),
+  "test:reliability": suite(["tests/reliability/"], { parallel: true }),
+  "test:load": suite(["tests/load/"], { parallel: false }),
+  "test:hosts": suite(["tests/hosts/"], { parallel: false }),
 };
 
 /**

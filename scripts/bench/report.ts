@@ -138,7 +138,7 @@ ${table(run)}
   request sent straight to the socket and with the SDK call floor (\`serveStdio\` with one tool
   that forwards the request unvalidated, \`scripts/bench/sdk_call_floor.ts\`).
 - **Soak**: resident memory before and after a long run of mixed calls.
-- **Host not reading**: the floods of \`tests/reliability/memory_test.ts\`, run the same way
+- **Host not reading**: the floods of \`tests/load/memory_test.ts\`, run the same way
   (fewer ~1 MiB calls: \`BENCH_LARGE_FLOOD\`).
 - **Credential scrubber**: \`scripts/bench/scrub.ts\`, the scan of every stdout frame against
   \`JSON.stringify\` of the same frames.

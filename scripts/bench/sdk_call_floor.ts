@@ -6,7 +6,7 @@
  */
 import { Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { DAEMON_URL_HOST } from "../../src/permissions.ts";
+import { DAEMON_URL_HOST } from "../../src/shared/permissions.ts";
 
 const client = Deno.createHttpClient({
   proxy: { transport: "unix", path: Deno.env.get("PORTREEVE_SOCKET")! },

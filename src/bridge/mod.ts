@@ -7,23 +7,23 @@
  */
 import type { Server } from "@modelcontextprotocol/server";
 import { Catalogue } from "../catalogue/catalogue.ts";
-import { failure } from "../catalogue/result.ts";
+import { failure } from "../results/result.ts";
 import type { Services } from "../catalogue/context.ts";
 import type { Timeouts } from "../daemon/client.ts";
-import type { SocketLocation } from "../socket_location.ts";
+import type { SocketLocation } from "../shared/socket_location.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
 import { createServer, type Era, type ServedTools } from "../transport/server.ts";
 import { serverInstructions } from "../catalogue/instructions.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
-import type { Toolset } from "../toolsets.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
 import {
   type ApprovalMode,
   DEFAULT_APPROVAL_MODE,
   DEFAULT_APPROVAL_MS,
-} from "../approval_modes.ts";
-import { grantProblem } from "../hints.ts";
-import { logger } from "../transport/logging.ts";
+  type Toolset,
+} from "../shared/options.ts";
+import { grantProblem } from "../shared/hints.ts";
+import { logger } from "../shared/logging.ts";
 
 export interface BridgeSetup {
   socket: SocketLocation;

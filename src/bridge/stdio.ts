@@ -5,9 +5,8 @@
  * hosts get their handshake at once.
  */
 import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
-import type { Toolset } from "../toolsets.ts";
-import type { ApprovalMode } from "../approval_modes.ts";
-import type { SocketLocation } from "../socket_location.ts";
+import type { ApprovalMode, Toolset } from "../shared/options.ts";
+import type { SocketLocation } from "../shared/socket_location.ts";
 import { createBridge } from "./mod.ts";
 import {
   configureLogging,
@@ -15,7 +14,7 @@ import {
   logger,
   type LogLevelName,
   scrubLogLines,
-} from "../transport/logging.ts";
+} from "../shared/logging.ts";
 import { scrubConsole } from "../transport/stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
 import { FramedStdioTransport } from "../transport/stdio_transport.ts";

@@ -11,17 +11,17 @@
  *   and the evidence read just before; refused unasked when the host cannot ask.
  */
 import { z } from "zod";
-import { BridgeError, Codes } from "../errors.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
-import type { ApprovalMode } from "../approval_modes.ts";
+import type { ApprovalMode } from "../shared/options.ts";
 import {
   AnswerNeeded,
   APPROVAL_KEY,
   type ApprovalForm,
   HostAskError,
   type HostChannel,
-} from "../host_channel.ts";
+} from "../shared/host_channel.ts";
 
 /** The one minter of approval proofs (see daemon/gate.ts). */
 const mint = takeApprovalMinter();
@@ -339,7 +339,7 @@ function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeEr
 
 function notIssuedHere(call: ExecuteCall): BridgeError {
   return new BridgeError(
-    `portreeve_not_found`,
+    Codes.notFound,
     `This bridge did not issue receipt ${call.receiptId}, so it cannot show the user what it would do; nothing was sent to the daemon.`,
     false,
     { receiptCode: "not_found", receiptId: call.receiptId, reason: "not_previewed_here" },

@@ -6,15 +6,18 @@
  */
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { inToolset, type ToolDefinition, type ToolKind, type Toolset } from "./define.ts";
-import { asBridgeError, failure, success } from "./result.ts";
-import { BridgeError, Codes, invalidInput, invalidResponse } from "../errors.ts";
-import { withoutCredentialFields } from "./credential_fields.ts";
-import type { ToolContext } from "./context.ts";
-import { AnswerNeeded } from "../host_channel.ts";
-import { deeperThan } from "../depth.ts";
+import type { ToolDefinition } from "./define.ts";
+import type { ListedTool } from "../results/describe.ts";
+import { inToolset, type Toolset } from "../shared/options.ts";
+import { asBridgeError, failure, success } from "../results/result.ts";
+import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/errors.ts";
+import { withoutCredentialFields } from "../results/credential_fields.ts";
+import type { ToolContext, ToolDaemon } from "./context.ts";
+import { AnswerNeeded } from "../shared/host_channel.ts";
+import { isObject } from "../shared/json.ts";
+import { deeperThan } from "../shared/depth.ts";
 import { bridgeOrigin } from "../daemon/origin.ts";
-import { type CustodyWarningView, custodyWarningView } from "./custody_views.ts";
+import { type CustodyWarningView, custodyWarningView } from "../results/custody_views.ts";
 import generated from "./tools_list.json" with { type: "json" };
 import {
   ANSWER_BOUNDS,
@@ -24,18 +27,16 @@ import {
   NOTE_ROOM,
   quotedIssue,
   withTruncationNote,
-} from "../answer_bounds.ts";
+} from "../shared/answer_bounds.ts";
+
+export type { ListedTool };
 
 /**
- * One tools/list entry with what the bridge needs to know about it without loading it. Its
- * kind and capabilities are written from the definition by `deno task gen`; at run time the
- * listing is where the bridge reads them.
+ * The served listing. Not outside data: `deno task gen` writes it from the definitions, and a
+ * test holds it byte for byte to `listTools(ALL_TOOLS)`, whose type this is (JSON imports
+ * widen string literals such as `"object"`, hence the cast).
  */
-export interface ListedTool {
-  kind: ToolKind;
-  capabilities: string[];
-  tool: Tool;
-}
+const SERVED: readonly ListedTool[] = generated.tools as unknown as ListedTool[];
 
 export type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
 
@@ -59,7 +60,7 @@ export class Catalogue {
 
   constructor(
     readonly toolset: Toolset = "full",
-    listed: readonly ListedTool[] = generated.tools as unknown as ListedTool[],
+    listed: readonly ListedTool[] = SERVED,
     private readonly load: DefinitionLoader = loadDefinitions,
   ) {
     this.entries = listed.filter((entry) => inToolset(entry.kind, toolset));
@@ -159,10 +160,9 @@ function custodyWarning(
 const HOST_HINTS = ["wait_for_previous"];
 
 function withoutHostHints(args: unknown): unknown {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-  const record = args as Record<string, unknown>;
-  if (!HOST_HINTS.some((key) => typeof record[key] === "boolean")) return args;
-  const copy = { ...record };
+  if (!isObject(args)) return args;
+  if (!HOST_HINTS.some((key) => typeof args[key] === "boolean")) return args;
+  const copy = { ...args };
   for (const key of HOST_HINTS) if (typeof copy[key] === "boolean") delete copy[key];
   return copy;
 }
@@ -186,18 +186,21 @@ export async function runTool(
   capabilities: readonly string[] = tool.capabilities ?? [],
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
-  const { compactData, compactItemChars, DETAIL_TOOLS } = await import("./compact/mod.ts");
+  const { compactData, compactItemChars, dataSchemaOf } = await import("../results/compact/mod.ts");
   refuseTooDeep(args);
-  const { detail, rest } = takeDetail(tool.name, args ?? {}, DETAIL_TOOLS);
+  const { detail, rest } = takeDetail(tool, args ?? {});
   const input = tool.input.safeParse(withoutHostHints(rest));
   if (!input.success) {
     throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
   }
   // An event this bridge caused reads without `origin` (the instructions state its value).
   const compact = { origin: bridgeOrigin(ctx.bridge.runId, ctx.bridge.label) };
-  const itemChars = detail === "full" ? undefined : compactItemChars(tool.name, compact);
+  // Compacted along the output schema tools/list serves for it, so the two say the same.
+  const schema = dataSchemaOf(SERVED_OUTPUTS.get(tool.name));
+  const itemChars = detail === "full" ? undefined : compactItemChars(schema, compact);
+  const daemon = declaredRoutesOnly(ctx.daemon, tool);
   const full = withoutCredentialFields(
-    await tool.call({ ...ctx, capabilities, itemChars }, input.data),
+    await tool.call({ ...ctx, daemon, capabilities, itemChars }, input.data),
   );
   // The output schema documents and checks the fields agents act on; the daemon's record
   // is kept whole (not stripped to those fields), so nothing it says is lost.
@@ -207,8 +210,30 @@ export async function runTool(
       issues: issues(checked.error),
     });
   }
-  const shown = detail === "full" ? full : compactData(tool.name, full, compact);
+  const shown = detail === "full" ? full : compactData(schema, full, compact);
   return { full, shown, summary: tool.summary(checked.data, input.data) };
+}
+
+/**
+ * The daemon client `tool.call` gets: a request to a route its definition does not declare is
+ * this bridge's bug (answered `portreeve_internal`, logged with the tool's name), so what the
+ * definition says it calls — which the effects map, the annotations and the approval gate read
+ * — is all it can call.
+ */
+function declaredRoutesOnly(
+  daemon: ToolDaemon,
+  tool: Pick<ToolDefinition, "name" | "routes">,
+): ToolDaemon {
+  return {
+    request(route, call) {
+      if (!tool.routes.includes(route)) {
+        throw new Error(`${tool.name} requested ${route.route}, which its definition omits`);
+      }
+      return daemon.request(route, call);
+    },
+    compatibility: (signal, timeoutMs) => daemon.compatibility(signal, timeoutMs),
+    invalidate: () => daemon.invalidate(),
+  };
 }
 
 /**
@@ -234,15 +259,17 @@ function refuseTooDeep(args: unknown): void {
   });
 }
 
+/** The output schema each tool is served with, by name. */
+const SERVED_OUTPUTS = new Map(SERVED.map(({ tool }) => [tool.name, tool.outputSchema]));
+
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */
 function takeDetail(
-  name: string,
+  tool: Pick<ToolDefinition, "name" | "detail">,
   args: unknown,
-  offered: ReadonlySet<string>,
 ): { detail?: "full"; rest: unknown } {
-  if (!offered.has(name) || typeof args !== "object" || args === null) return { rest: args };
-  if (!("detail" in args)) return { rest: args };
-  const { detail, ...rest } = args as Record<string, unknown>;
+  const name = tool.name;
+  if (!tool.detail || !isObject(args) || !("detail" in args)) return { rest: args };
+  const { detail, ...rest } = args;
   if (detail !== "full") {
     throw invalidInput(
       `Invalid arguments for ${name}: detail: must be "full" (or omitted for the compact form).`,

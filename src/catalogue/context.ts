@@ -1,13 +1,13 @@
 /** What a tool's `call` may use: the daemon client, custody, facts about this bridge. */
 import type { DaemonClient } from "../daemon/client.ts";
-import type { SocketSource } from "../socket_location.ts";
+import type { SocketSource } from "../shared/socket_location.ts";
 import type { Custody } from "../custody/mod.ts";
 import type { LauncherRenewalResult } from "./renewers.ts";
 import type { Memory } from "./memory.ts";
-import type { ApprovalMode } from "../approval_modes.ts";
-import type { HostChannel } from "../host_channel.ts";
+import type { ApprovalMode } from "../shared/options.ts";
+import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
-import type { ItemChars } from "./pagination.ts";
+import type { ItemChars } from "../results/pagination.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -36,7 +36,14 @@ export interface Services {
   receipts: ReceiptBook;
 }
 
-export interface ToolContext extends Services {
+/**
+ * The daemon as a tool sees it: requests to the routes its definition declares (the catalogue
+ * refuses any other, see `runTool`), and the compatibility probe diagnostics reports on.
+ */
+export type ToolDaemon = Pick<DaemonClient, "request" | "compatibility" | "invalidate">;
+
+export interface ToolContext extends Omit<Services, "daemon"> {
+  daemon: ToolDaemon;
   /** Aborted when the host cancels the request or the bridge shuts down. */
   signal: AbortSignal;
   /** The running tool's daemon capabilities, sent as `requiredCapabilities` on POSTs. */

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
-import { type Page, paginate, scopeOf, type SortKey } from "./pagination.ts";
+import { type Page, paginate, scopeOf, type SortKey } from "../results/pagination.ts";
 import { withOutcomeCheck } from "./outcome_checks.ts";
 import type { Params, Query, Route } from "./routes.ts";
 import type { ApprovalProof } from "../daemon/gate.ts";
@@ -13,18 +13,14 @@ import type { ApprovalProof } from "../daemon/gate.ts";
 export { id } from "./routes.ts";
 export type { Query } from "./routes.ts";
 
+/** A GET, with the tool's signal and capabilities. */
 export function read<Reply extends z.ZodType>(
   ctx: ToolContext,
   route: Route<Reply>,
   params: Params = {},
   query: Query = {},
 ): Promise<z.output<Reply>> {
-  return ctx.daemon.request(route, {
-    params,
-    query,
-    signal: ctx.signal,
-    capabilities: ctx.capabilities,
-  });
+  return ctx.daemon.request(route, { ...asTool(ctx), params, query });
 }
 
 /** A POST that only reads (status, resolve, snapshot, validate): safe to re-send once. */
@@ -34,13 +30,12 @@ export function readByPost<Reply extends z.ZodType>(
   params: Params = {},
   body: Record<string, unknown> = {},
 ): Promise<z.output<Reply>> {
-  return ctx.daemon.request(route, {
-    params,
-    body,
-    signal: ctx.signal,
-    capabilities: ctx.capabilities,
-    safe: true,
-  });
+  return ctx.daemon.request(route, { ...asTool(ctx), params, body, safe: true });
+}
+
+/** What every request made for a tool carries: its signal and its capabilities. */
+function asTool(ctx: ToolContext): { signal: AbortSignal; capabilities: readonly string[] } {
+  return { signal: ctx.signal, capabilities: ctx.capabilities };
 }
 
 /**
@@ -68,25 +63,41 @@ export function mutate<Reply extends z.ZodType>(
   });
 }
 
-/** Epoch milliseconds of a daemon timestamp. */
-export function epoch(timestamp: string): number {
-  return Date.parse(timestamp);
+/** A page request and the filters sent with it. */
+export type PageQuery = { limit: number; afterCursor?: string } & Query;
+
+/** The input's page request and filters (the input schema gave `limit` its default). */
+export function pageQuery(input: Record<string, unknown>): PageQuery {
+  const { limit, afterCursor, ...rest } = input;
+  if (typeof limit !== "number") throw new Error("a paged tool's input has no limit");
+  return {
+    ...queryOf(rest),
+    limit,
+    afterCursor: typeof afterCursor === "string" ? afterCursor : undefined,
+  };
 }
 
-/** ISO form of epoch milliseconds, as the daemon writes them. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+/** The fields a query string can carry. */
+export function queryOf(fields: Record<string, unknown>): Query {
+  const out: Query = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 /**
  * A bridge-side page of a daemon collection that arrives whole: the filters go to the
- * daemon, the page is cut here (see pagination.ts), bound to `listing` and those filters.
+ * daemon, the page is cut here (see pagination.ts), bound to `listing` (the tool's name) and
+ * those filters.
  */
 export async function readPage<Item extends z.ZodType>(
   ctx: ToolContext,
   route: Route<z.ZodArray<Item>>,
   listing: string,
-  input: { limit: number; afterCursor?: string } & Query,
+  input: PageQuery,
   key: (item: z.output<Item>) => SortKey,
   /** The tool that reads one record whole, named by a record cut to fit a page. */
   readWhole: string,

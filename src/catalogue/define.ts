@@ -6,16 +6,8 @@ import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
 import type { Route } from "./routes.ts";
 import type { Capability } from "../daemon/capabilities.ts";
-import { canBeConsequential } from "../daemon/effects.ts";
-
-/**
- * What a tool does to the world. It fixes the MCP annotations and the toolset:
- * read → `read`; mutation → `coordinate`; preview/execute → `full`.
- */
-export type ToolKind = "read" | "mutation" | "preview" | "execute";
-
-import { type Toolset, TOOLSETS } from "../toolsets.ts";
-export { type Toolset, TOOLSETS };
+import type { ToolKind } from "../shared/options.ts";
+import type { AnyJsonInputs } from "../results/input_limits.ts";
 
 export interface ToolDefinition<
   In extends z.ZodObject = z.ZodObject,
@@ -31,10 +23,24 @@ export interface ToolDefinition<
   input: In;
   /** Shape of `data` on success; object-rooted and loose where detail is rare. */
   output: Out;
+  /**
+   * Whether the tool offers `detail: "full"` (the daemon's records whole instead of the compact
+   * form): on tools whose records are large enough to need it.
+   */
+  detail?: true;
+  /**
+   * Inputs that take any JSON value (JSON Schema cannot bound them), by field, with the
+   * INPUT_BOUNDS entry the tool's own input check refuses them over.
+   */
+  anyJsonInputs?: AnyJsonInputs;
   /** Daemon capabilities the tool needs (checked against the cached health). */
   capabilities?: readonly Capability[];
-  /** The daemon routes `call` uses, each with the schema its reply is checked against. */
-  routes?: readonly Route[];
+  /**
+   * Every daemon route `call` may request, each with the schema its reply is checked against
+   * and its effect (the effects map and the `destructiveHint` come from these). Load-bearing:
+   * the catalogue hands `call` a daemon client that refuses any other route.
+   */
+  routes: readonly Route[];
   /**
    * Performs the call; throws `BridgeError` for every failure. What it returns is checked
    * against `output` before anyone sees it.
@@ -61,45 +67,4 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodType>(
 /** Whether `value` (any export of a family module) is a tool definition. */
 export function isToolDefinition(value: unknown): value is AnyTool {
   return typeof value === "object" && value !== null && DEFINED.has(value);
-}
-
-export interface Annotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-/**
- * What hosts are told about a tool. `readOnlyHint` follows its kind (a read changes nothing;
- * a preview records a receipt). `destructiveHint` follows the effects its routes declare:
- * true when some input can reach a consequential effect (signal, delete, write, move,
- * settings), so a tool like lease_acquire, whose reclaim policies can signal processes, is
- * never advertised as harmless. Executes replay a completed receipt instead of applying
- * twice, and the other kinds return the achieved state when repeated: all idempotent.
- */
-export function annotationsFor(tool: Pick<ToolDefinition, "kind" | "routes">): Annotations {
-  return {
-    readOnlyHint: tool.kind === "read",
-    destructiveHint: (tool.routes ?? []).some((route) => canBeConsequential(route.effect)),
-    idempotentHint: true,
-    openWorldHint: false,
-  };
-}
-
-const TOOLSET_OF: Record<ToolKind, Toolset> = {
-  read: "read",
-  mutation: "coordinate",
-  preview: "full",
-  execute: "full",
-};
-
-/** The smallest toolset that registers a tool of this kind. */
-export function toolsetOf(kind: ToolKind): Toolset {
-  return TOOLSET_OF[kind];
-}
-
-/** Whether a tool of this kind is registered under `toolset`. */
-export function inToolset(kind: ToolKind, toolset: Toolset): boolean {
-  return TOOLSETS.indexOf(TOOLSET_OF[kind]) <= TOOLSETS.indexOf(toolset);
 }

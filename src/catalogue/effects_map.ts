@@ -7,6 +7,7 @@
 import { ALL_TOOLS } from "./index.ts";
 import type { AnyTool } from "./define.ts";
 import { RENEWAL_ROUTES } from "./renewers.ts";
+import { Codes } from "../shared/errors.ts";
 import { HEALTH_ROUTE } from "../daemon/replies.ts";
 import type { Route } from "../daemon/routes.ts";
 import {
@@ -72,7 +73,7 @@ const GATES: Record<Exclude<Gate, "none">, string> = {
   receipt:
     "the execute asks the person (through the host) about the receipt its preview returned; on a host that cannot ask, `auto` leaves the asking to the agent (the preview says so) and `required` refuses",
   input:
-    "the person is asked (through the host) before the request is sent, naming the claim, the port and every pid the daemon reports; on a host that cannot ask it is refused with `portreeve_approval_needs_receipt` and nothing is sent",
+    `the person is asked (through the host) before the request is sent, naming the claim, the port and every pid the daemon reports; on a host that cannot ask it is refused with \`${Codes.approvalNeedsReceipt}\` and nothing is sent`,
 };
 
 function describeEffect(effect: Effect): string {

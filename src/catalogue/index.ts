@@ -1,8 +1,7 @@
 /**
- * Every tool, collected from the family modules' exports (whatever `defineTool` made) and put
- * in the order of TOOL_ORDER: the reference bridge's order, so tools/list is deterministic and
- * familiar. A new tool is one definition in its family file plus its name below; a test names
- * any tool missing from either side.
+ * Every tool: the definitions the family modules export (whatever `defineTool` made), in the
+ * order of TOOL_ORDER. A new tool is one definition in its family file plus its place in the
+ * order (and its family here, for a new file); a test names any tool missing from either side.
  */
 import { type AnyTool, isToolDefinition } from "./define.ts";
 import * as diagnostics from "./tools/diagnostics.ts";
@@ -37,85 +36,87 @@ export const FAMILIES: readonly Record<string, unknown>[] = [
   stackReceipts,
 ];
 
-/** Registration order, without the `portreeve_` prefix. */
-export const TOOL_ORDER: readonly string[] = [
-  "diagnostics",
-  "compatibility",
-  "health",
-  "settings_get",
-  "ports_list",
-  "port_inspect",
-  "claims_list",
-  "claim_get",
-  "stacks_list",
-  "stack_get",
-  "generations_list",
-  "generation_get",
-  "activations_list",
-  "activation_get",
-  "history_list",
-  "lease_acquire",
-  "lease_confirm",
-  "lease_abandon",
-  "run_release",
-  "stack_status",
-  "stack_prepare",
-  "activation_begin",
-  "activation_custody_extend",
-  "activation_resolve",
-  "activation_confirm_endpoint",
-  "activation_skip_endpoint",
-  "activation_abandon_endpoint",
-  "activation_reconcile",
-  "activation_end",
-  "port_reclaim_preview",
-  "port_reclaim_execute",
-  "claim_reassign_preview",
-  "claim_reassign_execute",
-  "claim_delete_preview",
-  "claim_delete_execute",
-  "claims_prune_preview",
-  "claims_prune_execute",
-  "stack_document_get",
-  "stack_definition_validate",
-  "stack_apply_preview",
-  "stack_apply_execute",
-  "stacks_prune_preview",
-  "stacks_prune_execute",
-  "settings_update_preview",
-  "settings_update_execute",
-  "stack_snapshot",
-  "launcher_operation_begin",
-  "launcher_operation_renew",
-  "launcher_operation_complete",
-  "launcher_operation_get",
-  "launcher_operations_list",
+/**
+ * Registration order: the reference bridge's, so tools/list is deterministic and familiar. A
+ * new tool takes its place here; a test names any definition a family exports that is not.
+ */
+export const TOOL_ORDER: readonly AnyTool[] = [
+  diagnostics.diagnostics,
+  diagnostics.compatibility,
+  diagnostics.healthTool,
+  settings.settingsGet,
+  ports.portsList,
+  ports.portInspect,
+  claims.claimsList,
+  claims.claimGet,
+  stacks.stacksList,
+  stacks.stackGet,
+  generations.generationsList,
+  generations.generationGet,
+  activations.activationsList,
+  activations.activationGet,
+  history.historyList,
+  leases.leaseAcquire,
+  leases.leaseConfirm,
+  leases.leaseAbandon,
+  leases.runRelease,
+  stacks.stackStatus,
+  activationLifecycle.stackPrepare,
+  activationLifecycle.activationBegin,
+  activationLifecycle.activationCustodyExtend,
+  activations.activationResolve,
+  activationLifecycle.activationConfirmEndpoint,
+  activationLifecycle.activationSkipEndpoint,
+  activationLifecycle.activationAbandonEndpoint,
+  activationLifecycle.activationReconcile,
+  activationLifecycle.activationEnd,
+  claimReceipts.portReclaimPreview,
+  claimReceipts.portReclaimExecute,
+  claimReceipts.claimReassignPreview,
+  claimReceipts.claimReassignExecute,
+  claimReceipts.claimDeletePreview,
+  claimReceipts.claimDeleteExecute,
+  claimReceipts.claimsPrunePreview,
+  claimReceipts.claimsPruneExecute,
+  stacks.stackDocumentGet,
+  stacks.stackDefinitionValidate,
+  stackReceipts.stackApplyPreview,
+  stackReceipts.stackApplyExecute,
+  stackReceipts.stacksPrunePreview,
+  stackReceipts.stacksPruneExecute,
+  stackReceipts.settingsUpdatePreview,
+  stackReceipts.settingsUpdateExecute,
+  stacks.stackSnapshot,
+  launcherLifecycle.launcherOperationBegin,
+  launcherLifecycle.launcherOperationRenew,
+  launcherLifecycle.launcherOperationComplete,
+  launcher.launcherOperationGet,
+  launcher.launcherOperationsList,
 ];
 
 export interface Collected {
   tools: AnyTool[];
-  /** Names in the order with no definition. */
+  /** Tools in the order that no family exports (a family missing from FAMILIES). */
   missing: string[];
-  /** Definitions whose name the order lacks (appended after the ordered ones). */
+  /** Definitions the families export that the order lacks (appended after the ordered ones). */
   extra: string[];
 }
 
-/** The definitions exported by `families`, in `order` (names without `portreeve_`). */
+/** The definitions exported by `families`, in `order`, then any the order lacks. */
 export function collectTools(
   families: readonly Record<string, unknown>[],
-  order: readonly string[],
+  order: readonly AnyTool[],
 ): Collected {
-  const found = new Map<string, AnyTool>();
+  const found = new Set<AnyTool>();
   for (const family of families) {
     for (const value of Object.values(family)) {
-      if (isToolDefinition(value)) found.set(value.name, value);
+      if (isToolDefinition(value)) found.add(value);
     }
   }
-  const names = order.map((stem) => `portreeve_${stem}`);
-  const missing = names.filter((name) => !found.has(name));
-  const extra = [...found.keys()].filter((name) => !names.includes(name)).sort();
-  const tools = [...names, ...extra].flatMap((name) => found.get(name) ?? []);
-  return { tools, missing, extra };
+  const missing = order.filter((tool) => !found.has(tool)).map((tool) => tool.name);
+  const extra = [...found].filter((tool) => !order.includes(tool));
+  const tools = [...order.filter((tool) => found.has(tool)), ...extra];
+  return { tools, missing, extra: extra.map((tool) => tool.name).sort() };
 }
 
 export const ALL_TOOLS: readonly AnyTool[] = collectTools(FAMILIES, TOOL_ORDER).tools;

@@ -5,7 +5,8 @@
  * them, stated from their declaration with this bridge's own origin (an event it caused is
  * written without one). A leaf of the catalogue: the server states them at start-up.
  */
-import { type JsonValue, rulesParagraph } from "./compact/rules.ts";
+import { rulesParagraph } from "../results/compact/rules.ts";
+import type { JsonValue } from "../shared/json.ts";
 
 export function serverInstructions(origin: JsonValue): string {
   return "PortReeve's daemon is the only authority on local dev ports. Never kill a process or " +

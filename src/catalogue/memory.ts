@@ -7,7 +7,7 @@
  * then judged against what the first achieved. Bounded (oldest forgotten first) and never
  * persisted; it holds no secrets.
  */
-import { BridgeError, Codes } from "../errors.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 
 interface Flight {
   fingerprint: string;

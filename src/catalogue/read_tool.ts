@@ -4,16 +4,16 @@
  * the daemon's answer is checked where it arrives and returned as the tool's data.
  */
 import type { z } from "zod";
-import { type AnyTool, defineTool, type ToolDefinition } from "./define.ts";
-import { type Query, read, readByPost, readPage } from "./daemon_calls.ts";
+import { defineTool, type ToolDefinition } from "./define.ts";
+import { pageQuery, queryOf, read, readByPost, readPage } from "./daemon_calls.ts";
 import { type Params, type Route, segmentsOf } from "./routes.ts";
 import { page } from "./shapes.ts";
-import type { SortKey } from "./pagination.ts";
+import type { SortKey } from "../results/pagination.ts";
 
 type ReadSpec<In extends z.ZodObject, Out extends z.ZodType> =
-  & Omit<ToolDefinition<In, Out>, "kind" | "call" | "routes">
+  & Omit<ToolDefinition<In, Out>, "kind" | "call" | "routes" | "output">
   & {
-    /** The one route read; its reply is the tool's data. */
+    /** The one route read; its reply schema is the tool's output. */
     route: Route<Out>;
     /** The route's `{name}` segments (default: the input fields of those names). */
     params?(input: z.output<In>): Params;
@@ -30,6 +30,7 @@ export function readTool<In extends z.ZodObject, Out extends z.ZodType>(
   return defineTool({
     ...rest,
     kind: "read",
+    output: route.schema,
     routes: [route],
     call: (ctx, input) =>
       route.method === "GET"
@@ -37,8 +38,6 @@ export function readTool<In extends z.ZodObject, Out extends z.ZodType>(
         : readByPost(ctx, route, paramsOf(input), send?.(input) ?? {}),
   });
 }
-
-type PageQuery = { limit: number; afterCursor?: string } & Query;
 
 type PagedSpec<In extends z.ZodObject, Item extends z.ZodType> =
   & Omit<ToolDefinition<In, ReturnType<typeof page<Item>>>, "kind" | "call" | "routes" | "output">
@@ -48,44 +47,23 @@ type PagedSpec<In extends z.ZodObject, Item extends z.ZodType> =
     route: Route<z.ZodArray<Item>>;
     /** The sort key pages are cut by. */
     key(item: z.output<Item>): SortKey;
-    /** What page cursors are bound to, with the filters. */
-    listing: string;
     /** The tool (and argument) that reads one record whole, e.g. `portreeve_claim_get (id)`. */
     readWhole: string;
   };
 
-/** A tool that pages a collection the daemon sends whole (see `readPage`). */
+/**
+ * A tool that pages a collection the daemon sends whole (see `readPage`); its cursors are
+ * bound to the tool's name and filters.
+ */
 export function pagedReadTool<In extends z.ZodObject<z.ZodRawShape>, Item extends z.ZodType>(
   spec: PagedSpec<In, Item>,
-): AnyTool {
-  const { item, route, key, listing, readWhole, ...rest } = spec;
+): ToolDefinition<In, ReturnType<typeof page<Item>>> {
+  const { item, route, key, readWhole, ...rest } = spec;
   return defineTool({
     ...rest,
     kind: "read",
     output: page(item),
     routes: [route],
-    call: (ctx, input) => readPage(ctx, route, listing, pageQuery(input), key, readWhole),
+    call: (ctx, input) => readPage(ctx, route, spec.name, pageQuery(input), key, readWhole),
   });
-}
-
-/** The input's page request and filters (the input schema gave `limit` its default). */
-export function pageQuery(input: Record<string, unknown>): PageQuery {
-  const { limit, afterCursor, ...rest } = input;
-  if (typeof limit !== "number") throw new Error("a paged tool's input has no limit");
-  return {
-    ...queryOf(rest),
-    limit,
-    afterCursor: typeof afterCursor === "string" ? afterCursor : undefined,
-  };
-}
-
-/** The fields a query string can carry. */
-function queryOf(fields: Record<string, unknown>): Query {
-  const out: Query = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
-      out[key] = value;
-    }
-  }
-  return out;
 }

@@ -4,8 +4,7 @@
  * `deno task gen` writes them; tests fail when they are stale, so no count is typed by hand.
  */
 import { ALL_TOOLS } from "./index.ts";
-import { inToolset, type ToolKind, toolsetOf } from "./define.ts";
-import { TOOLSETS } from "../toolsets.ts";
+import { inToolset, type ToolKind, toolsetOf, TOOLSETS } from "../shared/options.ts";
 
 /** The reference table: one row per tool, in catalogue order. */
 export function toolReference(): string[] {

@@ -41,6 +41,12 @@ export const RENEWAL_ROUTES = {
     "/v1/launcher-operations/{operationId}/renew",
     z.looseObject({ operation: launcherOperation, renewAfterMilliseconds: z.int() }),
     coordinates("extends a launcher operation's deadline"),
+    // The launcher_operation_renew tool requests it too; custody's renewals ignore the check.
+    {
+      tool: "portreeve_launcher_operation_get",
+      how:
+        "with this operationId, to see its deadline (a heartbeat is safe to repeat while active)",
+    },
   ),
 };
 

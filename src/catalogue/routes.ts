@@ -7,6 +7,7 @@ export {
   get,
   id,
   type Method,
+  type OutcomeCheck,
   type Params,
   pathOf,
   post,

@@ -4,17 +4,17 @@
  * one line; with `--json` the same error is also printed on stdout as
  * `{"version":1,"error":{"code","message"}}` so scripts need only read stdout.
  */
-import { type EnvReader, locateSocket, SocketPathError } from "../socket_location.ts";
+import { type EnvReader, locateSocket, SocketPathError } from "../shared/socket_location.ts";
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
-import { detectInstallation, type Installation } from "../installation.ts";
-import { APPROVAL_MODES } from "../approval_modes.ts";
+import { detectInstallation, type Installation } from "../shared/installation.ts";
+import { APPROVAL_MODES } from "../shared/options.ts";
 import {
   commandLine,
   type ReaderForm,
   readerForm,
   taskStep,
   unstablePathWarnings,
-} from "../hints.ts";
+} from "../shared/hints.ts";
 import { type CommandIO, parseOptions, UsageError } from "./options.ts";
 
 /** Seams for tests; each defaults to the real process. */

@@ -4,7 +4,7 @@
  * terminal): agents are never told to start anything, and the simulator never gets a real
  * PortReeve socket path.
  */
-import { PORTREEVE_PROJECT, taskStep } from "../hints.ts";
+import { PORTREEVE_PROJECT, taskStep } from "../shared/hints.ts";
 
 export function startDaemonHint(): string {
   return `Start PortReeve (\`portreeve start\`; ${PORTREEVE_PROJECT}), or point the bridge at ` +

@@ -5,19 +5,19 @@
  */
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { TOOLSETS } from "../toolsets.ts";
-import { APPROVAL_MODES } from "../approval_modes.ts";
+import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/options.ts";
 import { approvalReport } from "./doctor_approval.ts";
-import { locateSocket } from "../socket_location.ts";
+import { locateSocket } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
 import { HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
-import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../hints.ts";
+import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../shared/hints.ts";
 import { startDaemonHint } from "./daemon_hint.ts";
-import { detectInstallation } from "../installation.ts";
-import { configureLogging } from "../transport/logging.ts";
-import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
-import { envelopeOf } from "../catalogue/result.ts";
+import { detectInstallation } from "../shared/installation.ts";
+import { configureLogging } from "../shared/logging.ts";
+import { envelopeOf } from "../results/result.ts";
+import { isObject, type Json } from "../shared/json.ts";
+import { z } from "zod";
 
 export const DOCTOR_EXIT = {
   ok: 0,
@@ -111,9 +111,9 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
         () => bridge.server(shutdown.signal, era),
       );
       try {
-        const listed = session.frames.find((f) => Array.isArray(f.result?.tools));
-        const tools = listed?.result?.tools as unknown[] | undefined;
-        const cached = listed?.result?.ttlMs === 0 && listed?.result?.cacheScope === "private";
+        const listed = session.frames.find((f) => Array.isArray(f.result?.tools))?.result;
+        const tools = Array.isArray(listed?.tools) ? listed.tools : undefined;
+        const cached = listed?.ttlMs === 0 && listed?.cacheScope === "private";
         add(
           tools && cached ? "ok" : "fail",
           `MCP handshake (${
@@ -184,55 +184,73 @@ function nextStep(verdict: keyof typeof DOCTOR_EXIT, socketPath: string, unstabl
 
 type Add = (status: Status, label: string, detail: string) => void;
 
+/** What doctor reads of each tool's (compact) data: absent lists and guidance are empty. */
+const DIAGNOSTICS = z.object({
+  daemon: z.object({ available: z.boolean() }),
+  error: z.object({ message: z.string() }).optional(),
+});
+const COMPATIBILITY = z.object({
+  compatible: z.boolean(),
+  missingCapabilities: z.array(z.string()).default([]),
+  guidance: z.string().nullable().default(null),
+});
+const HEALTH = z.object({
+  softwareVersion: z.string(),
+  protocol: z.object({ minimum: z.int(), maximum: z.int() }),
+  pid: z.int(),
+});
+
+type Read<S extends z.ZodType> =
+  | { ok: true; data: z.output<S> }
+  | { ok: false; error: { code: string; message: string } };
+
 async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCTOR_EXIT) {
-  const result = async (name: string) =>
-    envelopeOf(await client.callTool({ name, arguments: {} })) as {
-      ok: boolean;
-      data?: Record<string, unknown>;
-      error?: { code: string; message: string };
+  const result = async <S extends z.ZodType>(name: string, schema: S): Promise<Read<S>> => {
+    const envelope = envelopeOf(await client.callTool({ name, arguments: {} }));
+    if (!envelope.ok) return envelope;
+    const data = schema.safeParse(envelope.data);
+    return data.success ? { ok: true, data: data.data } : {
+      ok: false,
+      error: { code: "unreadable", message: `${name} answered data doctor cannot read` },
     };
-  const diag = await result("portreeve_diagnostics");
-  const daemon = diag.data?.daemon as { available: boolean } | undefined;
-  if (!daemon?.available) {
+  };
+  const diag = await result("portreeve_diagnostics", DIAGNOSTICS);
+  if (!diag.ok || !diag.data.daemon.available) {
     // What happened, for a person; the verdict below says what they can do about it.
-    const failed = diag.data?.error as { message?: string } | undefined;
-    add("fail", "daemon", String(failed?.message ?? diag.error?.message ?? "not reachable"));
+    const said = diag.ok ? diag.data.error?.message : diag.error.message;
+    add("fail", "daemon", said ?? "not reachable");
     return verdict === "misconfigured" ? verdict : "unavailable";
   }
   add("ok", "daemon", "answers on the socket");
-  const compat = await result("portreeve_compatibility");
-  const data = compat.data as {
-    compatible: boolean;
-    missingCapabilities: string[];
-    guidance: string | null;
-  };
+  const compat = await result("portreeve_compatibility", COMPATIBILITY);
+  const compatible = compat.ok && compat.data.compatible;
   add(
-    data.compatible ? "ok" : "fail",
+    compatible ? "ok" : "fail",
     "compatibility",
-    data.compatible
+    compatible
       ? "protocol 1 and every required capability"
-      : `${data.guidance ?? ""} missing: ${data.missingCapabilities.join(", ") || "none"}`,
+      : compat.ok
+      ? `${compat.data.guidance ?? ""} missing: ${
+        compat.data.missingCapabilities.join(", ") || "none"
+      }`
+      : `${compat.error.code}: ${compat.error.message}`,
   );
-  const health = await result("portreeve_health");
+  const health = await result("portreeve_health", HEALTH);
   if (health.ok) {
-    const h = health.data as {
-      softwareVersion: string;
-      protocol: { minimum: number; maximum: number };
-      pid: number;
-    };
+    const h = health.data;
     add(
       "ok",
       "daemon health",
       `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`,
     );
   } else {
-    add("fail", "daemon health", `${health.error?.code}: ${health.error?.message}`);
+    add("fail", "daemon health", `${health.error.code}: ${health.error.message}`);
   }
-  return data.compatible ? verdict : "incompatible";
+  return compatible ? verdict : "incompatible";
 }
 
 interface Frame {
-  result?: Record<string, unknown>;
+  result?: Json;
 }
 
 /** One in-memory MCP session in the given era, recording every server→client frame. */
@@ -241,7 +259,7 @@ async function openSession(era: "legacy" | "modern", factory: Parameters<typeof 
   const frames: Frame[] = [];
   const deliver = serverSide.send.bind(serverSide);
   serverSide.send = (message: JSONRPCMessage, options) => {
-    frames.push(message as Frame);
+    frames.push("result" in message && isObject(message.result) ? { result: message.result } : {});
     return deliver(message, options);
   };
   const handle = serveStdio(factory, { legacy: "serve", transport: serverSide });

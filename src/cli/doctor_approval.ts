@@ -1,12 +1,13 @@
 /** What doctor says about approval: which mode a host gets, and what its user will see. */
-import type { ApprovalMode } from "../approval_modes.ts";
+import type { ApprovalMode } from "../shared/options.ts";
+import { Codes } from "../shared/errors.ts";
 
 /** What each known host does with our question (measured by `deno task test:hosts`). */
 const HOST_ASKS: Record<string, string> = {
   claude:
-    'Claude Code declares MCP elicitation and shows the question in its interactive terminal; `claude -p` (2.1.197) answers "cancel" unseen, so executes there end in portreeve_approval_declined',
+    `Claude Code declares MCP elicitation and shows the question in its interactive terminal; \`claude -p\` (2.1.197) answers "cancel" unseen, so executes there end in ${Codes.approvalDeclined}`,
   codex:
-    "Codex declares MCP elicitation; `codex exec` (0.171.0) declines the question unseen, so executes there end in portreeve_approval_declined",
+    `Codex declares MCP elicitation; \`codex exec\` (0.171.0) declines the question unseen, so executes there end in ${Codes.approvalDeclined}`,
   gemini:
     "Gemini CLI (0.61.0) does not declare MCP elicitation: in auto mode the preview tells the agent to ask the user, and --approval required refuses every execute",
   generic:
@@ -19,7 +20,7 @@ export function approvalReport(mode: ApprovalMode, host: string): string {
     case "auto":
       return `auto: each *_execute asks the user through the host before anything reaches the daemon when the host can ask; otherwise the preview tells the agent to ask (${hostFacts})`;
     case "required":
-      return `required: each *_execute asks the user through the host, and is refused with portreeve_approval_unavailable when the host cannot ask (${hostFacts})`;
+      return `required: each *_execute asks the user through the host, and is refused with ${Codes.approvalUnavailable} when the host cannot ask (${hostFacts})`;
     case "off":
       return "off: the bridge never asks; the preview tells the agent to ask the user, and nothing checks that it did";
   }

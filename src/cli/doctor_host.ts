@@ -1,8 +1,8 @@
 /** The exact host command `config` would print, for doctor's checklist. */
-import type { SocketLocation } from "../socket_location.ts";
+import type { SocketLocation } from "../shared/socket_location.ts";
 import { renderConfig } from "../profiles/mod.ts";
-import { detectInstallation } from "../installation.ts";
-import { shellJoin, shellQuote } from "../shell.ts";
+import { detectInstallation } from "../shared/installation.ts";
+import { shellJoin, shellQuote } from "../shared/shell.ts";
 
 export function hostCommand(
   host: string,

@@ -9,11 +9,11 @@
  * deletes what the manifest does not show as its own (`install/installer.ts`). Run by the
  * `install` and `uninstall` tasks; it is not part of the bundle.
  */
-import { installLayout, LAUNCHER_NAME } from "../install_layout.ts";
-import { shellQuote } from "../shell.ts";
-import { commandLine, taskCommand, taskStep, taskUsage } from "../hints.ts";
+import { installLayout, LAUNCHER_NAME } from "../shared/install_layout.ts";
+import { shellQuote } from "../shared/shell.ts";
+import { commandLine, taskCommand, taskStep, taskUsage } from "../shared/hints.ts";
 import { HOST_IDS } from "../profiles/mod.ts";
-import { SOFTWARE_VERSION } from "../version.ts";
+import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { parseOptions, UsageError } from "./options.ts";
 import { BuildError, buildTree } from "./install/tree.ts";
 import { checkInstall, InstallRefused, installTree, uninstallRoot } from "./install/installer.ts";

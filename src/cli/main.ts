@@ -1,10 +1,8 @@
 /** Argument parsing and dispatch. Usage errors exit 2 with one clear line on stderr. */
-import { PRODUCT, SOFTWARE_VERSION } from "../version.ts";
-import { SocketPathError } from "../socket_location.ts";
+import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/options.ts";
+import { SocketPathError } from "../shared/socket_location.ts";
 import { type CommandIO, UsageError } from "./options.ts";
-import { commandLine } from "../hints.ts";
-import { TOOLSETS } from "../toolsets.ts";
-import { APPROVAL_MODES } from "../approval_modes.ts";
+import { commandLine } from "../shared/hints.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 

@@ -1,6 +1,6 @@
 /** Parsing and checks of command-line options shared by `serve`, `config` and `doctor`. */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { choiceOf, labelOf } from "../option_rules.ts";
+import { choiceOf, labelOf } from "../shared/options.ts";
 
 /** Where a command prints: the terminal, or a test's buffers. */
 export interface CommandIO {

@@ -1,10 +1,8 @@
 /** `portreeve-mcp serve`: its options and their checks; the bridge itself is in src/bridge/. */
-import { PRODUCT } from "../version.ts";
-import { locateSocket } from "../socket_location.ts";
-import { TOOLSETS } from "../toolsets.ts";
-import { APPROVAL_MODES } from "../approval_modes.ts";
-import { commandLine } from "../hints.ts";
-import { LOG_LEVELS } from "../transport/logging.ts";
+import { APPROVAL_MODES, PRODUCT, TOOLSETS } from "../shared/options.ts";
+import { locateSocket } from "../shared/socket_location.ts";
+import { commandLine } from "../shared/hints.ts";
+import { LOG_LEVELS } from "../shared/logging.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
 
 /** `serve`'s options; `serve --help` lists every one (a test keeps them in step). */

@@ -1,6 +1,8 @@
-import type { CredentialKind, RenewalFailure } from "./types.ts";
+import type { CredentialKind, RenewalFailure } from "./group.ts";
+import { Codes } from "../shared/errors.ts";
+import { isObject } from "../shared/json.ts";
 
-/** Base of custody errors; `code` follows the bridge's `portreeve_*` error vocabulary. */
+/** Base of custody errors; `code` is one of the bridge's `Codes`. */
 export class CustodyError extends Error {
   readonly code: string;
   readonly retryable: boolean;
@@ -29,7 +31,7 @@ export class CredentialUnavailableError extends CustodyError {
   readonly renewalFailure?: RenewalFailure;
 
   constructor(failure?: { kind: CredentialKind; failure: RenewalFailure }) {
-    super("portreeve_credential_unavailable", failure ? lapsedMessage(failure) : UNAVAILABLE);
+    super(Codes.credentialUnavailable, failure ? lapsedMessage(failure) : UNAVAILABLE);
     if (failure) this.renewalFailure = failure.failure;
   }
 
@@ -56,7 +58,7 @@ export class CustodyLimitError extends CustodyError {
     readonly maximumMinutes: number,
   ) {
     super(
-      "portreeve_invalid_input",
+      Codes.invalidInput,
       `custody can only be set to between ${minimumMinutes} and ${maximumMinutes} minutes ` +
         `from acquisition (asked for ${requestedMinutes})`,
     );
@@ -71,7 +73,7 @@ export class CustodyLimitError extends CustodyError {
 /** The vault was closed (shutdown); nothing can be held or used any more. */
 export class CustodyClosedError extends CustodyError {
   constructor() {
-    super("portreeve_credential_custody_closed", "credential custody is closed (shutting down)");
+    super(Codes.credentialCustodyClosed, "credential custody is closed (shutting down)");
   }
 }
 
@@ -79,7 +81,7 @@ export class CustodyClosedError extends CustodyError {
 export class HandleCollisionError extends CustodyError {
   constructor() {
     super(
-      "portreeve_credential_handle_collision",
+      Codes.credentialHandleCollision,
       "could not mint a unique credential handle; nothing was held",
     );
   }
@@ -92,7 +94,7 @@ export class HandleCollisionError extends CustodyError {
 export class RenewalTimeoutError extends CustodyError {
   constructor(timeoutMs: number) {
     super(
-      "portreeve_unavailable",
+      Codes.unavailable,
       `renewal got no answer within ${seconds(timeoutMs)} s, by when the credential had expired`,
       true,
     );
@@ -108,7 +110,7 @@ export function lateRenewal(
 ): RenewalFailure {
   const what = kind === "launcher" ? "operation deadline" : "lease expiry";
   return {
-    code: "portreeve_unavailable",
+    code: Codes.unavailable,
     message: `renewal sent ${seconds(now - sentAt)} s ago is still unanswered (the daemon is ` +
       `slow or busy); the ${what} is ${new Date(expiresAt).toISOString()}`,
     at: now,
@@ -140,10 +142,8 @@ export class RenewalFailedError extends CustodyError {
 
 /** The renewer's `details`, kept only if they are plain data free of the given secrets. */
 export function safeDetails(error: unknown, secrets: readonly string[]): Record<string, unknown> {
-  const details = typeof error === "object" && error !== null
-    ? (error as Record<string, unknown>).details
-    : undefined;
-  if (typeof details !== "object" || details === null || Array.isArray(details)) return {};
+  const details = isObject(error) ? error.details : undefined;
+  if (!isObject(details)) return {};
   try {
     const json = JSON.stringify(details);
     if (secrets.some((s) => s !== "" && json.includes(s)) || TOKEN_LIKE_ONE.test(json)) return {};
@@ -156,7 +156,7 @@ export function safeDetails(error: unknown, secrets: readonly string[]): Record<
 /** The renewer answered with something custody cannot use. */
 export class InvalidRenewalError extends CustodyError {
   constructor(what: string) {
-    super("portreeve_invalid_response", `renewal answer is malformed: ${what}`);
+    super(Codes.invalidResponse, `renewal answer is malformed: ${what}`);
   }
 }
 
@@ -174,13 +174,11 @@ export function describeFailure(
   at: number,
   secrets: readonly string[],
 ): { failure: RenewalFailure; retryable: boolean } {
-  const fields = typeof error === "object" && error !== null
-    ? error as Record<string, unknown>
-    : {};
+  const fields = isObject(error) ? error : {};
   const code = typeof fields.code === "string" && CODE.test(fields.code) &&
       !secrets.some((s) => s !== "" && fields.code === s)
     ? fields.code
-    : "portreeve_internal";
+    : Codes.internal;
   const retryable = fields.retryable === true;
   let message = error instanceof Error ? error.message : "renewal failed";
   for (const secret of secrets) {

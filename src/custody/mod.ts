@@ -94,4 +94,4 @@ export {
 export { HANDLE_PATTERN, isHandle } from "./handle.ts";
 export { CredentialFragments, FRAGMENT_LENGTH, REDACTED } from "./fragments.ts";
 export { Custody } from "./vault.ts";
-export type * from "./types.ts";
+export type * from "./group.ts";

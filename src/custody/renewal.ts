@@ -1,7 +1,7 @@
 import type { Clock } from "./clock.ts";
 import { InvalidRenewalError, RenewalTimeoutError } from "./errors.ts";
 import type { Group } from "./group.ts";
-import type { LauncherRenewal, Outcome, Renewers } from "./types.ts";
+import type { LauncherRenewal, Outcome, Renewers } from "./group.ts";
 
 /** The credentials one renewal attempt sent (snapshot; members may be settled meanwhile). */
 export interface Sent {

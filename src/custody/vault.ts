@@ -28,6 +28,7 @@ import {
   withFailure,
 } from "./group.ts";
 import { performRenewal, type Sent } from "./renewal.ts";
+import { Codes } from "../shared/errors.ts";
 import type {
   ActivationExtension,
   ActivationLeaseUse,
@@ -48,7 +49,7 @@ import type {
   Outcome,
   RenewalFailure,
   Renewers,
-} from "./types.ts";
+} from "./group.ts";
 
 /** What remains of a credential erased after a terminal renewal failure (no secret). */
 interface Tombstone {
@@ -435,7 +436,7 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     if (now >= soonestExpiry(group) + grace) {
       const launcher = group.kind === "launcher";
       const failure = group.failure ?? {
-        code: launcher ? "portreeve_operation_deadline_passed" : "portreeve_lease_expired",
+        code: launcher ? Codes.operationDeadlinePassed : Codes.leaseExpired,
         message: launcher ? "the operation deadline passed" : "the lease TTL elapsed",
         at: now,
       };

@@ -3,7 +3,7 @@
  * alive, stamps every POST with our `client` block and origin, and caches the compatibility
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
-import { BridgeError, Codes, invalidResponse, resourceLimit } from "../errors.ts";
+import { BridgeError, Codes, invalidResponse, resourceLimit } from "../shared/errors.ts";
 import { notGranted, requestTooLong, timedOut, TOO_LONG_STATUSES, unavailable } from "./errors.ts";
 import {
   HttpError,
@@ -17,7 +17,7 @@ import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { laneOf } from "./lanes.ts";
 import type { Lane } from "./slots.ts";
-import { SOFTWARE_VERSION } from "../version.ts";
+import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import { admit, type ApprovalProof } from "./gate.ts";
 import { bridgeOrigin } from "./origin.ts";

@@ -13,6 +13,7 @@
  * the declaration lists every value's effect; a value it does not list counts as the worst
  * of them, so a new value is refused rather than guessed harmless.
  */
+import { isObject } from "../shared/json.ts";
 
 /** The kinds of consequence a person approves. */
 export const CONSEQUENCES = [
@@ -117,8 +118,8 @@ function worstOf(rule: ValueRule): Effect {
 function valueAt(body: unknown, field: string): unknown {
   let at: unknown = body;
   for (const key of field.split(".")) {
-    if (typeof at !== "object" || at === null || Array.isArray(at)) return undefined;
-    at = (at as Record<string, unknown>)[key];
+    if (!isObject(at)) return undefined;
+    at = at[key];
   }
   return at;
 }

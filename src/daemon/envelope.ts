@@ -2,7 +2,8 @@
  * Reads the daemon's response envelope (`protocolVersion`, `requestId`, then `data` or `error`)
  * into data or a `BridgeError`.
  */
-import { BridgeError, Codes, type Details, invalidResponse } from "../errors.ts";
+import { isObject } from "../shared/json.ts";
+import { BridgeError, Codes, type Details, invalidResponse } from "../shared/errors.ts";
 import { bridgeCodeFor, isDaemonCode } from "./errors.ts";
 import type { RawResponse } from "./http.ts";
 import {
@@ -11,8 +12,8 @@ import {
   fitValue,
   NOTE_ROOM,
   withTruncationNote,
-} from "../answer_bounds.ts";
-import { deeperThan } from "../depth.ts";
+} from "../shared/answer_bounds.ts";
+import { deeperThan } from "../shared/depth.ts";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -26,14 +27,14 @@ export function readEnvelope(raw: RawResponse): unknown {
   } catch {
     throw unreadable(raw.status, `HTTP ${raw.status} with a body that is not JSON`);
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+  if (!isObject(body)) {
     throw unreadable(raw.status, `HTTP ${raw.status} with a body that is not a JSON object`);
   }
   // No reply of the protocol nests this deep; one that did could not even be serialised.
   if (deeperThan(body, MAX_ANSWER_DEPTH) !== null) {
     throw unreadable(raw.status, `a body nested deeper than ${MAX_ANSWER_DEPTH} levels`);
   }
-  const envelope = body as Record<string, unknown>;
+  const envelope = body;
   if (envelope.protocolVersion !== PROTOCOL_VERSION) {
     if (typeof envelope.protocolVersion === "number") {
       throw new BridgeError(
@@ -48,15 +49,13 @@ export function readEnvelope(raw: RawResponse): unknown {
   }
   if (raw.status >= 200 && raw.status < 300 && "data" in envelope) return envelope.data;
   const error = envelope.error;
-  if (typeof error !== "object" || error === null) {
+  if (!isObject(error)) {
     throw unreadable(raw.status, `HTTP ${raw.status} without data or error`);
   }
-  const { code, message, retryable, details } = error as Record<string, unknown>;
+  const { code, message, retryable, details } = error;
   if (!isDaemonCode(code)) throw unreadable(raw.status, `an unknown error code ${codeShown(code)}`);
   // The daemon's requestId names its log line, nothing a model can act on: it stays out.
-  const extra: Details = typeof details === "object" && details !== null && !Array.isArray(details)
-    ? details as Details
-    : {};
+  const extra: Details = isObject(details) ? details : {};
   const ours = bridgeCodeFor(code);
   // What the daemon says is cut where it arrives, so the bridge's own words after it survive.
   const { daemonMessage, daemonDetails } = ANSWER_BOUNDS;

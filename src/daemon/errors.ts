@@ -3,9 +3,9 @@
  * state what happened; what to do is the code's next step (error_codes.ts). None of them
  * tells an agent to start anything: that is a person's job.
  */
-import { grantedSocket } from "../hints.ts";
-import { BridgeError, Codes, invalidInput } from "../errors.ts";
-import { DAEMON_CODES, type DaemonCode } from "../error_codes.ts";
+import { grantedSocket } from "../shared/hints.ts";
+import { BridgeError, Codes, invalidInput } from "../shared/errors.ts";
+import { DAEMON_CODES, type DaemonCode } from "../shared/error_codes.ts";
 
 export function isDaemonCode(code: unknown): code is DaemonCode {
   return typeof code === "string" && Object.hasOwn(DAEMON_CODES, code);

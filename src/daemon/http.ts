@@ -2,9 +2,9 @@
  * HTTP/1.1 over the daemon's Unix socket: `fetch` through a Unix-socket client (keep-alive,
  * abortable), a deadline per call, and response bodies bounded before anything parses them.
  */
-import { concatBytes } from "../bytes.ts";
-import { DAEMON_URL_HOST } from "../socket_location.ts";
-import { type Linked, linkedSignal } from "../signals.ts";
+import { concatBytes } from "../shared/bytes.ts";
+import { DAEMON_URL_HOST } from "../shared/socket_location.ts";
+import { type Linked, linkedSignal } from "../shared/signals.ts";
 import { type Lane, Slots, WORK_LANE } from "./slots.ts";
 import { DaemonDelays } from "./delays.ts";
 
@@ -203,7 +203,7 @@ export class UnixHttp {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   let message = error.message;
-  const cause = (error as { cause?: unknown }).cause;
+  const cause = error.cause;
   if (cause instanceof Error && !message.includes(cause.message)) message += `: ${cause.message}`;
   // The runtime names the request's URL, whose host is only a placeholder over the socket.
   return message.replace(/\s+/g, " ").replace(/ ?(for url )?\(?https?:\/\/[^\s)]*\)?/g, "")

@@ -5,6 +5,7 @@
  * request itself and no route can be left in the wrong one.
  */
 import { type Lane, WORK_LANE } from "./slots.ts";
+import { isObject } from "../shared/json.ts";
 
 /** Top-level body fields in which the protocol takes a lease token or launcher credential. */
 const SECRET_FIELDS = ["leaseToken", "credential"] as const;
@@ -14,10 +15,7 @@ export function carriesCredential(body: Record<string, unknown>): boolean {
   if (SECRET_FIELDS.some((field) => typeof body[field] === "string")) return true;
   const leases = body.leases;
   return Array.isArray(leases) &&
-    leases.some((lease) =>
-      typeof lease === "object" && lease !== null &&
-      typeof (lease as Record<string, unknown>).leaseToken === "string"
-    );
+    leases.some((lease) => isObject(lease) && typeof lease.leaseToken === "string");
 }
 
 /**

@@ -6,9 +6,9 @@
  * the daemon sent is kept whole.
  */
 import { z } from "zod";
-import { invalidResponse } from "../errors.ts";
+import { invalidResponse } from "../shared/errors.ts";
 import { get } from "./routes.ts";
-import { quotedIssue } from "../answer_bounds.ts";
+import { quotedIssue } from "../shared/answer_bounds.ts";
 
 /** What a route's successful reply must look like. */
 export interface ReplySchema<Schema extends z.ZodType = z.ZodType> {
@@ -47,7 +47,8 @@ export function checkReply<Schema extends z.ZodType>(
   const checked = reply.schema.safeParse(data);
   if (checked.success) {
     // The daemon's record whole, not the parsed copy (which drops keys a schema does not
-    // name); the schema accepted it and reply schemas transform nothing.
+    // name). It is the schema's output because no reply schema transforms a valid value
+    // (tests/unit/daemon/replies_test.ts walks every one).
     return data as z.output<Schema>;
   }
   const issues = checked.error.issues.slice(0, 10).map(quotedIssue);

@@ -18,6 +18,17 @@ export interface Route<Reply extends z.ZodType = z.ZodType> {
   schema: Reply;
   /** What a request to this route does, possibly depending on its body. */
   effect: EffectDeclaration;
+  /**
+   * For a route that changes state: the read that shows whether a request took effect when its
+   * answer was lost, named in the error's details (`checkWith`, `checkHow`).
+   */
+  check?: OutcomeCheck;
+}
+
+/** The read that settles an unknown outcome: a tool to call and how (with what, to see what). */
+export interface OutcomeCheck {
+  tool: string;
+  how: string;
 }
 
 /** Every route declared so far, in declaration order (for the effects map). */
@@ -35,13 +46,17 @@ export function get<Reply extends z.ZodType>(path: string, schema: Reply): Route
   return declare({ method: "GET", path, route: `GET ${path}`, schema, effect: reads() });
 }
 
-/** A POST and what it does; a POST that only reads says so with `reads(…)`. */
+/**
+ * A POST and what it does; a POST that only reads says so with `reads(…)`, one that changes
+ * state names the read that settles a lost answer (`check`).
+ */
 export function post<Reply extends z.ZodType>(
   path: string,
   schema: Reply,
   effect: EffectDeclaration,
+  check?: OutcomeCheck,
 ): Route<Reply> {
-  return declare({ method: "POST", path, route: `POST ${path}`, schema, effect });
+  return declare({ method: "POST", path, route: `POST ${path}`, schema, effect, check });
 }
 
 /** Whether `route` was made by `get` or `post` (the client sends nothing else). */

@@ -14,6 +14,6 @@ export {
   validateLabel,
   validateToolset,
 } from "./render.ts";
-export { type Toolset, TOOLSETS } from "../toolsets.ts";
-export type { Installation } from "../installation.ts";
+export { type Toolset, TOOLSETS } from "../shared/options.ts";
+export type { Installation } from "../shared/installation.ts";
 export { stringifyToml, tomlString } from "./toml.ts";

@@ -2,17 +2,24 @@
  * Pure rendering of a host's configuration from the inputs, the installation and the socket,
  * all given by the caller: this room looks nothing up itself.
  */
-import { confinedFlags, RUN_ENV } from "../permissions.ts";
-import { type SocketLocation, SocketPathError } from "../socket_location.ts";
+import { confinedFlags, RUN_ENV } from "../shared/permissions.ts";
+import { type SocketLocation, SocketPathError } from "../shared/socket_location.ts";
 import { findHost, unknownHostMessage } from "./hosts.ts";
-import type { ConfigurationLanguage, HostProfile, Json } from "./profile.ts";
-import type { Installation } from "../installation.ts";
-import { shellJoin } from "../shell.ts";
+import type { ConfigurationLanguage, HostProfile } from "./profile.ts";
+import type { JsonValue } from "../shared/json.ts";
+import type { Installation } from "../shared/installation.ts";
+import { shellJoin } from "../shared/shell.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
-import { type Toolset, TOOLSETS } from "../toolsets.ts";
-import { choiceOf, labelOf } from "../option_rules.ts";
-import { APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../approval_modes.ts";
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  choiceOf,
+  DEFAULT_APPROVAL_MODE,
+  labelOf,
+  type Toolset,
+  TOOLSETS,
+} from "../shared/options.ts";
 
 /** The command `--portable` emits; users keep it on PATH. */
 export const PORTABLE_COMMAND = "portreeve-mcp";
@@ -203,13 +210,13 @@ function grantFor(socketPath: string): string[] {
   }
 }
 
-function expandOrFail(template: Json, values: Parameters<typeof expand>[1]): Json {
+function expandOrFail(template: JsonValue, values: Parameters<typeof expand>[1]): JsonValue {
   const value = expand(template, values);
   if (value === undefined) throw new Error("profile template expanded to nothing");
   return value;
 }
 
-function formatConfiguration(language: ConfigurationLanguage, value: Json): string {
+function formatConfiguration(language: ConfigurationLanguage, value: JsonValue): string {
   if (language === "json") return JSON.stringify(value, null, 2);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new Error("a TOML configuration must be a table");

@@ -9,13 +9,13 @@
  *   "${server}"      the expanded server entry
  *   "${server:json}" the server entry as one compact JSON string
  */
-import type { Json } from "./profile.ts";
+import type { JsonValue } from "../shared/json.ts";
 
 export interface TemplateValues {
   command: string;
   args: readonly string[];
   env: Readonly<Record<string, string>>;
-  server?: Json;
+  server?: JsonValue;
 }
 
 export class TemplateError extends Error {
@@ -23,11 +23,11 @@ export class TemplateError extends Error {
 }
 
 /** Expands `template`; `undefined` means "omit this value" (an empty `${env}`). */
-export function expand(template: Json, values: TemplateValues): Json | undefined {
+export function expand(template: JsonValue, values: TemplateValues): JsonValue | undefined {
   if (typeof template === "string") return expandString(template, values);
   if (Array.isArray(template)) return expandArray(template, values);
   if (template === null || typeof template !== "object") return template;
-  const out: { [key: string]: Json } = {};
+  const out: { [key: string]: JsonValue } = {};
   for (const [key, item] of Object.entries(template)) {
     if (key.includes("${")) throw new TemplateError(`placeholders are not allowed in keys: ${key}`);
     const expanded = expand(item, values);
@@ -46,8 +46,8 @@ export function expandWords(words: readonly string[], values: TemplateValues): s
   return out;
 }
 
-function expandArray(items: readonly Json[], values: TemplateValues): Json[] {
-  const out: Json[] = [];
+function expandArray(items: readonly JsonValue[], values: TemplateValues): JsonValue[] {
+  const out: JsonValue[] = [];
   for (const item of items) {
     if (item === "${args}") out.push(...values.args);
     else if (item === "${env:flags}") out.push(...envFlags(values.env));
@@ -59,7 +59,7 @@ function expandArray(items: readonly Json[], values: TemplateValues): Json[] {
   return out;
 }
 
-function expandString(text: string, values: TemplateValues): Json | undefined {
+function expandString(text: string, values: TemplateValues): JsonValue | undefined {
   switch (text) {
     case "${command}":
       return values.command;
@@ -82,7 +82,7 @@ function envFlags(env: Readonly<Record<string, string>>): string[] {
   return Object.entries(env).flatMap(([key, value]) => ["--env", `${key}=${value}`]);
 }
 
-function requireServer(values: TemplateValues): Json {
+function requireServer(values: TemplateValues): JsonValue {
   if (values.server === undefined) throw new TemplateError("${server} used inside the server");
   return values.server;
 }

@@ -2,13 +2,13 @@
  * A small TOML writer for configuration snippets: scalars and arrays inline, nested objects as
  * `[dotted.table]` sections, strings as basic strings with every control character escaped.
  */
-import type { Json } from "./profile.ts";
+import type { JsonValue } from "../shared/json.ts";
 
 export class TomlError extends Error {
   override name = "TomlError";
 }
 
-type Table = { [key: string]: Json };
+type Table = { [key: string]: JsonValue };
 
 /** Renders a top-level table; the text ends with a newline. */
 export function stringifyToml(root: Table): string {
@@ -31,7 +31,7 @@ function writeTable(table: Table, path: string[], lines: string[]): void {
 }
 
 /** Long arrays go one item per line (valid TOML) so exact commands stay readable. */
-function entryValue(value: Json): string {
+function entryValue(value: JsonValue): string {
   const inline = tomlValue(value);
   if (!Array.isArray(value) || inline.length <= MAX_INLINE) return inline;
   return `[\n${value.map((item) => `  ${tomlValue(item)},`).join("\n")}\n]`;
@@ -39,7 +39,7 @@ function entryValue(value: Json): string {
 
 const MAX_INLINE = 80;
 
-function isTable(value: Json): value is Table {
+function isTable(value: JsonValue): value is Table {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -48,7 +48,7 @@ export function tomlKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key);
 }
 
-function tomlValue(value: Json): string {
+function tomlValue(value: JsonValue): string {
   if (value === null) throw new TomlError("TOML has no null");
   if (typeof value === "string") return tomlString(value);
   if (typeof value === "boolean") return String(value);

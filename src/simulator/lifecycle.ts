@@ -3,7 +3,15 @@
 import type { Ctx } from "./core.ts";
 import { fail } from "./errors.ts";
 import { describeListener, ownershipChain } from "./inventory.ts";
-import type { Activation, ActivationState, Lease, ProcessFingerprint, Run } from "./state.ts";
+import type {
+  Activation,
+  ActivationState,
+  Claim,
+  Lease,
+  ProcessFingerprint,
+  Run,
+} from "./state.ts";
+import { identityView } from "./views.ts";
 import { secretMatches, uuid } from "./util.ts";
 
 /** Applies the activation state rule; emits state_changed when it moves. */
@@ -190,4 +198,63 @@ export function newRun(
 function dedupe(list: ProcessFingerprint[]): ProcessFingerprint[] {
   const seen = new Set<number>();
   return list.filter((p) => !seen.has(p.pid) && seen.add(p.pid) !== undefined);
+}
+
+/**
+ * Confirms `lease` as a run owned by `rootPid` (whose ownership `proof` shows): the run is
+ * recorded, the lease and its claim (if it still exists) updated, `lease.confirmed` logged with
+ * `extra` added. Standalone and activation leases alike.
+ */
+export function confirmLease(
+  ctx: Ctx,
+  lease: Lease,
+  rootPid: number,
+  proof: { root: ProcessFingerprint; listeners: ProcessFingerprint[] },
+  extra: Record<string, unknown> = {},
+): { run: Run; claim: Claim | undefined } {
+  const run = newRun(ctx, lease, rootPid, proof);
+  lease.state = "confirmed";
+  lease.updatedAt = ctx.at;
+  const claim = ctx.state.claims.get(lease.claimId);
+  if (claim) {
+    claim.assignedPort = lease.port;
+    claim.updatedAt = ctx.at;
+    claim.lastUsedAt = ctx.at;
+  }
+  ctx.event("lease.confirmed", "lease", lease.id, {
+    runId: run.id,
+    claimId: lease.claimId,
+    port: lease.port,
+    rootPid,
+    ...extra,
+  });
+  return { run, claim };
+}
+
+/** What a new claim is made of: its identity and how it is allocated. */
+export type NewClaim = Pick<
+  Claim,
+  "project" | "workspaceRoot" | "component" | "endpoint" | "mode" | "preferredPort" | "exactPort"
+>;
+
+/** Stores a new claim (no port yet) and logs `claim.created` with `extra` added. */
+export function createClaim(ctx: Ctx, fields: NewClaim, extra: Record<string, unknown> = {}) {
+  const claim: Claim = {
+    id: uuid(),
+    ...fields,
+    assignedPort: null,
+    assignmentExpiresAt: null,
+    createdAt: ctx.at,
+    updatedAt: ctx.at,
+    lastUsedAt: ctx.at,
+  };
+  ctx.state.claims.set(claim.id, claim);
+  ctx.event("claim.created", "claim", claim.id, {
+    identity: identityView(claim),
+    mode: claim.mode,
+    preferredPort: claim.preferredPort,
+    exactPort: claim.exactPort,
+    ...extra,
+  });
+  return claim;
 }

@@ -24,6 +24,21 @@ export interface Route {
   readOnly?: true;
 }
 
+/** A GET route: the protocol's GETs read (some sweep expired leases first). */
+export function get(path: string, handler: Handler): Route {
+  return { method: "GET", path, handler };
+}
+
+/** A POST route, with the body schema(s) checked before negotiation; `readOnly` if it only reads. */
+export function post(
+  path: string,
+  handler: Handler,
+  body?: z.ZodType | z.ZodType[],
+  options: { readOnly?: true } = {},
+): Route {
+  return { method: "POST", path, handler, ...(body ? { body } : {}), ...options };
+}
+
 export interface RouteMatch {
   handler: Handler;
   params: Record<string, string>;

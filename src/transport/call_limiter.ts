@@ -6,7 +6,7 @@
  * cancelled calls still unwinding in their slots while new ones arrive. A waiting call starts only while the
  * output gate is open, so a host that stops reading does not have answers piled up for it.
  */
-import { BridgeError, Codes } from "../errors.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 import type { Gate } from "./valve.ts";
 
 export const MAX_IN_FLIGHT = 32;

@@ -3,7 +3,8 @@
  * never buffered whole or parsed: we keep only a short head and tail, so that the error we
  * answer can still carry the request id when it is plainly visible at the top level.
  */
-import { concatBytes } from "../bytes.ts";
+import { isObject } from "../shared/json.ts";
+import { concatBytes } from "../shared/bytes.ts";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -151,10 +152,10 @@ function checkEnvelope(value: unknown, bytes: number): Frame {
       "JSON-RPC batches are not supported; send one message per line.",
     );
   }
-  if (typeof value !== "object" || value === null) {
+  if (!isObject(value)) {
     return reject(null, INVALID_REQUEST, "A JSON-RPC message must be an object.");
   }
-  const msg = value as Record<string, unknown>;
+  const msg = value;
   const id = validId(msg.id) ? msg.id : null;
   if (msg.jsonrpc !== "2.0") return reject(id, INVALID_REQUEST, 'Missing "jsonrpc": "2.0".');
   const hasId = "id" in msg;

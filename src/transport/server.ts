@@ -3,6 +3,7 @@
  * in both protocol eras. Built on the SDK's low-level `Server` so tools/list is served from
  * a list we build once instead of regenerating JSON Schema on every request.
  */
+import { isObject } from "../shared/json.ts";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
@@ -13,10 +14,10 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
-import { SERVER_NAME, SOFTWARE_VERSION } from "../version.ts";
-import { linkedSignal } from "../signals.ts";
-import { HostAskError, type HostChannel } from "../host_channel.ts";
-import { BridgeError, Codes } from "../errors.ts";
+import { SERVER_NAME, SOFTWARE_VERSION } from "../shared/options.ts";
+import { linkedSignal } from "../shared/signals.ts";
+import { HostAskError, type HostChannel } from "../shared/host_channel.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 import { CallLimiter } from "./call_limiter.ts";
 
 /** What this server serves; the bridge hands it the catalogue with its services behind it. */
@@ -114,8 +115,4 @@ export function asksForms(capabilities: unknown): boolean {
   const elicitation = isObject(capabilities) ? Reflect.get(capabilities, "elicitation") : undefined;
   if (!isObject(elicitation)) return false;
   return !("url" in elicitation) || "form" in elicitation;
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, type Era, startBridge, withSimulator } from "./harness.ts";
 import { type Env, failsWith, succeeds } from "./receipt_steps.ts";
-import { childEnv } from "../../src/child_env.ts";
+import { childEnv } from "../../src/shared/permissions.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 
 type Data = Record<string, unknown>;

@@ -183,21 +183,30 @@ for (const era of ERAS) {
   });
 
   Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
-    const slow = () => new Promise<ElicitResult>((done) => setTimeout(() => done(ACCEPT), 2500));
-    const answers = person(slow, ACCEPT);
-    await session(era, { answers, serveArgs: ["--approval-ms", "1000"] }, async (bridge, env) => {
-      const { claimId, receiptId } = await deletePreview(bridge, env, "slow");
-      const error = await sendsNothing(
-        env,
-        () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
-      );
-      assert.equal(error.retryable, true);
-      assert.equal(error.details.reason, "no_answer");
-      // The late "yes" did not count: the receipt was never answered, so it is asked again.
-      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-      assert.equal(done.data.changed, true);
-      assert.equal(answers.questions.length, 2);
-    });
+    // The person's "yes" lands just after the bridge stopped waiting (--approval-ms, at its
+    // least): late, so it must not count.
+    const WAIT_MS = 1000;
+    const late = () =>
+      new Promise<ElicitResult>((done) => setTimeout(() => done(ACCEPT), WAIT_MS + 500));
+    const answers = person(late, ACCEPT);
+    await session(
+      era,
+      { answers, serveArgs: ["--approval-ms", `${WAIT_MS}`] },
+      async (bridge, env) => {
+        const { claimId, receiptId } = await deletePreview(bridge, env, "slow");
+        const error = await sendsNothing(
+          env,
+          () =>
+            fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+        );
+        assert.equal(error.retryable, true);
+        assert.equal(error.details.reason, "no_answer");
+        // The late "yes" did not count: the receipt was never answered, so it is asked again.
+        const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+        assert.equal(done.data.changed, true);
+        assert.equal(answers.questions.length, 2);
+      },
+    );
   });
 
   Deno.test(`approval (${era}): mismatched and unknown receipts fail before any question`, async () => {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { call, startBridge, withSimulator } from "./harness.ts";
 import { seedClaim, seeder } from "./seed.ts";
 import { expandResult, statedOrigin } from "../support/expand.ts";
-import { RULES, rulesParagraph } from "../../src/catalogue/compact/rules.ts";
+import { RULES, rulesParagraph } from "../../src/results/compact/rules.ts";
 
 Deno.test("compact by default, whole records with detail full", async () => {
   const env = await withSimulator();

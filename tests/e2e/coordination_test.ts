@@ -1,6 +1,6 @@
 /**
  * Coordination end to end over real stdio: a standalone lease bound by a real loopback
- * listener, a two-component stack from prepare to end, a launcher operation, custody expiry
+ * listener, a two-component stack from prepare to end, a launcher operation, the custody window
  * and limits, cross-bridge handles, and a scan proving no raw token ever left the bridge.
  */
 import assert from "node:assert/strict";
@@ -298,7 +298,12 @@ Deno.test("coordination end to end", async (t) => {
   }
 });
 
-Deno.test("custody expiry erases the credential; renewals stop", async () => {
+/**
+ * `--custody-ms` reaches custody: the window it sets is the one a held lease reports. What
+ * custody does when the window ends (erases the credential, stops renewing, answers
+ * credential_unavailable) runs on a fake clock in tests/unit/custody/vault_test.ts.
+ */
+Deno.test("custody: --custody-ms sets the window a held lease reports", async () => {
   const env = await withSimulator();
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-ws-" }));
   const bridge = await startBridge({
@@ -306,22 +311,12 @@ Deno.test("custody expiry erases the credential; renewals stop", async () => {
     serveArgs: ["--custody-ms", "1500"],
   });
   try {
+    const before = Date.now();
     const lease = await ok(bridge, "portreeve_lease_acquire", {
       claim: { project: "p", workspaceRoot: workspace, component: "c" },
     });
-    assert.ok(Date.parse(lease.custodyExpiresAt as string) - Date.now() < 2000);
-    await new Promise((r) => setTimeout(r, 2200));
-    const renewsBefore = env.sim.requests.filter((r) => r.path.endsWith("/renew")).length;
-    await fails(bridge, "portreeve_lease_confirm", {
-      credentialHandle: lease.credentialHandle,
-      rootPid: Deno.pid,
-    }, "portreeve_credential_unavailable");
-    await new Promise((r) => setTimeout(r, 1200));
-    assert.equal(
-      env.sim.requests.filter((r) => r.path.endsWith("/renew")).length,
-      renewsBefore,
-      "no renewal after expiry",
-    );
+    const until = Date.parse(lease.custodyExpiresAt as string);
+    assert.ok(until >= before + 1500 && until <= Date.now() + 1500, `custody until ${until}`);
   } finally {
     await bridge.close();
     await env.cleanup();

@@ -3,6 +3,7 @@
  * that holds the dependencies (HOME's default cache is empty here), the demo and an
  * end-to-end test pass only if every process they start keeps DENO_DIR.
  */
+import { TEST_PERMISSIONS } from "../../scripts/tasks.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 
@@ -55,16 +56,7 @@ Deno.test("with a custom DENO_DIR the demo and an end-to-end test pass", async (
     assert.equal(demo.code, 0, demo.text.slice(-2000));
     assert.match(demo.text, /Done\. Everything above ran against the SIMULATED daemon\./);
 
-    const e2e = await run([
-      "test",
-      "--allow-read",
-      "--allow-write",
-      "--allow-net",
-      "--allow-env",
-      "--allow-run",
-      "--no-prompt",
-      "tests/e2e/foundation_test.ts",
-    ], env);
+    const e2e = await run(["test", ...TEST_PERMISSIONS, "tests/e2e/foundation_test.ts"], env);
     assert.equal(e2e.code, 0, e2e.text.slice(-2000));
     assert.match(e2e.text, /ok \| 3 passed \| 0 failed/);
     assert.deepEqual([...Deno.readDirSync(`${dir}/home`)], [], "nothing fell back to HOME");

@@ -11,10 +11,9 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { childEnv } from "../../src/child_env.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
-import { errorText, parseErrorText } from "../../src/catalogue/result.ts";
+import { errorText, parseErrorText } from "../../src/results/result.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
 export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/main.js", import.meta.url));
@@ -112,13 +111,27 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   };
 }
 
+/**
+ * A stretch of the automatic port range of its own for each simulator: test files run side by
+ * side, and those that bind the ports they lease (a real listener) must not pick the same one.
+ * Every stretch starts below the OS ephemeral range (32768 on Linux), which leases skip.
+ */
+export function ownStretch(): { start: number; end: number } {
+  return { start: 10_240 + 100 * Math.floor(Math.random() * 200), end: 49_151 };
+}
+
 /** A simulator on a fresh temp socket; remove the directory with `cleanup`. */
 export async function withSimulator(
   options: Partial<SimulatorOptions> = {},
 ): Promise<{ sim: Simulator; socketPath: string; dir: string; cleanup(): Promise<void> }> {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-" });
   const socketPath = `${dir}/portreeve.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false, ...options });
+  const sim = await startSimulator({
+    socketPath,
+    observeHost: false,
+    ...options,
+    settings: { automaticPortRanges: [ownStretch()], ...options.settings },
+  });
   return {
     sim,
     socketPath,

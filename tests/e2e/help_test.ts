@@ -4,12 +4,13 @@
  * deno.json has a description and answers `--help` with it without doing its work; host lists
  * in help texts and task descriptions are the profiles' hosts.
  */
+import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { SERVE_OPTIONS } from "../../src/cli/serve.ts";
 import { CONFIG_OPTIONS } from "../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../src/cli/doctor.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { confinedFlags } from "../../src/shared/permissions.ts";
 import { SOURCE_ENTRY } from "./harness.ts";
 import { copyCheckout } from "./hint_forms.ts";
 import { CONFIG_HELP } from "../../src/cli/config.ts";
@@ -21,16 +22,9 @@ import { TASKS } from "../../scripts/tasks.ts";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 async function help(args: string[]): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, `${args.join(" ")}: ${stderr}`);
-  return new TextDecoder().decode(out.stdout);
+  const out = await denoFinished(args, { cwd: ROOT, stdin: "null" });
+  assert.equal(out.code, 0, `${args.join(" ")}: ${out.stderr}`);
+  return out.stdout;
 }
 
 const confined = ["run", ...confinedFlags("/tmp/prmcp-help/portreeve.sock"), SOURCE_ENTRY];
@@ -52,16 +46,13 @@ for (const [name, args, options] of COMMANDS) {
 
 for (const [name, args] of COMMANDS.filter(([, , options]) => "host" in options)) {
   Deno.test(`help: ${name} refuses an unknown --host: exit 2, one line naming the hosts`, async () => {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [...args.slice(0, -1), "--host", "vscode"],
+    const out = await denoFinished([...args.slice(0, -1), "--host", "vscode"], {
       cwd: ROOT,
       stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
+    });
+    const stderr = out.stderr;
     assert.equal(out.code, 2, stderr);
-    assert.equal(new TextDecoder().decode(out.stdout), "");
+    assert.equal(out.stdout, "");
     assert.match(stderr, /^[^\n]*"vscode"[^\n]*\n$/, "one line naming the host given");
     for (const id of HOST_IDS) assert.match(stderr, new RegExp(`\\b${id}\\b`), `names ${id}`);
   });

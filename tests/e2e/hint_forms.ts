@@ -16,9 +16,8 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { childEnv } from "../../src/child_env.ts";
-import { installLayout } from "../../src/install_layout.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
+import { installLayout } from "../../src/shared/install_layout.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NPX_VERSION = `deno@${Deno.version.deno}`;

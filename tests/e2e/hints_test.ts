@@ -5,11 +5,11 @@
  * unavailable verdict names PortReeve and a demo that runs a SIMULATED daemon on a temporary
  * socket — never on the user's socket.
  */
+import { finished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
-import { childEnv } from "../../src/child_env.ts";
-import { confinedFlags } from "../../src/permissions.ts";
-import { envelopeOf } from "../../src/catalogue/result.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
+import { envelopeOf } from "../../src/results/result.ts";
 import {
   type Form,
   type Output,
@@ -40,18 +40,8 @@ async function errorOf(socketPath: string, grantSocket: string, serveSocket: str
   }
 }
 
-async function sh(command: string, env: Record<string, string> = {}) {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", command],
-    env: childEnv(env),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+function sh(command: string, env: Record<string, string> = {}) {
+  return finished("sh", ["-c", command], { env: childEnv(env) });
 }
 
 Deno.test("hints: a socket outside the grant: the agent is told what it is, the log says how", async () => {

@@ -10,27 +10,20 @@
  *   lib/portreeve-mcp/, a symbolic link in place of a file or of a folder, a file changed after
  *   install; --force moves such things aside and says so; uninstall says what it left.
  */
+import { finished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { withSimulator } from "./harness.ts";
-import { installLayout } from "../../src/install_layout.ts";
+import { installLayout } from "../../src/shared/install_layout.ts";
 import { MANIFEST_PATH, parseManifest, sha256 } from "../../src/cli/install/manifest.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const decoder = new TextDecoder();
 
-async function run(command: string, args: string[], env: Record<string, string>, cwd = ROOT) {
-  const out = await new Deno.Command(command, {
-    args,
-    cwd,
-    env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+function run(command: string, args: string[], env: Record<string, string>, cwd = ROOT) {
+  return finished(command, args, { cwd, env, clearEnv: true });
 }
 
 /** The caller's environment without any socket setting: the install must not need one. */

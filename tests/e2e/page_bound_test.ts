@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { call, startBridge, withSimulator } from "./harness.ts";
-import { PAGE_CHARS } from "../../src/catalogue/pagination.ts";
+import { PAGE_CHARS } from "../../src/results/pagination.ts";
 
 type Data = Record<string, unknown>;
 type Page = { items: Data[]; page: { nextCursor?: string } };

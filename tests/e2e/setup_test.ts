@@ -3,32 +3,24 @@
  * MCP handshake; toolsets shrink tools/list; doctor's verdicts against the simulator, no
  * daemon and an incompatible daemon.
  */
+import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
-import { confinedFlags } from "../../src/permissions.ts";
-import { childEnv } from "../../src/child_env.ts";
+import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
-import { inToolset, type ToolKind } from "../../src/catalogue/define.ts";
+import { inToolset, type ToolKind } from "../../src/shared/options.ts";
 
 /** How many tools each toolset registers, from the kinds in the served listing. */
 const kinds = listing.tools.map((entry) => entry.kind as ToolKind);
 const registered = (toolset: "read" | "coordinate" | "full") =>
   kinds.filter((kind) => inToolset(kind, toolset)).length;
 
-async function runMain(args: string[], socketPath: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...confinedFlags(socketPath), SOURCE_ENTRY, ...args],
+function runMain(args: string[], socketPath: string) {
+  return denoFinished(["run", ...confinedFlags(socketPath), SOURCE_ENTRY, ...args], {
     env: { PORTREEVE_SOCKET: socketPath },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+  });
 }
 
 Deno.test("the generic command printed by config runs and completes an MCP handshake", async () => {

@@ -5,24 +5,18 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { exists, until } from "../support/processes.ts";
 
 const MAIN = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+/** The simulator program serving `socket` (with `flags`), its stderr piped. */
+function simulatorProgram(socket: string, flags: string[] = [], signal?: AbortSignal) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "--socket", socket, ...flags],
+    stdout: "null",
+    stderr: "piped",
+    signal,
+  });
 }
 
 function alive(pid: number): boolean {
@@ -38,11 +32,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.test(`simulator program: ${signal} removes the socket and exits 0`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "prmcp-simproc-" });
     const socket = `${dir}/portreeve.sock`;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", MAIN, "--socket", socket],
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
+    const child = simulatorProgram(socket).spawn();
     try {
       await until("the socket exists", () => exists(socket));
       child.kill(signal);
@@ -87,11 +77,7 @@ Deno.test("simulator program: exits and removes its socket when its parent dies"
 Deno.test("simulator program: creates the socket's missing folders with mode 0700", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-simdir-" });
   const socket = `${dir}/state/portreeve/portreeve.sock`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, "--socket", socket],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = simulatorProgram(socket).spawn();
   try {
     await until("the socket exists", () => exists(socket));
     for (const folder of [`${dir}/state`, `${dir}/state/portreeve`]) {
@@ -107,12 +93,8 @@ Deno.test("simulator program: creates the socket's missing folders with mode 070
 
 /** Runs the simulator to its exit; returns the code and what it wrote to stderr. */
 async function refusal(socket: string): Promise<{ code: number; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, "--socket", socket],
-    stdout: "null",
-    stderr: "piped",
-    signal: AbortSignal.timeout(20_000),
-  }).output();
+  // A refusal is immediate: one that never comes fails here instead of hanging the suite.
+  const out = await simulatorProgram(socket, [], AbortSignal.timeout(20_000)).output();
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
@@ -148,11 +130,7 @@ Deno.test("simulator program: a path it cannot use is one line and exit 2, never
 
 Deno.test("simulator program: --latency must be whole milliseconds (exit 2)", async () => {
   for (const bad of ["abc", "1.5", "600001"]) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", MAIN, "--socket", "/tmp/never.sock", "--latency", bad],
-      stdout: "null",
-      stderr: "piped",
-    }).output();
+    const out = await simulatorProgram("/tmp/never.sock", ["--latency", bad]).output();
     assert.equal(out.code, 2, bad);
     assert.match(new TextDecoder().decode(out.stderr), /--latency must be whole milliseconds/);
   }
@@ -161,11 +139,7 @@ Deno.test("simulator program: --latency must be whole milliseconds (exit 2)", as
 Deno.test("simulator program: --latency and --serial say so, and report the queue at exit", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-simpace-" });
   const socket = `${dir}/portreeve.sock`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, "--socket", socket, "--latency", "5", "--serial"],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = simulatorProgram(socket, ["--latency", "5", "--serial"]).spawn();
   try {
     await until("the socket exists", () => exists(socket));
     const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });

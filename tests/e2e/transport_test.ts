@@ -13,7 +13,7 @@ import {
   until,
 } from "../support/raw_peer.ts";
 import { BUNDLE_ENTRY, call, startBridge, withSimulator } from "./harness.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { confinedFlags } from "../../src/shared/permissions.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 
 const INITIALIZE = openingFrames(0, "raw");

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { z } from "zod";
-import type { ApprovalMode } from "../../src/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { isRecord, startFakeModel, type Step } from "./fake_model.ts";
 import type { HostAdapter } from "./hosts.ts";
 import { installedBin } from "./install.ts";

@@ -5,7 +5,7 @@
  * `HOSTS_UPDATE_DOCS=1` rewrites docs/approval.md's table of it.
  */
 import assert from "node:assert/strict";
-import type { ApprovalMode } from "../../src/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { HOSTS } from "./hosts.ts";
 import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
 import {

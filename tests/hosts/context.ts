@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
-import { type Dialect, isRecord, records, sse, startFakeModel } from "./fake_model.ts";
+import { type Dialect, isRecord, records, responsesStream, startFakeModel } from "./fake_model.ts";
 import { codexEnv, codexOverrides, type HostAdapter } from "./hosts.ts";
 import { cacheRoot, installedBin } from "./install.ts";
 import { type PrintedConfig, printedConfig, runBounded, type RunResult, startRig } from "./rig.ts";
@@ -99,7 +99,7 @@ function untilOffered(target: string, dialect: Dialect) {
       stalls < MAX_STALLS
     ) {
       stalls++;
-      return responsesItem({
+      return responsesStream({
         type: "function_call",
         id: `fc_stall_${stalls}`,
         call_id: `call_stall_${stalls}`,
@@ -233,7 +233,7 @@ async function search(adapter: HostAdapter, server: Server): Promise<ToolSearchS
     if (!new URL(req.url).pathname.endsWith("/responses")) return new Response("{}");
     bodies.push(JSON.parse(text));
     const done = foundNamespace(bodies.at(-1)) || bodies.length > MAX_SEARCHES;
-    return responsesItem(
+    return responsesStream(
       done ? message("done") : {
         type: "tool_search_call",
         id: `ts_${bodies.length}`,
@@ -291,20 +291,3 @@ const message = (text: string) => ({
   status: "completed",
   content: [{ type: "output_text", text, annotations: [] }],
 });
-
-function responsesItem(item: Record<string, unknown>): Response {
-  const response = { id: "resp_fake", object: "response", status: "completed", output: [item] };
-  const usage = {
-    input_tokens: 1,
-    input_tokens_details: null,
-    output_tokens: 1,
-    output_tokens_details: null,
-    total_tokens: 2,
-  };
-  return sse([
-    ["response.created", { type: "response.created", response: { ...response, output: [] } }],
-    ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item }],
-    ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
-    ["response.completed", { type: "response.completed", response: { ...response, usage } }],
-  ]);
-}

@@ -5,6 +5,7 @@ import {
   isRecord,
   ourToolName,
   records,
+  responsesStream,
   sse,
 } from "./fake_model.ts";
 
@@ -97,7 +98,7 @@ export const openaiResponses: Dialect = {
   },
   toolCall: (offered, args, turn) => {
     const [namespace, name] = offered.includes(":") ? offered.split(":") : [null, offered];
-    return responsesReply({
+    return responsesStream({
       type: "function_call",
       id: `fc_${turn}`,
       call_id: `call_${turn}`,
@@ -108,7 +109,7 @@ export const openaiResponses: Dialect = {
     });
   },
   text: (text) =>
-    responsesReply({
+    responsesStream({
       type: "message",
       id: "msg_fake",
       role: "assistant",
@@ -133,27 +134,6 @@ function flatTools(value: unknown): Record<string, unknown>[] {
       return inner;
     });
   });
-}
-
-function responsesReply(item: Record<string, unknown>): Response {
-  const response = { id: "resp_fake", object: "response", status: "completed", output: [item] };
-  const usage = {
-    input_tokens: 1,
-    input_tokens_details: null,
-    output_tokens: 1,
-    output_tokens_details: null,
-    total_tokens: 2,
-  };
-  return sse([
-    ["response.created", { type: "response.created", response: { ...response, output: [] } }],
-    ["response.output_item.added", {
-      type: "response.output_item.added",
-      output_index: 0,
-      item,
-    }],
-    ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
-    ["response.completed", { type: "response.completed", response: { ...response, usage } }],
-  ]);
 }
 
 /** Gemini generateContent / streamGenerateContent (Gemini CLI). */

@@ -134,3 +134,25 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function records(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
+
+/** An OpenAI Responses API stream that answers with the one output `item`. */
+export function responsesStream(item: Record<string, unknown>): Response {
+  const response = { id: "resp_fake", object: "response", status: "completed", output: [item] };
+  const usage = {
+    input_tokens: 1,
+    input_tokens_details: null,
+    output_tokens: 1,
+    output_tokens_details: null,
+    total_tokens: 2,
+  };
+  return sse([
+    ["response.created", { type: "response.created", response: { ...response, output: [] } }],
+    ["response.output_item.added", {
+      type: "response.output_item.added",
+      output_index: 0,
+      item,
+    }],
+    ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
+    ["response.completed", { type: "response.completed", response: { ...response, usage } }],
+  ]);
+}

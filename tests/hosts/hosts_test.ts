@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import catalogue from "../../src/catalogue/tools_list.json" with { type: "json" };
-import { type Toolset, TOOLSETS } from "../../src/toolsets.ts";
+import { type Toolset, TOOLSETS } from "../../src/shared/options.ts";
 import { HOSTS } from "./hosts.ts";
 import { type Session, session, STEP } from "./session.ts";
 import {
@@ -18,7 +18,7 @@ import {
   showsCode,
   showsNextStep,
 } from "./visible.ts";
-import { parseErrorText } from "../../src/catalogue/result.ts";
+import { parseErrorText } from "../../src/results/result.ts";
 import {
   checkWorksWithTable,
   definitionBytes,

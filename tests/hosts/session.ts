@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { BUNDLE_ENTRY, call, startBridge } from "../e2e/harness.ts";
-import type { Toolset } from "../../src/toolsets.ts";
+import type { Toolset } from "../../src/shared/options.ts";
 import { type RecordedCall, startFakeModel, type Step } from "./fake_model.ts";
 import type { ConnectionCheck, HostAdapter } from "./hosts.ts";
 import { installedBin } from "./install.ts";

@@ -7,38 +7,22 @@
  * with a marker), every page stays within PAGE_CHARS with the large record alone and cut,
  * saying which tool reads it whole, and a single record stays within ANSWER_BOUNDS.result.
  */
+import { claimRecord, testId } from "../support/records.ts";
 import assert from "node:assert/strict";
 import { envelope, startFakeDaemon } from "./fake_daemon.ts";
 import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
-import { PAGE_CHARS } from "../../src/catalogue/pagination.ts";
-import { ANSWER_BOUNDS } from "../../src/answer_bounds.ts";
+import { PAGE_CHARS } from "../../src/results/pagination.ts";
+import { ANSWER_BOUNDS } from "../../src/shared/answer_bounds.ts";
 import { normaliseMarkdown, withSection, writeFormatted } from "../../scripts/doc_blocks.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../src/shared/json.ts";
 
 const MB = 1024 * 1024;
 const ROOT = "/w/" + "r".repeat(600_000);
-const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+const uuid = testId;
 const AT = "2026-12-01T10:00:00.000Z";
 
 function claim(n: number, workspaceRoot: string): Json {
-  return {
-    id: uuid(n),
-    identity: {
-      project: "p",
-      workspaceRoot,
-      service: `c${n}`,
-      component: `c${n}`,
-      endpoint: "http",
-      transport: "tcp",
-    },
-    mode: "sticky",
-    assignedPort: 41000 + n,
-    preferredPort: null,
-    exactPort: null,
-    assignmentExpiresAt: null,
-    lastUsedAt: AT,
-  };
+  return claimRecord(n, { workspaceRoot });
 }
 
 const CLAIMS = [claim(1, "/w/a"), claim(2, ROOT), claim(3, "/w/c")];

@@ -25,6 +25,7 @@ import {
   attachPeer,
   frame,
   idKey,
+  openingFrames,
   type Peer,
   readMemory,
   sleep,
@@ -54,17 +55,7 @@ Deno.test("a host that writes 20,000 requests without reading: RSS stays bounded
     const seeded = await seedClaims(seed, workspace, 20);
     const calls = Array.from({ length: UNREAD }, (_, i) => mixedCall(i, seeded));
     const lines = [
-      frame({
-        jsonrpc: "2.0",
-        id: "init",
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "unread", version: "0" },
-        },
-      }),
-      frame({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      openingFrames("init", "unread"),
       ...calls.map((call, i) =>
         frame({
           jsonrpc: "2.0",

@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
-import { confinedFlags } from "../../src/permissions.ts";
+import { confinedFlags } from "../../src/shared/permissions.ts";
 import { envelopeOf, spawnPeer } from "../support/raw_peer.ts";
 import { buildTree } from "../../src/cli/install/tree.ts";
-import { installLayout } from "../../src/install_layout.ts";
+import { installLayout } from "../../src/shared/install_layout.ts";
 
 const PROBE = fileURLToPath(new URL("./fixtures/escape_probe.ts", import.meta.url));
 

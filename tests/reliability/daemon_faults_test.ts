@@ -4,6 +4,8 @@
  * incompatible, wrong envelope, restart, absence) and a tiny fake daemon for bodies over the 4 MiB bound. Each fault must
  * yield its stable code within the call deadline, a mutation must never be re-sent, and the
  * bridge must recover on the next call once the daemon is healthy — without a bridge restart.
+ * A daemon that hangs is answered at the client's deadlines, tested with short deadlines in
+ * tests/unit/daemon/client_test.ts (15 s of real waiting here would prove nothing more).
  */
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
@@ -75,36 +77,11 @@ function count(sim: Simulator, path: string): number {
 
 Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation, recovery without a bridge restart", async (t) => {
   const main = await withSimulator();
-  const slow = await withSimulator();
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
   const fakeDir = await Deno.makeTempDir({ prefix: "prmcp-rel-fake-" });
   const peers: Peer[] = [];
   const timings: Record<string, number> = {};
   try {
-    // The hang cases wait out real deadlines (15 s read each): run them beside the rest.
-    const hang = (async () => {
-      const peer = spawnPeer({ socketPath: slow.socketPath });
-      peers.push(peer);
-      await peer.initialize();
-      slow.sim.control.setFault("hang");
-      const cold = await timed(peer, "portreeve_ports_list");
-      // The compatibility probe before the call waits as long as the call would: a daemon that
-      // serves one request at a time may be busy, not hung (docs/many-agents.md).
-      const e1 = assertFails(cold, "portreeve_unavailable", true, READ_DEADLINE_MS, "cold hang");
-      assert.equal(e1.details.reason, "timeout");
-      timings["hang, no cached verdict (the call's deadline)"] = cold.ms;
-
-      await armed(peer, slow.sim, "hang");
-      const warm = await timed(peer, "portreeve_ports_list");
-      const e2 = assertFails(warm, "portreeve_unavailable", true, READ_DEADLINE_MS, "warm hang");
-      assert.equal(e2.details.reason, "timeout");
-      assert.ok(warm.ms >= READ_DEADLINE_MS - 1_000, `waited the read deadline (${warm.ms} ms)`);
-      timings["hang, cached verdict (read deadline)"] = warm.ms;
-
-      slow.sim.control.setFault("none");
-      assertOk(await peer.tool("portreeve_ports_list"), "ports_list after the hang");
-    })();
-
     const peer = spawnPeer({ socketPath: main.socketPath, serveArgs: ["--label", "faults"] });
     peers.push(peer);
     await peer.initialize();
@@ -272,7 +249,6 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
       },
     );
 
-    await hang;
     for (const p of peers) {
       assert.deepEqual(p.violations, [], "stdout carried frames only");
       assertNoBridgeBug(p, "the daemon faults");
@@ -287,7 +263,6 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
       await p.exited();
     }
     await main.cleanup();
-    await slow.cleanup();
     await Deno.remove(workspace, { recursive: true });
     await Deno.remove(fakeDir, { recursive: true }).catch(() => {});
   }

@@ -12,7 +12,9 @@
  * character and 200,000 characters over its bound, is `portreeve_invalid_input` naming that
  * field, with no daemon request.
  */
-import { concatBytes } from "../../src/bytes.ts";
+import { resolve } from "../../src/results/input_limits.ts";
+import { validValue } from "../support/input_walk.ts";
+import { concatBytes } from "../../src/shared/bytes.ts";
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
 import {
@@ -28,8 +30,7 @@ import {
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { stringInputs } from "../support/input_walk.ts";
 import { reportFigure } from "../support/reliability_figures.ts";
-
-type Json = Record<string, unknown>;
+import type { Schema } from "../../src/results/compact/schema_nodes.ts";
 
 const MAX_FRAME = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -104,59 +105,12 @@ function oracle(line: Uint8Array): Expect | "skip" {
   return invalid();
 }
 
-type Schema = Record<string, unknown>;
-
-function resolve(schema: Schema, root: Schema): Schema {
-  const ref = schema.$ref;
-  if (typeof ref === "string" && ref.startsWith("#/$defs/")) {
-    return resolve((root.$defs as Record<string, Schema>)[ref.slice(8)], root);
-  }
-  return schema;
-}
-
 function typesOf(schema: Schema): string[] {
   if (typeof schema.type === "string") return [schema.type];
   if (Array.isArray(schema.anyOf)) {
     return (schema.anyOf as Schema[]).flatMap((s) => typesOf(s));
   }
   return [];
-}
-
-/** A value the schema accepts (the baseline each invalid case changes in one place). */
-function validValue(raw: Schema, root: Schema): unknown {
-  const s = resolve(raw, root);
-  if ("const" in s) return s.const;
-  if (Array.isArray(s.enum)) return s.enum[0];
-  if (Array.isArray(s.anyOf)) return validValue((s.anyOf as Schema[])[0], root);
-  switch (s.type) {
-    case "string": {
-      if (s.format === "uuid") return crypto.randomUUID();
-      if (s.format === "date-time") return new Date(0).toISOString();
-      if (s.pattern === "^[A-Za-z0-9_-]{43}$") return "A".repeat(43);
-      if (s.pattern === "^[a-f0-9]{64}$") return "a".repeat(64);
-      if (s.pattern === "^[a-f0-9]{12,64}$") return "a".repeat(12);
-      if (s.pattern === "^SIG[A-Z0-9]+$") return "SIGTERM";
-      return "/abs/x";
-    }
-    case "integer":
-    case "number": {
-      if (typeof s.minimum === "number") return s.minimum;
-      if (typeof s.exclusiveMinimum === "number") return s.exclusiveMinimum + 1;
-      return 1;
-    }
-    case "boolean":
-      return true;
-    case "array":
-      return [];
-    case "object": {
-      const out: Record<string, unknown> = {};
-      const props = (s.properties ?? {}) as Record<string, Schema>;
-      for (const key of (s.required ?? []) as string[]) out[key] = validValue(props[key], root);
-      return out;
-    }
-    default:
-      return null;
-  }
 }
 
 /** Values that break `raw` (wrong JSON type, out of range, bad format, not in the enum). */

@@ -8,13 +8,14 @@
  *   fails and leaves the lock file and Deno's package and module caches as they were;
  * - a socket path that is a directory or holds a comma is a one-line usage error (exit 2).
  */
+import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { withSimulator } from "../e2e/harness.ts";
-import { confinedFlags, type RunForm } from "../../src/permissions.ts";
+import { confinedFlags, type RunForm } from "../../src/shared/permissions.ts";
 import { attachPeer, envelopeOf } from "../support/raw_peer.ts";
 import { buildTree } from "../../src/cli/install/tree.ts";
-import { installLayout } from "../../src/install_layout.ts";
+import { installLayout } from "../../src/shared/install_layout.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${ROOT}main.ts`;
@@ -213,17 +214,14 @@ Deno.test("run form: a directory, a comma or an over-long socket path is a one-l
     for (const command of ["serve", "config", "doctor"]) {
       for (const socket of cases) {
         const extra = command === "config" ? ["--host", "generic"] : [];
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: ["task", "-q", command, "--socket", socket, ...extra],
+        const out = await denoFinished(["task", "-q", command, "--socket", socket, ...extra], {
           cwd: ROOT,
           stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const stderr = decoder.decode(out.stderr);
+        });
+        const stderr = out.stderr;
         const where = `${command} --socket ${socket}`;
         assert.equal(out.code, 2, `${where}: ${stderr}`);
-        assert.equal(decoder.decode(out.stdout), "", where);
+        assert.equal(out.stdout, "", where);
         assert.match(stderr, /^portreeve-mcp[^\n]*\n$/, `${where}: one line`);
         assert.match(stderr, why(socket), where);
       }
@@ -235,16 +233,9 @@ Deno.test("run form: a directory, a comma or an over-long socket path is a one-l
         ["run", "-A", "scripts/simulator.ts", "--socket", long],
       ]
     ) {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args,
-        cwd: ROOT,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stderr = decoder.decode(out.stderr);
-      assert.equal(out.code, 2, `${args.join(" ")}: ${stderr}`);
-      assert.match(stderr, /too long for a Unix socket/);
+      const out = await denoFinished(args, { cwd: ROOT, stdin: "null" });
+      assert.equal(out.code, 2, `${args.join(" ")}: ${out.stderr}`);
+      assert.match(out.stderr, /too long for a Unix socket/);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -65,17 +65,15 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
     // How to go on is the reason's own next step.
     assert.match(e.error!.nextStep, hint, e.error!.nextStep);
   };
+  /** A burst of identical calls of `tool`: one shared result, one request to `suffix`. */
+  const once = (suffix: string, tool: string, args: Data) =>
+    counting(suffix, 1, async () => shared(tool, await burst(peer, tool, args)));
   try {
     await peer.initialize();
 
     await t.step("lease acquire, confirm and abandon", async () => {
       const claim = { project: "flight", workspaceRoot: workspace, component: "api" };
-      const lease = await counting(
-        "/v1/leases/acquire",
-        1,
-        async () =>
-          shared("lease_acquire", await burst(peer, "portreeve_lease_acquire", { claim })),
-      );
+      const lease = await once("/v1/leases/acquire", "portreeve_lease_acquire", { claim });
       await conflict(
         "portreeve_lease_acquire",
         { claim, allocation: { mode: "ephemeral" } },
@@ -100,26 +98,18 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
       assert.equal(again.data!.credentialHandle, lease.credentialHandle);
 
       sim.control.addListener(lease.port as number, 42_001);
-      await counting("/confirm", 1, async () =>
-        shared(
-          "lease_confirm",
-          await burst(peer, "portreeve_lease_confirm", {
-            credentialHandle: lease.credentialHandle,
-            rootPid: 42_001,
-          }),
-        ));
+      await once("/confirm", "portreeve_lease_confirm", {
+        credentialHandle: lease.credentialHandle,
+        rootPid: 42_001,
+      });
 
       const other = envelopeOf(
         await peer.tool("portreeve_lease_acquire", { claim: { ...claim, component: "worker" } }),
       ).data!;
-      await counting("/abandon", 1, async () =>
-        shared(
-          "lease_abandon",
-          await burst(peer, "portreeve_lease_abandon", {
-            credentialHandle: other.credentialHandle,
-            reason: "startup-error",
-          }),
-        ));
+      await once("/abandon", "portreeve_lease_abandon", {
+        credentialHandle: other.credentialHandle,
+        reason: "startup-error",
+      });
     });
 
     await t.step("activation begin, confirm, skip and abandon", async () => {
@@ -129,11 +119,9 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
       const prepared = envelopeOf(await peer.tool("portreeve_stack_prepare", { stackId: stack.id }))
         .data!;
       const generationId = (prepared.generation as { id: string }).id;
-      const begun = await counting("/v1/stack-activations/begin", 1, async () =>
-        shared(
-          "activation_begin",
-          await burst(peer, "portreeve_activation_begin", { generationId }),
-        ));
+      const begun = await once("/v1/stack-activations/begin", "portreeve_activation_begin", {
+        generationId,
+      });
       await conflict(
         "portreeve_activation_begin",
         { generationId, skippedEndpoints: [{ component: "metrics", endpoint: "http" }] },
@@ -148,33 +136,21 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
       }[];
       const of = (component: string) => leases.find((l) => l.component === component)!;
       sim.control.addListener(of("api").port, 42_002);
-      await counting("/confirm", 1, async () =>
-        shared(
-          "activation_confirm_endpoint",
-          await burst(peer, "portreeve_activation_confirm_endpoint", {
-            activationId,
-            credentialHandle: of("api").credentialHandle,
-            bindingKind: "process",
-            rootPid: 42_002,
-          }),
-        ));
-      await counting("/skip", 1, async () =>
-        shared(
-          "activation_skip_endpoint",
-          await burst(peer, "portreeve_activation_skip_endpoint", {
-            activationId,
-            credentialHandle: of("metrics").credentialHandle,
-          }),
-        ));
-      const abandoned = await counting("/abandon", 1, async () =>
-        shared(
-          "activation_abandon_endpoint",
-          await burst(peer, "portreeve_activation_abandon_endpoint", {
-            activationId,
-            credentialHandle: of("web").credentialHandle,
-            reason: "startup-error",
-          }),
-        ));
+      await once("/confirm", "portreeve_activation_confirm_endpoint", {
+        activationId,
+        credentialHandle: of("api").credentialHandle,
+        bindingKind: "process",
+        rootPid: 42_002,
+      });
+      await once("/skip", "portreeve_activation_skip_endpoint", {
+        activationId,
+        credentialHandle: of("metrics").credentialHandle,
+      });
+      const abandoned = await once("/abandon", "portreeve_activation_abandon_endpoint", {
+        activationId,
+        credentialHandle: of("web").credentialHandle,
+        reason: "startup-error",
+      });
       assert.equal((abandoned.activation as { state: string }).state, "failed");
     });
 
@@ -186,26 +162,22 @@ Deno.test(`single flight: ${WAYS} identical calls send one daemon request; other
         launcherRevision: "e".repeat(64),
         callerOperationId: crypto.randomUUID(),
       };
-      const op = await counting("/v1/launcher-operations/begin", 1, async () =>
-        shared(
-          "launcher_operation_begin",
-          await burst(peer, "portreeve_launcher_operation_begin", begin),
-        ));
+      const op = await once(
+        "/v1/launcher-operations/begin",
+        "portreeve_launcher_operation_begin",
+        begin,
+      );
       await conflict(
         "portreeve_launcher_operation_begin",
         { ...begin, operation: "status" },
         "/v1/launcher-operations/begin",
         /portreeve_launcher_operation_complete/,
       );
-      await counting("/complete", 1, async () =>
-        shared(
-          "launcher_operation_complete",
-          await burst(peer, "portreeve_launcher_operation_complete", {
-            operationId: op.operationId,
-            credentialHandle: op.credentialHandle,
-            completion: { outcome: "succeeded", exitCode: 0 },
-          }),
-        ));
+      await once("/complete", "portreeve_launcher_operation_complete", {
+        operationId: op.operationId,
+        credentialHandle: op.credentialHandle,
+        completion: { outcome: "succeeded", exitCode: 0 },
+      });
     });
 
     assert.deepEqual(peer.violations, []);

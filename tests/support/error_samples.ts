@@ -3,20 +3,20 @@
  * makes it in a running bridge (no hand-built copies): the table walk and the agent-facing
  * text walk read their messages, codes and reasons from here.
  */
-import { BridgeError, invalidResponse, resourceLimit } from "../../src/errors.ts";
+import { BridgeError, Codes, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
 import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
-import { asBridgeError, envelopeOf } from "../../src/catalogue/result.ts";
+import { asBridgeError, envelopeOf } from "../../src/results/result.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import { bindCursor, unbindCursor } from "../../src/catalogue/pagination.ts";
+import { bindCursor, unbindCursor } from "../../src/results/pagination.ts";
 import { heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
 import { withOutcomeCheck } from "../../src/catalogue/outcome_checks.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
-import type { HostChannel } from "../../src/host_channel.ts";
-import { HostAskError } from "../../src/host_channel.ts";
+import type { HostChannel } from "../../src/shared/host_channel.ts";
+import { HostAskError } from "../../src/shared/host_channel.ts";
 import { CallLimiter } from "../../src/transport/call_limiter.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { claimDeleteExecute } from "../../src/catalogue/tools/consequential/claims.ts";
@@ -237,6 +237,15 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
       new CredentialUnavailableError({
         kind: "lease",
         failure: { code: "portreeve_lease_expired", message: "expired", at: 0 },
+      }),
+    ),
+  );
+  add(
+    "launcher operation lapsed",
+    asBridgeError(
+      new CredentialUnavailableError({
+        kind: "launcher",
+        failure: { code: Codes.operationDeadlinePassed, message: "deadline passed", at: 0 },
       }),
     ),
   );

@@ -1,41 +1,31 @@
 /**
  * The inverse of the compact result form, from what a reader is told and nothing else: the
- * rules as declared in src/catalogue/compact/rules.ts (which the server instructions state
+ * rules as declared in src/results/compact/rules.ts (which the server instructions state
  * word for word), the output schema tools/list serves for the tool (which fields a record has
  * and whether each may be null, a list or a map), and this bridge's origin (stated in the
  * instructions). It never calls the compactor. Tests expand a compact result and compare it
  * with the records the tool got from the daemon.
  */
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
+import { type DataSchema, dataSchemaOf } from "../../src/results/compact/mod.ts";
+import { isObject, type Json, type JsonValue } from "../../src/shared/json.ts";
 import {
   eventEntity,
   isFieldRef,
   isLatestRef,
-  type JsonValue,
   latestOf,
   PROCESS_TABLE,
   type Rule,
   RULES,
   type Template,
-} from "../../src/catalogue/compact/rules.ts";
-import {
-  branch,
-  type Defs,
-  emptyValue,
-  isArray,
-  isFingerprint,
-  isMap,
-  isObject,
-  isRecord,
-  resolve,
-  type Schema,
-} from "../../src/catalogue/compact/schema_nodes.ts";
+} from "../../src/results/compact/rules.ts";
+// The expander reads schema nodes as the compactor does (the same record boundaries), no more.
+import * as nodes from "../../src/results/compact/schema_nodes.ts";
 
-type Json = Record<string, unknown>;
 type Table = Record<string, Json>;
 
 interface Reader {
-  defs: Defs;
+  defs: nodes.Defs;
   table: Table;
   origin: JsonValue;
 }
@@ -47,21 +37,24 @@ export function statedOrigin(instructions: string): JsonValue {
   return JSON.parse(stated[1]);
 }
 
+/** The data schema tools/list serves for `tool`. */
+export function servedDataSchema(tool: string): DataSchema {
+  const listed = listing.tools.find((entry) => entry.tool.name === tool)?.tool;
+  const served = dataSchemaOf(listed?.outputSchema);
+  if (served === undefined) throw new Error(`${tool} advertises no data schema`);
+  return served;
+}
+
 /** Expands one tool's compact data back to the daemon's records. */
 export function expandResult(tool: string, data: Json, origin: JsonValue): Json {
-  const listed = listing.tools.find((entry) => entry.tool.name === tool)?.tool;
-  const output = listed?.outputSchema as Schema | undefined;
-  const properties = output?.properties;
-  if (!isObject(properties) || !isObject(properties.data)) {
-    throw new Error(`${tool} advertises no data schema`);
-  }
+  const served = servedDataSchema(tool);
   const { [PROCESS_TABLE.key]: table, ...rest } = data;
   const reader: Reader = {
-    defs: (output?.$defs ?? {}) as Defs,
+    defs: served.defs,
     table: (isObject(table) ? table : {}) as Table,
     origin,
   };
-  const schema = { ...properties.data } as Schema;
+  const schema = { ...served.data };
   // The table is the reader's, not a field of the data: nothing to restore there.
   if (isObject(schema.properties)) {
     const { [PROCESS_TABLE.key]: _table, ...fields } = schema.properties;
@@ -72,35 +65,35 @@ export function expandResult(tool: string, data: Json, origin: JsonValue): Json 
 
 /** `parent`: the record (as expanded) a value sits in, directly or in one of its lists. */
 function expand(node: unknown, value: unknown, reader: Reader, parent: Json | undefined): unknown {
-  const schema = branch(node, value, reader.defs);
+  const schema = nodes.branch(node, value, reader.defs);
   if (Array.isArray(value)) {
-    return isArray(schema)
+    return nodes.isArray(schema)
       ? value.map((item) => expand(schema.items, item, reader, parent))
       : value;
   }
   if (!isObject(value)) return value;
-  if (isFingerprint(schema)) {
+  if (nodes.isFingerprint(schema)) {
     // `{pid}` alone stands for the table's fingerprint of that pid.
     const keys = Object.keys(value);
     return keys.length === 1 && keys[0] === PROCESS_TABLE.by
       ? reader.table[String(value[PROCESS_TABLE.by])]
       : value;
   }
-  if (isMap(schema)) {
+  if (nodes.isMap(schema)) {
     if (!isObject(schema.additionalProperties)) return value;
-    const values = resolve(schema.additionalProperties, reader.defs);
+    const values = nodes.resolve(schema.additionalProperties, reader.defs);
     return Object.fromEntries(
       Object.entries(value).map(([key, child]) => [key, expand(values, child, reader, parent)]),
     );
   }
-  if (!isRecord(schema)) return value;
+  if (!nodes.isRecord(schema)) return value;
   const out: Json = { ...value };
   const declared = Object.keys(schema.properties);
   const missing = (field: string) => declared.includes(field) && !Object.hasOwn(out, field);
   // Fields no rule names first: a rule may read them (e.g. confirmedAt).
   for (const field of declared.filter(missing)) {
     if (RULES.some((rule) => rule.field === field)) continue;
-    const empty = emptyValue(schema.properties[field], reader.defs);
+    const empty = nodes.emptyValue(schema.properties[field], reader.defs);
     if (empty !== undefined) out[field] = empty;
   }
   for (const rule of RULES) {

@@ -1,5 +1,5 @@
 import type { Clock } from "../../src/custody/clock.ts";
-import type { CredentialKind, LauncherRenewal, Renewers } from "../../src/custody/types.ts";
+import type { CredentialKind, LauncherRenewal, Renewers } from "../../src/custody/mod.ts";
 
 /** One call a FakeRenewers received (tests only: it records the secrets it was sent). */
 export interface RenewCall {

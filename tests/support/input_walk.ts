@@ -3,11 +3,13 @@
  * argument object, every bounded node with its path, and for each string (value or map key)
  * the arguments that make just that string one character too long, or far too long.
  */
-import { resolve, stringBound } from "../../src/catalogue/input_limits.ts";
+import { resolve, stringBound } from "../../src/results/input_limits.ts";
+import type { Schema } from "../../src/results/compact/schema_nodes.ts";
 
-type Schema = Record<string, unknown>;
-
-/** A value `raw` accepts (required properties only, empty lists and maps). */
+/**
+ * A value `raw` accepts (required properties only, empty lists and maps): the baseline each
+ * invalid or over-long case changes in one place.
+ */
 export function validValue(raw: Schema, root: Schema): unknown {
   const s = resolve(raw, root);
   if ("const" in s) return s.const;
@@ -18,7 +20,8 @@ export function validValue(raw: Schema, root: Schema): unknown {
       return validString(s);
     case "integer":
     case "number":
-      return typeof s.minimum === "number" ? s.minimum : 1;
+      if (typeof s.minimum === "number") return s.minimum;
+      return typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + 1 : 1;
     case "boolean":
       return true;
     case "array":

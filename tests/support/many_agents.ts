@@ -6,11 +6,12 @@
  * What it measures comes from the daemon's own history (lease_history.ts), the listeners and
  * every JSON-RPC id; the load test asserts on it, the bench prints it.
  */
+import { exists, until } from "./processes.ts";
 import { fileURLToPath } from "node:url";
 import { BUNDLE_ENTRY } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
 import { idKey, type Peer, spawnPeer, type ToolResult } from "./raw_peer.ts";
-import { envelopeOf } from "../../src/catalogue/result.ts";
+import { envelopeOf } from "../../src/results/result.ts";
 import { type LeaseFindings, leaseHistory } from "./lease_history.ts";
 
 const SIMULATOR = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
@@ -100,7 +101,7 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
   const errors: Record<string, number> = {};
   let warned = 0;
   try {
-    await waitFor(() => exists(socketPath), 20_000, "the simulator's socket");
+    await until("the simulator's socket exists", () => exists(socketPath), 20_000);
     await seed.post("/v1/config", { updates: { leaseTtlMilliseconds: options.leaseTtlMs } });
     log(`starting ${options.bridges} bridges…`);
     for (let i = 0; i < options.bridges; i++) {
@@ -287,21 +288,4 @@ export function percentiles(values: number[]): Latency {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }

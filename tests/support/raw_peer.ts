@@ -4,24 +4,15 @@
  * stdout byte as it arrives (strict UTF-8, one JSON-RPC 2.0 message per line). Responses are
  * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
-import { concatBytes } from "../../src/bytes.ts";
-import { parseErrorText } from "../../src/catalogue/result.ts";
-import { type BridgeOptions, spawnBridgeProcess } from "../e2e/harness.ts";
+import { concatBytes } from "../../src/shared/bytes.ts";
+import { parseErrorText } from "../../src/results/result.ts";
+import { type BridgeOptions, type Envelope, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;
 export type Message = Record<string, unknown> & { id?: Id | null };
 
-export interface ToolEnvelope {
-  ok: boolean;
-  data?: Record<string, unknown>;
-  error?: {
-    code: string;
-    message: string;
-    retryable: boolean;
-    nextStep: string;
-    details: Record<string, unknown>;
-  };
-}
+/** A result's envelope as tests read it, the same for the raw peer and the SDK client. */
+export type ToolEnvelope = Envelope;
 
 export interface ToolResult {
   isError?: boolean;

@@ -54,3 +54,14 @@ export function recorded(seq: number): Exchange {
     data: envelope.data,
   };
 }
+
+/** The lease_acquire arguments of the recorded session (its exchange 10). */
+export const RECORDED_ACQUIRE = {
+  claim: {
+    project: "anchor-demo",
+    workspaceRoot: "/home/dev/work/demo-app",
+    component: "api",
+    endpoint: "http",
+  },
+  allocation: { preferredPort: 18080 },
+};

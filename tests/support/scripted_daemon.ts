@@ -9,22 +9,20 @@ import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../src/daemon/rep
 import { isDeclared, pathOf, type Route } from "../../src/daemon/routes.ts";
 import { admit } from "../../src/daemon/gate.ts";
 import type { z } from "zod";
-import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
-import { type HostChannel, NO_HOST_CHANNEL } from "../../src/host_channel.ts";
+import { type HostChannel, NO_HOST_CHANNEL } from "../../src/shared/host_channel.ts";
 import { Memory } from "../../src/catalogue/memory.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemon/client.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
-import type { ApprovalMode } from "../../src/approval_modes.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { envelopeOf } from "../../src/catalogue/result.ts";
-
-type Json = Record<string, unknown>;
+import { envelopeOf } from "../../src/results/result.ts";
+import type { Json } from "../../src/shared/json.ts";
 
 /** One daemon request as a tool made it: GETs carry a query, POSTs a body (no client block). */
 export interface Sent {
@@ -239,23 +237,4 @@ export async function daemonErrorsKept(
     seen.push(result);
   }
   return seen;
-}
-
-/** Registers the test that `tool`'s daemon errors reach the caller as `daemonErrorsKept` says. */
-export function pinDaemonErrors(
-  tool: string,
-  args: Json | ((rig: ToolRig) => Json),
-  prepare: Reply[] = [],
-  prepareCall?: (rig: ToolRig) => Promise<unknown>,
-): void {
-  Deno.test(`${tool}: daemon errors keep their code, message and retryable`, async () => {
-    const [missing, conflict] = await daemonErrorsKept(tool, args, prepare, prepareCall);
-    assert.equal(missing.isError, true);
-    assert.equal(missing.error?.code, "portreeve_not_found");
-    assert.equal(missing.error?.retryable, false);
-    assert.match(missing.error!.message, /Nothing of that name is known/);
-    assert.equal(conflict.isError, true);
-    assert.equal(conflict.error?.code, "portreeve_conflict");
-    assert.equal(conflict.error?.retryable, true);
-  });
 }

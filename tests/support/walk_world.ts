@@ -9,19 +9,18 @@
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
-import type { ToolContext } from "../../src/catalogue/context.ts";
+import type { Services, ToolContext } from "../../src/catalogue/context.ts";
 import { Memory } from "../../src/catalogue/memory.ts";
 import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import { DaemonClient } from "../../src/daemon/client.ts";
-import type { HostChannel } from "../../src/host_channel.ts";
-import type { ApprovalMode } from "../../src/approval_modes.ts";
+import type { HostChannel } from "../../src/shared/host_channel.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import { seeder } from "../e2e/seed.ts";
 import { FakeClock } from "./fake_clock.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../src/shared/json.ts";
 
 /** How a call can reach the person, and what the bridge's approval mode is. */
 export interface Situation {
@@ -54,7 +53,7 @@ export class World {
   readonly dir: string;
   readonly sim: Awaited<ReturnType<typeof startSimulator>>;
   readonly seed: ReturnType<typeof seeder>;
-  readonly services: Omit<ToolContext, "capabilities" | "signal" | "host" | "bridge">;
+  readonly services: Omit<Services, "bridge">;
   readonly catalogue = new Catalogue("full");
   #made = new Map<string, Promise<Json>>();
 

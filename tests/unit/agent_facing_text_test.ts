@@ -10,15 +10,20 @@
  * way approval can go) and diagnostics guidance, with the daemon up and with it down.
  */
 import assert from "node:assert/strict";
-import { ERROR_CODES, nextStepFor, OUTCOME_UNKNOWN, type Step } from "../../src/error_codes.ts";
-import { envelopeOf, errorEnvelope } from "../../src/catalogue/result.ts";
+import {
+  ERROR_CODES,
+  nextStepFor,
+  OUTCOME_UNKNOWN,
+  type Step,
+} from "../../src/shared/error_codes.ts";
+import { envelopeOf, errorEnvelope } from "../../src/results/result.ts";
 import { serverInstructions } from "../../src/catalogue/instructions.ts";
 import { bridgeOrigin } from "../../src/daemon/origin.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { createBridge } from "../../src/bridge/mod.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
-import type { ApprovalMode } from "../../src/approval_modes.ts";
-import type { HostChannel } from "../../src/host_channel.ts";
+import type { ApprovalMode } from "../../src/shared/options.ts";
+import type { HostChannel } from "../../src/shared/host_channel.ts";
 import { runResultScenario } from "../support/result_scenario.ts";
 import { bridgeErrorSamples } from "../support/error_samples.ts";
 

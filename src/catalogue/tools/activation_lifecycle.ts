@@ -2,6 +2,7 @@
  * Stack activation lifecycle: prepare a generation, begin (one pending lease per endpoint,
  * credentials into custody), confirm / skip / abandon each endpoint, reconcile, end.
  */
+import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import {
@@ -11,19 +12,18 @@ import {
   custodyTimes,
   generation,
   handle,
-  INPUT_BOUNDS,
   pid,
   port,
   provider,
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, mutate, read } from "../daemon_calls.ts";
-import { coordinates, get, post } from "../routes.ts";
+import { mutate, read } from "../daemon_calls.ts";
+import { custodyView, epoch } from "../../results/custody_views.ts";
+import { coordinates, get, type OutcomeCheck, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { custodyView } from "../custody_views.ts";
 import type { ToolContext } from "../context.ts";
-import { invalidInput } from "../../errors.ts";
+import { invalidInput } from "../../shared/errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 
@@ -36,6 +36,10 @@ const prepareRoute = post(
   "/v1/stacks/{stackId}/prepare",
   z.looseObject({ reused: z.boolean(), generation }),
   coordinates("assigns ports to the stack's claims in a generation; starts nothing"),
+  {
+    tool: "portreeve_generations_list",
+    how: "for this stack, to see whether a generation was prepared",
+  },
 );
 const activationRoute = get(A, activation);
 
@@ -88,6 +92,10 @@ const beginRoute = post(
   }),
   // Bindings and endpoint selections choose what is leased; none signals or deletes anything.
   coordinates("leases every selected endpoint of a generation"),
+  {
+    tool: "portreeve_activations_list",
+    how: "for this stack, to see whether an activation began",
+  },
 );
 
 /** Custody is held per activation: the answer's custody times are every lease's. */
@@ -214,6 +222,8 @@ export const activationCustodyExtend = defineTool({
     credentialCount: z.int(),
     ...custodyTimes,
   }),
+  // Custody's own bookkeeping: the renewals it schedules are custody's routes, not this tool's.
+  routes: [],
   call: (ctx, { activationId, custodyMinutes }) => {
     const extended = ctx.custody.extendActivation(activationId, custodyMinutes);
     return Promise.resolve({
@@ -231,13 +241,30 @@ export const activationCustodyExtend = defineTool({
 
 const settled = z.object({ changed: z.boolean(), activation });
 
+/** Whether a change to an activation took effect: each endpoint's state says. */
+const ACTIVATION_SETTLED: OutcomeCheck = {
+  tool: "portreeve_activation_get",
+  how: "with this activationId, to see each endpoint's state",
+};
+
 const SETTLE_ROUTES = {
-  confirm: post(`${A}/confirm`, activation, coordinates("records an endpoint's run")),
-  skip: post(`${A}/skip`, activation, coordinates("releases an optional endpoint's lease")),
+  confirm: post(
+    `${A}/confirm`,
+    activation,
+    coordinates("records an endpoint's run"),
+    ACTIVATION_SETTLED,
+  ),
+  skip: post(
+    `${A}/skip`,
+    activation,
+    coordinates("releases an optional endpoint's lease"),
+    ACTIVATION_SETTLED,
+  ),
   abandon: post(
     `${A}/abandon`,
     activation,
     coordinates("marks an endpoint failed (a required one fails the activation)"),
+    ACTIVATION_SETTLED,
   ),
 };
 
@@ -351,6 +378,7 @@ const reconcileRoute = post(
   `${A}/reconcile`,
   reconciled,
   coordinates("marks an activation lost and releases its runs when all providers are gone"),
+  ACTIVATION_SETTLED,
 );
 
 export const activationReconcile = defineTool({
@@ -373,6 +401,7 @@ const endRoute = post(
   `${A}/end`,
   settled,
   coordinates("ends an activation whose processes are gone; signals nothing"),
+  ACTIVATION_SETTLED,
 );
 
 export const activationEnd = defineTool({

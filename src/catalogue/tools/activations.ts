@@ -11,11 +11,11 @@ import {
   uuid,
 } from "../shapes.ts";
 import { get, post, reads } from "../routes.ts";
-import { pageQuery, readTool } from "../read_tool.ts";
+import { readTool } from "../read_tool.ts";
 import { defineTool } from "../define.ts";
-import { readPage } from "../daemon_calls.ts";
+import { pageQuery, readPage } from "../daemon_calls.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 const CAPS = [Capability.stackActivations];
 
@@ -28,6 +28,7 @@ const listActivations = get(
 export const activationsList = defineTool({
   name: "portreeve_activations_list",
   title: "List activations",
+  detail: true,
   kind: "read",
   capabilities: CAPS,
   description: "Stack activations, oldest first.",
@@ -43,7 +44,7 @@ export const activationsList = defineTool({
     readPage(
       ctx,
       listActivations,
-      "activations",
+      "portreeve_activations_list",
       pageQuery(input),
       (a) => [a.createdAt, a.id],
       "portreeve_activation_get (id)",
@@ -55,10 +56,10 @@ export const activationsList = defineTool({
 export const activationGet = readTool({
   name: "portreeve_activation_get",
   title: "Get an activation",
+  detail: true,
   capabilities: CAPS,
   description: "One activation: state and each endpoint's port and lease expiry.",
   input: z.strictObject({ id: uuid() }),
-  output: activation,
   route: get("/v1/stack-activations/{activationId}", activation),
   params: (input) => ({ activationId: input.id }),
   summary: (a) =>
@@ -73,7 +74,6 @@ export const activationResolve = readTool({
   capabilities: [Capability.stackDiscovery],
   description: "Addresses of a component's own endpoints and its dependencies.",
   input: z.strictObject({ activationId: uuid(), component: name128() }),
-  output: resolution,
   route: post(
     "/v1/stack-activations/{activationId}/resolve",
     resolution,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { absolutePath, claim, nameFilter, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 export const claimsList = pagedReadTool({
   name: "portreeve_claims_list",
@@ -18,7 +18,6 @@ export const claimsList = pagedReadTool({
   }),
   item: claim,
   route: get("/v1/claims", z.array(claim)),
-  listing: "claims",
   readWhole: "portreeve_claim_get (id)",
   key: (c) => [
     c.identity.project,
@@ -44,7 +43,6 @@ export const claimGet = readTool({
   title: "Get a claim",
   description: "One claim: identity, mode and its ports.",
   input: z.strictObject({ id: uuid() }),
-  output: claim,
   route: get("/v1/claims/{claimId}", claim),
   params: (input) => ({ claimId: input.id }),
   summary: (c) =>

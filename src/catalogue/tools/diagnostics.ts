@@ -8,12 +8,12 @@ import { defineTool } from "../define.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 import { health } from "../shapes.ts";
-import { BridgeError, Codes } from "../../errors.ts";
-import { nextStepFor } from "../../error_codes.ts";
+import { BridgeError, Codes } from "../../shared/errors.ts";
+import { nextStepFor } from "../../shared/error_codes.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
-import { SOFTWARE_VERSION } from "../../version.ts";
+import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 const errorShape = z.object({
   code: z.string(),
@@ -102,6 +102,8 @@ export const diagnostics = defineTool({
     guidance: z.string().nullable(),
     error: errorShape.optional(),
   }),
+  // The probe is the client's own health check (`compatibility`), not a route request.
+  routes: [],
   async call(ctx) {
     const p = await probe(ctx);
     const b = ctx.bridge;
@@ -123,7 +125,7 @@ export const diagnostics = defineTool({
   },
   summary(d) {
     const where = `${d.bridge.socketPath} (from ${d.bridge.socketSource})`;
-    if (d.error?.code === "portreeve_misconfigured") {
+    if (d.error?.code === Codes.misconfigured) {
       return `Not permitted to use ${where}. ${d.guidance}`;
     }
     if (!d.daemon.available) return `Daemon not reachable at ${where}. ${d.guidance}`;
@@ -150,6 +152,8 @@ export const compatibility = defineTool({
     guidance: z.string().nullable(),
     error: errorShape.optional(),
   }),
+  // The probe is the client's own health check (`compatibility`), not a route request.
+  routes: [],
   async call(ctx) {
     const p = await probe(ctx);
     return {
@@ -180,7 +184,6 @@ export const healthTool = readTool({
   title: "Daemon health",
   description: "The daemon's version, protocol range, capabilities, pid and mode.",
   input: z.strictObject({}),
-  output: health,
   route: get("/v1/health", health),
   summary: (h) =>
     `PortReeve ${h.softwareVersion}, pid ${h.pid} (${h.mode}), protocol ${h.protocol.minimum}–${h.protocol.maximum}, ${h.capabilities.length} capabilities.`,

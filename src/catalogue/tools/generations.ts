@@ -3,7 +3,7 @@ import { z } from "zod";
 import { generation, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 
 const CAPS = [Capability.stackActivations];
@@ -20,7 +20,6 @@ export const generationsList = pagedReadTool({
   }),
   item: generation,
   route: get("/v1/stack-generations", z.array(generation)),
-  listing: "generations",
   readWhole: "portreeve_generation_get (id)",
   key: (g) => [g.createdAt, g.id],
   summary: ({ items, page }) =>
@@ -33,7 +32,6 @@ export const generationGet = readTool({
   capabilities: CAPS,
   description: "One generation: revision, state and its endpoints' ports.",
   input: z.strictObject({ id: uuid() }),
-  output: generation,
   route: get("/v1/stack-generations/{generationId}", generation),
   params: (input) => ({ generationId: input.id }),
   summary: (g) =>

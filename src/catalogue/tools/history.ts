@@ -1,7 +1,8 @@
 /** History: the daemon's audit trail, paged by the daemon itself (newest first). */
+import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { bounded, historyEvent, INPUT_BOUNDS, page, pageInput, timeInput } from "../shapes.ts";
+import { bounded, historyEvent, page, pageInput, timeInput } from "../shapes.ts";
 import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
 import {
@@ -11,7 +12,7 @@ import {
   pageSummary,
   scopeOf,
   unbindCursor,
-} from "../pagination.ts";
+} from "../../results/pagination.ts";
 
 // The daemon pages history itself, with a cursor of its own.
 const historyRoute = get(
@@ -42,6 +43,7 @@ function readEventWhole(event: { entityType: string }): string {
 export const historyList = defineTool({
   name: "portreeve_history_list",
   title: "List history",
+  detail: true,
   kind: "read",
   description: "Daemon events, newest first; filters match exactly, since (ISO 8601) inclusive.",
   input: z.strictObject({

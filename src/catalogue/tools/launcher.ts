@@ -6,7 +6,7 @@ import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary, paginate, scopeOf } from "../pagination.ts";
+import { pageSummary, paginate, scopeOf } from "../../results/pagination.ts";
 
 const CAPS = [Capability.launcherOperations];
 /** The daemon keeps at most 20 terminal records per stack, so one request fetches them all. */
@@ -22,10 +22,10 @@ type Listed = z.output<typeof listOperations.schema>[number];
 export const launcherOperationGet = readTool({
   name: "portreeve_launcher_operation_get",
   title: "Get launcher operation",
+  detail: true,
   capabilities: CAPS,
   description: "One launcher operation: state, deadline, outcome, evidence.",
   input: z.strictObject({ operationId: uuid() }),
-  output: launcherOperation,
   route: get("/v1/launcher-operations/{operationId}", launcherOperation),
   summary: (o) =>
     `${o.operation} operation ${o.id} is ${o.state}${
@@ -36,6 +36,7 @@ export const launcherOperationGet = readTool({
 export const launcherOperationsList = defineTool({
   name: "portreeve_launcher_operations_list",
   title: "List launcher operations",
+  detail: true,
   kind: "read",
   capabilities: CAPS,
   description: "A stack's last 20 launcher operations, newest first.",
@@ -50,7 +51,7 @@ export const launcherOperationsList = defineTool({
     const all = await read(ctx, listOperations, { stackId }, { limit: DAEMON_MAX });
     // Newest first: invert the timestamp order through a descending key.
     const key = (o: Listed) => [-Date.parse(o.completedAt ?? o.startedAt), o.id];
-    const scope = scopeOf("launcher", { stackId });
+    const scope = scopeOf("portreeve_launcher_operations_list", { stackId });
     return paginate(all, key, {
       scope,
       limit,

@@ -14,11 +14,11 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, mutate, read } from "../daemon_calls.ts";
+import { mutate, read } from "../daemon_calls.ts";
+import { custodyView, epoch, failureView } from "../../results/custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { custodyView, failureView } from "../custody_views.ts";
-import { invalidInput } from "../../errors.ts";
+import { invalidInput } from "../../shared/errors.ts";
 import { CredentialUnavailableError } from "../../custody/mod.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 import { RENEWAL_ROUTES } from "../renewers.ts";
@@ -37,12 +37,20 @@ const beginRoute = post(
   }),
   // A start, stop or restart records the launcher's intent; the daemon runs and signals nothing.
   coordinates("records a launcher operation; the daemon runs and signals nothing"),
+  {
+    tool: "portreeve_launcher_operations_list",
+    how: "for this stack, to see whether the operation began",
+  },
 );
 const completeRoute = post(
   `${L}/complete`,
   z.looseObject({ operation: launcherOperation }),
   // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
   coordinates("records how a launcher operation ended"),
+  {
+    tool: "portreeve_launcher_operation_get",
+    how: "with this operationId, to see whether it is terminal",
+  },
 );
 
 const heldOutput = {

@@ -16,14 +16,14 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { epoch, iso, mutate } from "../daemon_calls.ts";
+import { mutate } from "../daemon_calls.ts";
+import { custodyView, epoch, failureView, iso } from "../../results/custody_views.ts";
 import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { custodyView, failureView } from "../custody_views.ts";
-import { invalidInput } from "../../errors.ts";
+import { invalidInput } from "../../shared/errors.ts";
 import { heldWithOtherArguments } from "../memory.ts";
 import type { ToolContext } from "../context.ts";
-import type { Route } from "../routes.ts";
+import type { OutcomeCheck, Route } from "../routes.ts";
 import { type AcquireBody, gateAcquire, inventoryLookup } from "./acquire_gate.ts";
 
 const CAPS = [Capability.twoPhaseAllocation];
@@ -59,6 +59,10 @@ export const acquireRoute = post(
       "reclaims a claim's confirmed run first: SIGTERM, SIGKILL after the grace period, then releases the run",
     ),
   }),
+  {
+    tool: "portreeve_ports_list",
+    how: "with this claim's project and component, to see whether a lease is pending",
+  },
 );
 
 const acquireOutput = z.object({
@@ -187,15 +191,23 @@ const confirmed = z.looseObject({
 });
 const confirmOutput = z.object({ changed: z.boolean(), ...confirmed.shape });
 
+/** Whether a confirm or an abandon took effect: the lease became a run, or went back. */
+const LEASE_SETTLED: OutcomeCheck = {
+  tool: "portreeve_port_inspect",
+  how: "on the leased port, to see whether the lease became a run or was given back",
+};
+
 const confirmRoute = post(
   "/v1/leases/{leaseId}/confirm",
   confirmed,
   coordinates("records a lease's run"),
+  LEASE_SETTLED,
 );
 const abandonRoute = post(
   "/v1/leases/{leaseId}/abandon",
   z.looseObject({ at: timestamp() }),
   coordinates("gives a pending lease back"),
+  LEASE_SETTLED,
 );
 
 /**
@@ -265,6 +277,10 @@ const releaseRoute = post(
   "/v1/runs/{runId}/release",
   ack,
   coordinates("marks a run released; signals nothing"),
+  {
+    tool: "portreeve_ports_list",
+    how: "to see whether the run is still listed (releasing again is safe)",
+  },
 );
 
 export const runRelease = defineTool({

@@ -10,11 +10,12 @@ import {
 } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 export const portsList = pagedReadTool({
   name: "portreeve_ports_list",
   title: "List ports",
+  detail: true,
   description: "Ports claimed, leased, running or listened on, with fresh evidence.",
   input: z.strictObject({
     ...pageInput,
@@ -29,7 +30,6 @@ export const portsList = pagedReadTool({
   }),
   item: inventoryEntry,
   route: get("/v1/ports", z.array(inventoryEntry)),
-  listing: "ports",
   readWhole: "portreeve_port_inspect (port)",
   key: (e) => [e.port],
   summary: ({ items, page }) =>
@@ -39,9 +39,9 @@ export const portsList = pagedReadTool({
 export const portInspect = readTool({
   name: "portreeve_port_inspect",
   title: "Inspect a port",
+  detail: true,
   description: "One port: claim, lease, run, Docker publication, listeners and owners.",
   input: z.strictObject({ port: port() }),
-  output: inventoryEntry,
   route: get("/v1/ports/{port}", inventoryEntry),
   summary: (e) =>
     `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${

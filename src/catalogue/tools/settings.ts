@@ -9,7 +9,6 @@ export const settingsGet = readTool({
   title: "Get settings",
   description: "Daemon settings: port ranges, excluded ports, TTLs, limits.",
   input: z.strictObject({}),
-  output: settings,
   route: get("/v1/config", settings),
   summary: (s) =>
     `Ranges ${

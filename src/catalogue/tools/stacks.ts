@@ -1,11 +1,11 @@
 /** Stacks family (read side): registered stacks, their documents, status and validation. */
+import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
 import {
   absolutePath,
   activation,
   documentIssue,
   generation,
-  INPUT_BOUNDS,
   name128,
   nameFilter,
   pageInput,
@@ -19,11 +19,12 @@ import {
 import { get, post, reads } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary } from "../pagination.ts";
+import { pageSummary } from "../../results/pagination.ts";
 
 export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
   title: "List stacks",
+  detail: true,
   description: "Registered stacks; stackRoot must be an existing absolute directory.",
   input: z.strictObject({
     ...pageInput,
@@ -32,7 +33,6 @@ export const stacksList = pagedReadTool({
   }),
   item: stack,
   route: get("/v1/stacks", z.array(stack)),
-  listing: "stacks",
   readWhole: "portreeve_stack_get (id)",
   key: (s) => [s.project, s.stackRoot, s.id],
   summary: ({ items, page }) =>
@@ -42,9 +42,9 @@ export const stacksList = pagedReadTool({
 export const stackGet = readTool({
   name: "portreeve_stack_get",
   title: "Get a stack",
+  detail: true,
   description: "One stack with its normalised definition and revision.",
   input: z.strictObject({ id: uuid() }),
-  output: stack,
   route: get("/v1/stacks/{stackId}", stack),
   params: (input) => ({ stackId: input.id }),
   summary: (s) =>
@@ -63,10 +63,10 @@ const statusOutput = z.object({
 export const stackStatus = readTool({
   name: "portreeve_stack_status",
   title: "Stack status",
+  detail: true,
   capabilities: [Capability.stackActivations],
   description: "A stack's latest generation and activation, with fresh provider evidence.",
   input: z.strictObject({ stackId: uuid() }),
-  output: statusOutput,
   route: post(
     "/v1/stacks/{stackId}/status",
     statusOutput,
@@ -97,7 +97,6 @@ export const stackDocumentGet = readTool({
   description:
     "The parsed <stackRoot>/portreeve.stack.json (stackRoot absolute; never raw content).",
   input: z.strictObject({ stackRoot: absolutePath(true) }),
-  output: documentOutput,
   route: get("/v1/stack-document", documentOutput),
   send: ({ stackRoot }) => ({ stackRoot }),
   summary: (d) =>
@@ -122,13 +121,13 @@ export const stackDefinitionValidate = readTool({
   description: "Normalise and check a stack definition (no file touched).",
   // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
   // to judge it. The tools that write (stack_apply_preview) keep the typed schema.
+  anyJsonInputs: { definition: "definition" },
   input: z.strictObject({
     definition: z.unknown().refine((v) => v !== undefined, "required: any JSON value").refine(
       fitsStackFile,
       `must be at most ${INPUT_BOUNDS.definition.max} bytes as JSON (the daemon's stack file limit)`,
     ),
   }),
-  output: validationOutput,
   route: post(
     "/v1/actions/stack-definition/validate",
     validationOutput,
@@ -166,7 +165,6 @@ export const stackSnapshot = readTool({
       "must contain no whitespace or '/'",
     ),
   }),
-  output: snapshot,
   route: post(
     "/v1/stack-activations/{activationId}/snapshot",
     snapshot,

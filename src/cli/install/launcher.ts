@@ -1,7 +1,7 @@
 /**
  * The launcher: a POSIX shell script at `bin/portreeve-mcp` of an install root or a release
  * folder. Each time it starts it finds the daemon socket by the rules of
- * `src/socket_location.ts` (`--socket PATH` or `--socket=PATH`, else a non-empty
+ * `src/shared/socket_location.ts` (`--socket PATH` or `--socket=PATH`, else a non-empty
  * `PORTREEVE_SOCKET`, else the platform default), refuses the same paths with the same one-line
  * messages (exit 2), and runs the bundle beside it with its private Deno under
  * `confinedFlags(socket, "bundle")`. It finds that Deno and bundle from its own location, so
@@ -11,11 +11,11 @@
  * socket, with the placeholder replaced by the shell variable. A test runs the launcher
  * against a stand-in Deno and compares what it received with `confinedFlags`.
  */
-import { confinedFlags, RUN_ENV } from "../../permissions.ts";
-import { installLayout, LAUNCHER_NAME } from "../../install_layout.ts";
-import { SHOWN_PATH_BYTES, socketPathLimit } from "../../socket_location.ts";
-import { shellQuote } from "../../shell.ts";
-import { SOFTWARE_VERSION } from "../../version.ts";
+import { confinedFlags, RUN_ENV } from "../../shared/permissions.ts";
+import { installLayout, LAUNCHER_NAME } from "../../shared/install_layout.ts";
+import { SHOWN_PATH_BYTES, socketPathLimit } from "../../shared/socket_location.ts";
+import { shellQuote } from "../../shared/shell.ts";
+import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 /** Stands for the socket (and the root) while the flags are computed; never in output. */
 const SOCKET_PLACEHOLDER = "/@portreeve-mcp-socket@";
@@ -68,7 +68,7 @@ export function launcherScript(os: string): string {
   const env = Object.entries(RUN_ENV);
   const layout = installLayout(ROOT_PLACEHOLDER);
   return `#!/bin/sh
-# ${LAUNCHER_NAME} ${SOFTWARE_VERSION} launcher for ${os}. Generated from src/permissions.ts by
+# ${LAUNCHER_NAME} ${SOFTWARE_VERSION} launcher for ${os}. Generated from src/shared/permissions.ts by
 # src/cli/install/launcher.ts; see docs/install.md. Runs the bundled bridge with its own Deno,
 # granted at each start only the daemon socket it finds: --socket PATH, else PORTREEVE_SOCKET,
 # else the platform default.

@@ -8,7 +8,7 @@
  * hashes) and `partials` the temporary names it writes them under, so that an install killed
  * half-way leaves a manifest that still recognises every file it touched.
  */
-import { LAUNCHER_NAME } from "../../install_layout.ts";
+import { LAUNCHER_NAME } from "../../shared/install_layout.ts";
 
 export const LAUNCHER_PATH = `bin/${LAUNCHER_NAME}`;
 export const LIB_PATH = `lib/${LAUNCHER_NAME}`;

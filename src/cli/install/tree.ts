@@ -1,31 +1,39 @@
 /**
- * Builds the tree an install root and a release folder share (see `src/install_layout.ts`):
+ * Builds the tree an install root and a release folder share (see `src/shared/install_layout.ts`):
  * the launcher, a fresh self-contained bundle of the bridge and a Deno runtime, in `dir`.
  * `install` copies it into the install root through its manifest writer; the release script
  * packs it as `portreeve-mcp-<target>/`.
  */
 import { fileURLToPath } from "node:url";
-import { installLayout } from "../../install_layout.ts";
+import { installLayout } from "../../shared/install_layout.ts";
 import { launcherScript } from "./launcher.ts";
 
 const ENTRY = fileURLToPath(new URL("../../../main.ts", import.meta.url));
 
 export class BuildError extends Error {}
 
+/**
+ * `deno bundle`'s arguments for `entry` into `outdir`: self-contained, minified, code-split
+ * (the bundle task builds dist/ with the same).
+ */
+export function bundleArgs(outdir: string, entry: string): string[] {
+  return [
+    "bundle",
+    "--quiet",
+    "--frozen",
+    "--minify",
+    "--platform=deno",
+    "--code-splitting",
+    "--outdir",
+    outdir,
+    entry,
+  ];
+}
+
 /** `deno bundle` of main.ts into `outdir`, with the Deno that runs this code. */
 async function bundle(outdir: string): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--frozen",
-      "--minify",
-      "--platform=deno",
-      "--code-splitting",
-      "--outdir",
-      outdir,
-      ENTRY,
-    ],
+    args: bundleArgs(outdir, ENTRY),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -4,14 +4,14 @@ import type { Ctx } from "../core.ts";
 import { fail, parseWith, ProtocolError } from "../errors.ts";
 import {
   checkLease,
-  newRun,
+  confirmLease,
   proveOwnership,
   recomputeActivation,
   releaseRun,
   sweepLeases,
 } from "../lifecycle.ts";
 import { providerFor, providersFor } from "../providers.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import { abandonReasonSchema, name128, tokenSchema, uuidSchema } from "../schemas.ts";
 import type { Activation, ActivationEndpoint, Lease } from "../state.ts";
 import { compareStrings, iso, newSecret, sha256Hex, uuid } from "../util.ts";
@@ -344,26 +344,11 @@ function confirm(ctx: Ctx): unknown {
     });
   }
   const proof = proveOwnership(ctx, lease.port, body.rootPid);
-  const run = newRun(ctx, lease, body.rootPid, proof);
-  lease.state = "confirmed";
-  lease.updatedAt = ctx.at;
-  const claim = ctx.state.claims.get(lease.claimId);
-  if (claim) {
-    claim.assignedPort = lease.port;
-    claim.updatedAt = ctx.at;
-    claim.lastUsedAt = ctx.at;
-  }
+  const { run } = confirmLease(ctx, lease, body.rootPid, proof, { activationId: activation.id });
   endpoint.state = "confirmed";
   endpoint.runId = run.id;
   endpoint.updatedAt = ctx.at;
   activation.updatedAt = ctx.at;
-  ctx.event("lease.confirmed", "lease", lease.id, {
-    runId: run.id,
-    claimId: lease.claimId,
-    port: lease.port,
-    rootPid: body.rootPid,
-    activationId: activation.id,
-  });
   recomputeActivation(ctx, activation);
   return activationView(activation);
 }
@@ -502,33 +487,13 @@ function end(ctx: Ctx): unknown {
 }
 
 export const activationRoutes: Route[] = [
-  { method: "POST", path: "/v1/stack-activations/begin", handler: begin, body: beginSchema },
-  { method: "GET", path: "/v1/stack-activations", handler: list },
-  { method: "GET", path: "/v1/stack-activations/:activationId", handler: getOne },
-  {
-    method: "POST",
-    path: "/v1/stack-activations/:activationId/renew",
-    handler: renew,
-    body: renewSchema,
-  },
-  {
-    method: "POST",
-    path: "/v1/stack-activations/:activationId/confirm",
-    handler: confirm,
-    body: confirmSchema,
-  },
-  {
-    method: "POST",
-    path: "/v1/stack-activations/:activationId/abandon",
-    handler: abandon,
-    body: abandonSchema,
-  },
-  {
-    method: "POST",
-    path: "/v1/stack-activations/:activationId/skip",
-    handler: skip,
-    body: skipSchema,
-  },
-  { method: "POST", path: "/v1/stack-activations/:activationId/reconcile", handler: reconcile },
-  { method: "POST", path: "/v1/stack-activations/:activationId/end", handler: end },
+  post("/v1/stack-activations/begin", begin, beginSchema),
+  get("/v1/stack-activations", list),
+  get("/v1/stack-activations/:activationId", getOne),
+  post("/v1/stack-activations/:activationId/renew", renew, renewSchema),
+  post("/v1/stack-activations/:activationId/confirm", confirm, confirmSchema),
+  post("/v1/stack-activations/:activationId/abandon", abandon, abandonSchema),
+  post("/v1/stack-activations/:activationId/skip", skip, skipSchema),
+  post("/v1/stack-activations/:activationId/reconcile", reconcile),
+  post("/v1/stack-activations/:activationId/end", end),
 ];

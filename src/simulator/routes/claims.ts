@@ -4,7 +4,7 @@ import { automaticPorts, blockerFor } from "../allocation.ts";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
 import { inventoryEntry } from "../inventory.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import { portSchema } from "../schemas.ts";
 import type { Claim } from "../state.ts";
 import { compareStrings } from "../util.ts";
@@ -146,7 +146,21 @@ export function observeClaimDelete(ctx: Ctx, claim: Claim): Record<string, unkno
 }
 
 export const olderThanSchema = z.number().int().min(0).max(315_576_000_000);
-const pruneSchema = z.object({ olderThanMilliseconds: olderThanSchema, dryRun: z.boolean() });
+/** A prune's body, for claims and stacks alike. */
+export const pruneSchema = z.object({
+  olderThanMilliseconds: olderThanSchema,
+  dryRun: z.boolean(),
+});
+
+/** The handler of a prune route: its body read, then `prune` (claims or stacks). */
+export function pruneHandler(
+  prune: (ctx: Ctx, olderThanMilliseconds: number, dryRun: boolean) => unknown,
+): (ctx: Ctx) => unknown {
+  return (ctx) => {
+    const body = parseWith(pruneSchema, ctx.body);
+    return prune(ctx, body.olderThanMilliseconds, body.dryRun);
+  };
+}
 
 function workspaceMissing(path: string): boolean {
   try {
@@ -211,19 +225,10 @@ function hasRunRecords(ctx: Ctx, claimId: string): boolean {
   return false;
 }
 
-function pruneRoute(ctx: Ctx): unknown {
-  const body = parseWith(pruneSchema, ctx.body);
-  return pruneClaims(ctx, body.olderThanMilliseconds, body.dryRun);
-}
-
 export const claimRoutes: Route[] = [
-  { method: "GET", path: "/v1/claims", handler: listClaims },
-  {
-    method: "GET",
-    path: "/v1/claims/:claimId",
-    handler: (ctx) => claimView(claimOr404(ctx, ctx.params.claimId)),
-  },
-  { method: "POST", path: "/v1/claims/prune", handler: pruneRoute, body: pruneSchema },
-  { method: "POST", path: "/v1/claims/:claimId/reassign", handler: reassign, body: reassignSchema },
-  { method: "POST", path: "/v1/claims/:claimId/delete", handler: deleteRoute },
+  get("/v1/claims", listClaims),
+  get("/v1/claims/:claimId", (ctx) => claimView(claimOr404(ctx, ctx.params.claimId))),
+  post("/v1/claims/prune", pruneHandler(pruneClaims), pruneSchema),
+  post("/v1/claims/:claimId/reassign", reassign, reassignSchema),
+  post("/v1/claims/:claimId/delete", deleteRoute),
 ];

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
 import { sweepLeases } from "../lifecycle.ts";
-import type { Route } from "../router.ts";
+import { post, type Route } from "../router.ts";
 import { name128 } from "../schemas.ts";
 import type { GenerationEndpoint } from "../state.ts";
 import { compareStrings } from "../util.ts";
@@ -160,18 +160,8 @@ function snapshot(ctx: Ctx): unknown {
 }
 
 export const discoveryRoutes: Route[] = [
-  {
-    method: "POST",
-    path: "/v1/stack-activations/:activationId/resolve",
-    handler: resolve,
-    body: resolveSchema,
+  post("/v1/stack-activations/:activationId/resolve", resolve, resolveSchema, { readOnly: true }),
+  post("/v1/stack-activations/:activationId/snapshot", snapshot, snapshotSchema, {
     readOnly: true,
-  },
-  {
-    method: "POST",
-    path: "/v1/stack-activations/:activationId/snapshot",
-    handler: snapshot,
-    body: snapshotSchema,
-    readOnly: true,
-  },
+  }),
 ];

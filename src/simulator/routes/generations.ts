@@ -4,7 +4,7 @@ import { automaticPorts, blockerFor } from "../allocation.ts";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
 import { sweepLeases } from "../lifecycle.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import { uuidSchema } from "../schemas.ts";
 import { publishedEndpoints } from "../stackdef.ts";
 import type { Generation, GenerationEndpoint, Stack } from "../state.ts";
@@ -143,11 +143,10 @@ export function generationOr404(ctx: Ctx, id: string): Generation {
 }
 
 export const generationRoutes: Route[] = [
-  { method: "POST", path: "/v1/stacks/:stackId/prepare", handler: prepare },
-  { method: "GET", path: "/v1/stack-generations", handler: list },
-  {
-    method: "GET",
-    path: "/v1/stack-generations/:generationId",
-    handler: (ctx) => generationView(generationOr404(ctx, ctx.params.generationId)),
-  },
+  post("/v1/stacks/:stackId/prepare", prepare),
+  get("/v1/stack-generations", list),
+  get(
+    "/v1/stack-generations/:generationId",
+    (ctx) => generationView(generationOr404(ctx, ctx.params.generationId)),
+  ),
 ];

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Ctx } from "../core.ts";
 import { parseWith } from "../errors.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import { type Settings, settingsBodySchema, settingsSchema } from "../schemas.ts";
 import { clone } from "../util.ts";
 
@@ -58,9 +58,9 @@ function stop(ctx: Ctx): unknown {
 }
 
 export const healthRoutes: Route[] = [
-  { method: "GET", path: "/v1/health", handler: health },
-  { method: "GET", path: "/v1/config", handler: (ctx) => clone(ctx.settings) },
-  { method: "POST", path: "/v1/config", handler: setConfig, body: settingsBodySchema },
-  { method: "GET", path: "/v1/logs", handler: logs },
-  { method: "POST", path: "/v1/server/stop", handler: stop },
+  get("/v1/health", health),
+  get("/v1/config", (ctx) => clone(ctx.settings)),
+  post("/v1/config", setConfig, settingsBodySchema),
+  get("/v1/logs", logs),
+  post("/v1/server/stop", stop),
 ];

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
-import type { Route } from "../router.ts";
+import { get, type Route } from "../router.ts";
 import { tsSchema } from "../schemas.ts";
 import type { HistoryEvent } from "../state.ts";
 import { base64url, clone, compareStrings, fromBase64url } from "../util.ts";
@@ -67,4 +67,4 @@ function history(ctx: Ctx): unknown {
   };
 }
 
-export const historyRoutes: Route[] = [{ method: "GET", path: "/v1/history", handler: history }];
+export const historyRoutes: Route[] = [get("/v1/history", history)];

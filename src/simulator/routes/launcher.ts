@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import { hex64Schema, tokenSchema, tsSchema, uuidSchema } from "../schemas.ts";
 import type { LauncherEntry, LauncherRecord } from "../state.ts";
 import { canonicalJson, iso, newSecret, secretMatches, sha256Hex, uuid } from "../util.ts";
@@ -202,14 +202,22 @@ function checkCredential(entry: LauncherEntry, credential: string): void {
   }
 }
 
-const renewSchema = z.strictObject({ client: z.unknown(), credential: tokenSchema });
-
-function renew(ctx: Ctx): unknown {
-  const body = parseWith(renewSchema, ctx.body);
+/**
+ * What renew and complete start with: the body parsed, expired operations swept, the operation
+ * found and its credential checked.
+ */
+function heldOperation<S extends z.ZodType<{ credential: string }>>(ctx: Ctx, schema: S) {
+  const body = parseWith(schema, ctx.body);
   expireLauncherOps(ctx);
   const entry = entryOr404(ctx);
   checkCredential(entry, body.credential);
-  const record = entry.record;
+  return { body, record: entry.record };
+}
+
+const renewSchema = z.strictObject({ client: z.unknown(), credential: tokenSchema });
+
+function renew(ctx: Ctx): unknown {
+  const { record } = heldOperation(ctx, renewSchema);
   if (record.state !== "active") {
     throw fail.conflict(`Launcher operation ${record.id} has already finished.`, {
       operationId: record.id,
@@ -228,11 +236,7 @@ const completeSchema = z.strictObject({
 });
 
 function complete(ctx: Ctx): unknown {
-  const body = parseWith(completeSchema, ctx.body);
-  expireLauncherOps(ctx);
-  const entry = entryOr404(ctx);
-  checkCredential(entry, body.credential);
-  const record = entry.record;
+  const { body, record } = heldOperation(ctx, completeSchema);
   const c = body.completion;
   if (record.state === "terminal") {
     const same = record.outcome !== "lost" && canonicalJson({
@@ -291,19 +295,9 @@ function list(ctx: Ctx): unknown {
 }
 
 export const launcherRoutes: Route[] = [
-  { method: "POST", path: "/v1/launcher-operations/begin", handler: begin, body: beginSchema },
-  { method: "GET", path: "/v1/launcher-operations/:operationId", handler: getOne },
-  {
-    method: "POST",
-    path: "/v1/launcher-operations/:operationId/renew",
-    handler: renew,
-    body: renewSchema,
-  },
-  {
-    method: "POST",
-    path: "/v1/launcher-operations/:operationId/complete",
-    handler: complete,
-    body: completeSchema,
-  },
-  { method: "GET", path: "/v1/stacks/:stackId/launcher-operations", handler: list },
+  post("/v1/launcher-operations/begin", begin, beginSchema),
+  get("/v1/launcher-operations/:operationId", getOne),
+  post("/v1/launcher-operations/:operationId/renew", renew, renewSchema),
+  post("/v1/launcher-operations/:operationId/complete", complete, completeSchema),
+  get("/v1/stacks/:stackId/launcher-operations", list),
 ];

@@ -5,14 +5,15 @@ import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
 import {
   checkLease,
+  confirmLease,
+  createClaim,
   expireEphemeralAssignments,
-  newRun,
   proveOwnership,
   releaseRun,
   sweepLeases,
 } from "../lifecycle.ts";
 import { reclaim } from "../reclamation.ts";
-import type { Route } from "../router.ts";
+import { post, type Route } from "../router.ts";
 import {
   abandonReasonSchema,
   ident128,
@@ -22,7 +23,6 @@ import {
 } from "../schemas.ts";
 import type { Claim, Lease } from "../state.ts";
 import { iso, newSecret, sha256Hex, uuid } from "../util.ts";
-import { identityView } from "../views.ts";
 
 const acquireSchema = z.object({
   claim: z.object({
@@ -108,27 +108,14 @@ async function acquire(ctx: Ctx): Promise<unknown> {
   // claim.created event) survives even when no port can be leased, e.g. an exact port that
   // already has a listener.
   if (!claim) {
-    claim = {
-      id: uuid(),
+    claim = createClaim(ctx, {
       project: body.claim.project,
       workspaceRoot: body.claim.workspaceRoot,
       component,
       endpoint: body.claim.endpoint,
       mode: alloc.mode,
-      assignedPort: null,
       preferredPort: alloc.preferredPort ?? null,
       exactPort: alloc.exactPort ?? null,
-      assignmentExpiresAt: null,
-      createdAt: ctx.at,
-      updatedAt: ctx.at,
-      lastUsedAt: ctx.at,
-    };
-    ctx.state.claims.set(claim.id, claim);
-    ctx.event("claim.created", "claim", claim.id, {
-      identity: identityView(claim),
-      mode: claim.mode,
-      preferredPort: claim.preferredPort,
-      exactPort: claim.exactPort,
     });
   }
   const port = choosePort(ctx, claim, alloc.preferredPort, alloc.exactPort);
@@ -225,24 +212,14 @@ function confirm(ctx: Ctx): unknown {
   // ownership conflict.
   const proof = proveOwnership(ctx, lease.port, body.rootPid);
   checkLease(lease, body.leaseToken, ctx.at);
-  const run = newRun(ctx, lease, body.rootPid, proof);
-  lease.state = "confirmed";
-  lease.updatedAt = ctx.at;
-  const claim = ctx.state.claims.get(lease.claimId)!;
-  claim.assignedPort = lease.port;
-  claim.assignmentExpiresAt = claim.mode === "ephemeral"
-    ? iso(ctx.now + ctx.settings.ephemeralAssignmentTtlMilliseconds)
-    : null;
-  claim.updatedAt = ctx.at;
-  claim.lastUsedAt = ctx.at;
-  ctx.event("lease.confirmed", "lease", lease.id, {
-    runId: run.id,
-    claimId: claim.id,
-    port: lease.port,
-    rootPid: body.rootPid,
-  });
+  const { run, claim } = confirmLease(ctx, lease, body.rootPid, proof);
+  if (claim) {
+    claim.assignmentExpiresAt = claim.mode === "ephemeral"
+      ? iso(ctx.now + ctx.settings.ephemeralAssignmentTtlMilliseconds)
+      : null;
+  }
   return {
-    claimId: claim.id,
+    claimId: lease.claimId,
     leaseId: lease.id,
     runId: run.id,
     port: lease.port,
@@ -270,9 +247,9 @@ function release(ctx: Ctx): unknown {
 }
 
 export const leaseRoutes: Route[] = [
-  { method: "POST", path: "/v1/leases/acquire", handler: acquire, body: acquireSchema },
-  { method: "POST", path: "/v1/leases/:leaseId/renew", handler: renew, body: renewSchema },
-  { method: "POST", path: "/v1/leases/:leaseId/confirm", handler: confirm, body: confirmSchema },
-  { method: "POST", path: "/v1/leases/:leaseId/abandon", handler: abandon, body: abandonSchema },
-  { method: "POST", path: "/v1/runs/:runId/release", handler: release },
+  post("/v1/leases/acquire", acquire, acquireSchema),
+  post("/v1/leases/:leaseId/renew", renew, renewSchema),
+  post("/v1/leases/:leaseId/confirm", confirm, confirmSchema),
+  post("/v1/leases/:leaseId/abandon", abandon, abandonSchema),
+  post("/v1/runs/:runId/release", release),
 ];

@@ -4,7 +4,7 @@ import type { Ctx } from "../core.ts";
 import { parseWith } from "../errors.ts";
 import { inventoryEntry, knownPorts } from "../inventory.ts";
 import { reclaim } from "../reclamation.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import { policySchema, queryBoolean, queryPort } from "../schemas.ts";
 
 const CLASSIFICATIONS = [
@@ -69,12 +69,8 @@ async function evictRoute(ctx: Ctx): Promise<unknown> {
 }
 
 export const portRoutes: Route[] = [
-  { method: "GET", path: "/v1/ports", handler: listPorts },
-  {
-    method: "GET",
-    path: "/v1/ports/:port",
-    handler: (ctx) => inventoryEntry(ctx, Number(ctx.params.port)),
-  },
-  { method: "POST", path: "/v1/ports/:port/reclaim", handler: reclaimRoute, body: reclaimSchema },
-  { method: "POST", path: "/v1/ports/:port/unsafe-evict", handler: evictRoute, body: evictSchema },
+  get("/v1/ports", listPorts),
+  get("/v1/ports/:port", (ctx) => inventoryEntry(ctx, Number(ctx.params.port))),
+  post("/v1/ports/:port/reclaim", reclaimRoute, reclaimSchema),
+  post("/v1/ports/:port/unsafe-evict", evictRoute, evictSchema),
 ];

@@ -6,7 +6,7 @@ import { canonicalStackRoot, readDocument, writeDocument } from "../document.ts"
 import { fail, parseWith, ProtocolError } from "../errors.ts";
 import { forecast, type Policy, reclaim } from "../reclamation.ts";
 import { inventoryEntry } from "../inventory.ts";
-import type { Route } from "../router.ts";
+import { post, type Route } from "../router.ts";
 import { policySchema, settingsBodySchema, uuidSchema } from "../schemas.ts";
 import { documentText, normalizeDefinition, type StackDefinition } from "../stackdef.ts";
 import type { Receipt } from "../state.ts";
@@ -315,18 +315,11 @@ const applyAction: ActionSpec = {
 
 function pair(path: string, spec: ActionSpec): Route[] {
   return [
-    {
-      method: "POST",
-      path: `${path}/preview`,
-      handler: (ctx) => preview(ctx, spec),
-      body: [keySchema, ...(spec.previewBody ?? [])],
-    },
-    {
-      method: "POST",
-      path: `${path}/execute`,
-      handler: (ctx) => execute(ctx, spec),
-      body: [executeSchema, ...(spec.executeBody ?? [])],
-    },
+    post(`${path}/preview`, (ctx) => preview(ctx, spec), [keySchema, ...(spec.previewBody ?? [])]),
+    post(`${path}/execute`, (ctx) => execute(ctx, spec), [
+      executeSchema,
+      ...(spec.executeBody ?? []),
+    ]),
   ];
 }
 

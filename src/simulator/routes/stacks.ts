@@ -3,9 +3,9 @@ import { z } from "zod";
 import { canonicalStackRoot, readDocument } from "../document.ts";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith, SCHEMA_MESSAGE } from "../errors.ts";
-import { sweepLeases } from "../lifecycle.ts";
+import { createClaim, sweepLeases } from "../lifecycle.ts";
 import { providersFor } from "../providers.ts";
-import type { Route } from "../router.ts";
+import { get, post, type Route } from "../router.ts";
 import {
   normalizeDefinition,
   publishedEndpoints,
@@ -14,8 +14,8 @@ import {
 } from "../stackdef.ts";
 import type { Activation, Claim, Generation, LauncherRecord, Stack } from "../state.ts";
 import { compareStrings, uuid } from "../util.ts";
-import { activationView, claimView, generationView, identityView, stackView } from "../views.ts";
-import { olderThanSchema } from "./claims.ts";
+import { activationView, claimView, generationView, stackView } from "../views.ts";
+import { pruneHandler, pruneSchema } from "./claims.ts";
 
 export function stackOr404(ctx: Ctx, stackId: string): Stack {
   const stack = ctx.state.stacks.get(stackId);
@@ -162,29 +162,15 @@ export function applyStack(
       claim.updatedAt = ctx.at;
       continue;
     }
-    const created: Claim = {
-      id: uuid(),
+    createClaim(ctx, {
       project: definition.project,
       workspaceRoot: root,
       component: e.component,
       endpoint: e.endpoint,
       mode: "sticky",
-      assignedPort: null,
       preferredPort: e.preferredPort,
       exactPort: e.exactPort,
-      assignmentExpiresAt: null,
-      createdAt: ctx.at,
-      updatedAt: ctx.at,
-      lastUsedAt: ctx.at,
-    };
-    ctx.state.claims.set(created.id, created);
-    ctx.event("claim.created", "claim", created.id, {
-      identity: identityView(created),
-      mode: "sticky",
-      preferredPort: created.preferredPort,
-      exactPort: created.exactPort,
-      source: "stack-definition",
-    });
+    }, { source: "stack-definition" });
   }
   return { changed: true, stack: stackView(stack) };
 }
@@ -356,29 +342,12 @@ export function pruneStacks(ctx: Ctx, olderThan: number, dryRun: boolean): Recor
   };
 }
 
-const pruneSchema = z.object({ olderThanMilliseconds: olderThanSchema, dryRun: z.boolean() });
-
-function pruneRoute(ctx: Ctx): unknown {
-  const body = parseWith(pruneSchema, ctx.body);
-  return pruneStacks(ctx, body.olderThanMilliseconds, body.dryRun);
-}
-
 export const stackRoutes: Route[] = [
-  { method: "GET", path: "/v1/stacks", handler: listStacks },
-  {
-    method: "GET",
-    path: "/v1/stacks/:stackId",
-    handler: (ctx) => stackView(stackOr404(ctx, ctx.params.stackId)),
-  },
-  { method: "POST", path: "/v1/stacks/apply", handler: apply, body: applySchema },
-  { method: "POST", path: "/v1/stacks/prune", handler: pruneRoute, body: pruneSchema },
-  { method: "POST", path: "/v1/stacks/:stackId/status", handler: status, readOnly: true },
-  { method: "GET", path: "/v1/stack-document", handler: stackDocument },
-  {
-    method: "POST",
-    path: "/v1/actions/stack-definition/validate",
-    handler: validate,
-    body: validateSchema,
-    readOnly: true,
-  },
+  get("/v1/stacks", listStacks),
+  get("/v1/stacks/:stackId", (ctx) => stackView(stackOr404(ctx, ctx.params.stackId))),
+  post("/v1/stacks/apply", apply, applySchema),
+  post("/v1/stacks/prune", pruneHandler(pruneStacks), pruneSchema),
+  post("/v1/stacks/:stackId/status", status, undefined, { readOnly: true }),
+  get("/v1/stack-document", stackDocument),
+  post("/v1/actions/stack-definition/validate", validate, validateSchema, { readOnly: true }),
 ];

@@ -1,26 +1,31 @@
 /**
  * The rooms of src/ and the direction imports may take between them, read from the source
  * text itself (static imports and re-exports, `import type`, and `import("…")`), so that a
- * wrong import fails here, named, instead of surviving review. The same rules are written out
- * in docs/architecture.md, which must name every room and root module (tested below).
+ * wrong import fails here, named, instead of surviving review. Rooms are the folders of src/;
+ * no file is named here. docs/architecture.md draws the same picture and names every room
+ * (tested below).
  *
- *   cli → bridge → {transport, catalogue} → {daemon, custody}
+ *   cli → bridge → {transport, catalogue} → results → {daemon, custody}
  *
  * - A room may import any room further right in that line (not one to its left, not its
  *   neighbour in the same braces).
- * - Shared leaves (root modules listed in SHARED) may be imported by every room but the
- *   simulator; they import only other shared leaves.
- * - permissions.ts (the confinement) is imported only by cli, profiles and child_env.ts:
- *   code running inside the confined process is handed what it needs instead.
- * - profiles is imported only by cli and imports only shared leaves, permissions.ts and
- *   the host profile data in config-profiles/.
- * - simulator imports nothing outside itself, and nothing in src/ imports it.
- * - child_env.ts is for tests and scripts; nothing in src/ imports it.
+ * - catalogue holds the tools (their definitions and what they call); results is the pipeline
+ *   every tool's data goes through on its way to a host (pages, compact form, bounds, the
+ *   envelope, the advertised schemas). Tools page through results, so it sits below them.
+ * - shared holds the leaves every room (but the simulator) may use; it imports only itself.
+ * - profiles stands beside the line: imported only by cli, it imports only shared and the
+ *   host profile data in config-profiles/.
+ * - simulator stands alone: it imports nothing outside itself, and nothing in src/ imports it
+ *   (tests and scripts may use both).
+ * - src/ itself holds no module: every file belongs to a room.
+ * - The rooms that serve tool calls never import the permission set: code running inside the
+ *   confined process is handed what it needs instead (the one promise here about a file).
  * - No circles at all, between rooms or between files.
  */
 import assert from "node:assert/strict";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceFiles, tokenise } from "../../support/source_text.ts";
 
 const SRC = fileURLToPath(new URL("../../../src/", import.meta.url));
 
@@ -29,34 +34,21 @@ const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["bridge"],
   ["transport", "catalogue"],
+  ["results"],
   ["daemon", "custody"],
 ];
 
-/** Root modules every room (but the simulator) may use; they import only each other. */
-const SHARED = new Set([
-  "errors.ts",
-  "version.ts",
-  "toolsets.ts",
-  "approval_modes.ts",
-  "option_rules.ts",
-  "bytes.ts",
-  "answer_bounds.ts",
-  "signals.ts",
-  "host_channel.ts",
-  "socket_location.ts",
-  "installation.ts",
-  "install_layout.ts",
-  "shell.ts",
-  "hints.ts",
-  "error_codes.ts",
-  "depth.ts",
-]);
+/** The leaves below every room. */
+const SHARED = "shared";
 
-/** Who may import the few root modules that are not shared leaves. */
-const RESTRICTED: Record<string, readonly string[]> = {
-  "permissions.ts": ["cli", "profiles", "child_env.ts"],
-  "child_env.ts": [],
-};
+/** Beside the line: used by cli alone. */
+const PROFILES = "profiles";
+
+/** Alone: imports nothing of the bridge, and the bridge nothing of it. */
+const SIMULATOR = "simulator";
+
+/** Host profile data outside src/, read by profiles. */
+const PROFILE_DATA = "config-profiles";
 
 /**
  * Circles known at the time of writing and being removed on another branch; each entry is the
@@ -64,83 +56,34 @@ const RESTRICTED: Record<string, readonly string[]> = {
  */
 const KNOWN_CIRCLES: readonly (readonly string[])[] = [];
 
-/** The room a path inside src/ belongs to: its folder, or the file itself at the root. */
+/** The room a path inside src/ belongs to: its first folder (a file at the root has none). */
 function roomOf(path: string): string {
-  if (path.startsWith("../config-profiles/")) return "config-profiles";
+  if (path.startsWith(`../${PROFILE_DATA}/`)) return PROFILE_DATA;
   const slash = path.indexOf("/");
-  return slash === -1 ? path : path.slice(0, slash);
+  return slash === -1 ? "(src root)" : path.slice(0, slash);
 }
 
 /** Why `from` may not import `to`, or undefined when it may. */
 function violation(from: string, to: string): string | undefined {
   if (from === to) return undefined;
   const allowed = (reason: boolean, rule: string) => reason ? undefined : rule;
-  if (from === "simulator") return "the simulator imports nothing outside itself";
-  if (to === "simulator") return "nothing in src/ imports the simulator (tests and scripts may)";
-  if (to in RESTRICTED) {
-    const who = RESTRICTED[to];
-    return allowed(
-      who.includes(from),
-      `${to} is imported only by ${who.join(", ") || "tests and scripts"}`,
-    );
+  if (from === SIMULATOR) return "the simulator imports nothing outside itself";
+  if (to === SIMULATOR) return "nothing in src/ imports the simulator (tests and scripts may)";
+  if (from === SHARED) return "shared is the floor: it imports only itself";
+  if (to === PROFILE_DATA) {
+    return allowed(from === PROFILES, "only profiles reads the host profile data");
   }
-  if (SHARED.has(from)) {
-    return allowed(SHARED.has(to), `${from} is a shared leaf and imports only other shared leaves`);
-  }
-  if (to === "config-profiles") {
-    return allowed(from === "profiles", "only profiles reads the host profile data");
-  }
-  if (SHARED.has(to)) return undefined;
-  if (to === "profiles") return allowed(from === "cli", "profiles is imported only by cli");
-  if (from === "profiles") {
-    return "profiles imports only shared leaves, permissions.ts and config-profiles/";
-  }
-  if (from === "child_env.ts") return "child_env.ts imports only permissions.ts and shared leaves";
+  if (to === SHARED) return undefined;
+  if (to === PROFILES) return allowed(from === "cli", "profiles is imported only by cli");
+  if (from === PROFILES) return "profiles imports only shared and config-profiles/";
   const fromLayer = LAYERS.findIndex((rooms) => rooms.includes(from));
   const toLayer = LAYERS.findIndex((rooms) => rooms.includes(to));
   if (fromLayer === -1) return `${from} is in no rule of this test; add it to the table`;
   if (toLayer === -1) return `${to} is in no rule of this test; add it to the table`;
   if (toLayer > fromLayer) return undefined;
   return toLayer === fromLayer
-    ? `${from} and ${to} are side by side; what they share goes below them or in a leaf`
+    ? `${from} and ${to} are side by side; what they share goes below them or in shared`
     : `${to} is above ${from} (${LAYERS.map((rooms) => rooms.join("|")).join(" → ")})`;
-}
-
-/**
- * The source with comments removed and every string literal replaced by `"#N"`, N indexing
- * `strings`, so an import spelled inside a string or a comment is not taken for one.
- */
-function tokenise(text: string): { code: string; strings: string[] } {
-  let code = "";
-  const strings: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const char = text[i];
-    const next = text[i + 1];
-    if (char === "/" && next === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (char === "/" && next === "*") {
-      const end = text.indexOf("*/", i + 2);
-      const comment = text.slice(i, end === -1 ? text.length : end + 2);
-      code += comment.replace(/[^\n]/g, " ");
-      i += comment.length;
-    } else if (char === '"' || char === "'" || char === "`") {
-      // A plain string also ends at the line's end, which keeps a quote inside a regular
-      // expression from swallowing the rest of the file.
-      let j = i + 1;
-      while (j < text.length && text[j] !== char && (char === "`" || text[j] !== "\n")) {
-        j += text[j] === "\\" ? 2 : 1;
-      }
-      const body = text.slice(i + 1, Math.min(j, text.length));
-      code += `${char}#${strings.length}${char}` + body.replace(/[^\n]/g, "");
-      strings.push(body);
-      i = j + 1;
-    } else {
-      code += char;
-      i++;
-    }
-  }
-  return { code, strings };
 }
 
 interface Import {
@@ -173,16 +116,7 @@ interface Edge {
 }
 
 async function readGraph(): Promise<{ files: string[]; edges: Edge[]; unreadable: string[] }> {
-  const files: string[] = [];
-  const walk = async (dir: string) => {
-    for await (const entry of Deno.readDir(join(SRC, dir))) {
-      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory) await walk(path);
-      else if (path.endsWith(".ts")) files.push(path);
-    }
-  };
-  await walk("");
-  files.sort();
+  const files = await sourceFiles(SRC);
   const edges: Edge[] = [];
   const unreadable: string[] = [];
   for (const file of files) {
@@ -242,7 +176,7 @@ Deno.test("import graph: the reader sees the imports it should", () => {
   assert.ok(has("bridge/mod.ts", "catalogue/catalogue.ts"), "static import");
   assert.ok(has("cli/main.ts", "cli/serve.ts"), "dynamic import");
   assert.ok(has("profiles/hosts.ts", "../config-profiles/claude.json"), "JSON import");
-  assert.ok(has("custody/group.ts", "custody/types.ts"), "import type across lines");
+  assert.ok(has("custody/vault.ts", "custody/group.ts"), "import type across lines");
   const sample = importsOf([
     "// import { x } from './commented.ts';",
     "/* import('./also_commented.ts') */",
@@ -260,6 +194,10 @@ Deno.test("import graph: the reader sees the imports it should", () => {
   assert.deepEqual(sample.unreadable, [10]);
 });
 
+Deno.test("import graph: src/ holds no module of its own, only rooms", () => {
+  assert.deepEqual(graph.files.filter((file) => !file.includes("/")), []);
+});
+
 Deno.test("import graph: every dynamic import names its module literally", () => {
   assert.deepEqual(graph.unreadable, [], "the graph cannot follow these imports");
 });
@@ -275,14 +213,18 @@ Deno.test("import graph: no import goes against the direction of the rooms", () 
 Deno.test("import graph: the rules themselves refuse what they should", () => {
   assert.match(violation("transport", "catalogue") ?? "", /side by side/);
   assert.match(violation("daemon", "catalogue") ?? "", /above/);
-  assert.match(violation("daemon", "permissions.ts") ?? "", /only by cli, profiles/);
   assert.match(violation("profiles", "daemon") ?? "", /profiles imports only/);
   assert.match(violation("bridge", "profiles") ?? "", /only by cli/);
-  assert.match(violation("hints.ts", "profiles") ?? "", /shared leaf/);
-  assert.match(violation("simulator", "errors.ts") ?? "", /simulator imports nothing/);
+  assert.match(violation("shared", "profiles") ?? "", /shared is the floor/);
+  assert.match(violation("shared", "daemon") ?? "", /shared is the floor/);
+  assert.match(violation("simulator", "shared") ?? "", /simulator imports nothing/);
+  assert.match(violation("(src root)", "daemon") ?? "", /in no rule/);
   assert.match(violation("catalogue", "simulator") ?? "", /nothing in src/);
   assert.equal(violation("cli", "daemon"), undefined);
   assert.equal(violation("catalogue", "custody"), undefined);
+  assert.equal(violation("catalogue", "results"), undefined);
+  assert.match(violation("results", "catalogue") ?? "", /above/);
+  assert.equal(violation("profiles", "shared"), undefined);
 });
 
 Deno.test("import graph: no circles between files", () => {
@@ -299,14 +241,25 @@ Deno.test("import graph: no circles between rooms", () => {
   assert.deepEqual(circles(rooms, between), []);
 });
 
-Deno.test("docs/architecture.md names every room and root module, and lists the shared leaves", async () => {
+Deno.test("import graph: docs/architecture.md names every room", async () => {
   const doc = await Deno.readTextFile(new URL("../../../docs/architecture.md", import.meta.url));
   const rooms = [...new Set(graph.files.map(roomOf))];
-  const unnamed = rooms.filter((room) =>
-    room.endsWith(".ts") ? !doc.includes(`\`${room}\``) : !doc.includes(`src/${room}/`)
-  );
-  assert.deepEqual(unnamed, [], "rooms and root modules the page does not name");
-  const paragraph = doc.split("\n\n").find((p) => p.startsWith("The shared leaves are")) ?? "";
-  const listed = [...paragraph.matchAll(/`([a-z_]+\.ts)`/g)].map((m) => m[1]).sort();
-  assert.deepEqual(listed, [...SHARED].sort(), "the page's shared leaves are this test's");
+  assert.deepEqual(rooms.filter((room) => !doc.includes(`src/${room}/`)), [], "rooms not named");
+  for (const room of [...LAYERS.flat(), SHARED, PROFILES, SIMULATOR]) {
+    assert.ok(rooms.includes(room), `the rules name ${room}, which src/ does not have`);
+  }
+});
+
+/** The one permission set; only cli and profiles build flags from it. */
+const PERMISSIONS = "shared/permissions.ts";
+/** The rooms whose code runs inside the confined bridge to serve a call. */
+const SERVING = ["bridge", "transport", "catalogue", "results", "daemon", "custody"];
+
+Deno.test("import graph: the rooms that serve tool calls never import the permission set", () => {
+  const wrong = graph.edges.filter(({ from, to }) =>
+    to === PERMISSIONS && SERVING.includes(roomOf(from))
+  )
+    .map(({ from, line }) => `src/${from}:${line}`);
+  assert.deepEqual(wrong, []);
+  assert.ok(graph.edges.some(({ to }) => to === PERMISSIONS), `${PERMISSIONS} is read at all`);
 });

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { asksForms } from "../../../src/transport/server.ts";
 import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
 import { type ApprovalContext, obtainApproval } from "../../../src/catalogue/approval.ts";
-import { AnswerNeeded, HostAskError } from "../../../src/host_channel.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { AnswerNeeded, HostAskError } from "../../../src/shared/host_channel.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { post } from "../../../src/daemon/routes.ts";
 import { consequential } from "../../../src/daemon/effects.ts";
 import { z } from "zod";
@@ -58,15 +58,26 @@ Deno.test("receipt book: an answer survives a repeated preview; the oldest recei
   assert.equal(book.takeQuestion(state), undefined, "an answer counts once");
 });
 
-function gate(answer: () => Promise<unknown>) {
+/** A receipt book holding one receipt that expires in a minute. */
+function bookWith(
+  receiptId: string,
+  action: string,
+  target: { type: string; id: string },
+  question: string,
+): ReceiptBook {
   const receipts = new ReceiptBook();
-  receipts.remember({
-    receiptId: "r1",
-    action: "claim.delete",
-    target: { type: "claim", id: "c1" },
-    expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    question: "Delete claim web api.http?",
-  });
+  const expiresAt = new Date(Date.now() + 60_000).toISOString();
+  receipts.remember({ receiptId, action, target, expiresAt, question });
+  return receipts;
+}
+
+function gate(answer: () => Promise<unknown>) {
+  const receipts = bookWith(
+    "r1",
+    "claim.delete",
+    { type: "claim", id: "c1" },
+    "Delete claim web api.http?",
+  );
   let asked = 0;
   const ctx: ApprovalContext = {
     bridge: { approval: "auto", approvalMs: 5_000 },
@@ -138,14 +149,12 @@ Deno.test("gate: a timeout or a broken host leaves the receipt unanswered", asyn
 });
 
 Deno.test("gate: on the 2026-07-28 path the question is returned, and the retry's answer counts", async () => {
-  const receipts = new ReceiptBook();
-  receipts.remember({
-    receiptId: "r2",
-    action: "settings.update",
-    target: { type: "settings", id: "global" },
-    expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    question: "Change leaseTtlMilliseconds 15000 → 20000.",
-  });
+  const receipts = bookWith(
+    "r2",
+    "settings.update",
+    { type: "settings", id: "global" },
+    "Change leaseTtlMilliseconds 15000 → 20000.",
+  );
   const call = {
     tool: "portreeve_settings_update_execute",
     action: "settings.update",

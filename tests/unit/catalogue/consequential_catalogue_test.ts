@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 
 const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
-import { describeTool } from "../../../src/catalogue/describe.ts";
+import { describeTool } from "../../../src/results/describe.ts";
 import { APPROVAL } from "../../../src/catalogue/tools/consequential/receipts.ts";
 
 const tool = (name: string) => CONSEQUENTIAL_TOOLS.find((t) => t.name === `portreeve_${name}`)!;

@@ -12,7 +12,7 @@ import {
   withEffectsTable,
 } from "../../../src/catalogue/effects_map.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { describeTool } from "../../../src/catalogue/describe.ts";
+import { describeTool } from "../../../src/results/describe.ts";
 import { declaredRoutes } from "../../../src/daemon/routes.ts";
 import { canBeConsequential, possibleEffects } from "../../../src/daemon/effects.ts";
 

@@ -24,8 +24,8 @@ import { HEALTH_ROUTE } from "../../../src/daemon/replies.ts";
 import { declaredRoutes, matches, type Route } from "../../../src/daemon/routes.ts";
 import { canBeConsequential, effectOf, isValueRule } from "../../../src/daemon/effects.ts";
 import { type Situation, STACK, World } from "../../support/walk_world.ts";
-
-type Json = Record<string, unknown>;
+import type { Json } from "../../../src/shared/json.ts";
+import type { Schema } from "../../../src/results/compact/schema_nodes.ts";
 
 /** History events that only a consequential request produces (protocol §4.11). */
 const CONSEQUENTIAL_EVENTS = new Set([
@@ -79,43 +79,43 @@ const pick = (data: Json, ...keys: string[]) =>
 
 /** A valid call of every tool (without `portreeve_`), in a world that gives it something to do. */
 const CASES: Record<string, (w: World) => Promise<Json>> = {
-  diagnostics: () => Promise.resolve({}),
-  compatibility: () => Promise.resolve({}),
-  health: () => Promise.resolve({}),
-  settings_get: () => Promise.resolve({}),
-  ports_list: () => Promise.resolve({}),
-  port_inspect: async (w) => pick(await w.running(), "port"),
-  claims_list: () => Promise.resolve({}),
-  claim_get: async (w) => ({ id: (await w.idle()).claimId }),
-  stacks_list: () => Promise.resolve({}),
-  stack_get: async (w) => ({ id: (await w.stack()).stackId }),
-  generations_list: () => Promise.resolve({}),
-  generation_get: async (w) => ({ id: (await w.generation()).generationId }),
-  activations_list: () => Promise.resolve({}),
-  activation_get: async (w) => ({ id: (await w.activation()).activationId }),
-  history_list: () => Promise.resolve({}),
-  lease_acquire: async (w) => ({ claim: (await w.running()).claim, allocation: {} }),
-  lease_confirm: async (w) => ({
+  portreeve_diagnostics: () => Promise.resolve({}),
+  portreeve_compatibility: () => Promise.resolve({}),
+  portreeve_health: () => Promise.resolve({}),
+  portreeve_settings_get: () => Promise.resolve({}),
+  portreeve_ports_list: () => Promise.resolve({}),
+  portreeve_port_inspect: async (w) => pick(await w.running(), "port"),
+  portreeve_claims_list: () => Promise.resolve({}),
+  portreeve_claim_get: async (w) => ({ id: (await w.idle()).claimId }),
+  portreeve_stacks_list: () => Promise.resolve({}),
+  portreeve_stack_get: async (w) => ({ id: (await w.stack()).stackId }),
+  portreeve_generations_list: () => Promise.resolve({}),
+  portreeve_generation_get: async (w) => ({ id: (await w.generation()).generationId }),
+  portreeve_activations_list: () => Promise.resolve({}),
+  portreeve_activation_get: async (w) => ({ id: (await w.activation()).activationId }),
+  portreeve_history_list: () => Promise.resolve({}),
+  portreeve_lease_acquire: async (w) => ({ claim: (await w.running()).claim, allocation: {} }),
+  portreeve_lease_confirm: async (w) => ({
     credentialHandle: (await w.pending()).credentialHandle,
     rootPid: 4343,
   }),
-  lease_abandon: async (w) => ({
+  portreeve_lease_abandon: async (w) => ({
     credentialHandle: (await w.pending()).credentialHandle,
     reason: "startup-error",
   }),
-  run_release: async (w) => pick(await w.running(), "runId"),
-  stack_status: async (w) => pick(await w.stack(), "stackId"),
-  stack_prepare: async (w) => pick(await w.stack(), "stackId"),
-  activation_begin: async (w) => pick(await w.generation(), "generationId"),
-  activation_custody_extend: async (w) => ({
+  portreeve_run_release: async (w) => pick(await w.running(), "runId"),
+  portreeve_stack_status: async (w) => pick(await w.stack(), "stackId"),
+  portreeve_stack_prepare: async (w) => pick(await w.stack(), "stackId"),
+  portreeve_activation_begin: async (w) => pick(await w.generation(), "generationId"),
+  portreeve_activation_custody_extend: async (w) => ({
     ...pick(await w.activation(), "activationId"),
     custodyMinutes: 20,
   }),
-  activation_resolve: async (w) => ({
+  portreeve_activation_resolve: async (w) => ({
     ...pick(await w.activation(), "activationId"),
     component: "api",
   }),
-  activation_confirm_endpoint: async (w) => {
+  portreeve_activation_confirm_endpoint: async (w) => {
     const a = await w.activation();
     return {
       activationId: a.activationId,
@@ -124,73 +124,78 @@ const CASES: Record<string, (w: World) => Promise<Json>> = {
       rootPid: 4444,
     };
   },
-  activation_skip_endpoint: async (w) => {
+  portreeve_activation_skip_endpoint: async (w) => {
     const a = await w.activation();
     return { activationId: a.activationId, credentialHandle: a.web };
   },
-  activation_abandon_endpoint: async (w) => {
+  portreeve_activation_abandon_endpoint: async (w) => {
     const a = await w.activation();
     return { activationId: a.activationId, credentialHandle: a.api, reason: "startup-error" };
   },
-  activation_reconcile: async (w) => pick(await w.activation(), "activationId"),
-  activation_end: async (w) => pick(await w.activation(), "activationId"),
-  port_reclaim_preview: async (w) => ({ ...pick(await w.running(), "port"), policy: "graceful" }),
-  port_reclaim_execute: async (w) => {
+  portreeve_activation_reconcile: async (w) => pick(await w.activation(), "activationId"),
+  portreeve_activation_end: async (w) => pick(await w.activation(), "activationId"),
+  portreeve_port_reclaim_preview: async (w) => ({
+    ...pick(await w.running(), "port"),
+    policy: "graceful",
+  }),
+  portreeve_port_reclaim_execute: async (w) => {
     const { port } = await w.running();
     return await w.receipt("port_reclaim", { port, policy: "graceful" }, { port });
   },
-  claim_reassign_preview: async (w) => pick(await w.idle(), "claimId"),
-  claim_reassign_execute: async (w) => {
+  portreeve_claim_reassign_preview: async (w) => pick(await w.idle(), "claimId"),
+  portreeve_claim_reassign_execute: async (w) => {
     const { claimId } = await w.idle();
     return await w.receipt("claim_reassign", { claimId }, { claimId });
   },
-  claim_delete_preview: async (w) => pick(await w.idle(), "claimId"),
-  claim_delete_execute: async (w) => {
+  portreeve_claim_delete_preview: async (w) => pick(await w.idle(), "claimId"),
+  portreeve_claim_delete_execute: async (w) => {
     const { claimId } = await w.idle();
     return await w.receipt("claim_delete", { claimId }, { claimId });
   },
-  claims_prune_preview: () => Promise.resolve({ olderThanMilliseconds: 0 }),
-  claims_prune_execute: async (w) => {
+  portreeve_claims_prune_preview: () => Promise.resolve({ olderThanMilliseconds: 0 }),
+  portreeve_claims_prune_execute: async (w) => {
     await w.goneClaim();
     return await w.receipt("claims_prune", { olderThanMilliseconds: 0 });
   },
-  stack_document_get: async (w) => pick(await w.stack(), "stackRoot"),
-  stack_definition_validate: () => Promise.resolve({ definition: STACK }),
-  stack_apply_preview: async (w) => ({ stackRoot: await w.folder("new"), definition: STACK }),
-  stack_apply_execute: async (w) => {
+  portreeve_stack_document_get: async (w) => pick(await w.stack(), "stackRoot"),
+  portreeve_stack_definition_validate: () => Promise.resolve({ definition: STACK }),
+  portreeve_stack_apply_preview: async (w) => ({
+    stackRoot: await w.folder("new"),
+    definition: STACK,
+  }),
+  portreeve_stack_apply_execute: async (w) => {
     const stackRoot = await w.folder("new");
     return await w.receipt("stack_apply", { stackRoot, definition: STACK }, { stackRoot });
   },
-  stacks_prune_preview: () => Promise.resolve({ olderThanMilliseconds: 0 }),
-  stacks_prune_execute: async (w) => {
+  portreeve_stacks_prune_preview: () => Promise.resolve({ olderThanMilliseconds: 0 }),
+  portreeve_stacks_prune_execute: async (w) => {
     await w.goneStack();
     return await w.receipt("stacks_prune", { olderThanMilliseconds: 0 });
   },
-  settings_update_preview: () => Promise.resolve({ updates: { leaseTtlMilliseconds: 20_000 } }),
-  settings_update_execute: (w) =>
+  portreeve_settings_update_preview: () =>
+    Promise.resolve({ updates: { leaseTtlMilliseconds: 20_000 } }),
+  portreeve_settings_update_execute: (w) =>
     w.receipt("settings_update", { updates: { leaseTtlMilliseconds: 20_000 } }),
-  stack_snapshot: async (w) => ({
+  portreeve_stack_snapshot: async (w) => ({
     ...pick(await w.activation(), "activationId"),
     component: "api",
     gatewayHost: "host.docker.internal",
   }),
-  launcher_operation_begin: async (w) => ({
+  portreeve_launcher_operation_begin: async (w) => ({
     ...pick(await w.stack(), "stackId"),
     operation: "status",
     launcherRevision: "a".repeat(64),
     callerOperationId: crypto.randomUUID(),
   }),
-  launcher_operation_renew: async (w) =>
+  portreeve_launcher_operation_renew: async (w) =>
     pick(await w.operation(), "operationId", "credentialHandle"),
-  launcher_operation_complete: async (w) => ({
+  portreeve_launcher_operation_complete: async (w) => ({
     ...pick(await w.operation(), "operationId", "credentialHandle"),
     completion: { outcome: "succeeded" },
   }),
-  launcher_operation_get: async (w) => pick(await w.operation(), "operationId"),
-  launcher_operations_list: async (w) => pick(await w.stack(), "stackId"),
+  portreeve_launcher_operation_get: async (w) => pick(await w.operation(), "operationId"),
+  portreeve_launcher_operations_list: async (w) => pick(await w.stack(), "stackId"),
 };
-
-type Schema = Record<string, unknown>;
 
 /** Every enum field of an advertised input schema (nested objects and maps included). */
 function enumFields(schema: Schema, path: string[] = []): { path: string[]; values: unknown[] }[] {
@@ -246,8 +251,8 @@ function allowedRoutes(tool: (typeof ALL_TOOLS)[number]): Route[] {
 }
 
 Deno.test("effects walk: every tool, every enum value, every approval situation", async () => {
-  const stems = ALL_TOOLS.map((tool) => tool.name.replace(/^portreeve_/, "")).sort();
-  assert.deepEqual(Object.keys(CASES).sort(), stems, "every tool has a walk case, and only tools");
+  const names = ALL_TOOLS.map((tool) => tool.name).sort();
+  assert.deepEqual(Object.keys(CASES).sort(), names, "every tool has a walk case, and only tools");
   const declared = declaredRoutes();
   /** Consequential routes an approved call reached, and the values sent to value rules. */
   const reached = new Set<string>();
@@ -255,13 +260,12 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
   let calls = 0;
 
   for (const tool of ALL_TOOLS) {
-    const stem = tool.name.replace(/^portreeve_/, "");
     for (const variant of variantsOf(tool)) {
       for (const situation of SITUATIONS) {
         const where = `${tool.name} (${variant.label}; ${situation.name})`;
         const world = await World.open();
         try {
-          const args = variant.apply(await CASES[stem](world));
+          const args = variant.apply(await CASES[tool.name](world));
           const before = world.sim.requests.length;
           const events = world.sim.control.state.history.length;
           await world.call(tool.name, args, situation);

@@ -6,15 +6,15 @@
  * every string input of every tool (list items, map keys and values included), one character
  * over its bound and far over it, is `portreeve_invalid_input` naming that field.
  */
+import { INPUT_BOUNDS } from "../../../src/shared/input_bounds.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { INPUT_BOUNDS } from "../../../src/catalogue/shapes.ts";
 import { stringInputs, validValue } from "../../support/input_walk.ts";
-import { ANY_JSON_INPUTS, inputBounds } from "../../../src/catalogue/input_limits.ts";
+import { inputBounds } from "../../../src/results/input_limits.ts";
 import { ok, toolRig } from "../../support/scripted_daemon.ts";
+import type { Schema } from "../../../src/results/compact/schema_nodes.ts";
 
-type Schema = Record<string, unknown>;
 const tools = listing.tools.map((entry) => entry.tool) as unknown as {
   name: string;
   inputSchema: Schema;
@@ -22,17 +22,20 @@ const tools = listing.tools.map((entry) => entry.tool) as unknown as {
 
 /** Every input under `schema` that nothing bounds, as `path: kind`. */
 function unbounded(schema: Schema, name: string): string[] {
-  return inputBounds(schema, schema, name).filter((b) => b.bound === "none").map((b) => b.path);
+  const anyJson = ALL_TOOLS.find((tool) => tool.name === name)?.anyJsonInputs;
+  return inputBounds(schema, schema, name, anyJson).filter((b) => b.bound === "none")
+    .map((b) => b.path);
 }
 
 Deno.test("every string, list and map input of every tool is bounded in its advertised schema", () => {
   assert.equal(tools.length, ALL_TOOLS.length);
   const found = tools.flatMap((tool) => unbounded(tool.inputSchema, tool.name));
   assert.deepEqual(found, [], `unbounded inputs:\n${found.join("\n")}`);
-  for (const path of Object.keys(ANY_JSON_INPUTS)) {
-    const [name, field] = path.split(".");
-    const schema = tools.find((t) => t.name === name)?.inputSchema.properties as Schema;
-    assert.deepEqual(schema?.[field], {}, `${path} is still an any-JSON input`);
+  for (const tool of ALL_TOOLS) {
+    for (const field of Object.keys(tool.anyJsonInputs ?? {})) {
+      const schema = tools.find((t) => t.name === tool.name)?.inputSchema.properties as Schema;
+      assert.deepEqual(schema?.[field], {}, `${tool.name}.${field} is still an any-JSON input`);
+    }
   }
 });
 

@@ -1,8 +1,8 @@
 /** Memory: settle-once with replay and conflicts, and single flight per key. */
 import assert from "node:assert/strict";
 import { canonicalJson, heldWithOtherArguments, Memory } from "../../../src/catalogue/memory.ts";
-import { BridgeError, Codes } from "../../../src/errors.ts";
-import { nextStepFor } from "../../../src/error_codes.ts";
+import { BridgeError, Codes } from "../../../src/shared/errors.ts";
+import { nextStepFor } from "../../../src/shared/error_codes.ts";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 

@@ -1,33 +1,35 @@
 /**
- * Every state-changing route a tool declares names the read that settles a lost answer; the
- * POSTs that only read (re-sent safely) need none.
+ * Every state-changing route a tool declares names, with its declaration, the read that
+ * settles a lost answer — a tool that exists; the POSTs that only read (re-sent safely) need
+ * none. Failures name the tool and the route.
  */
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { outcomeCheck, withOutcomeCheck } from "../../../src/catalogue/outcome_checks.ts";
-import { BridgeError } from "../../../src/errors.ts";
-import { nextStepFor } from "../../../src/error_codes.ts";
+import { PREVIEW_CHECK, withOutcomeCheck } from "../../../src/catalogue/outcome_checks.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
+import { nextStepFor } from "../../../src/shared/error_codes.ts";
+import { possibleEffects } from "../../../src/daemon/effects.ts";
 
-/** POSTs that change nothing: status, resolve, snapshot and validation. */
-const READ_ONLY_POSTS = [
-  "POST /v1/stacks/{stackId}/status",
-  "POST /v1/stack-activations/{activationId}/resolve",
-  "POST /v1/stack-activations/{activationId}/snapshot",
-  "POST /v1/actions/stack-definition/validate",
-];
+const names = new Set(ALL_TOOLS.map((tool) => tool.name));
 
-const routes = [
-  ...new Map(ALL_TOOLS.flatMap((t) => t.routes ?? []).map((r) => [r.route, r])).values(),
-];
-
-Deno.test("every declared state-changing POST has an outcome check", () => {
-  const unchecked = routes.filter((r) => r.method === "POST" && !outcomeCheck(r))
-    .map((r) => r.route).sort();
-  assert.deepEqual(unchecked, [...READ_ONLY_POSTS].sort());
-});
+for (const tool of ALL_TOOLS) {
+  Deno.test(`${tool.name}: each route that changes state names a read that settles it`, () => {
+    for (const route of tool.routes) {
+      const changes = possibleEffects(route.effect).some((effect) => effect.level !== "read");
+      if (!changes) {
+        assert.equal(route.check, undefined, `${route.route} only reads: nothing to settle`);
+        continue;
+      }
+      assert.ok(route.check, `${route.route} changes state but names no outcome check`);
+      if (route.check === PREVIEW_CHECK) continue;
+      assert.ok(names.has(route.check.tool), `${route.route}: no tool ${route.check.tool}`);
+    }
+  });
+}
 
 Deno.test("an unknown outcome gains the check in its details, and so in its next step", () => {
-  const confirm = routes.find((r) => r.route === "POST /v1/leases/{leaseId}/confirm")!;
+  const acquire = ALL_TOOLS.find((tool) => tool.name === "portreeve_lease_confirm")!;
+  const confirm = acquire.routes.find((r) => r.route === "POST /v1/leases/{leaseId}/confirm")!;
   const lost = new BridgeError("portreeve_invalid_response", "The answer was cut off.", false, {
     outcome: "unknown",
   });

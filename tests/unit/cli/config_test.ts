@@ -1,8 +1,8 @@
 /** `runConfigCommand`: argv parsing, usage errors, exit codes and the --json shape. */
 import assert from "node:assert/strict";
-import { confinedFlags } from "../../../src/permissions.ts";
+import { confinedFlags } from "../../../src/shared/permissions.ts";
 import { type ConfigDeps, runConfigCommand } from "../../../src/cli/config.ts";
-import { detectInstallation, entryPathOf } from "../../../src/installation.ts";
+import { detectInstallation, entryPathOf } from "../../../src/shared/installation.ts";
 import { COMPILED, SCRIPT } from "../profiles/golden/fixtures.ts";
 
 interface Run {

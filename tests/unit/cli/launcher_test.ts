@@ -10,9 +10,13 @@
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
 import { launcherScript } from "../../../src/cli/install/launcher.ts";
-import { installLayout } from "../../../src/install_layout.ts";
-import { confinedFlags } from "../../../src/permissions.ts";
-import { type EnvReader, locateSocket, SocketPathError } from "../../../src/socket_location.ts";
+import { installLayout } from "../../../src/shared/install_layout.ts";
+import { confinedFlags } from "../../../src/shared/permissions.ts";
+import {
+  type EnvReader,
+  locateSocket,
+  SocketPathError,
+} from "../../../src/shared/socket_location.ts";
 
 /**
  * `ln -s`: Deno.symlink needs unscoped read and write, and .ci/run runs the unit tests with

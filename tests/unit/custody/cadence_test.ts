@@ -1,3 +1,4 @@
+/** When renewals go out: the cadence by TTL, daemon delay and launcher deadline. */
 import assert from "node:assert/strict";
 import {
   holdLauncherO1,
@@ -5,15 +6,8 @@ import {
   setupCustody as setup,
   T,
 } from "../../support/custody_fixture.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeRenewers } from "../../support/fake_renewers.ts";
-import {
-  Custody,
-  realClock,
-  renewalMargin,
-  type RenewalTiming,
-  renewDelay,
-} from "../../../src/custody/mod.ts";
+import type { FakeRenewers } from "../../support/fake_renewers.ts";
+import { renewalMargin, type RenewalTiming, renewDelay } from "../../../src/custody/mod.ts";
 
 /** Offsets (ms from t0) of the renewer calls of one kind. */
 const offsets = (renewers: FakeRenewers, t0: number, kind = "lease") =>
@@ -159,67 +153,4 @@ Deno.test("a short launcher deadline renews at a third of it", async () => {
   await clock.advance(2_000);
   assert.deepEqual(offsets(renewers, t0, "launcher"), [2_000]);
   await custody.close();
-});
-
-Deno.test("FakeClock fires due timers in time order, ties in scheduling order", async () => {
-  const clock = new FakeClock(0);
-  const fired: string[] = [];
-  clock.setTimeout(() => fired.push("b@20"), 20);
-  clock.setTimeout(() => fired.push("a@10"), 10);
-  clock.setTimeout(() => fired.push("c@20"), 20);
-  const gone = clock.setTimeout(() => fired.push("cleared"), 5);
-  clock.clearTimeout(gone);
-  clock.setTimeout(() => {
-    fired.push("d@15");
-    clock.setTimeout(() => fired.push("e@18"), 3); // scheduled by a timer, still in range
-  }, 15);
-  assert.deepEqual(clock.dueTimes, [10, 15, 20, 20]);
-  await clock.advance(19);
-  assert.deepEqual(fired, ["a@10", "d@15", "e@18"]);
-  assert.equal(clock.now(), 19);
-  await clock.advance(1);
-  assert.deepEqual(fired, ["a@10", "d@15", "e@18", "b@20", "c@20"]);
-  assert.equal(clock.pending, 0);
-});
-
-Deno.test("FakeClock lets a renewal finish before the next timer fires", async () => {
-  const clock = new FakeClock(0);
-  const order: string[] = [];
-  clock.setTimeout(async () => {
-    await Promise.resolve();
-    await new Promise<void>((resolve) => queueMicrotask(resolve));
-    order.push("renewal settled");
-  }, 10);
-  clock.setTimeout(() => order.push("next timer"), 10);
-  await clock.advance(10);
-  assert.deepEqual(order, ["renewal settled", "next timer"]);
-});
-
-Deno.test("the real clock expires custody and leaves no timer behind", async () => {
-  const renewers = new FakeRenewers(realClock);
-  const custody = new Custody({
-    clock: realClock,
-    renewers,
-    defaultCustodyMs: 30,
-    maximumCustodyMs: 60,
-  });
-  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
-  assert.equal(custody.useLease(held.handle).token, T);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  assert.equal(custody.size, 0);
-  assert.equal(custody.heldLease("L1"), undefined);
-  await custody.close();
-});
-
-Deno.test("close() clears real timers (sanitizers would catch a leak)", async () => {
-  const custody = new Custody({ clock: realClock, renewers: new FakeRenewers(realClock) });
-  custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
-  custody.holdLauncher({
-    operationId: "O1",
-    credential: T + "x",
-    deadlineAt: Date.now() + 30_000,
-    renewAfterMilliseconds: 10_000,
-  });
-  await custody.close();
-  assert.equal(custody.size, 0);
 });

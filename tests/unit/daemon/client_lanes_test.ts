@@ -3,8 +3,7 @@
  * the bridge's own queued work, and a slow answer does not make the next call probe health.
  */
 import assert from "node:assert/strict";
-import { DaemonClient } from "../../../src/daemon/client.ts";
-import { startSimulator } from "../../../src/simulator/mod.ts";
+import { daemonRig } from "../../support/daemon_rig.ts";
 import { z } from "zod";
 import { get, post } from "../../../src/daemon/routes.ts";
 import { coordinates } from "../../../src/daemon/effects.ts";
@@ -23,18 +22,9 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 Deno.test("a renewal reaches the daemon before the bridge's own queued work", async () => {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const waits: (() => void)[] = [];
-  const sim = await startSimulator({
-    socketPath,
-    observeHost: false,
-    latencyMs: 1_000,
-    serial: true,
-    sleep: () => new Promise<void>((release) => waits.push(release)),
-  });
   // 3 slots, 2 of them kept for custody: new work goes one at a time.
-  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID(), maxConcurrent: 3 });
+  const rig = await daemonRig({ maxConcurrent: 3 }, { paced: true });
+  const { sim, client, waits } = rig;
   try {
     await client.compatibility();
     const acquire = () => client.request(ACQUIRE, { body: { claim: {} } }).catch((e: unknown) => e);
@@ -62,21 +52,13 @@ Deno.test("a renewal reaches the daemon before the bridge's own queued work", as
     }
     assert.equal(sim.requests.length, 5);
   } finally {
-    client.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await rig.done();
   }
 });
 
 Deno.test("a slow answer keeps the compatibility verdict: no health probe queued behind it", async () => {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  const client = new DaemonClient({
-    socketPath,
-    runId: crypto.randomUUID(),
-    timeouts: { readMs: 100 },
-  });
+  const rig = await daemonRig({ timeouts: { readMs: 100 } });
+  const { sim, client } = rig;
   try {
     await client.request(CONFIG);
     sim.control.setFault("hang");
@@ -86,29 +68,14 @@ Deno.test("a slow answer keeps the compatibility verdict: no health probe queued
     const probes = sim.requests.filter((r) => r.path === "/v1/health").length;
     assert.equal(probes, 1, "still the first verdict");
   } finally {
-    client.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await rig.done();
   }
 });
 
 Deno.test("a call's compatibility probe waits behind a busy daemon's queue as the call would", async () => {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const waits: (() => void)[] = [];
-  const sim = await startSimulator({
-    socketPath,
-    observeHost: false,
-    latencyMs: 1_000,
-    serial: true,
-    sleep: () => new Promise<void>((release) => waits.push(release)),
-  });
-  const busy = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
-  const fresh = new DaemonClient({
-    socketPath,
-    runId: crypto.randomUUID(),
-    timeouts: { probeMs: 50 },
-  });
+  const rig = await daemonRig({}, { paced: true });
+  const { client: busy, waits } = rig;
+  const fresh = rig.another({ timeouts: { probeMs: 50 } });
   try {
     await busy.compatibility();
     const change = busy.request(CONFIG_CHANGE, { body: { updates: {} } }).catch((e: unknown) => e);
@@ -119,9 +86,6 @@ Deno.test("a call's compatibility probe waits behind a busy daemon's queue as th
     assert.equal(typeof (await read).leaseTtlMilliseconds, "number");
     await change;
   } finally {
-    busy.close();
-    fresh.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await rig.done();
   }
 });

@@ -1,7 +1,7 @@
 /** The daemon client against the simulator on a real Unix socket. */
 import assert from "node:assert/strict";
-import { DaemonClient } from "../../../src/daemon/client.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { daemonRig } from "../../support/daemon_rig.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
 import { get } from "../../../src/daemon/routes.ts";
@@ -10,27 +10,8 @@ import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
 /** The client checks every reply against the schema its route declares (loose here). */
 const CONFIG = get("/v1/config", z.looseObject({}));
 
-async function setup(timeouts = {}, maxResponseBytes?: number) {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  const client = new DaemonClient({
-    socketPath,
-    runId: crypto.randomUUID(),
-    label: "unit",
-    timeouts,
-    maxResponseBytes,
-  });
-  return {
-    sim,
-    client,
-    socketPath,
-    async done() {
-      client.close();
-      await sim.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+function setup(timeouts = {}, maxResponseBytes?: number) {
+  return daemonRig({ label: "unit", timeouts, maxResponseBytes });
 }
 
 async function failure(promise: Promise<unknown>): Promise<BridgeError> {
@@ -194,24 +175,55 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
   }
 });
 
+/**
+ * A daemon that hangs is answered at the client's deadlines, here made short (the bridge's own
+ * are DEFAULT_TIMEOUTS): with no verdict cached, the compatibility probe waits as long as the
+ * call would (a daemon serving one request at a time may be busy, not hung); with one cached,
+ * the call waits its read deadline. A guard signal far past the deadline turns a deadline that
+ * never fires into a failure (portreeve_cancelled) instead of a hang.
+ */
+Deno.test("hang: unavailable (timeout) at the call's deadline, cold and with a cached verdict", async () => {
+  const READ_MS = 600;
+  const t = await setup({ readMs: READ_MS, probeMs: 100 });
+  const timed = async () => {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(READ_MS * 10);
+    const error = await failure(t.client.request(CONFIG, { signal }));
+    return { error, ms: performance.now() - started };
+  };
+  try {
+    t.sim.control.setFault("hang");
+    const cold = await timed();
+    assert.equal(cold.error.code, "portreeve_unavailable", cold.error.message);
+    assert.equal(cold.error.details.reason, "timeout");
+    assert.ok(cold.ms >= READ_MS - 50, `the probe waited the call's deadline (${cold.ms} ms)`);
+
+    t.sim.control.setFault("none");
+    assert.ok(await t.client.request(CONFIG), "recovers, and caches a verdict");
+    t.sim.control.setFault("hang");
+    const warm = await timed();
+    assert.equal(warm.error.code, "portreeve_unavailable", warm.error.message);
+    assert.equal(warm.error.details.reason, "timeout");
+    assert.ok(warm.ms >= READ_MS - 50, `waited the read deadline (${warm.ms} ms)`);
+
+    t.sim.control.setFault("none");
+    assert.ok(await t.client.request(CONFIG), "works again without a new client");
+  } finally {
+    t.sim.control.setFault("none");
+    await t.done();
+  }
+});
+
 Deno.test("an incompatible daemon is refused before the call is sent", async () => {
-  const dir = await Deno.makeTempDir();
-  const socketPath = `${dir}/d.sock`;
-  const sim = await startSimulator({
-    socketPath,
-    observeHost: false,
-    protocol: { minimum: 2, maximum: 3 },
-  });
-  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
+  const rig = await daemonRig({}, { protocol: { minimum: 2, maximum: 3 } });
+  const { sim, client } = rig;
   try {
     const error = await failure(client.request(CONFIG));
     assert.equal(error.code, "portreeve_incompatible");
     assert.equal(error.retryable, false);
     assert.equal(sim.requests.filter((r) => r.path === "/v1/config").length, 0);
   } finally {
-    client.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await rig.done();
   }
 });
 

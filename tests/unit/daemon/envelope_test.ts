@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readEnvelope } from "../../../src/daemon/envelope.ts";
-import { BridgeError } from "../../../src/errors.ts";
-import { ANSWER_BOUNDS } from "../../../src/answer_bounds.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
+import { ANSWER_BOUNDS } from "../../../src/shared/answer_bounds.ts";
 
 function fails(status: number, text: string): BridgeError {
   try {

@@ -19,7 +19,7 @@ import {
 } from "../../../src/daemon/effects.ts";
 import { obtainInputApproval } from "../../../src/catalogue/approval.ts";
 import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
-import { BridgeError, Codes } from "../../../src/errors.ts";
+import { BridgeError, Codes } from "../../../src/shared/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 
 const SETTINGS = post(

@@ -10,11 +10,11 @@ import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../../src/daemon/
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { RENEWAL_ROUTES } from "../../../src/catalogue/renewers.ts";
 import type { Route } from "../../../src/catalogue/routes.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { Catalogue, type ListedTool } from "../../../src/catalogue/catalogue.ts";
 import { defineTool } from "../../../src/catalogue/define.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
-import { envelopeOf } from "../../../src/catalogue/result.ts";
+import { envelopeOf } from "../../../src/results/result.ts";
 
 /** Every route the bridge calls, declared by the tools and custody's renewers. */
 const DECLARED: Route[] = [
@@ -89,6 +89,7 @@ Deno.test("a tool's own bug is portreeve_internal and reported with its stack", 
     description: "Throws a TypeError.",
     input: z.strictObject({}),
     output: z.object({ b: z.number() }),
+    routes: [],
     call: () => Promise.resolve(JSON.parse("null") as { a: number }).then((v) => ({ b: v.a })),
     summary: () => "never",
   });
@@ -143,4 +144,54 @@ Deno.test("every reply the real daemon recorded passes the schema its route decl
     checked.add(found.reply.route);
   }
   assert.ok(checked.size >= 40, `${checked.size} declared routes have a recorded reply`);
+});
+
+/**
+ * Kinds of schema node that give back something other than what they were given when the data
+ * is valid. `checkReply` returns the daemon's record as sent, typed as its schema's output, so
+ * no reply schema may hold one. (`catch` acts only on invalid parts: `declared` fields the
+ * bridge never reads.)
+ */
+const TRANSFORMING = new Set(["transform", "pipe", "default", "prefault"]);
+
+/** The kinds of node under `schema` that transform a valid value, with where they are. */
+function transforms(schema: z.ZodType, at = "", seen = new Set<unknown>()): string[] {
+  if (seen.has(schema)) return [];
+  seen.add(schema);
+  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  const found = TRANSFORMING.has(def.type) ? [`${at || "(root)"}: ${def.type}`] : [];
+  const walk = (child: unknown, where: string) => {
+    if (child instanceof z.ZodType) found.push(...transforms(child, where, seen));
+  };
+  if (def.type === "object") {
+    for (const [key, child] of Object.entries(def.shape as Record<string, unknown>)) {
+      walk(child, at ? `${at}.${key}` : key);
+    }
+    walk(def.catchall, `${at}{*}`);
+  }
+  if (def.type === "lazy") walk((def.getter as () => unknown)(), at);
+  for (
+    const key of ["element", "innerType", "in", "out", "keyType", "valueType", "left", "right"]
+  ) {
+    walk(def[key], key === "element" || key === "valueType" ? `${at}[]` : at);
+  }
+  for (const option of [def.options, def.items].flat()) walk(option, at);
+  return found;
+}
+
+Deno.test("no reply schema transforms a valid value, so the record as sent is its output", () => {
+  const found = [...REPLY_ROUTES, HEALTH_ROUTE].flatMap((reply) =>
+    transforms(reply.schema).map((where) => `${reply.route} ${where}`)
+  );
+  assert.deepEqual(found, []);
+});
+
+Deno.test("the transform walk finds what it should", () => {
+  const nested = z.object({
+    a: z.array(z.object({ b: z.string().default("x") })),
+    c: z.string().transform((s) => s.length),
+    d: z.union([z.int(), z.string().pipe(z.coerce.number())]),
+    e: z.string().catch(""),
+  });
+  assert.deepEqual(transforms(nested), ["a[].b: default", "c: pipe", "c: transform", "d: pipe"]);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { DaemonClient } from "../../../src/daemon/client.ts";
 import { MAX_URL_CHARS, URL_PREFIX } from "../../../src/daemon/http.ts";
-import { BridgeError } from "../../../src/errors.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { envelope, HEALTH } from "../../reliability/fake_daemon.ts";
 import { get, post } from "../../../src/daemon/routes.ts";
 import { coordinates } from "../../../src/daemon/effects.ts";

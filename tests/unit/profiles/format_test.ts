@@ -7,7 +7,7 @@ import {
   stringifyToml,
   tomlString,
 } from "../../../src/profiles/mod.ts";
-import { shellQuote } from "../../../src/shell.ts";
+import { shellQuote } from "../../../src/shared/shell.ts";
 import { expand, expandWords } from "../../../src/profiles/template.ts";
 import { shellWords } from "./golden/fixtures.ts";
 

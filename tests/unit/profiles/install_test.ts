@@ -4,9 +4,9 @@
  * warns about a Deno or entry file that lives in npx's cache or a temporary folder.
  */
 import assert from "node:assert/strict";
-import { installLayout, installRootOf } from "../../../src/install_layout.ts";
+import { installLayout, installRootOf } from "../../../src/shared/install_layout.ts";
 import { renderConfig } from "../../../src/profiles/mod.ts";
-import type { Installation } from "../../../src/installation.ts";
+import type { Installation } from "../../../src/shared/installation.ts";
 import { runConfigCommand } from "../../../src/cli/config.ts";
 import { HOME_SOCKET } from "./golden/fixtures.ts";
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { parse as parseToml } from "smol-toml";
-import { confinedFlags } from "../../../src/permissions.ts";
+import { confinedFlags } from "../../../src/shared/permissions.ts";
 import {
   type ConfigResult,
   HOST_IDS,
@@ -13,7 +13,7 @@ import {
   type Toolset,
 } from "../../../src/profiles/mod.ts";
 import { ENV_SOCKET, HOME_SOCKET, PLACES, SCRIPT, shellWords } from "./golden/fixtures.ts";
-import type { SocketLocation } from "../../../src/socket_location.ts";
+import type { SocketLocation } from "../../../src/shared/socket_location.ts";
 
 interface Variant {
   label?: string;

@@ -16,9 +16,8 @@ import { CONFIG_OPTIONS } from "../../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
 import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
 import { HOST_IDS } from "../../../src/profiles/hosts.ts";
-import { TOOLSETS } from "../../../src/toolsets.ts";
-import { APPROVAL_MODES } from "../../../src/approval_modes.ts";
-import { LAUNCHER_NAME } from "../../../src/install_layout.ts";
+import { APPROVAL_MODES, TOOLSETS } from "../../../src/shared/options.ts";
+import { LAUNCHER_NAME } from "../../../src/shared/install_layout.ts";
 import { TARGETS } from "../../../scripts/release.ts";
 import config from "../../../deno.json" with { type: "json" };
 

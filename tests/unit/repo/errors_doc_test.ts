@@ -5,7 +5,7 @@ import { withErrorTables } from "../../../scripts/error_docs.ts";
 const normalise = (text: string) =>
   text.replace(/-{3,}/g, "---").replace(/[ \t]+/g, " ").replace(/\n(\s*\n)+/g, "\n");
 
-Deno.test("docs/errors.md's code tables are src/error_codes.ts (run `deno task gen`)", async () => {
+Deno.test("docs/errors.md's code tables are src/shared/error_codes.ts (run `deno task gen`)", async () => {
   const doc = await Deno.readTextFile(new URL("../../../docs/errors.md", import.meta.url));
   assert.equal(normalise(doc), normalise(withErrorTables(doc)));
 });

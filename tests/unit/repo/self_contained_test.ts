@@ -37,10 +37,12 @@ const WORKPLACE = /(?:^|[^\w.])(\/work\/|\.\.\/shared\/)/;
 /** What in one line of `file` names a path outside the repository. */
 export function leavingPaths(file: string, line: string): string[] {
   const found: string[] = [];
-  if (WORKPLACE.test(line)) found.push(line.trim());
+  const inside = (path: string) => !relative(ROOT, resolve(dirname(file), path)).startsWith("..");
+  // A quoted path that stays inside the clone (src/shared/ seen from a sibling room) is fine.
+  const rest = line.replace(CLIMBING, (quoted, path: string) => inside(path) ? "" : quoted);
+  if (WORKPLACE.test(rest)) found.push(line.trim());
   for (const match of line.matchAll(CLIMBING)) {
-    const target = resolve(dirname(file), match[1]);
-    if (relative(ROOT, target).startsWith("..")) found.push(match[1]);
+    if (!inside(match[1])) found.push(match[1]);
   }
   return found;
 }
@@ -64,4 +66,8 @@ Deno.test("the scan catches paths that climb out or name this workplace", () => 
   assert.equal(leavingPaths(file, `new URL("${climb}", import.meta.url)`).length, 1);
   assert.equal(leavingPaths(file, `read("${["..", "fixtures", "a.json"].join("/")}")`).length, 0);
   assert.equal(leavingPaths(file, ["cat /work", "notes/x"].join("/")).length, 1);
+  const room = join(ROOT, "src", "daemon", "x.ts");
+  const sibling = ["..", "shared", "errors.ts"].join("/");
+  assert.equal(leavingPaths(room, `import { e } from "${sibling}";`).length, 0);
+  assert.equal(leavingPaths(room, `see ${["..", "shared", "design"].join("/")}`).length, 1);
 });

@@ -2,6 +2,7 @@
 // codes and response shapes (keys and JSON types, recursively).
 import assert from "node:assert/strict";
 import { harness } from "../../support/simulator_harness.ts";
+import type { JsonValue as Json } from "../../../src/shared/json.ts";
 
 interface Pair {
   seq: number;
@@ -49,8 +50,6 @@ const NULLABLE = new Set([
   "dockerNetwork",
   "existing",
 ]);
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const kind = (v: unknown): string => v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
 

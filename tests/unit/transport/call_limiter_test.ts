@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { CallLimiter } from "../../../src/transport/call_limiter.ts";
 import { Valve } from "../../../src/transport/valve.ts";
 import { Slots } from "../../../src/daemon/slots.ts";
-import { BridgeError } from "../../../src/errors.ts";
-import { nextStepFor } from "../../../src/error_codes.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
+import { nextStepFor } from "../../../src/shared/error_codes.ts";
 
 function gate() {
   const { promise, resolve } = Promise.withResolvers<void>();

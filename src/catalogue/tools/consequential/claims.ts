@@ -11,6 +11,7 @@ import {
   uuid,
 } from "../../shapes.ts";
 import { APPROVAL, evidenceReply, executeTool, previewTool, pruneExecuteTool } from "./receipts.ts";
+import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
 import { type Fragment, list, say } from "../../question.ts";
 
@@ -115,7 +116,8 @@ const claimsPruned = z.object({
 });
 
 export const portReclaimPreview = previewTool({
-  stem: "port_reclaim",
+  name: "portreeve_port_reclaim_preview",
+  execute: "portreeve_port_reclaim_execute",
   title: "Preview port reclaim",
   description: `Which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
@@ -156,7 +158,7 @@ export function reclaimOutcome(r: { outcome: string; reason: string | null }): s
 }
 
 export const portReclaimExecute = executeTool({
-  stem: "port_reclaim",
+  name: "portreeve_port_reclaim_execute",
   action: "port.reclaim",
   title: "Reclaim a port",
   description: "Signal the approved processes; may wait out the grace period.",
@@ -167,6 +169,7 @@ export const portReclaimExecute = executeTool({
     ["signals a process"],
     "signals the processes the receipt names, then releases their run",
   ),
+  check: executeCheck("portreeve_port_inspect", "on this port"),
   target: portTarget,
   outcome: reclaimOutcome,
   // The daemon may wait twice the grace period plus lsof time before answering.
@@ -174,7 +177,8 @@ export const portReclaimExecute = executeTool({
 });
 
 export const claimReassignPreview = previewTool({
-  stem: "claim_reassign",
+  name: "portreeve_claim_reassign_preview",
+  execute: "portreeve_claim_reassign_execute",
   title: "Preview claim reassignment",
   description:
     `Move an idle claim to a new port (preferredPort or exactPort, not both). ${APPROVAL}`,
@@ -209,7 +213,7 @@ export const claimReassignPreview = previewTool({
 const claimExecuteInput = z.strictObject({ receiptId: uuid(), claimId: uuid() });
 
 export const claimReassignExecute = executeTool({
-  stem: "claim_reassign",
+  name: "portreeve_claim_reassign_execute",
   action: "claim.reassign",
   title: "Reassign a claim",
   description: "Move the claim as approved in its preview.",
@@ -217,12 +221,14 @@ export const claimReassignExecute = executeTool({
   result: claim.partial().required({ assignedPort: true }),
   path: "/v1/actions/claims/{claimId}/reassign/execute",
   effect: consequential(["moves a claim"], "moves an idle claim to another port"),
+  check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
   outcome: (r) => `Claim moved to port ${r.assignedPort}.`,
 });
 
 export const claimDeletePreview = previewTool({
-  stem: "claim_delete",
+  name: "portreeve_claim_delete_preview",
+  execute: "portreeve_claim_delete_execute",
   title: "Preview claim deletion",
   description: `Check an idle claim can be deleted. ${APPROVAL}`,
   input: z.strictObject({ claimId: uuid() }),
@@ -240,7 +246,7 @@ export const claimDeletePreview = previewTool({
 });
 
 export const claimDeleteExecute = executeTool({
-  stem: "claim_delete",
+  name: "portreeve_claim_delete_execute",
   action: "claim.delete",
   title: "Delete a claim",
   description: "Delete the claim as approved in its preview.",
@@ -248,12 +254,14 @@ export const claimDeleteExecute = executeTool({
   result: z.object({ deleted: z.boolean(), claimId: uuid().optional() }),
   path: "/v1/actions/claims/{claimId}/delete/execute",
   effect: consequential(["deletes records"], "deletes an idle claim"),
+  check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
   outcome: (r) => (r.deleted ? "Claim deleted." : "Nothing was deleted."),
 });
 
 export const claimsPrunePreview = previewTool({
-  stem: "claims_prune",
+  name: "portreeve_claims_prune_preview",
+  execute: "portreeve_claims_prune_execute",
   title: "Preview claims prune",
   description: `Idle claims whose workspace is gone. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
@@ -280,7 +288,7 @@ export const claimsPrunePreview = previewTool({
 });
 
 export const claimsPruneExecute = pruneExecuteTool({
-  stem: "claims_prune",
+  name: "portreeve_claims_prune_execute",
   action: "claims.prune",
   title: "Prune claims",
   description: "Delete the approved claims, re-checking each.",
@@ -288,5 +296,7 @@ export const claimsPruneExecute = pruneExecuteTool({
   deleted: "deletedClaimIds",
   noun: "claim",
   effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),
+  path: "/v1/actions/claims/prune/execute",
+  check: executeCheck("portreeve_claims_list", ""),
   target: claimsTarget,
 });

@@ -4,6 +4,7 @@
  * sends only the receipt and the explicit target, and the daemon acts or replays.
  */
 import { z } from "zod";
+import type { Json } from "../../../shared/json.ts";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
@@ -17,7 +18,7 @@ import {
 } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
-import { ANSWER_BOUNDS, cutText } from "../../../answer_bounds.ts";
+import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,
@@ -25,13 +26,12 @@ import {
   obtainApproval,
 } from "../../approval.ts";
 import { type Fragment, list, question, say } from "../../question.ts";
+import { type OutcomeCheck, PREVIEW_CHECK } from "../../outcome_checks.ts";
 
 const CAPS = [Capability.mcpFoundations];
 
 /** Preview-description sentence; each preview carries it, so it stays short. */
 export const APPROVAL = "Needs the user's explicit approval.";
-
-type Json = Record<string, unknown>;
 
 const target = z.object({ type: z.string(), id: z.string() });
 
@@ -101,7 +101,9 @@ export function evidenceReply<Observed extends z.ZodType<Json>>(observed: Observ
 }
 
 export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
-  stem: string;
+  name: string;
+  /** The execute that acts on this preview's receipt, named in what the agent is told. */
+  execute: string;
   title: string;
   description: string;
   input: In;
@@ -125,14 +127,15 @@ export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<Dae
 export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>>(
   spec: PreviewSpec<In, Reply>,
 ): AnyTool {
-  const execute = `portreeve_${spec.stem}_execute`;
+  const execute = spec.execute;
   const route = post(
     spec.path,
     spec.reply,
     coordinates("records a receipt with a dry-run forecast; changes nothing else"),
+    PREVIEW_CHECK,
   );
   return defineTool({
-    name: `portreeve_${spec.stem}_preview`,
+    name: spec.name,
     title: spec.title,
     kind: "preview",
     capabilities: CAPS,
@@ -145,11 +148,12 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
       const { effect, blockers, noop } = spec.explain(preview);
       const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
       const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
+      const { receiptId, action, expiresAt } = preview;
       ctx.receipts.remember({
-        receiptId: preview.receiptId,
-        action: preview.action,
+        receiptId,
+        action,
         target: spec.target(input),
-        expiresAt: preview.expiresAt,
+        expiresAt,
         question: question([
           say`The agent asks to make this change: ${effect}`,
           ...blockedLine,
@@ -158,10 +162,10 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
       });
       const approval = approvalRoute(ctx);
       return {
-        receiptId: preview.receiptId,
-        action: preview.action,
+        receiptId,
+        action,
         target: preview.target,
-        expiresAt: preview.expiresAt,
+        expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
         // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
         summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
@@ -215,7 +219,7 @@ export function clock(iso: string): string {
 }
 
 export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
-  stem: string;
+  name: string;
   action: string;
   title: string;
   description: string;
@@ -226,6 +230,8 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   path: string;
   /** What executing does: always consequential. */
   effect: ConsequentialEffect;
+  /** The read that shows the current state when the answer was lost (`executeCheck`). */
+  check: OutcomeCheck;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
   /** What the first execution did, as one sentence (a refusal says so: nothing changed). */
@@ -246,10 +252,11 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     spec.path,
     z.looseObject({ changed: z.boolean(), replayed: z.boolean(), result: spec.result }),
     spec.effect,
+    spec.check,
   );
   const params = (input: z.output<In>): Params => segmentsOf(input);
   return defineTool({
-    name: `portreeve_${spec.stem}_execute`,
+    name: spec.name,
     title: spec.title,
     kind: "execute",
     capabilities: CAPS,
@@ -262,7 +269,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
       const body = spec.body?.(input) ?? { receiptId };
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
       const approval = await obtainApproval(ctx, {
-        tool: `portreeve_${spec.stem}_execute`,
+        tool: spec.name,
         action: spec.action,
         target: spec.target(input),
         receiptId,
@@ -288,7 +295,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
  * candidate and answers the ids it deleted and the ones it skipped.
  */
 export function pruneExecuteTool<R extends z.ZodObject>(spec: {
-  stem: string;
+  name: string;
   action: string;
   title: string;
   description: string;
@@ -297,18 +304,21 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
   /** The result field listing deleted ids, and what one of them is called. */
   deleted: string;
   noun: string;
+  path: string;
   effect: ConsequentialEffect;
+  check: OutcomeCheck;
   target(): { type: string; id: string };
 }): AnyTool {
   return executeTool({
-    stem: spec.stem,
+    name: spec.name,
     action: spec.action,
     title: spec.title,
     description: spec.description,
     input: z.strictObject({ receiptId: uuid() }),
     result: spec.result,
-    path: `/v1/actions/${spec.stem.replace("_", "/")}/execute`,
+    path: spec.path,
     effect: spec.effect,
+    check: spec.check,
     target: spec.target,
     outcome: (r: Record<string, unknown>) => {
       const deleted = r[spec.deleted];

@@ -2,12 +2,12 @@
  * Receipt pairs for stack documents, stack pruning and global settings. The bridge never reads
  * or writes a file: the daemon reads and writes only `<stack root>/portreeve.stack.json`.
  */
+import { INPUT_BOUNDS } from "../../../shared/input_bounds.ts";
 import { z } from "zod";
 import {
   absolutePath,
   declared,
   documentIssue,
-  INPUT_BOUNDS,
   olderThanMilliseconds,
   port,
   revision,
@@ -25,6 +25,7 @@ import {
   previewTool,
   pruneExecuteTool,
 } from "./receipts.ts";
+import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
 import { type Fragment, list, say } from "../../question.ts";
 
@@ -78,7 +79,8 @@ export function explainApply(
 }
 
 export const stackApplyPreview = previewTool({
-  stem: "stack_apply",
+  name: "portreeve_stack_apply_preview",
+  execute: "portreeve_stack_apply_execute",
   title: "Preview stack apply",
   description:
     `Check a definition against <stackRoot>/portreeve.stack.json and the registry. ${APPROVAL}`,
@@ -129,7 +131,7 @@ function failureMessage(result: z.output<typeof applyResult>): string | undefine
 }
 
 export const stackApplyExecute = executeTool({
-  stem: "stack_apply",
+  name: "portreeve_stack_apply_execute",
   action: "stack.apply",
   title: "Apply a stack",
   description: "Write portreeve.stack.json and apply it; send stackRoot exactly as previewed.",
@@ -143,6 +145,7 @@ export const stackApplyExecute = executeTool({
     ["writes a file"],
     "writes or replaces <stackRoot>/portreeve.stack.json and applies it to the registry",
   ),
+  check: executeCheck("portreeve_stack_document_get", "with this stackRoot"),
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
   target: stackRootTarget,
@@ -171,7 +174,8 @@ const stacksPruned = z.object({
 });
 
 export const stacksPrunePreview = previewTool({
-  stem: "stacks_prune",
+  name: "portreeve_stacks_prune_preview",
+  execute: "portreeve_stacks_prune_execute",
   title: "Preview stacks prune",
   description: `Stacks whose root is gone, with blockers. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
@@ -201,7 +205,7 @@ export const stacksPrunePreview = previewTool({
 });
 
 export const stacksPruneExecute = pruneExecuteTool({
-  stem: "stacks_prune",
+  name: "portreeve_stacks_prune_execute",
   action: "stacks.prune",
   title: "Prune stacks",
   description: "Delete the approved stacks, re-checking each; signals nothing.",
@@ -212,6 +216,8 @@ export const stacksPruneExecute = pruneExecuteTool({
     ["deletes records"],
     "deletes the stacks the receipt names with their generations, activations and claims",
   ),
+  path: "/v1/actions/stacks/prune/execute",
+  check: executeCheck("portreeve_stacks_list", ""),
   target: stacksTarget,
 });
 
@@ -266,7 +272,8 @@ export function showSetting(value: unknown): string | number {
 }
 
 export const settingsUpdatePreview = previewTool({
-  stem: "settings_update",
+  name: "portreeve_settings_update_preview",
+  execute: "portreeve_settings_update_execute",
   title: "Preview settings update",
   description: `Current and resulting settings. ${APPROVAL}`,
   input: z.strictObject({ updates: settingsUpdates }),
@@ -293,7 +300,7 @@ export const settingsUpdatePreview = previewTool({
 });
 
 export const settingsUpdateExecute = executeTool({
-  stem: "settings_update",
+  name: "portreeve_settings_update_execute",
   action: "settings.update",
   title: "Update settings",
   description: "Apply the approved settings if the current ones are unchanged.",
@@ -301,6 +308,7 @@ export const settingsUpdateExecute = executeTool({
   result: z.object({ settings: declared(settings) }),
   path: "/v1/actions/settings/execute",
   effect: consequential(["changes settings"], "changes the daemon's global settings"),
+  check: executeCheck("portreeve_settings_get", ""),
   target: settingsTarget,
   outcome: () => "Settings updated.",
 });

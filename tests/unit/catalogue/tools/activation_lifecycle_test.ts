@@ -7,11 +7,11 @@ import {
   comparable,
   inOrder,
   ok,
-  pinDaemonErrors,
   type Reply,
   type ToolRig,
   toolRig,
 } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
@@ -29,6 +29,17 @@ interface Lease {
 async function begin(rig: ToolRig): Promise<Map<string, Lease>> {
   const r = await rig.call("portreeve_activation_begin", BEGIN);
   return new Map((r.data!.leases as Lease[]).map((l) => [l.component, l]));
+}
+
+/** Begins, then calls `tool` on `component`'s held lease (with `args`). */
+async function settle(rig: ToolRig, component: string, tool: string, args = {}) {
+  const lease = (await begin(rig)).get(component)!;
+  const r = await rig.call(tool, {
+    activationId: ACTIVATION,
+    credentialHandle: lease.credentialHandle,
+    ...args,
+  });
+  return { lease, r };
 }
 
 /** The activation as begun, with one endpoint moved to `state` (and its lease gone). */
@@ -101,12 +112,7 @@ Deno.test("activation_confirm_endpoint: process evidence without rootPid is refu
 
 Deno.test("activation_skip_endpoint: sends only the lease and its token; that credential goes", async () => {
   await using rig = toolRig(inOrder(began.reply, withEndpoint("web", "skipped")));
-  const leases = await begin(rig);
-  const web = leases.get("web")!;
-  const r = await rig.call("portreeve_activation_skip_endpoint", {
-    activationId: ACTIVATION,
-    credentialHandle: web.credentialHandle,
-  });
+  const { lease: web, r } = await settle(rig, "web", "portreeve_activation_skip_endpoint");
   const token = began.data.leases.find((l: Lease) => l.component === "web").leaseToken;
   assert.deepEqual(comparable(rig.daemon.sent[1]), {
     method: "POST",
@@ -120,11 +126,7 @@ Deno.test("activation_skip_endpoint: sends only the lease and its token; that cr
 
 Deno.test("activation_abandon_endpoint: sends the reason with the held token", async () => {
   await using rig = toolRig(inOrder(began.reply, withEndpoint("api", "failed")));
-  const leases = await begin(rig);
-  const api = leases.get("api")!;
-  const r = await rig.call("portreeve_activation_abandon_endpoint", {
-    activationId: ACTIVATION,
-    credentialHandle: api.credentialHandle,
+  const { lease: api, r } = await settle(rig, "api", "portreeve_activation_abandon_endpoint", {
     reason: "address-in-use",
   });
   const sent = rig.daemon.sent[1];

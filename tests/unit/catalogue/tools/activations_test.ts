@@ -1,6 +1,7 @@
 /** Activations family (read side) against a scripted daemon. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
@@ -38,3 +39,5 @@ Deno.test("activation_resolve: a read by POST with the component; own and depend
 pinDaemonErrors("portreeve_activations_list", {});
 pinDaemonErrors("portreeve_activation_get", { id: ACTIVATION });
 pinDaemonErrors("portreeve_activation_resolve", { activationId: ACTIVATION, component: "api" });
+pinDetail("portreeve_activations_list", { stackId: STACK }, recorded(113).reply);
+pinDetail("portreeve_activation_get", { id: ACTIVATION }, recorded(100).reply);

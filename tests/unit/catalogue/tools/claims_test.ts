@@ -1,6 +1,7 @@
 /** Claims family (read side) against a scripted daemon. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const CLAIM = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";

@@ -3,14 +3,8 @@
  * or incompatible daemon as data (each probing afresh); health is the daemon's own health.
  */
 import assert from "node:assert/strict";
-import {
-  comparable,
-  daemonError,
-  inOrder,
-  ok,
-  pinDaemonErrors,
-  toolRig,
-} from "../../../support/scripted_daemon.ts";
+import { comparable, daemonError, inOrder, ok, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 import { unavailable } from "../../../../src/daemon/errors.ts";
 

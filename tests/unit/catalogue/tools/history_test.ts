@@ -1,6 +1,7 @@
 /** History family against a scripted daemon: the daemon pages, the bridge binds its cursors. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("history_list: limit and filters go to the daemon; its cursor comes back bound", async () => {
@@ -39,3 +40,4 @@ Deno.test("history_list: the daemon's recorded refusal of a cursor stays invalid
 });
 
 pinDaemonErrors("portreeve_history_list", {});
+pinDetail("portreeve_history_list", { limit: 2, entityType: "claim" }, recorded(152).reply);

@@ -3,13 +3,8 @@
  * operation credential in custody, renew and complete send it, complete erases it.
  */
 import assert from "node:assert/strict";
-import {
-  comparable,
-  inOrder,
-  pinDaemonErrors,
-  type ToolRig,
-  toolRig,
-} from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, type ToolRig, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const OPERATION = "4bf33a0d-bfbb-4eaa-8849-e9fa9c28a8fb";

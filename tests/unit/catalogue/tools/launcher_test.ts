@@ -1,6 +1,7 @@
 /** Launcher family (read side) against a scripted daemon. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
@@ -25,3 +26,5 @@ Deno.test("launcher_operations_list: asks for the daemon's 20 and pages them her
 
 pinDaemonErrors("portreeve_launcher_operation_get", { operationId: OPERATION });
 pinDaemonErrors("portreeve_launcher_operations_list", { stackId: STACK });
+pinDetail("portreeve_launcher_operation_get", { operationId: OPERATION }, recorded(123).reply);
+pinDetail("portreeve_launcher_operations_list", { stackId: STACK }, recorded(126).reply);

@@ -3,18 +3,11 @@
  * token in custody and hands out a handle; confirm and abandon send that token, once.
  */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
-import { recorded } from "../../../support/recorded.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
+import { recorded, RECORDED_ACQUIRE } from "../../../support/recorded.ts";
 
-const ACQUIRE = {
-  claim: {
-    project: "anchor-demo",
-    workspaceRoot: "/home/dev/work/demo-app",
-    component: "api",
-    endpoint: "http",
-  },
-  allocation: { preferredPort: 18080 },
-};
+const ACQUIRE = RECORDED_ACQUIRE;
 
 Deno.test("lease_acquire → lease_confirm: the recorded requests, and no token in any result", async () => {
   const acquire = recorded(10);

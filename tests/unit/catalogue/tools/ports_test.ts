@@ -1,6 +1,7 @@
 /** Ports family against a scripted daemon: what each tool asks for and what it hands back. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("ports_list: filters go to the daemon as its query; the page is cut here", async () => {
@@ -38,3 +39,5 @@ Deno.test("port_inspect: GET /v1/ports/{port}; the entry comes back with its cla
 
 pinDaemonErrors("portreeve_ports_list", {});
 pinDaemonErrors("portreeve_port_inspect", { port: 80 });
+pinDetail("portreeve_ports_list", { claimed: true }, recorded(22).reply);
+pinDetail("portreeve_port_inspect", { port: 18080 }, recorded(24).reply);

@@ -1,6 +1,7 @@
 /** Settings family (read side) against a scripted daemon. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("settings_get: GET /v1/config; the daemon's settings come back", async () => {

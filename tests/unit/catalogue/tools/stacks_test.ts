@@ -1,6 +1,7 @@
 /** Stacks family (read side) against a scripted daemon. */
 import assert from "node:assert/strict";
-import { comparable, inOrder, pinDaemonErrors, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
@@ -77,3 +78,6 @@ pinDaemonErrors("portreeve_stack_snapshot", {
   component: "web",
   gatewayHost: "host.docker.internal",
 });
+pinDetail("portreeve_stacks_list", {}, recorded(64).reply);
+pinDetail("portreeve_stack_get", { id: STACK }, recorded(66).reply);
+pinDetail("portreeve_stack_status", { stackId: STACK }, recorded(69).reply);

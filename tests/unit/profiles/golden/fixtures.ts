@@ -1,6 +1,6 @@
 /** Deterministic installations and sockets shared by the profiles tests. */
-import type { SocketLocation } from "../../../../src/socket_location.ts";
-import type { Installation } from "../../../../src/installation.ts";
+import type { SocketLocation } from "../../../../src/shared/socket_location.ts";
+import type { Installation } from "../../../../src/shared/installation.ts";
 
 export const HOME_SOCKET: SocketLocation = {
   path: "/home/ada/.local/state/portreeve/portreeve.sock",

@@ -1,0 +1,53 @@
+/**
+ * Compact results: every tool's `data` is compacted along the output schema tools/list serves
+ * for it, by the rules of ./rules.ts, so what a model reads and what it can look up say the
+ * same. The catalogue applies this after the data was checked against its full shape and before
+ * the result is built, so structuredContent and the text block carry the same compact data.
+ * `detail: "full"` (on the tools whose definition offers it) returns the daemon's records whole
+ * instead.
+ */
+import { compact, type CompactContext } from "./compactor.ts";
+import type { Defs, Schema } from "./schema_nodes.ts";
+import { isObject } from "../../shared/json.ts";
+
+export type { CompactContext };
+
+/** The `data` node of a tool's advertised output schema, with the `$defs` it refers to. */
+export interface DataSchema {
+  data: Schema;
+  defs: Defs;
+}
+
+/** The data schema inside an advertised output schema; undefined when it declares none. */
+export function dataSchemaOf(outputSchema: unknown): DataSchema | undefined {
+  if (!isObject(outputSchema)) return undefined;
+  const properties = outputSchema.properties;
+  if (!isObject(properties) || !isObject(properties.data)) return undefined;
+  const defs = isObject(outputSchema.$defs) ? outputSchema.$defs as Defs : {};
+  return { data: properties.data, defs };
+}
+
+/** The compact form of a tool's data (as sent when the tool advertises no data schema). */
+export function compactData(
+  schema: DataSchema | undefined,
+  data: unknown,
+  context: CompactContext,
+): unknown {
+  return schema === undefined ? data : compact(schema.data, schema.defs, data, context);
+}
+
+/**
+ * How many JSON characters one page item adds to a compact page of a tool with this schema:
+ * the item compacted alone, with the process entries it brings. Alone it is never smaller than
+ * within its page.
+ */
+export function compactItemChars(
+  schema: DataSchema | undefined,
+  context: CompactContext,
+): (item: unknown) => number {
+  const shown = (items: unknown[]) =>
+    JSON.stringify(compactData(schema, { items, page: {} }, context)).length;
+  // Only paged tools measure items; the others never pay for the empty page.
+  let empty: number | undefined;
+  return (item) => shown([item]) - (empty ??= shown([]));
+}

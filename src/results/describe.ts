@@ -1,0 +1,103 @@
+/**
+ * What hosts are told about each tool: its tools/list entry (name, title, description, the
+ * advertised input and output schemas, the annotations), derived from the definitions by
+ * `deno task gen` into tools_list.json. Anything shaped like a definition can be described.
+ */
+import type { Tool } from "@modelcontextprotocol/server";
+import type { z } from "zod";
+import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
+import { notedOutput, withDetailInput } from "./compact/notes.ts";
+import type { Defs } from "./compact/schema_nodes.ts";
+import type { ToolKind } from "../shared/options.ts";
+import type { Route } from "../daemon/routes.ts";
+import { canBeConsequential } from "../daemon/effects.ts";
+
+/** What describing a tool reads of its definition. */
+export interface Describable {
+  name: string;
+  title: string;
+  description: string;
+  kind: ToolKind;
+  input: z.ZodObject;
+  output: z.ZodType;
+  detail?: true;
+  capabilities?: readonly string[];
+  routes?: readonly Route[];
+}
+
+/**
+ * One tools/list entry with what the bridge needs to know about it without loading it. Its
+ * kind and capabilities are written from the definition by `deno task gen`; at run time the
+ * listing is where the bridge reads them.
+ */
+export interface ListedTool {
+  kind: ToolKind;
+  capabilities: string[];
+  tool: Tool;
+}
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * What hosts are told about a tool. `readOnlyHint` follows its kind (a read changes nothing;
+ * a preview records a receipt). `destructiveHint` follows the effects its routes declare:
+ * true when some input can reach a consequential effect (signal, delete, write, move,
+ * settings), so a tool like lease_acquire, whose reclaim policies can signal processes, is
+ * never advertised as harmless. Executes replay a completed receipt instead of applying
+ * twice, and the other kinds return the achieved state when repeated: all idempotent.
+ */
+export function annotationsFor(tool: Pick<Describable, "kind" | "routes">): Annotations {
+  return {
+    readOnlyHint: tool.kind === "read",
+    destructiveHint: (tool.routes ?? []).some((route) => canBeConsequential(route.effect)),
+    idempotentHint: true,
+    openWorldHint: false,
+  };
+}
+
+export function describeTool(tool: Describable): Tool {
+  const { $defs, ...data } = outputJsonSchema(tool.output);
+  const noted = notedOutput(data, ($defs ?? {}) as Defs);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: withDetailInput(
+      tool.detail === true,
+      inputJsonSchema(tool.input),
+    ) as Tool["inputSchema"],
+    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,nextStep,details}}`; the
+    // error branch is the same for every tool, so it is described once in the instructions
+    // (51 copies would cost ~9 KB that no host shows its model). `data` is the compact form
+    // (it also admits `detail: "full"` records: no field is required).
+    outputSchema: {
+      type: "object",
+      properties: { ok: { type: "boolean" }, data: noted.data },
+      ...(Object.keys(noted.defs).length > 0 ? { $defs: noted.defs } : {}),
+    },
+    annotations: annotationsFor(tool),
+  };
+}
+
+export function listTools(
+  definitions: readonly Describable[],
+): { version: 1; tools: ListedTool[] } {
+  return {
+    version: 1,
+    tools: definitions.map((tool) => ({
+      kind: tool.kind,
+      capabilities: [...(tool.capabilities ?? [])],
+      tool: describeTool(tool),
+    })),
+  };
+}
+
+/** The listing as `deno task gen` writes it: two-space JSON, as `deno fmt` leaves it. */
+export function listingText(listing: { version: 1; tools: ListedTool[] }): string {
+  return JSON.stringify(listing, null, 2) + "\n";
+}

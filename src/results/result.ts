@@ -1,0 +1,172 @@
+/**
+ * The one response builder. Hosts disagree about which half of a result reaches the model:
+ * on success Claude Code and Codex read structuredContent and Gemini CLI only the text; on
+ * error Claude Code reads only the text, Codex falls back to it, and Gemini CLI serialises the
+ * whole result. So:
+ *
+ * - a success carries `structuredContent` `{ok:true, data}` and one text block: a one-line
+ *   summary, `\n`, then that same envelope as compact JSON;
+ * - an error carries only its text block (no structuredContent, so no host shows it twice),
+ *   `isError: true`, in lines a model reads at a glance and a program splits as easily:
+ *
+ *     <code> (retryable|not retryable): <message on one line>
+ *     Next step: <what to do now>
+ *     Custody warning: <the warning as compact JSON>    (only while one stands, see below)
+ *     Details: <details as compact JSON>                (left out when there are none)
+ *
+ * - while a credential this bridge holds is at risk (its renewal is late or failed) or has just
+ *   lapsed, every result says so, whatever the call was: a success's envelope carries
+ *   `custodyWarning` (custody_views.ts); an error has the line above. Either way the first
+ *   line ends with the warning's one-sentence summary.
+ *   The holder learns it before the lease can expire.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { BridgeError, Codes } from "../shared/errors.ts";
+import { isObject } from "../shared/json.ts";
+import { nextStepFor } from "../shared/error_codes.ts";
+import { CustodyError } from "../custody/mod.ts";
+import { custodyWarningSchema, type CustodyWarningView, warningSummary } from "./custody_views.ts";
+import { z } from "zod";
+
+export interface ErrorEnvelope {
+  code: string;
+  message: string;
+  retryable: boolean;
+  /** The one thing to do now; always present, so a model never has to guess. */
+  nextStep: string;
+  /** Left out when empty. */
+  details?: Record<string, unknown>;
+}
+
+export type Envelope =
+  | { ok: true; data: unknown; custodyWarning?: CustodyWarningView }
+  | { ok: false; error: ErrorEnvelope; custodyWarning?: CustodyWarningView };
+
+export function success(
+  data: unknown,
+  summary: string,
+  warning?: CustodyWarningView,
+): CallToolResult {
+  const envelope = { ok: true, data, ...(warning ? { custodyWarning: warning } : {}) };
+  const head = warning ? `${summary} ${warningSummary(warning)}` : summary;
+  return {
+    content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
+    structuredContent: envelope,
+  };
+}
+
+export function failure(error: BridgeError, warning?: CustodyWarningView): CallToolResult {
+  return {
+    content: [{ type: "text", text: errorText(errorEnvelope(error), warning) }],
+    isError: true,
+  };
+}
+
+/** An error's text block (see the top of this file). */
+export function errorText(error: ErrorEnvelope, warning?: CustodyWarningView): string {
+  const head = `${error.code} (${error.retryable ? "retryable" : "not retryable"}): ${
+    oneLine(error.message)
+  }${warning ? ` ${warningSummary(warning)}` : ""}`;
+  const custody = warning ? `\nCustody warning: ${JSON.stringify(warning)}` : "";
+  const details = error.details ? `\nDetails: ${JSON.stringify(error.details)}` : "";
+  return `${head}\nNext step: ${error.nextStep}${custody}${details}`;
+}
+
+const ERROR_TEXT =
+  /^(\S+) \((retryable|not retryable)\): (.*)\nNext step: (.*?)(?:\nCustody warning: (.*?))?(?:\nDetails: (.*))?$/s;
+
+/** Reads an error's text block back into its envelope; undefined if it is not one. */
+export function parseErrorText(text: string): ErrorEnvelope | undefined {
+  return parseErrorResult(text)?.error;
+}
+
+/** An error's text block read back: the error and any custody warning beside it. */
+function parseErrorResult(
+  text: string,
+): { error: ErrorEnvelope; custodyWarning?: CustodyWarningView } | undefined {
+  const match = ERROR_TEXT.exec(text);
+  if (match === null) return undefined;
+  const [, code, retryable, head, nextStep, custody, detailsText] = match;
+  // With a custody warning, the head line ends with its one-sentence summary.
+  const message = custody === undefined ? head : head.replace(/ Custody warning: [^\n]*$/, "");
+  const details = detailsText === undefined ? undefined : parsedJson(detailsText);
+  const warning = custody === undefined
+    ? undefined
+    : custodyWarningSchema.safeParse(parsedJson(custody));
+  if (details !== undefined && !isObject(details)) return undefined;
+  if (warning !== undefined && !warning.success) return undefined;
+  const error: ErrorEnvelope = {
+    code,
+    message,
+    retryable: retryable === "retryable",
+    nextStep,
+    ...(details === undefined ? {} : { details }),
+  };
+  return warning === undefined ? { error } : { error, custodyWarning: warning.data };
+}
+
+/** JSON text's value; undefined when it is not JSON. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function errorEnvelope(error: BridgeError): ErrorEnvelope {
+  const details = error.details;
+  return {
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable,
+    nextStep: nextStepFor(error.code, error.details),
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+  };
+}
+
+/** A success's structuredContent, as `success` writes it. */
+const SUCCESS = z.object({
+  ok: z.literal(true),
+  data: z.unknown(),
+  custodyWarning: custodyWarningSchema.optional(),
+});
+
+/**
+ * The envelope of a result, for programs (doctor, tests): a success's structuredContent, an
+ * error's text read back. Throws when the result has neither shape.
+ */
+export function envelopeOf(result: object): Envelope {
+  const structured = SUCCESS.safeParse(Reflect.get(result, "structuredContent"));
+  if (structured.success) {
+    const { data, custodyWarning } = structured.data;
+    return { ok: true, data, ...(custodyWarning ? { custodyWarning } : {}) };
+  }
+  const content: unknown = Reflect.get(result, "content");
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const text = isObject(first) && typeof first.text === "string" ? first.text : undefined;
+  const read = text === undefined ? undefined : parseErrorResult(text);
+  if (read) return { ok: false, ...read };
+  throw new Error(`not a tool result envelope: ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+/** A summary must stay one line: the JSON after the newline is what programs parse. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, " ");
+}
+
+/**
+ * Custody errors already carry a stable code; anything else that is not a `BridgeError` is
+ * our bug: say so without leaking a stack.
+ */
+export function asBridgeError(error: unknown): BridgeError {
+  if (error instanceof BridgeError) return error;
+  if (error instanceof CustodyError) {
+    return new BridgeError(error.code, error.message, error.retryable, error.details);
+  }
+  return new BridgeError(
+    Codes.internal,
+    "The bridge hit an unexpected error; its stderr log has the details.",
+    false,
+  );
+}

@@ -1,0 +1,14 @@
+/** Plain JSON data: what the daemon, a host and the files we read send, defined once. */
+
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | {
+  [key: string]: JsonValue;
+};
+
+/** A JSON object whose values are not looked at yet. */
+export type Json = Record<string, unknown>;
+
+/** Whether `value` is a JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,66 @@
+/**
+ * What `serve`, `config` and `doctor` accept, and what they report as this bridge's identity:
+ * the toolsets (and which kinds of tool each registers), the approval modes, the label
+ * alphabet. Each command words its own errors; the values and rules live only here, and the
+ * catalogue reads the same ones.
+ */
+
+/** Identity of this bridge, reported to hosts and to the daemon (and by `--version`). */
+export const SERVER_NAME = "portreeve";
+export const SOFTWARE_VERSION = "0.1.0";
+export const PRODUCT = "portreeve-mcp";
+
+/** Toolsets, from smallest to largest (`serve --toolset`). */
+export const TOOLSETS = ["read", "coordinate", "full"] as const;
+export type Toolset = typeof TOOLSETS[number];
+
+/**
+ * What a tool does to the world. It fixes the MCP annotations and the smallest toolset that
+ * registers the tool: read → `read`; mutation → `coordinate`; preview/execute → `full`.
+ */
+export type ToolKind = "read" | "mutation" | "preview" | "execute";
+
+const TOOLSET_OF: Record<ToolKind, Toolset> = {
+  read: "read",
+  mutation: "coordinate",
+  preview: "full",
+  execute: "full",
+};
+
+/** The smallest toolset that registers a tool of this kind. */
+export function toolsetOf(kind: ToolKind): Toolset {
+  return TOOLSET_OF[kind];
+}
+
+/** Whether a tool of this kind is registered under `toolset`. */
+export function inToolset(kind: ToolKind, toolset: Toolset): boolean {
+  return TOOLSETS.indexOf(TOOLSET_OF[kind]) <= TOOLSETS.indexOf(toolset);
+}
+
+/**
+ * How executes get a person's approval (`serve --approval`). `auto`: ask the user through the
+ * host when it can; `required`: refuse every execute when it cannot; `off`: never ask (the
+ * agent must ask the user itself).
+ */
+export const APPROVAL_MODES = ["required", "auto", "off"] as const;
+export type ApprovalMode = typeof APPROVAL_MODES[number];
+export const DEFAULT_APPROVAL_MODE: ApprovalMode = "auto";
+/** How long a question waits for the person (never past the receipt's expiry). */
+export const DEFAULT_APPROVAL_MS = 120_000;
+
+/**
+ * Bridge labels travel to the daemon in every POST's origin and into host configs and shell
+ * commands, so they are kept to a safe, short alphabet.
+ */
+export const LABEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The trimmed label, or undefined when it breaks `LABEL_PATTERN`. */
+export function labelOf(raw: string): string | undefined {
+  const label = raw.trim();
+  return LABEL_PATTERN.test(label) ? label : undefined;
+}
+
+/** `value` typed as one of `allowed`, or undefined when it is none of them. */
+export function choiceOf<T extends string>(value: string, allowed: readonly T[]): T | undefined {
+  return allowed.find((choice) => choice === value);
+}

@@ -1,0 +1,57 @@
+/**
+ * The real daemon client against the simulator on a real Unix socket in a temporary folder:
+ * what the client's tests set up, with `paced` for a daemon that serves one request at a time
+ * and finishes each change only when the test says so.
+ */
+import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.ts";
+import { type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
+
+type ClientOptions = Omit<DaemonClientOptions, "socketPath" | "runId">;
+
+export interface DaemonRig {
+  sim: Awaited<ReturnType<typeof startSimulator>>;
+  socketPath: string;
+  /** The rig's first client. */
+  client: DaemonClient;
+  /** Another client of the same daemon (closed by `done`). */
+  another(options?: ClientOptions): DaemonClient;
+  /** Releases of the changes the paced daemon holds, oldest first (empty unless `paced`). */
+  waits: (() => void)[];
+  done(): Promise<void>;
+}
+
+export async function daemonRig(
+  client: ClientOptions = {},
+  simulator: Partial<SimulatorOptions> & { paced?: boolean } = {},
+): Promise<DaemonRig> {
+  const dir = await Deno.makeTempDir();
+  const socketPath = `${dir}/d.sock`;
+  const waits: (() => void)[] = [];
+  const { paced, ...options } = simulator;
+  const pacing = paced
+    ? {
+      latencyMs: 1_000,
+      serial: true,
+      sleep: () => new Promise<void>((release) => waits.push(release)),
+    }
+    : {};
+  const sim = await startSimulator({ socketPath, observeHost: false, ...pacing, ...options });
+  const clients: DaemonClient[] = [];
+  const another = (more: ClientOptions = {}) => {
+    const made = new DaemonClient({ socketPath, runId: crypto.randomUUID(), ...more });
+    clients.push(made);
+    return made;
+  };
+  return {
+    sim,
+    socketPath,
+    client: another(client),
+    another,
+    waits,
+    async done() {
+      for (const made of clients) made.close();
+      await sim.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/** Receipt tools on stacks and settings (apply, prune, settings update) against a scripted daemon. */
+import { recorded } from "../../../../support/recorded.ts";
+import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
+
+const apply = recorded(56);
+const applied = recorded(58);
+pinReceiptPair({
+  preview: {
+    tool: "portreeve_stack_apply_preview",
+    args: apply.sent.payload,
+    reply: apply.reply,
+    sent: apply.sent,
+    summary: /portreeve\.stack\.json/,
+  },
+  execute: {
+    tool: "portreeve_stack_apply_execute",
+    args: (receiptId) => ({ receiptId, stackRoot: "/home/dev/work/demo-stack" }),
+    reply: applied.reply,
+    sent: () => applied.sent,
+    summary: /^Wrote \/home\/dev\/work\/demo-stack\/portreeve\.stack\.json/,
+  },
+});
+
+const prune = recorded(144);
+pinReceiptPair({
+  preview: {
+    tool: "portreeve_stacks_prune_preview",
+    args: { olderThanMilliseconds: 0 },
+    reply: prune.reply,
+    sent: prune.sent,
+    summary: /stack/,
+  },
+  execute: {
+    tool: "portreeve_stacks_prune_execute",
+    args: (receiptId) => ({ receiptId }),
+    reply: executed({ deletedStackIds: [], skipped: [] }, false),
+    sent: (receiptId) => post("/v1/actions/stacks/prune/execute", { receiptId }),
+    summary: /^Pruned: 0 stack\(s\) deleted, 0 skipped\.$/,
+  },
+});
+
+const settings = recorded(140);
+pinReceiptPair({
+  preview: {
+    tool: "portreeve_settings_update_preview",
+    args: { updates: { excludedPorts: [18099] } },
+    reply: settings.reply,
+    sent: settings.sent,
+    summary: /excludedPorts/,
+  },
+  execute: {
+    tool: "portreeve_settings_update_execute",
+    args: (receiptId) => ({ receiptId }),
+    reply: executed({ settings: settings.data.proposal.proposed }),
+    sent: (receiptId) => post("/v1/actions/settings/execute", { receiptId }),
+    summary: /^Settings updated\.$/,
+  },
+});

@@ -1,0 +1,87 @@
+/**
+ * The catalogue bounds every answer, whatever tool made it: a daemon error of megabytes, a
+ * page holding a record larger than a page, a single record larger than a result, and a
+ * summary line that quotes a huge name (the same cases over real stdio, with frame sizes:
+ * tests/reliability/answer_bounds_test.ts).
+ */
+import { claimRecord } from "../../support/records.ts";
+import { envelopeOf } from "../../../src/results/result.ts";
+import assert from "node:assert/strict";
+import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon.ts";
+import { ANSWER_BOUNDS } from "../../../src/shared/answer_bounds.ts";
+import { PAGE_CHARS } from "../../../src/results/pagination.ts";
+import { Catalogue } from "../../../src/catalogue/catalogue.ts";
+import { recorded } from "../../support/recorded.ts";
+import type { Json } from "../../../src/shared/json.ts";
+
+function claim(n: number, project: string, workspaceRoot: string): Json {
+  return claimRecord(n, { project, workspaceRoot, component: "web" });
+}
+
+const HUGE = "/w/" + "r".repeat(600_000);
+
+Deno.test("a daemon error of megabytes is a result of kilobytes, its text and data alike", async () => {
+  await using rig = toolRig(inOrder(
+    daemonError(404, "not_found", "m".repeat(2 * 1024 * 1024), {
+      details: { note: "n".repeat(1024 * 1024) },
+    }),
+  ));
+  const id = "00000000-0000-4000-8000-000000000001";
+  const result = await new Catalogue("full").call("portreeve_claim_get", { id }, rig.ctx);
+  const size = JSON.stringify(result).length;
+  assert.ok(size < 20_000, `${size} characters`);
+  const envelope = envelopeOf(result);
+  assert.ok(!envelope.ok);
+  const { error } = envelope;
+  assert.equal(error.code, "portreeve_not_found");
+  assert.match(String(error.message), /…\[cut from 2,097,152 characters\]$/);
+});
+
+Deno.test("a page holding a record larger than a page: the record alone, cut to fit", async () => {
+  const claims = [claim(1, "a", "/w/a"), claim(2, "b", HUGE), claim(3, "c", "/w/c")];
+  await using rig = toolRig(() => ok(claims));
+  const seen: string[][] = [];
+  let afterCursor: string | undefined;
+  do {
+    const page = await rig.call("portreeve_claims_list", afterCursor ? { afterCursor } : {});
+    const data = page.data as { items: Json[]; page: { nextCursor?: string } };
+    assert.ok(JSON.stringify(data.items).length <= PAGE_CHARS, "within the page bound");
+    seen.push(data.items.map((c) => String(c.id).slice(-1)));
+    afterCursor = data.page.nextCursor;
+  } while (afterCursor);
+  assert.deepEqual(seen, [["1"], ["2"], ["3"]]);
+});
+
+Deno.test("a single record larger than a result is cut to ANSWER_BOUNDS.result", async () => {
+  await using rig = toolRig(inOrder(ok(claim(2, "b", HUGE))));
+  const one = await rig.call("portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000002" });
+  assert.ok(JSON.stringify(one.data).length <= ANSWER_BOUNDS.result.max);
+  const root = String((one.data!.identity as Json).workspaceRoot);
+  assert.match(root, /…\[cut from 600,003 characters; one result carries at most 100,000\]$/);
+});
+
+Deno.test("a summary quoting a huge name stays within ANSWER_BOUNDS.summary", async () => {
+  await using rig = toolRig(inOrder(ok(claim(1, "p".repeat(50_000), "/w"))));
+  const one = await rig.call("portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000001" });
+  assert.equal(one.isError, false);
+  assert.ok(one.text.length <= ANSWER_BOUNDS.summary.max, `${one.text.length}`);
+});
+
+Deno.test("a preview quoting a huge command: its summary and the person's question are bounded", async () => {
+  const reclaim = recorded(30);
+  const data = structuredClone(reclaim.data) as { observed: { targets: Json[] } };
+  for (const target of data.observed.targets) target.command = "node " + "a".repeat(100_000);
+  await using rig = toolRig(inOrder(ok(data)));
+  const preview = await rig.call("portreeve_port_reclaim_preview", {
+    port: 18080,
+    policy: "graceful",
+  });
+  assert.equal(preview.isError, false, preview.text);
+  const summary = String(preview.data!.summary);
+  assert.ok(summary.length <= ANSWER_BOUNDS.question.max, `${summary.length}`);
+  const question = rig.ctx.receipts.get(String(preview.data!.receiptId))!.question;
+  assert.ok(question.length < ANSWER_BOUNDS.question.max + 200, `${question.length}`);
+  // Each quoted value is cut in the middle (question.ts); the receipt line stays whole.
+  assert.match(question, /characters; [\d,]+ cut from the middle\)/);
+  assert.match(question.split("\n").at(-1)!, /^Receipt "[0-9a-f]{8}" expires "\d\d:\d\d:\d\dZ"\.$/);
+});

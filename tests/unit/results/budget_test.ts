@@ -1,0 +1,113 @@
+/**
+ * Context budgets: what the model pays for the catalogue, in bytes of name + description +
+ * compact-JSON input schema, and the whole tools/list entries; and for the largest results.
+ * Output schemas declare every field of every record (Codex's code mode types a model's
+ * programs by them; no host puts them in a model's context otherwise), so the whole listing
+ * is about twice its model-visible part and more.
+ */
+import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
+import assert from "node:assert/strict";
+import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { envelopeOf } from "../../../src/results/result.ts";
+
+type Entry = { kind: string; tool: { name: string; description: string; inputSchema: unknown } };
+const tools = listing.tools as unknown as Entry[];
+const FIRST = [
+  "portreeve_diagnostics",
+  "portreeve_compatibility",
+  "portreeve_health",
+  "portreeve_settings_get",
+];
+/** How many definitions are of these kinds: the counts follow the catalogue, not a number. */
+const defined = (...kinds: string[]) => ALL_TOOLS.filter((t) => kinds.includes(t.kind)).length;
+const visible = (entries: Entry[]) =>
+  entries.reduce(
+    (n, e) =>
+      n + e.tool.name.length + e.tool.description.length +
+      JSON.stringify(e.tool.inputSchema).length,
+    0,
+  );
+
+Deno.test("the inspection tools stay under 7.2 KB model-visible", () => {
+  const read = tools.filter((e) => e.kind === "read" && !FIRST.includes(e.tool.name));
+  assert.equal(read.length, defined("read") - FIRST.length);
+  assert.ok(visible(read) < 7200, `${visible(read)} bytes`);
+});
+
+Deno.test("the coordination tools stay under 10 KB model-visible", () => {
+  const mutations = tools.filter((e) => e.kind === "mutation");
+  assert.equal(mutations.length, defined("mutation"));
+  assert.ok(visible(mutations) < 10_000, `${visible(mutations)} bytes`);
+});
+
+Deno.test("the preview/execute tools stay under 7 KB model-visible", () => {
+  const receipts = tools.filter((e) => e.kind === "preview" || e.kind === "execute");
+  assert.equal(receipts.length, defined("preview", "execute"));
+  assert.ok(visible(receipts) < 7000, `${visible(receipts)} bytes`);
+});
+
+Deno.test("the full tools/list stays under 126 KB, 24 KB model-visible", () => {
+  assert.equal(tools.length, ALL_TOOLS.length);
+  const total = JSON.stringify(tools.map((e) => e.tool)).length;
+  assert.ok(total < 126 * 1024, `${total} bytes`);
+  assert.ok(visible(tools) < 24 * 1024, `${visible(tools)} bytes`);
+});
+
+/**
+ * Result budgets: model-visible bytes (structuredContent as compact JSON) of the largest
+ * results over the reference session's calls, replayed in process against the simulator.
+ * The figures the bench compares with the reference bridge come from the same sequence.
+ */
+Deno.test("the largest results stay within their compact budgets", async () => {
+  const { createBridge } = await import("../../../src/bridge/mod.ts");
+  const { startSimulator } = await import("../../../src/simulator/mod.ts");
+  const { runResultScenario } = await import("../../support/result_scenario.ts");
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-budget-" }));
+  const socketPath = `${dir}/portreeve.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false });
+  await Deno.mkdir(`${dir}/ws`);
+  await Deno.mkdir(`${dir}/stack`);
+  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const ctx = {
+    ...await bridge.services(),
+    signal: new AbortController().signal,
+    host: NO_HOST_CHANNEL,
+  };
+  const largest = new Map<string, number>();
+  try {
+    await runResultScenario(async (_seq, tool, args) => {
+      const result = await bridge.catalogue.call(tool, args, ctx);
+      const content = envelopeOf(result) as { ok: boolean; data?: Record<string, unknown> };
+      const bytes = JSON.stringify(content).length;
+      largest.set(tool, Math.max(largest.get(tool) ?? 0, bytes));
+      return content;
+    }, { sim, workspace: `${dir}/ws`, stackRoot: `${dir}/stack` });
+  } finally {
+    await bridge.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  // Every value a rule cannot give back is written (docs/compact-results.md): a lease's
+  // expiry, each endpoint's updatedAt, the ids a status answer repeats across its records.
+  const BUDGETS: Record<string, number> = {
+    portreeve_history_list: 3850,
+    portreeve_stack_status: 2230,
+    // Previews carry nextStep and approval: what the model must do before any execute.
+    portreeve_port_reclaim_preview: 1470,
+    portreeve_stack_apply_preview: 1430,
+    // Each lease carries its handle and expiry; custody times are the answer's, written once.
+    portreeve_activation_begin: 1340,
+    portreeve_ports_list: 940,
+    portreeve_activation_confirm_endpoint: 920,
+    portreeve_activation_end: 960,
+    portreeve_activation_get: 890,
+    portreeve_stack_apply_execute: 850,
+    portreeve_port_inspect: 850,
+  };
+
+  for (const [tool, budget] of Object.entries(BUDGETS)) {
+    const bytes = largest.get(tool) ?? Infinity;
+    assert.ok(bytes <= budget, `${tool}: ${bytes} bytes > ${budget}`);
+  }
+});

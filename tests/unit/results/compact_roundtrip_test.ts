@@ -1,0 +1,179 @@
+/**
+ * Compact results lose nothing: for every tool, the compact data expands — by the stated rules
+ * and the advertised output schema alone (tests/support/expand.ts) — back to exactly the
+ * records the tool got from the daemon: the simulator's over a whole session, and a real
+ * daemon's recorded answers.
+ */
+import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
+import assert from "node:assert/strict";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { runTool } from "../../../src/catalogue/catalogue.ts";
+import { compactData } from "../../../src/results/compact/mod.ts";
+import { bridgeOrigin } from "../../../src/daemon/origin.ts";
+import { createBridge } from "../../../src/bridge/mod.ts";
+import { startSimulator } from "../../../src/simulator/mod.ts";
+import { expandResult, servedDataSchema } from "../../support/expand.ts";
+import { runResultScenario } from "../../support/result_scenario.ts";
+import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
+import type { Json } from "../../../src/shared/json.ts";
+
+const bytes = (value: unknown) => JSON.stringify(value).length;
+
+Deno.test("every tool's compact data expands back to the simulator's records", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-compact-" }));
+  const socketPath = `${dir}/portreeve.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false });
+  const workspace = `${dir}/ws`;
+  const stackRoot = `${dir}/stack`;
+  await Deno.mkdir(workspace);
+  await Deno.mkdir(stackRoot);
+  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const services = await bridge.services();
+  const ctx = { ...services, signal: new AbortController().signal, host: NO_HOST_CHANNEL };
+  const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
+  const origin = bridgeOrigin(bridge.runId);
+  const covered = new Set<string>();
+  const run = async (tool: string, args: Json) => {
+    const definition = byName.get(tool)!;
+    try {
+      const ran = await runTool(definition, args, ctx);
+      const full = ran.full as Json;
+      const compact = ran.shown as Json;
+      assert.deepEqual(expandResult(tool, structuredClone(compact), origin), full, tool);
+      assert.ok(bytes(compact) <= bytes(full), `${tool} grew`);
+      covered.add(tool);
+      return { ok: true, data: compact };
+    } catch (error) {
+      if (error instanceof assert.AssertionError) throw error;
+      return { ok: false };
+    }
+  };
+  try {
+    await runResultScenario((_seq, tool, args) => run(tool, args), { sim, workspace, stackRoot });
+    // Tools the reference session never called: a second stack whose web endpoint is
+    // optional, so one endpoint can be skipped and the other abandoned.
+    const optionalRoot = `${dir}/optional`;
+    await Deno.mkdir(optionalRoot);
+    const definition = {
+      version: 1,
+      project: "optional",
+      components: {
+        api: { endpoints: { http: {} } },
+        web: { endpoints: { http: { required: false } } },
+      },
+    };
+    const apply = await run("portreeve_stack_apply_preview", {
+      stackRoot: optionalRoot,
+      definition,
+    });
+    const applied = await run("portreeve_stack_apply_execute", {
+      receiptId: apply.data?.receiptId,
+      stackRoot: optionalRoot,
+    });
+    const stackId = ((applied.data?.result as Json).stack as Json).id as string;
+    const prepared = await run("portreeve_stack_prepare", { stackId });
+    const generationId = (prepared.data?.generation as Json).id as string;
+    const claimId = ((prepared.data?.generation as Json).endpoints as Json[])[0].claimId;
+    await run("portreeve_claim_reassign_preview", { claimId });
+    const begun = await run("portreeve_activation_begin", {
+      generationId,
+      bindings: { api: "process", web: "process" },
+    });
+    const activationId = (begun.data?.activation as Json).id as string;
+    const leases = begun.data?.leases as Json[];
+    const handleOf = (component: string) =>
+      leases.find((l) => l.component === component)!.credentialHandle;
+    await run("portreeve_activation_skip_endpoint", {
+      activationId,
+      credentialHandle: handleOf("web"),
+    });
+    await run("portreeve_activation_abandon_endpoint", {
+      activationId,
+      credentialHandle: handleOf("api"),
+      reason: "startup-error",
+    });
+    // The executes the reference session never reached, each right after its preview.
+    const executed = async (stem: string, args: Json) => {
+      const preview = await run(`portreeve_${stem}_preview`, args);
+      const { port: _port, policy: _policy, updates: _u, olderThanMilliseconds: _o, ...target } =
+        args;
+      await run(`portreeve_${stem}_execute`, { receiptId: preview.data?.receiptId, ...target });
+    };
+    await executed("claim_reassign", { claimId });
+    await executed("claims_prune", { olderThanMilliseconds: 0 });
+    await executed("stacks_prune", { olderThanMilliseconds: 0 });
+    await executed("settings_update", { updates: { excludedPorts: [18098] } });
+    const reclaim = await run("portreeve_port_reclaim_preview", {
+      port: 18080,
+      policy: "graceful",
+    });
+    await run("portreeve_port_reclaim_execute", {
+      receiptId: reclaim.data?.receiptId,
+      port: 18080,
+    });
+  } finally {
+    await bridge.close();
+    await sim.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  const missed = ALL_TOOLS.map((t) => t.name).filter((name) => !covered.has(name));
+  assert.deepEqual(missed, NEVER_SUCCEED_HERE);
+  for (const { name } of ALL_TOOLS.filter((tool) => tool.detail)) assert.ok(byName.has(name), name);
+});
+
+/** The tools every call of which reaches a real daemon's refusal or a person here. */
+const NEVER_SUCCEED_HERE: string[] = [];
+
+/** The origin of the recorded session's events: the bridge that recorded them. */
+function recordedOrigin(): Record<string, string> {
+  for (const answer of recorded.answers) {
+    for (const item of (answer.data as { items?: { origin?: unknown }[] }).items ?? []) {
+      const origin = item.origin;
+      if (typeof origin === "object" && origin !== null) return origin as Record<string, string>;
+    }
+  }
+  throw new Error("no recorded history event has an origin");
+}
+
+/** The tool's data for a daemon answer: lists are paged, previews gain the bridge's fields. */
+function toolData(tool: string, answer: unknown): Json {
+  if (Array.isArray(answer)) return { items: answer, page: {} };
+  if (tool.endsWith("_preview")) return { ...(answer as Json), summary: "…", blockers: [] };
+  return answer as Json;
+}
+
+Deno.test("a real daemon's recorded answers survive compact → expand unchanged", () => {
+  const seen = new Set<string>();
+  // The recorded session's own bridge, so its events are the ones written without origin.
+  const origin = recordedOrigin();
+  for (const answer of recorded.answers) {
+    const data = toolData(answer.tool, answer.data);
+    const compact = compactData(servedDataSchema(answer.tool), structuredClone(data), {
+      origin,
+    }) as Json;
+    assert.deepEqual(
+      expandResult(answer.tool, compact, origin),
+      data,
+      `${answer.route} (${answer.tool})`,
+    );
+    assert.ok(bytes(compact) <= bytes(data), answer.route);
+    seen.add(answer.tool);
+  }
+  assert.ok(seen.size >= 25, `${seen.size} tools`);
+});
+
+Deno.test("process fingerprints appear once per result, referenced by pid", () => {
+  const port = recorded.answers.find((a) => a.route === "GET /v1/ports?listening=true")!;
+  const page = compactData(
+    servedDataSchema("portreeve_ports_list"),
+    { items: port.data, page: {} },
+    {
+      origin: null,
+    },
+  ) as Json;
+  const text = JSON.stringify(page);
+  const pids = Object.keys(page.processes as Json);
+  assert.ok(pids.length > 0);
+  assert.equal(text.split(`"workingDirectory"`).length - 1, pids.length);
+  assert.ok(!text.includes("rootFingerprint") && !text.includes(`"process":`));
+});
