@@ -9,7 +9,7 @@
 #
 # DENO names the Deno that runs the simulator from this checkout (default: deno). Needs node
 # for reading the JSON answers. Used by .github/workflows/release.yml and
-# tests/e2e/release_test.ts. Exit 0 when every check passed.
+# tests/reliability/release_test.ts. Exit 0 when every check passed.
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 ARCHIVE.tar.gz" >&2; exit 2; }
