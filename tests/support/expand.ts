@@ -134,6 +134,12 @@ function fill(template: Template, record: Json): unknown {
   if (isLatestRef(template)) return latestOf(template.$latest, record);
   if (isFieldRef(template)) {
     const value = record[template.$];
+    if (template.plusMs !== undefined) {
+      // Written out here, not borrowed from the compactor: the expander checks it.
+      return typeof value === "string"
+        ? new Date(Date.parse(value) + template.plusMs).toISOString()
+        : undefined;
+    }
     return template.prefix === undefined ? structuredClone(value) : `${template.prefix}${value}`;
   }
   if (isObject(template)) {

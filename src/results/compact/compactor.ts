@@ -13,6 +13,7 @@ import {
   latestOf,
   PROCESS_TABLE,
   ruleFor,
+  shiftedTime,
   type Template,
 } from "./rules.ts";
 import {
@@ -179,6 +180,7 @@ function fill(template: Template, record: Json): unknown {
   if (isFieldRef(template)) {
     if (!Object.hasOwn(record, template.$)) return KEEP;
     const value = record[template.$];
+    if (template.plusMs !== undefined) return shiftedTime(value, template.plusMs) ?? KEEP;
     return template.prefix === undefined ? value : `${template.prefix}${value}`;
   }
   if (isObject(template)) {

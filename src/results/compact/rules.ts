@@ -17,12 +17,13 @@ import type { JsonValue } from "../../shared/json.ts";
 
 /**
  * A value built from fields of the same record: `{ $: "name" }` stands for that field,
- * `{ $: "name", prefix }` for the text `prefix` followed by it, and `{ $latest: [names] }` for
+ * `{ $: "name", prefix }` for the text `prefix` followed by it, `{ $: "name", plusMs }` for that
+ * timestamp moved on by `plusMs` milliseconds, and `{ $latest: [names] }` for
  * the latest of those timestamps the record has (null ones left aside; with none of them the
  * field is written).
  */
 export type Template =
-  | { $: string; prefix?: string }
+  | { $: string; prefix?: string; plusMs?: number }
   | { $latest: string[] }
   | Template[]
   | { [key: string]: Template }
@@ -69,6 +70,10 @@ export const RULES: readonly Rule[] = [
   { kind: "same", field: "service", as: { $: "component" } },
   { kind: "same", field: "updatedAt", as: { $latest: ["createdAt", "confirmedAt", "endedAt"] } },
   { kind: "same", field: "lastUsedAt", as: { $: "updatedAt" } },
+  { kind: "same", field: "assignedPort", as: { $: "preferredPort" } },
+  { kind: "same", field: "renewedAt", as: { $: "startedAt" } },
+  // A launcher operation's deadline is 30 s after its last begin or renew (protocol v1).
+  { kind: "same", field: "deadlineAt", as: { $: "renewedAt", plusMs: 30_000 } },
   {
     kind: "same",
     field: "confirmedListenerFingerprints",
@@ -102,7 +107,9 @@ export function eventEntity(eventType: unknown): string | undefined {
 }
 
 /** Whether a template part stands for a field (`{ $: "name" }`). */
-export function isFieldRef(template: Template): template is { $: string; prefix?: string } {
+export function isFieldRef(
+  template: Template,
+): template is { $: string; prefix?: string; plusMs?: number } {
   return typeof template === "object" && template !== null && !Array.isArray(template) &&
     typeof (template as { $?: unknown }).$ === "string";
 }
@@ -125,6 +132,7 @@ function templateText(template: Template): string {
   if (Array.isArray(template)) return `[${template.map(templateText).join(", ")}]`;
   if (isLatestRef(template)) return `the latest of ${joined(template.$latest)}`;
   if (isFieldRef(template)) {
+    if (template.plusMs !== undefined) return `${template.$} + ${template.plusMs / 1000} s`;
     return template.prefix === undefined ? template.$ : `"${template.prefix}"+${template.$}`;
   }
   if (typeof template === "object" && template !== null) {
@@ -204,4 +212,10 @@ export function rulesParagraph(origin: JsonValue): string {
       processes.map((r) => r.by).join("/")
     }] (or null), and a fingerprint {${PROCESS_TABLE.by}} is ${table}[${PROCESS_TABLE.by}]; ` +
     `${of("ownOrigin").map((rule) => ruleText(rule, origin)).join("; ")}, this bridge.`;
+}
+
+/** The ISO timestamp `ms` milliseconds after `at`; undefined when `at` is not a timestamp. */
+export function shiftedTime(at: unknown, ms: number): string | undefined {
+  const time = typeof at === "string" ? Date.parse(at) : NaN;
+  return Number.isNaN(time) ? undefined : new Date(time + ms).toISOString();
 }
