@@ -201,3 +201,70 @@ Deno.test("gate: on the 2026-07-28 path the question is returned, and the retry'
   }, call);
   assert.equal(receipts.get("r2")?.decision, "approved");
 });
+
+Deno.test("gate: the host must answer by the approval deadline, or the receipt's expiry if sooner", async () => {
+  const waits: number[] = [];
+  const ask = (receipts: ReceiptBook, approvalMs: number) =>
+    obtainApproval({
+      bridge: { approval: "auto", approvalMs },
+      receipts,
+      signal: new AbortController().signal,
+      host: {
+        canAsk: true,
+        ask: (_form, { timeoutMs }) => {
+          waits.push(timeoutMs);
+          return Promise.reject(new HostAskError(true, "timed out"));
+        },
+      },
+    }, {
+      tool: "portreeve_claim_delete_execute",
+      action: "claim.delete",
+      target: { type: "claim", id: "c1" },
+      receiptId: "r1",
+      request: request("r1"),
+    });
+  const question = "Delete claim web api.http?";
+  await assert.rejects(
+    ask(bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, question), 5_000),
+  );
+  const soon = new ReceiptBook();
+  const expiresAt = new Date(Date.now() + 2_000).toISOString();
+  soon.remember({
+    receiptId: "r1",
+    action: "claim.delete",
+    target: { type: "claim", id: "c1" },
+    expiresAt,
+    question,
+  });
+  await assert.rejects(ask(soon, 5_000));
+  assert.equal(waits.length, 2);
+  assert.ok(waits[0] > 4_900 && waits[0] <= 5_000, `approval deadline: ${waits[0]} ms`);
+  assert.ok(waits[1] > 1_900 && waits[1] <= 2_000, `receipt expiry: ${waits[1]} ms`);
+});
+
+Deno.test("gate: on the 2026-07-28 path an answer that comes back after the deadline does not count", async () => {
+  const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
+  const lateState = receipts.openQuestion("r1", Date.now() - 1);
+  const error = await obtainApproval({
+    bridge: { approval: "auto", approvalMs: 5_000 },
+    receipts,
+    signal: new AbortController().signal,
+    host: {
+      canAsk: true,
+      retried: {
+        state: lateState,
+        responses: { approval: { action: "accept", content: { approve: true } } },
+      },
+    },
+  }, {
+    tool: "portreeve_claim_delete_execute",
+    action: "claim.delete",
+    target: { type: "claim", id: "c1" },
+    receiptId: "r1",
+    request: request("r1"),
+  }).then(() => null, (caught) => caught);
+  assert.ok(error instanceof BridgeError, String(error));
+  assert.equal(error.code, "portreeve_approval_unavailable");
+  assert.equal(error.details?.reason, "no_answer");
+  assert.equal(receipts.get("r1")?.decision, undefined, "a late yes approves nothing");
+});
