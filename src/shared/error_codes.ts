@@ -474,8 +474,10 @@ export function nextStepFor(code: string, details: Details): string {
   if (details.outcome === "unknown") return render(OUTCOME_UNKNOWN.nextStep, details);
   if (!isCode(code)) return UNKNOWN_CODE;
   const entry = ERROR_CODES[code];
+  const reasons = entry.reasons ?? {};
   const key = reasonKey(details);
-  const reason = key === undefined ? undefined : entry.reasons?.[key];
+  // Own keys only: a daemon's reason such as "constructor" must not reach Object's members.
+  const reason = key !== undefined && Object.hasOwn(reasons, key) ? reasons[key] : undefined;
   return reason ? render(reason.nextStep, details) : entry.nextStep;
 }
 

@@ -92,6 +92,14 @@ Deno.test("every reason the bridge sends is made by a real error path and has it
   }
 });
 
+Deno.test("a reason named like an object's own member gets its code's step", () => {
+  for (const reason of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    for (const code of [Codes.conflict, Codes.unavailable]) {
+      assert.equal(nextStepFor(code, { reason }), TABLE[code].nextStep, `${code}/${reason}`);
+    }
+  }
+});
+
 /** The words of a reason a step must address (e.g. leases_pending → lease, pending). */
 function subject(reason: string): string[] {
   if (reason in documented.receiptCode) return ["receipt"];
