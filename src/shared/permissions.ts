@@ -3,12 +3,9 @@
  * `compile` task, the host command printed by `config` and the end-to-end tests all build
  * their Deno flags here, so the confinement promise is written exactly once.
  */
-import { DAEMON_URL_HOST, grantablePath } from "./socket_location.ts";
+import { DAEMON_URL_HOST, grantablePath, SOCKET_ENV_VARS } from "./socket_location.ts";
 
 export { DAEMON_URL_HOST };
-
-/** Environment variables that locate the daemon socket; the only ones the bridge may read. */
-export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as const;
 
 /**
  * How the run form is kept from fetching code at run time, by what it runs:

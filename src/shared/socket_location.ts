@@ -23,9 +23,14 @@ export interface SocketLocation {
   source: SocketSource;
 }
 
-export type EnvReader = (
-  name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME",
-) => string | undefined;
+/**
+ * Environment variables that locate the daemon socket: the only ones the bridge reads, and so
+ * the only ones its permission set grants (permissions.ts).
+ */
+export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as const;
+export type SocketEnvVar = typeof SOCKET_ENV_VARS[number];
+
+export type EnvReader = (name: SocketEnvVar) => string | undefined;
 
 export class SocketPathError extends Error {
   override name = "SocketPathError";
@@ -74,7 +79,7 @@ function discover(flag: string | undefined, env: EnvReader, os: string): SocketL
 }
 
 /** Reads the socket variables, treating a missing env grant as "unset" rather than crashing. */
-export function denoEnv(name: "PORTREEVE_SOCKET" | "XDG_STATE_HOME" | "HOME"): string | undefined {
+export function denoEnv(name: SocketEnvVar): string | undefined {
   try {
     return Deno.env.get(name);
   } catch {
@@ -122,6 +127,11 @@ export function grantablePath(path: string, origin: string): string {
   return path;
 }
 
+/** How a refusal names where the path came from: the flag as typed, else its source. */
+function originOf(location: SocketLocation): string {
+  return location.source === "flag" ? "--socket" : location.source;
+}
+
 function directoryMessage(origin: string, value: string): string {
   return `${origin} ${value} names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. /run/user/1000/portreeve.sock.`;
 }
@@ -142,8 +152,7 @@ export function rejectDirectory(
     // Missing (the daemon may start later) or not ours to inspect: not a directory we know of.
   }
   if (isDirectory) {
-    const origin = location.source === "flag" ? "--socket" : location.source;
-    throw new SocketPathError(directoryMessage(origin, location.path));
+    throw new SocketPathError(directoryMessage(originOf(location), location.path));
   }
   return location;
 }
@@ -184,7 +193,7 @@ export function fitsSocketAddress(
   const bytes = new TextEncoder().encode(location.path).length;
   const limit = socketPathLimit(os);
   if (bytes >= limit) {
-    const origin = location.source === "flag" ? "--socket" : location.source;
+    const origin = originOf(location);
     const shown = bytes <= SHOWN_PATH_BYTES ? ` ${location.path}` : "";
     throw new SocketPathError(
       `${origin}${shown} is ${bytes} bytes, too long for a Unix socket: it must be shorter than ${limit} bytes here. Use a shorter path.`,
