@@ -29,6 +29,10 @@ export type ItemChars = (item: unknown) => number;
 
 const asSent: ItemChars = (item) => JSON.stringify(item).length;
 
+// Made once: keyPart measures a long key once per character it drops.
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
 export interface Page<T> {
   items: T[];
   page: { nextCursor?: string };
@@ -141,7 +145,7 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function keyPart(text: string): string {
   if (text.length + 2 <= KEY_PART_BYTES && PLAIN.test(text)) return text;
-  const bytes = (t: string) => new TextEncoder().encode(JSON.stringify(t)).length;
+  const bytes = (t: string) => utf8.encode(JSON.stringify(t)).length;
   let end = Math.min(text.length, KEY_PART_BYTES);
   while (end > 0 && bytes(text.slice(0, end)) > KEY_PART_BYTES) end--;
   return text.slice(0, end);
@@ -153,7 +157,7 @@ function isSortKey(value: unknown): value is SortKey {
 }
 
 function encodeCursor(body: CursorBody): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  const bytes = utf8.encode(JSON.stringify(body));
   const cursor = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
     .replace(/=+$/, "");
   if (cursor.length > INPUT_BOUNDS.cursor.max) {
@@ -173,7 +177,7 @@ function openCursor(cursor: string, scope: string): Record<string, unknown> {
   let body: unknown;
   try {
     const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    body = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+    body = JSON.parse(fromUtf8.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
   } catch {
     throw foreignCursor();
   }
