@@ -24,7 +24,6 @@ import {
   isFingerprint,
   isMap,
   isRecord,
-  resolve,
   same,
   type Schema,
 } from "./schema_nodes.ts";
@@ -103,8 +102,9 @@ function walk(
     return filed !== undefined && same(filed, value) ? { pid: value.pid } : value;
   }
   if (isMap(schema)) {
-    const values = resolve(schema.additionalProperties, defs);
-    if (!isObject(schema.additionalProperties)) return value;
+    // walk() resolves the values' node itself (through branch), as collect() relies on.
+    const values = schema.additionalProperties;
+    if (!isObject(values)) return value;
     return Object.fromEntries(
       Object.entries(value).map((
         [key, child],
