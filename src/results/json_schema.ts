@@ -128,15 +128,14 @@ function foldNullable(node: Json): Json | undefined {
 
 function walk(value: unknown, output: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => walk(v, output));
-  if (typeof value === "object" && value !== null) return compact(value as Json, output);
+  if (isObject(value)) return compact(value, output);
   return value;
 }
 
 function isPlainString(value: unknown): boolean {
-  return typeof value === "object" && value !== null && Object.keys(value).length === 1 &&
-    (value as Json).type === "string";
+  return isObject(value) && Object.keys(value).length === 1 && value.type === "string";
 }
 
 function isEmpty(value: unknown): boolean {
-  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
+  return isObject(value) && Object.keys(value).length === 0;
 }
