@@ -32,7 +32,7 @@ function renewalFailureOf({ code, message, at }: RenewalFailure) {
 }
 
 /** At most this many credentials are listed per kind of trouble; the counts say the rest. */
-export const MAX_LISTED = 5;
+const MAX_LISTED = 5;
 
 const listed = z.object({
   kind: z.enum(["lease", "activation", "launcher"]),

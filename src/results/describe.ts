@@ -51,7 +51,7 @@ export interface Annotations {
  * never advertised as harmless. Executes replay a completed receipt instead of applying
  * twice, and the other kinds return the achieved state when repeated: all idempotent.
  */
-export function annotationsFor(tool: Pick<Describable, "kind" | "routes">): Annotations {
+function annotationsFor(tool: Pick<Describable, "kind" | "routes">): Annotations {
   return {
     readOnlyHint: tool.kind === "read",
     destructiveHint: (tool.routes ?? []).some((route) => canBeConsequential(route.effect)),

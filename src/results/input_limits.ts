@@ -31,7 +31,7 @@ export function stringBound(s: Schema): number {
 }
 
 /** For `^…$` patterns of literals, classes and bounded repeats: their longest match. */
-export function patternBound(pattern: string): number {
+function patternBound(pattern: string): number {
   if (!pattern.startsWith("^") || !pattern.endsWith("$")) return Infinity;
   const body = pattern.slice(1, -1);
   if (/[|()]/.test(body.replace(/\\./g, "").replace(/\[[^\]]*\]/g, ""))) return Infinity;

@@ -115,7 +115,7 @@ export function paginate<T>(
   };
 }
 
-export function compareKeys(a: SortKey, b: SortKey): number {
+function compareKeys(a: SortKey, b: SortKey): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i];
     const y = b[i];

@@ -44,7 +44,7 @@ function denoWords(execPath: string): string[] {
 }
 
 /** The checkout a source or dist/ bundle run comes from, or null. */
-export function checkoutOf(entryPath: string | null): string | null {
+function checkoutOf(entryPath: string | null): string | null {
   if (entryPath === null) return null;
   if (entryPath.endsWith("/dist/main.js")) return entryPath.slice(0, -"/dist/main.js".length);
   if (entryPath.endsWith("/main.ts")) return entryPath.slice(0, -"/main.ts".length);
@@ -212,7 +212,7 @@ export function grantProblem(socketPath: string): string | undefined {
 }
 
 /** The socket is outside this process's Deno permission grant (not a daemon problem). */
-export function notGrantedMessage(socketPath: string): string {
+function notGrantedMessage(socketPath: string): string {
   const usual = grantedSocket();
   const grant = usual
     ? `its Deno permission grant names ${usual}`

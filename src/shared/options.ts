@@ -52,7 +52,7 @@ export const DEFAULT_APPROVAL_MS = 120_000;
  * Bridge labels travel to the daemon in every POST's origin and into host configs and shell
  * commands, so they are kept to a safe, short alphabet.
  */
-export const LABEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const LABEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The trimmed label, or undefined when it breaks `LABEL_PATTERN`. */
 export function labelOf(raw: string): string | undefined {

@@ -4,7 +4,7 @@
  * fire; at hundreds of calls a second with a 15 s deadline that is thousands of live timers.
  * Releasing as soon as the call settles keeps memory flat.
  */
-export class DeadlineError extends Error {
+class DeadlineError extends Error {
   override name = "TimeoutError";
 }
 

@@ -186,7 +186,7 @@ export const SHOWN_PATH_BYTES = 200;
  * Refuses a socket path the system cannot bind or connect to (it would fail on every call),
  * in one line. The installed launcher prints the same message (src/cli/install/launcher.ts).
  */
-export function fitsSocketAddress(
+function fitsSocketAddress(
   location: SocketLocation,
   os: string = Deno.build.os,
 ): SocketLocation {

@@ -22,7 +22,7 @@ export function withDetailInput(offered: boolean, schema: Schema): Schema {
 }
 
 /** Said once per output: what absence means for a field no rule names. */
-export const DATA_NOTE = "compact: absent = null, [] or {} unless noted";
+const DATA_NOTE = "compact: absent = null, [] or {} unless noted";
 
 /** The data schema and its `$defs`, each field a rule names noted, the process table added. */
 export function notedOutput(data: Schema, defs: Defs): { data: Schema; defs: Defs } {

@@ -143,7 +143,7 @@ function templateText(template: Template): string {
 }
 
 /** One rule as the instructions and the schema notes state it. */
-export function ruleText(rule: Rule, origin?: JsonValue): string {
+function ruleText(rule: Rule, origin?: JsonValue): string {
   switch (rule.kind) {
     case "fixed":
       return `${rule.field} ${JSON.stringify(rule.value)}`;

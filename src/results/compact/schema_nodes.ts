@@ -69,7 +69,7 @@ function discriminated(
   });
 }
 
-export function admitsNull(node: unknown, defs: Defs): boolean {
+function admitsNull(node: unknown, defs: Defs): boolean {
   const resolved = resolve(node, defs);
   if (Array.isArray(resolved.anyOf)) return resolved.anyOf.some((o) => admitsNull(o, defs));
   return types(resolved).includes("null");
