@@ -109,9 +109,10 @@ function anyJsonBound(path: string, anyJson: AnyJsonInputs): string {
   return `any JSON, ≤ ${max.toLocaleString("en-US")} ${unit}`;
 }
 
+/** `stringBound` in words, saying what gives the bound. */
 function describeString(s: Schema): string {
-  if (typeof s.maxLength === "number") return `≤ ${s.maxLength}`;
-  if (s.format === "uuid") return "UUID (36)";
-  const fixed = typeof s.pattern === "string" ? patternBound(s.pattern) : Infinity;
-  return fixed === Infinity ? "none" : `pattern (≤ ${fixed})`;
+  const max = stringBound(s);
+  if (max === Infinity) return "none";
+  if (typeof s.maxLength === "number") return `≤ ${max}`;
+  return s.format === "uuid" ? "UUID (36)" : `pattern (≤ ${max})`;
 }
