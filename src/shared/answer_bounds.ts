@@ -220,8 +220,9 @@ export function withTruncationNote<T>(fitted: Fitted<T>, how: string): T {
 export const NOTE_ROOM = 300;
 
 /**
- * An error as a result may carry it: message and next step cut to ERROR_MESSAGE, details fitted
- * to ERROR_DETAILS. Applied to every tool error, whoever made it, so none can slip past.
+ * An error as a result may carry it: message cut to ANSWER_BOUNDS.errorMessage, details fitted
+ * to ANSWER_BOUNDS.errorDetails (the next step is the table's, or quotes these details).
+ * Applied to every tool error, whoever made it, so none can slip past.
  */
 export function boundedError(error: BridgeError): BridgeError {
   const max = ANSWER_BOUNDS.errorMessage.max;
