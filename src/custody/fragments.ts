@@ -42,6 +42,9 @@ export class CredentialFragments {
   readonly #sipKeys = randomWords(4);
   #filter?: Uint32Array;
   readonly #exact = new Set<number>();
+  /** The two character streams a scan follows (values, keys), reused by every scan. */
+  readonly #values = new Run();
+  readonly #keys = new Run();
 
   constructor() {
     let power = 1;
@@ -81,8 +84,8 @@ export class CredentialFragments {
   scrub(text: string, mode: "json" | "text" = "json"): string {
     const filter = this.#filter;
     if (!filter || text.length < FRAGMENT_LENGTH) return text;
-    const values = new Run();
-    const keys = new Run();
+    const values = this.#values.reset();
+    const keys = this.#keys.reset();
     /** Offsets [start, end) of characters to replace, pairwise, in no particular order. */
     const masks: number[] = [];
     const json = mode === "json";
@@ -204,6 +207,13 @@ class Run {
     this.maskedThrough = this.fed;
   }
 
+  /** Ready for a new scan. */
+  reset(): this {
+    this.fed = this.hash = this.maskedThrough = 0;
+    return this;
+  }
+
+  /** Forgets the characters seen, so no credential text outlives the scan. */
   clear(): void {
     this.codes.fill(0);
   }

@@ -57,18 +57,14 @@ export interface DaemonClientOptions {
   preflight?: () => BridgeError | undefined;
 }
 
-export interface CallOptions<Reply extends z.ZodType = z.ZodType> {
+/** How one request is sent, once `request` or `health` has settled its deadline. */
+interface SendOptions<Reply extends z.ZodType = z.ZodType> {
   signal?: AbortSignal;
   /** Capabilities the route needs; checked against the cached health before sending. */
   capabilities?: readonly string[];
-  timeoutMs?: number;
+  timeoutMs: number;
   /** The route's reply schema; the reply is checked against it where it arrives. */
-  reply?: ReplySchema<Reply>;
-  /**
-   * For custody traffic (a body carrying a held credential): when that credential expires.
-   * Waiting custody requests go soonest-due first; see lanes.ts.
-   */
-  custodyDueAt?: number;
+  reply: ReplySchema<Reply>;
 }
 
 /** One request to a declared route. */
@@ -94,6 +90,10 @@ export interface RequestCall {
   custodyDueAt?: number;
 }
 
+const HEALTH_PATH = pathOf(HEALTH_ROUTE);
+/** The protocol range every POST's `client` block states. */
+const PROTOCOL_RANGE = { minimum: PROTOCOL_VERSION, maximum: PROTOCOL_VERSION } as const;
+
 /** `retrySafe`: a read, may be re-sent after a broken connection. `gated`: checked against the
  * compatibility verdict before sending. */
 interface SendMode {
@@ -111,6 +111,8 @@ export class DaemonClient {
   #timeouts: Timeouts;
   #verdict?: Promise<Verdict>;
   #preflight?: () => BridgeError | undefined;
+  /** Every POST's `client.origin`: fixed for this bridge, so built once. */
+  readonly #origin: Record<string, string>;
 
   constructor(options: DaemonClientOptions) {
     this.socketPath = options.socketPath;
@@ -119,6 +121,7 @@ export class DaemonClient {
     this.#http = new UnixHttp(options.socketPath, options.maxResponseBytes, options.maxConcurrent);
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#preflight = options.preflight;
+    this.#origin = bridgeOrigin(this.runId, this.label);
   }
 
   /**
@@ -127,8 +130,8 @@ export class DaemonClient {
    */
   async health(signal?: AbortSignal, timeoutMs = this.#timeouts.probeMs): Promise<Health> {
     // Through the gate like every request (a read: it always passes).
-    admit(HEALTH_ROUTE, pathOf(HEALTH_ROUTE), {});
-    return await this.#send("GET", pathOf(HEALTH_ROUTE), undefined, {
+    admit(HEALTH_ROUTE, HEALTH_PATH, {});
+    return await this.#send("GET", HEALTH_PATH, undefined, {
       signal,
       timeoutMs,
       reply: HEALTH_ROUTE,
@@ -181,19 +184,19 @@ export class DaemonClient {
     }
     const timeoutMs = call.timeoutMs ??
       (route.method === "GET" || call.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
-    await this.#gate({ ...call, timeoutMs });
-    const options = {
+    const options: SendOptions<Reply> = {
       signal: call.signal,
       capabilities: call.capabilities,
       reply: route,
       timeoutMs,
     };
+    await this.#gate(options);
     if (route.method === "GET") {
       return this.#send("GET", target, undefined, options, { retrySafe: true, gated: true });
     }
     const payload = JSON.stringify({ ...body, client: this.#clientBlock(call.capabilities) });
     const lane = laneOf(body, call.custodyDueAt);
-    return this.#send("POST", path, payload, { ...options, timeoutMs }, {
+    return this.#send("POST", path, payload, options, {
       retrySafe: call.safe ?? false,
       gated: true,
       lane,
@@ -212,13 +215,13 @@ export class DaemonClient {
   #clientBlock(capabilities: readonly string[] = []) {
     return {
       softwareVersion: SOFTWARE_VERSION,
-      protocol: { minimum: PROTOCOL_VERSION, maximum: PROTOCOL_VERSION },
+      protocol: PROTOCOL_RANGE,
       requiredCapabilities: [...capabilities],
-      origin: bridgeOrigin(this.runId, this.label),
+      origin: this.#origin,
     };
   }
 
-  async #gate(options: Pick<CallOptions, "signal" | "capabilities" | "timeoutMs">): Promise<void> {
+  async #gate(options: Pick<SendOptions, "signal" | "capabilities" | "timeoutMs">): Promise<void> {
     // The call would wait as long for its own answer: a daemon that serves one request at a
     // time answers the probe only after the queue ahead of it, which is no fault of its own.
     const verdict = await this.compatibility(options.signal, options.timeoutMs);
@@ -248,7 +251,7 @@ export class DaemonClient {
     method: "GET" | "POST",
     path: string,
     body: string | undefined,
-    options: CallOptions<Reply> & { timeoutMs: number },
+    options: SendOptions<Reply>,
     mode: SendMode,
   ): Promise<z.output<Reply>> {
     const blocked = this.#preflight?.();
@@ -287,7 +290,7 @@ export class DaemonClient {
     method: "GET" | "POST",
     path: string,
     body: string | undefined,
-    options: CallOptions & { timeoutMs: number },
+    options: SendOptions,
     { retrySafe, gated, lane }: SendMode,
   ): Promise<RawResponse> {
     const request = () =>

@@ -30,6 +30,9 @@ export const MAX_URL_CHARS = 65_534;
  */
 export const CUSTODY_RESERVED = 2;
 
+/** One decoder for every response body (a whole-buffer decode keeps no state between calls). */
+const utf8 = new TextDecoder();
+
 export interface RawResponse {
   status: number;
   text: string;
@@ -165,7 +168,7 @@ export class UnixHttp {
       }
       parts.push(value);
     }
-    return new TextDecoder().decode(concatBytes(parts, size));
+    return utf8.decode(concatBytes(parts, size));
   }
 
   #classify(

@@ -165,9 +165,7 @@ export class FramedStdioTransport implements Transport {
         if (m.method === "notifications/cancelled" && m.id === undefined) {
           const cancelled = m.params?.requestId;
           if (typeof cancelled === "string" || typeof cancelled === "number") {
-            if (this.#pending.remove(cancelled) && this.#pending.size === 0) {
-              queueMicrotask(() => this.#drained?.());
-            }
+            this.#settle(cancelled);
           }
         }
         this.onmessage?.(frame.message);
@@ -189,15 +187,20 @@ export class FramedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
     const m = message as { id?: string | number; method?: string };
-    if (m.method === undefined && m.id !== undefined && this.#pending.remove(m.id)) {
-      if (this.#pending.size === 0) queueMicrotask(() => this.#drained?.());
-    }
+    if (m.method === undefined && m.id !== undefined) this.#settle(m.id);
     try {
       this.#output.push(this.scrub(JSON.stringify(message)) + "\n");
     } catch (error) {
       return Promise.reject(asError(error));
     }
     return Promise.resolve();
+  }
+
+  /** Stops waiting for an answered or cancelled request; the last one wakes a waiting EOF. */
+  #settle(id: string | number): void {
+    if (this.#pending.remove(id) && this.#pending.size === 0) {
+      queueMicrotask(() => this.#drained?.());
+    }
   }
 
   /** Resolves once every answer queued so far is written (or stdout broke). */

@@ -12,6 +12,7 @@ import {
   FramedStdioTransport,
   type StdioPorts,
 } from "../../../src/transport/stdio_transport.ts";
+import type { PendingLimits } from "../../../src/transport/pending_requests.ts";
 
 const encoder = new TextEncoder();
 
@@ -97,76 +98,71 @@ for (
   });
 }
 
-Deno.test("tool calls are not taken from stdin while too many are pending", async () => {
-  const h = host(10, "tools/call");
+/**
+ * A started transport over a host that reads every answer at once, with `pending` in place of
+ * the default bounds, after the pump has taken what it may; `seen` lists the ids handed on.
+ */
+async function takingFrom(
+  total: number,
+  method: string,
+  pending: Partial<PendingLimits>,
+  params: Record<string, unknown> = {},
+) {
+  const h = host(total, method, params);
   h.drain();
   const transport = new FramedStdioTransport(h.ports, {
-    pending: { ...FLOW_LIMITS.pending, maxCalls: 3 },
+    pending: { ...FLOW_LIMITS.pending, ...pending },
   });
   const seen: number[] = [];
   transport.onmessage = (message) => seen.push((message as { id: number }).id);
   await transport.start();
   await settle();
+  return { h, transport, seen };
+}
+
+/** Answers request `id`, then lets the pump take what that made room for. */
+async function answer(transport: FramedStdioTransport, id: number): Promise<void> {
+  await transport.send({ jsonrpc: "2.0", id, result: {} } as JSONRPCMessage);
+  await settle();
+}
+
+Deno.test("tool calls are not taken from stdin while too many are pending", async () => {
+  const { h, transport, seen } = await takingFrom(10, "tools/call", { maxCalls: 3 });
   assert.deepEqual(seen, [0, 1, 2], "three pending calls: the fourth is held");
   assert.ok(h.sent() <= 4, "and stdin is not read on");
-  await transport.send({ jsonrpc: "2.0", id: 1, result: {} } as JSONRPCMessage);
-  await settle();
+  await answer(transport, 1);
   assert.deepEqual(seen, [0, 1, 2, 3], "one answer makes room for one call");
-  for (const id of [0, 2, 3, 4, 5, 6, 7, 8]) {
-    await transport.send({ jsonrpc: "2.0", id, result: {} } as JSONRPCMessage);
-    await settle();
-  }
+  for (const id of [0, 2, 3, 4, 5, 6, 7, 8]) await answer(transport, id);
   assert.equal(seen.length, 10);
   await transport.close();
 });
 
 Deno.test("tool calls are held by the bytes of their frames; one call alone always passes", async () => {
   const args = { name: "t", arguments: { blob: "y".repeat(10_000) } };
-  const h = host(6, "tools/call", args);
-  h.drain();
   const frameBytes = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/call", params: args })
     .length;
-  const transport = new FramedStdioTransport(h.ports, {
-    // Room for two calls and a half; the first call alone is over a fifth of it.
-    pending: { ...FLOW_LIMITS.pending, maxCallBytes: Math.floor(frameBytes * 2.5) },
-  });
-  const seen: number[] = [];
-  transport.onmessage = (message) => seen.push((message as { id: number }).id);
-  await transport.start();
-  await settle();
+  // Room for two calls and a half; the first call alone is over a fifth of it.
+  const { transport, seen } = await takingFrom(
+    6,
+    "tools/call",
+    { maxCallBytes: Math.floor(frameBytes * 2.5) },
+    args,
+  );
   assert.deepEqual(seen, [0, 1], "two calls fit in the byte bound, the third is held");
   assert.ok(transport.pendingCalls.bytes <= frameBytes * 2.5);
-  await transport.send({ jsonrpc: "2.0", id: 0, result: {} } as JSONRPCMessage);
-  await settle();
+  await answer(transport, 0);
   assert.deepEqual(seen, [0, 1, 2]);
   await transport.close();
 
-  const tight = host(2, "tools/call", args);
-  tight.drain();
-  const alone = new FramedStdioTransport(tight.ports, {
-    pending: { ...FLOW_LIMITS.pending, maxCallBytes: 10 },
-  });
-  const taken: number[] = [];
-  alone.onmessage = (message) => taken.push((message as { id: number }).id);
-  await alone.start();
-  await settle();
-  assert.deepEqual(taken, [0], "a call larger than the whole bound is taken when none pends");
-  await alone.close();
+  const alone = await takingFrom(2, "tools/call", { maxCallBytes: 10 }, args);
+  assert.deepEqual(alone.seen, [0], "a call larger than the whole bound is taken when none pends");
+  await alone.transport.close();
 });
 
 Deno.test("other requests are held by count while unanswered", async () => {
-  const h = host(10, "resources/list");
-  h.drain();
-  const transport = new FramedStdioTransport(h.ports, {
-    pending: { ...FLOW_LIMITS.pending, maxOthers: 4 },
-  });
-  const seen: number[] = [];
-  transport.onmessage = (message) => seen.push((message as { id: number }).id);
-  await transport.start();
-  await settle();
+  const { transport, seen } = await takingFrom(10, "resources/list", { maxOthers: 4 });
   assert.deepEqual(seen, [0, 1, 2, 3]);
-  await transport.send({ jsonrpc: "2.0", id: 2, result: {} } as JSONRPCMessage);
-  await settle();
+  await answer(transport, 2);
   assert.deepEqual(seen, [0, 1, 2, 3, 4]);
   await transport.close();
 });
