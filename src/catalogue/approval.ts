@@ -44,7 +44,7 @@ export function approvalRoute(ctx: Pick<ApprovalContext, "bridge" | "host">): Ap
   return ctx.bridge.approval === "required" ? "unavailable" : "agent_asks_user";
 }
 
-export function approvalForm(message: string): ApprovalForm {
+function approvalForm(message: string): ApprovalForm {
   return {
     message,
     requestedSchema: {

@@ -51,7 +51,7 @@ const applyObserved = z.looseObject({
   }),
 });
 
-export function explainApply(
+function explainApply(
   { observed }: z.output<ReturnType<typeof evidenceReply<typeof applyObserved>>>,
 ): { effect: Fragment; blockers: Fragment[] } {
   const { document, stack } = observed;
@@ -237,7 +237,7 @@ const SETTING_KEYS = [
  * answers with the reason), which keeps the advertised schema close to the anchor's. The
  * lists carry the protocol's sizes, so no update is unbounded.
  */
-export const settingsUpdates = z.strictObject({
+const settingsUpdates = z.strictObject({
   automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() }))
     .max(INPUT_BOUNDS.automaticPortRanges.max).optional(),
   excludedPorts: z.array(port()).max(INPUT_BOUNDS.excludedPorts.max).optional(),
