@@ -27,8 +27,8 @@ import {
 const mint = takeApprovalMinter();
 
 /** How a preview's receipt will be approved, as its data tells the agent. */
-export type ApprovalRoute = "host_asks_user" | "agent_asks_user" | "unavailable";
 export const APPROVAL_ROUTES = ["host_asks_user", "agent_asks_user", "unavailable"] as const;
+export type ApprovalRoute = typeof APPROVAL_ROUTES[number];
 
 export interface ApprovalContext {
   bridge: { approval: ApprovalMode; approvalMs: number };
@@ -268,7 +268,7 @@ const elicitAnswer = z.object({
 /** What the host answered, and whether that approves the change. */
 export interface Answer {
   approved: boolean;
-  action: "accept" | "decline" | "cancel";
+  action: z.output<typeof elicitAnswer>["action"];
 }
 
 /** Only an accepted form whose box is ticked approves; anything the user typed is dropped. */
