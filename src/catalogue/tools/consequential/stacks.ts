@@ -221,23 +221,8 @@ export const stacksPruneExecute = pruneExecuteTool({
   target: stacksTarget,
 });
 
-const SETTING_KEYS = [
-  "automaticPortRanges",
-  "excludedPorts",
-  "leaseTtlMilliseconds",
-  "ephemeralAssignmentTtlMilliseconds",
-  "gracefulShutdownMilliseconds",
-  "historyMaximumEvents",
-  "diagnosticLogMaximumBytes",
-  "diagnosticLogFiles",
-] as const;
-
-/**
- * Only the public runtime settings, closed; value ranges are the daemon's to enforce (it
- * answers with the reason), which keeps the advertised schema close to the anchor's. The
- * lists carry the protocol's sizes, so no update is unbounded.
- */
-const settingsUpdates = z.strictObject({
+/** The public runtime settings an update may name; the lists carry the protocol's sizes. */
+const SETTING_FIELDS = {
   automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() }))
     .max(INPUT_BOUNDS.automaticPortRanges.max).optional(),
   excludedPorts: z.array(port()).max(INPUT_BOUNDS.excludedPorts.max).optional(),
@@ -247,12 +232,17 @@ const settingsUpdates = z.strictObject({
   historyMaximumEvents: z.int().optional(),
   diagnosticLogMaximumBytes: z.int().optional(),
   diagnosticLogFiles: z.int().optional(),
-}, {
+};
+const SETTING_NAMES = Object.keys(SETTING_FIELDS).join(", ");
+
+/**
+ * Only those settings, closed; value ranges are the daemon's to enforce (it answers with the
+ * reason), which keeps the advertised schema close to the anchor's.
+ */
+const settingsUpdates = z.strictObject(SETTING_FIELDS, {
   error: (issue) =>
     issue.code === "unrecognized_keys"
-      ? `unsupported setting(s) ${issue.keys.join(", ")}; only ${
-        SETTING_KEYS.join(", ")
-      } can be changed`
+      ? `unsupported setting(s) ${issue.keys.join(", ")}; only ${SETTING_NAMES} can be changed`
       : undefined,
 }).refine((u) => Object.keys(u).length > 0, {
   message: "name at least one setting to change",
