@@ -125,11 +125,6 @@ const applyResult = z.object({
   error: declared(z.object({ code: z.string(), message: z.string() }).optional()),
 });
 
-/** The daemon's message when the file was written but applying it failed. */
-function failureMessage(result: z.output<typeof applyResult>): string | undefined {
-  return result.error?.message;
-}
-
 export const stackApplyExecute = executeTool({
   name: "portreeve_stack_apply_execute",
   action: "stack.apply",
@@ -154,9 +149,9 @@ export const stackApplyExecute = executeTool({
       ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
         r.changed ? "applied" : "already current"
       }.`
-      : `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
-        failureMessage(r)
-      }`,
+      : `Wrote ${r.path} (fingerprint ${
+        r.fingerprint.slice(0, 12)
+      }) but the apply failed: ${r.error?.message}`,
 });
 
 const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
