@@ -320,20 +320,26 @@ function hostCannotAsk(call: ExecuteCall): BridgeError {
   );
 }
 
+/**
+ * Why a question got no answer: what the host said when it failed to ask, or undefined when
+ * the wait ran out (any other error counts as no answer).
+ */
+export function hostFailure(cause: unknown): string | undefined {
+  return cause instanceof HostAskError && !cause.timedOut ? cause.message : undefined;
+}
+
 function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeError {
-  const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
-  const why = timedOut
+  const failed = hostFailure(cause);
+  const why = failed === undefined
     ? `No answer from the user about receipt ${short(call.receiptId)} within ${
       Math.round(waitedMs / 1000)
     } s`
-    : `The host could not ask the user about receipt ${short(call.receiptId)} (${
-      cause instanceof Error ? cause.message : String(cause)
-    })`;
+    : `The host could not ask the user about receipt ${short(call.receiptId)} (${failed})`;
   return new BridgeError(
     Codes.approvalUnavailable,
     `${why}; nothing was sent to the daemon.`,
     true,
-    { receiptId: call.receiptId, reason: timedOut ? "no_answer" : "host_failed" },
+    { receiptId: call.receiptId, reason: failed === undefined ? "no_answer" : "host_failed" },
   );
 }
 
