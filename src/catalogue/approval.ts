@@ -121,13 +121,7 @@ export async function obtainApproval(
         true,
         { receiptId: call.receiptId, reason: "question_open" },
       ),
-    cancelled: () =>
-      new BridgeError(
-        Codes.cancelled,
-        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-        false,
-        { receiptId: call.receiptId },
-      ),
+    cancelled: () => cancelledWhileAsking({ receiptId: call.receiptId }),
     noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
   });
   book.decide(call.receiptId, answer.approved ? "approved" : "declined");
@@ -317,6 +311,16 @@ function hostCannotAsk(call: ExecuteCall): BridgeError {
     "This bridge runs with --approval required and this host cannot ask its user (it did not declare MCP form elicitation); nothing was sent to the daemon.",
     false,
     { receiptId: call.receiptId, reason: "host_cannot_ask" },
+  );
+}
+
+/** The host cancelled the call during the question: execute and acquire gate alike. */
+export function cancelledWhileAsking(details: Record<string, unknown>): BridgeError {
+  return new BridgeError(
+    Codes.cancelled,
+    "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
+    false,
+    details,
   );
 }
 

@@ -17,7 +17,12 @@ import type { ToolContext } from "../context.ts";
 import { get, pathOf } from "../routes.ts";
 import { effectOf } from "../../daemon/effects.ts";
 import type { ApprovalProof } from "../../daemon/gate.ts";
-import { hostFailure, type InputQuestion, obtainInputApproval } from "../approval.ts";
+import {
+  cancelledWhileAsking,
+  hostFailure,
+  type InputQuestion,
+  obtainInputApproval,
+} from "../approval.ts";
 import { list, question, say } from "../question.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
 import { canonicalJson } from "../memory.ts";
@@ -172,13 +177,7 @@ export function acquireRefusals(policy: string) {
         true,
         details("reclaim_question_open"),
       ),
-    cancelled: () =>
-      new BridgeError(
-        Codes.cancelled,
-        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-        false,
-        details("reclaim_cancelled"),
-      ),
+    cancelled: () => cancelledWhileAsking(details("reclaim_cancelled")),
     noAnswer: (waitedMs: number, cause: unknown) => {
       const failed = hostFailure(cause);
       return new BridgeError(
