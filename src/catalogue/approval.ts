@@ -27,8 +27,8 @@ import {
 const mint = takeApprovalMinter();
 
 /** How a preview's receipt will be approved, as its data tells the agent. */
-export type ApprovalRoute = "host_asks_user" | "agent_asks_user" | "unavailable";
 export const APPROVAL_ROUTES = ["host_asks_user", "agent_asks_user", "unavailable"] as const;
+export type ApprovalRoute = typeof APPROVAL_ROUTES[number];
 
 export interface ApprovalContext {
   bridge: { approval: ApprovalMode; approvalMs: number };
@@ -44,7 +44,7 @@ export function approvalRoute(ctx: Pick<ApprovalContext, "bridge" | "host">): Ap
   return ctx.bridge.approval === "required" ? "unavailable" : "agent_asks_user";
 }
 
-export function approvalForm(message: string): ApprovalForm {
+function approvalForm(message: string): ApprovalForm {
   return {
     message,
     requestedSchema: {
@@ -121,13 +121,7 @@ export async function obtainApproval(
         true,
         { receiptId: call.receiptId, reason: "question_open" },
       ),
-    cancelled: () =>
-      new BridgeError(
-        Codes.cancelled,
-        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-        false,
-        { receiptId: call.receiptId },
-      ),
+    cancelled: () => cancelledWhileAsking({ receiptId: call.receiptId }),
     noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
   });
   book.decide(call.receiptId, answer.approved ? "approved" : "declined");
@@ -268,7 +262,7 @@ const elicitAnswer = z.object({
 /** What the host answered, and whether that approves the change. */
 export interface Answer {
   approved: boolean;
-  action: "accept" | "decline" | "cancel";
+  action: z.output<typeof elicitAnswer>["action"];
 }
 
 /** Only an accepted form whose box is ticked approves; anything the user typed is dropped. */
@@ -320,20 +314,36 @@ function hostCannotAsk(call: ExecuteCall): BridgeError {
   );
 }
 
+/** The host cancelled the call during the question: execute and acquire gate alike. */
+export function cancelledWhileAsking(details: Record<string, unknown>): BridgeError {
+  return new BridgeError(
+    Codes.cancelled,
+    "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
+    false,
+    details,
+  );
+}
+
+/**
+ * Why a question got no answer: what the host said when it failed to ask, or undefined when
+ * the wait ran out (any other error counts as no answer).
+ */
+export function hostFailure(cause: unknown): string | undefined {
+  return cause instanceof HostAskError && !cause.timedOut ? cause.message : undefined;
+}
+
 function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeError {
-  const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
-  const why = timedOut
+  const failed = hostFailure(cause);
+  const why = failed === undefined
     ? `No answer from the user about receipt ${short(call.receiptId)} within ${
       Math.round(waitedMs / 1000)
     } s`
-    : `The host could not ask the user about receipt ${short(call.receiptId)} (${
-      cause instanceof Error ? cause.message : String(cause)
-    })`;
+    : `The host could not ask the user about receipt ${short(call.receiptId)} (${failed})`;
   return new BridgeError(
     Codes.approvalUnavailable,
     `${why}; nothing was sent to the daemon.`,
     true,
-    { receiptId: call.receiptId, reason: timedOut ? "no_answer" : "host_failed" },
+    { receiptId: call.receiptId, reason: failed === undefined ? "no_answer" : "host_failed" },
   );
 }
 

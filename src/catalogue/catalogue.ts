@@ -247,7 +247,7 @@ function boundedData(data: unknown): unknown {
 }
 
 /** No PortReeve input nests this deep; far deeper would not even serialise for the daemon. */
-export const MAX_ARGUMENT_DEPTH = 64;
+const MAX_ARGUMENT_DEPTH = 64;
 
 function refuseTooDeep(args: unknown): void {
   const path = deeperThan(args, MAX_ARGUMENT_DEPTH);

@@ -62,9 +62,9 @@ function sortKey(row: MapRow): string {
 }
 
 /** The gate a tool passes before a consequential request to this route. */
-export type Gate = "receipt" | "input" | "none";
+type Gate = "receipt" | "input" | "none";
 
-export function gateOf(row: MapRow, tool: AnyTool): Gate {
+function gateOf(row: MapRow, tool: AnyTool): Gate {
   if (!canBeConsequential(row.effect)) return "none";
   return tool.kind === "execute" ? "receipt" : "input";
 }
@@ -154,7 +154,7 @@ export const MAP_START = "<!-- effects-map:start -->";
 export const MAP_END = "<!-- effects-map:end -->";
 
 /** The README's short table: the consequential routes only. */
-export function consequentialTable(rows: MapRow[] = effectsMap()): string {
+function consequentialTable(rows: MapRow[] = effectsMap()): string {
   const lines = rows.filter((row) => canBeConsequential(row.effect)).map((row) => {
     const consequences = isValueRule(row.effect)
       ? byConsequence(row.effect.cases)

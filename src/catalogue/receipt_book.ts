@@ -30,7 +30,7 @@ export class ReceiptBook {
   #receipts = new Map<string, IssuedReceipt>();
   #questions = new Map<string, OpenQuestion>();
   #asking = new Set<string>();
-  #declinedInputs = new Map<string, true>();
+  #declinedInputs = new Set<string>();
 
   constructor(private readonly capacity = 500) {}
 
@@ -53,7 +53,7 @@ export class ReceiptBook {
 
   /** Remembers that the person said no to an input question. */
   declineInput(subject: string): void {
-    this.#declinedInputs.set(subject, true);
+    this.#declinedInputs.add(subject);
     trim(this.#declinedInputs, this.capacity);
   }
 
@@ -84,6 +84,7 @@ export class ReceiptBook {
   }
 }
 
-function trim<V>(map: Map<string, V>, capacity: number): void {
-  while (map.size > capacity) map.delete(map.keys().next().value!);
+/** Forgets the oldest entries (insertion order) beyond `capacity`. */
+function trim(entries: Map<string, unknown> | Set<string>, capacity: number): void {
+  while (entries.size > capacity) entries.delete(entries.keys().next().value!);
 }

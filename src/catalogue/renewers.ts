@@ -22,7 +22,7 @@ export interface LauncherRenewalResult {
 }
 
 /** Longest lease TTL the protocol allows (120 s), plus the launcher's 30 s span and slack. */
-export const RENEWAL_BACKSTOP_MS = 150_000;
+const RENEWAL_BACKSTOP_MS = 150_000;
 
 export const RENEWAL_ROUTES = {
   lease: post(

@@ -8,29 +8,12 @@
  * force-after-grace, in the full toolset and under `--toolset coordinate --approval required`.
  */
 import assert from "node:assert/strict";
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, type Era, startBridge, withSimulator } from "./harness.ts";
-import { type Env, failsWith, succeeds } from "./receipt_steps.ts";
+import { ACCEPT, DECLINE, type Env, failsWith, person, succeeds } from "./receipt_steps.ts";
 import { childEnv } from "../../src/shared/permissions.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 
 type Data = Record<string, unknown>;
-
-const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
-const DECLINE: ElicitResult = { action: "decline" };
-
-/** A person answering questions in order, keeping every question. */
-function person(...answers: ElicitResult[]) {
-  const questions: string[] = [];
-  return {
-    questions,
-    answer: (question: ElicitRequest["params"]): Promise<ElicitResult> => {
-      questions.push(question.message);
-      const next = answers.shift();
-      return next ? Promise.resolve(next) : Promise.reject(new Error("no answer scripted"));
-    },
-  };
-}
 
 /** A real process listening on `port` until it is signalled. */
 async function listener(port: number) {
@@ -155,7 +138,7 @@ for (const era of ["legacy", "modern"] as const) {
       }, "portreeve_approval_declined");
       assert.match(declined.message, /nothing was sent to the daemon/);
       assert.deepEqual(
-        answers.questions[1].split("\n"),
+        answers.questions[1].message.split("\n"),
         expectedQuestion(env, running, "force-after-grace", runId),
       );
       assert.equal(acquires(env), 1, "only the set-up acquire reached the daemon");
@@ -169,7 +152,7 @@ for (const era of ["legacy", "modern"] as const) {
         allocation: { replacementPolicy: "graceful" },
       });
       assert.deepEqual(
-        answers.questions[2].split("\n"),
+        answers.questions[2].message.split("\n"),
         expectedQuestion(env, running, "graceful", runId),
       );
       assert.equal(lease.port, port);

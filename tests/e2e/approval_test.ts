@@ -7,7 +7,15 @@
 import assert from "node:assert/strict";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
-import { type Env, failsWith, listenedPort, succeeds } from "./receipt_steps.ts";
+import {
+  ACCEPT,
+  DECLINE,
+  type Env,
+  failsWith,
+  listenedPort,
+  person,
+  succeeds,
+} from "./receipt_steps.ts";
 import type { SimulatorOptions } from "../../src/simulator/mod.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 
@@ -16,28 +24,12 @@ type Question = ElicitRequest["params"];
 
 const ERAS: readonly Era[] = ["legacy", "auto", "modern"];
 
-/** A scripted person: each question takes the next answer; every question is kept. */
-function person(...answers: (ElicitResult | (() => Promise<ElicitResult>))[]) {
-  const questions: Question[] = [];
-  return {
-    questions,
-    answer: (question: Question): Promise<ElicitResult> => {
-      questions.push(question);
-      const next = answers.shift();
-      if (next === undefined) return Promise.reject(new Error("no answer scripted"));
-      return typeof next === "function" ? next() : Promise.resolve(next);
-    },
-  };
-}
-
-const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
 /** Whatever else a host lets the user type must never travel on. */
 const ACCEPT_TYPED: ElicitResult = {
   action: "accept",
   content: { approve: true, note: "typed by the user" },
 };
 const UNTICKED: ElicitResult = { action: "accept", content: { approve: false } };
-const DECLINE: ElicitResult = { action: "decline" };
 const CANCEL: ElicitResult = { action: "cancel" };
 const DECLINED = "portreeve_approval_declined";
 const UNAVAILABLE = "portreeve_approval_unavailable";

@@ -1,9 +1,31 @@
-/** Steps the receipt suites (consequential, approval) share over one bridge and simulator. */
+/**
+ * Steps the receipt suites (consequential, approval, acquire gate) share over one bridge and
+ * simulator, and the scripted person who answers the bridge's approval questions.
+ */
 import assert from "node:assert/strict";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Envelope, type withSimulator } from "./harness.ts";
 
 type Data = Record<string, unknown>;
 export type Env = Awaited<ReturnType<typeof withSimulator>>;
+type Question = ElicitRequest["params"];
+
+export const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
+export const DECLINE: ElicitResult = { action: "decline" };
+
+/** A scripted person: each question takes the next answer; every question is kept. */
+export function person(...answers: (ElicitResult | (() => Promise<ElicitResult>))[]) {
+  const questions: Question[] = [];
+  return {
+    questions,
+    answer: (question: Question): Promise<ElicitResult> => {
+      questions.push(question);
+      const next = answers.shift();
+      if (next === undefined) return Promise.reject(new Error("no answer scripted"));
+      return typeof next === "function" ? next() : Promise.resolve(next);
+    },
+  };
+}
 
 /** A call that must succeed: its data, its whole text and its summary line. */
 export async function succeeds(

@@ -17,10 +17,14 @@ import type { ToolContext } from "../context.ts";
 import { get, pathOf } from "../routes.ts";
 import { effectOf } from "../../daemon/effects.ts";
 import type { ApprovalProof } from "../../daemon/gate.ts";
-import { type InputQuestion, obtainInputApproval } from "../approval.ts";
+import {
+  cancelledWhileAsking,
+  hostFailure,
+  type InputQuestion,
+  obtainInputApproval,
+} from "../approval.ts";
 import { list, question, say } from "../question.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
-import { HostAskError } from "../../shared/host_channel.ts";
 import { canonicalJson } from "../memory.ts";
 import { read } from "../daemon_calls.ts";
 import type { Route } from "../routes.ts";
@@ -173,24 +177,18 @@ export function acquireRefusals(policy: string) {
         true,
         details("reclaim_question_open"),
       ),
-    cancelled: () =>
-      new BridgeError(
-        Codes.cancelled,
-        "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-        false,
-        details("reclaim_cancelled"),
-      ),
+    cancelled: () => cancelledWhileAsking(details("reclaim_cancelled")),
     noAnswer: (waitedMs: number, cause: unknown) => {
-      const timedOut = !(cause instanceof HostAskError) || cause.timedOut;
+      const failed = hostFailure(cause);
       return new BridgeError(
         Codes.approvalUnavailable,
         `${
-          timedOut
+          failed === undefined
             ? `No answer from the user within ${Math.round(waitedMs / 1000)} s`
-            : `The host could not ask the user (${cause.message})`
+            : `The host could not ask the user (${failed})`
         }; nothing was sent to the daemon.`,
         true,
-        details(timedOut ? "reclaim_no_answer" : "reclaim_host_failed"),
+        details(failed === undefined ? "reclaim_no_answer" : "reclaim_host_failed"),
       );
     },
   };

@@ -24,6 +24,14 @@ const request = (receiptId: string) => ({
   path: "/v1/actions/claims/c1/delete/execute",
   body: { receiptId },
 });
+/** The execute most of these tests ask about: claim c1's delete, on receipt r1. */
+const DELETE_CALL = {
+  tool: "portreeve_claim_delete_execute",
+  action: "claim.delete",
+  target: { type: "claim", id: "c1" },
+  receiptId: "r1",
+  request: request("r1"),
+};
 
 Deno.test("asksForms: form elicitation, bare or explicit; URL-only and absent do not count", () => {
   assert.equal(asksForms({ elicitation: {} }), true);
@@ -91,14 +99,7 @@ function gate(answer: () => Promise<unknown>) {
       },
     },
   };
-  const run = () =>
-    obtainApproval(ctx, {
-      tool: "portreeve_claim_delete_execute",
-      action: "claim.delete",
-      target: { type: "claim", id: "c1" },
-      receiptId: "r1",
-      request: request("r1"),
-    });
+  const run = () => obtainApproval(ctx, DELETE_CALL);
   return { run, asked: () => asked, receipts };
 }
 
@@ -216,13 +217,7 @@ Deno.test("gate: the host must answer by the approval deadline, or the receipt's
           return Promise.reject(new HostAskError(true, "timed out"));
         },
       },
-    }, {
-      tool: "portreeve_claim_delete_execute",
-      action: "claim.delete",
-      target: { type: "claim", id: "c1" },
-      receiptId: "r1",
-      request: request("r1"),
-    });
+    }, DELETE_CALL);
   const question = "Delete claim web api.http?";
   await assert.rejects(
     ask(bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, question), 5_000),
@@ -256,13 +251,7 @@ Deno.test("gate: on the 2026-07-28 path an answer that comes back after the dead
         responses: { approval: { action: "accept", content: { approve: true } } },
       },
     },
-  }, {
-    tool: "portreeve_claim_delete_execute",
-    action: "claim.delete",
-    target: { type: "claim", id: "c1" },
-    receiptId: "r1",
-    request: request("r1"),
-  }).then(() => null, (caught) => caught);
+  }, DELETE_CALL).then(() => null, (caught) => caught);
   assert.ok(error instanceof BridgeError, String(error));
   assert.equal(error.code, "portreeve_approval_unavailable");
   assert.equal(error.details?.reason, "no_answer");

@@ -37,7 +37,7 @@ const claimTarget = ({ claimId }: { claimId: string }) => ({
 const claimsTarget = () => ({ type: "claim-collection", id: "global" });
 
 /** `web api.http (port 5173)`: how a person recognises a claim. */
-export function claimLabel(claim: ClaimRef): Fragment {
+function claimLabel(claim: ClaimRef): Fragment {
   const { project, component, endpoint } = claim.identity;
   const name = `${component}.${endpoint}`;
   return claim.assignedPort
@@ -55,7 +55,7 @@ const reclaimObserved = z.looseObject({
   targets: z.array(z.looseObject({ pid: z.int(), command: z.string().nullable().optional() })),
 });
 
-export function explainReclaim(
+function explainReclaim(
   preview: z.output<ReturnType<typeof evidenceReply<typeof reclaimObserved>>>,
 ): { effect: Fragment; blockers: Fragment[] } {
   const o = preview.observed;
@@ -141,7 +141,7 @@ export const portReclaimPreview = previewTool({
 });
 
 /** What a reclaim did, in words: a refusal or a Docker listener signals nothing. */
-export function reclaimOutcome(r: { outcome: string; reason: string | null }): string {
+function reclaimOutcome(r: { outcome: string; reason: string | null }): string {
   const why = r.reason ? ` (${r.reason})` : "";
   switch (r.outcome) {
     case "terminated":

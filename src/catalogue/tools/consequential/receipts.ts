@@ -8,14 +8,7 @@ import type { Json } from "../../../shared/json.ts";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
-import {
-  type ConsequentialEffect,
-  coordinates,
-  type Params,
-  pathOf,
-  post,
-  segmentsOf,
-} from "../../routes.ts";
+import { type ConsequentialEffect, coordinates, pathOf, post, segmentsOf } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
@@ -254,7 +247,6 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     spec.effect,
     spec.check,
   );
-  const params = (input: z.output<In>): Params => segmentsOf(input);
   return defineTool({
     name: spec.name,
     title: spec.title,
@@ -267,15 +259,16 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     async call(ctx: ToolContext, input) {
       const receiptId = input.receiptId as string;
       const body = spec.body?.(input) ?? { receiptId };
+      const params = segmentsOf(input);
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
       const approval = await obtainApproval(ctx, {
         tool: spec.name,
         action: spec.action,
         target: spec.target(input),
         receiptId,
-        request: { route, path: pathOf(route, params(input)), body },
+        request: { route, path: pathOf(route, params), body },
       });
-      const data = await mutate(ctx, route, params(input), body, {
+      const data = await mutate(ctx, route, params, body, {
         timeoutMs: spec.timeoutMs,
         approval,
       });

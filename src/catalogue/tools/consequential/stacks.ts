@@ -51,7 +51,7 @@ const applyObserved = z.looseObject({
   }),
 });
 
-export function explainApply(
+function explainApply(
   { observed }: z.output<ReturnType<typeof evidenceReply<typeof applyObserved>>>,
 ): { effect: Fragment; blockers: Fragment[] } {
   const { document, stack } = observed;
@@ -125,11 +125,6 @@ const applyResult = z.object({
   error: declared(z.object({ code: z.string(), message: z.string() }).optional()),
 });
 
-/** The daemon's message when the file was written but applying it failed. */
-function failureMessage(result: z.output<typeof applyResult>): string | undefined {
-  return result.error?.message;
-}
-
 export const stackApplyExecute = executeTool({
   name: "portreeve_stack_apply_execute",
   action: "stack.apply",
@@ -154,9 +149,9 @@ export const stackApplyExecute = executeTool({
       ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
         r.changed ? "applied" : "already current"
       }.`
-      : `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}) but the apply failed: ${
-        failureMessage(r)
-      }`,
+      : `Wrote ${r.path} (fingerprint ${
+        r.fingerprint.slice(0, 12)
+      }) but the apply failed: ${r.error?.message}`,
 });
 
 const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
@@ -221,23 +216,8 @@ export const stacksPruneExecute = pruneExecuteTool({
   target: stacksTarget,
 });
 
-const SETTING_KEYS = [
-  "automaticPortRanges",
-  "excludedPorts",
-  "leaseTtlMilliseconds",
-  "ephemeralAssignmentTtlMilliseconds",
-  "gracefulShutdownMilliseconds",
-  "historyMaximumEvents",
-  "diagnosticLogMaximumBytes",
-  "diagnosticLogFiles",
-] as const;
-
-/**
- * Only the public runtime settings, closed; value ranges are the daemon's to enforce (it
- * answers with the reason), which keeps the advertised schema close to the anchor's. The
- * lists carry the protocol's sizes, so no update is unbounded.
- */
-export const settingsUpdates = z.strictObject({
+/** The public runtime settings an update may name; the lists carry the protocol's sizes. */
+const SETTING_FIELDS = {
   automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() }))
     .max(INPUT_BOUNDS.automaticPortRanges.max).optional(),
   excludedPorts: z.array(port()).max(INPUT_BOUNDS.excludedPorts.max).optional(),
@@ -247,12 +227,17 @@ export const settingsUpdates = z.strictObject({
   historyMaximumEvents: z.int().optional(),
   diagnosticLogMaximumBytes: z.int().optional(),
   diagnosticLogFiles: z.int().optional(),
-}, {
+};
+const SETTING_NAMES = Object.keys(SETTING_FIELDS).join(", ");
+
+/**
+ * Only those settings, closed; value ranges are the daemon's to enforce (it answers with the
+ * reason), which keeps the advertised schema close to the anchor's.
+ */
+const settingsUpdates = z.strictObject(SETTING_FIELDS, {
   error: (issue) =>
     issue.code === "unrecognized_keys"
-      ? `unsupported setting(s) ${issue.keys.join(", ")}; only ${
-        SETTING_KEYS.join(", ")
-      } can be changed`
+      ? `unsupported setting(s) ${issue.keys.join(", ")}; only ${SETTING_NAMES} can be changed`
       : undefined,
 }).refine((u) => Object.keys(u).length > 0, {
   message: "name at least one setting to change",

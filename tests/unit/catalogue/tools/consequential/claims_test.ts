@@ -1,7 +1,7 @@
 /** Receipt tools on ports and claims (reclaim, reassign, delete, prune) against a scripted daemon. */
 import { ok } from "../../../../support/scripted_daemon.ts";
 import { recorded } from "../../../../support/recorded.ts";
-import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
+import { executed, pinPrunePair, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
 const CLAIM = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";
 
@@ -67,20 +67,11 @@ pinReceiptPair({
   },
 });
 
-const prune = recorded(142);
-pinReceiptPair({
-  preview: {
-    tool: "portreeve_claims_prune_preview",
-    args: { olderThanMilliseconds: 0 },
-    reply: prune.reply,
-    sent: prune.sent,
-    summary: /No claim to prune/,
-  },
-  execute: {
-    tool: "portreeve_claims_prune_execute",
-    args: (receiptId) => ({ receiptId }),
-    reply: executed({ deletedClaimIds: [], skipped: [] }, false),
-    sent: (receiptId) => post("/v1/actions/claims/prune/execute", { receiptId }),
-    summary: /^Pruned: 0 claim\(s\) deleted, 0 skipped\.$/,
-  },
+pinPrunePair({
+  preview: "portreeve_claims_prune_preview",
+  execute: "portreeve_claims_prune_execute",
+  noun: "claim",
+  deletedIds: "deletedClaimIds",
+  recorded: recorded(142),
+  summary: /No claim to prune/,
 });

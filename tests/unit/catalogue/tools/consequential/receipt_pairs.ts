@@ -14,6 +14,7 @@ import {
 } from "../../../../support/scripted_daemon.ts";
 import { pinDaemonErrors } from "../../../../support/pins.ts";
 import type { Json } from "../../../../../src/shared/json.ts";
+import type { Exchange } from "../../../../support/recorded.ts";
 
 export interface ReceiptPair {
   preview: { tool: string; args: Json; reply: Reply; sent: Sent; summary: RegExp };
@@ -59,4 +60,35 @@ export function pinReceiptPair(pair: ReceiptPair): void {
 
   pinDaemonErrors(previewTool, pair.preview.args);
   pinDaemonErrors(executeTool, pair.execute.args("8c6f1a2b-1111-4222-8333-444455556666"));
+}
+
+/**
+ * A prune pair: the preview as recorded (nothing to prune), then an execute that deletes
+ * nothing; the claims and stacks pairs differ only in their names, noun and ids field. Tool
+ * names stay whole at the call site, where the recipe test looks for them.
+ */
+export function pinPrunePair(spec: {
+  preview: string;
+  execute: string;
+  noun: "claim" | "stack";
+  deletedIds: string;
+  recorded: Pick<Exchange, "reply" | "sent">;
+  summary: RegExp;
+}): void {
+  pinReceiptPair({
+    preview: {
+      tool: spec.preview,
+      args: { olderThanMilliseconds: 0 },
+      reply: spec.recorded.reply,
+      sent: spec.recorded.sent,
+      summary: spec.summary,
+    },
+    execute: {
+      tool: spec.execute,
+      args: (receiptId) => ({ receiptId }),
+      reply: executed({ [spec.deletedIds]: [], skipped: [] }, false),
+      sent: (receiptId) => receiptPost(`/v1/actions/${spec.noun}s/prune/execute`, { receiptId }),
+      summary: new RegExp(`^Pruned: 0 ${spec.noun}\\(s\\) deleted, 0 skipped\\.$`),
+    },
+  });
 }

@@ -1,6 +1,6 @@
 /** Receipt tools on stacks and settings (apply, prune, settings update) against a scripted daemon. */
 import { recorded } from "../../../../support/recorded.ts";
-import { executed, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
+import { executed, pinPrunePair, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
 const apply = recorded(56);
 const applied = recorded(58);
@@ -21,22 +21,13 @@ pinReceiptPair({
   },
 });
 
-const prune = recorded(144);
-pinReceiptPair({
-  preview: {
-    tool: "portreeve_stacks_prune_preview",
-    args: { olderThanMilliseconds: 0 },
-    reply: prune.reply,
-    sent: prune.sent,
-    summary: /stack/,
-  },
-  execute: {
-    tool: "portreeve_stacks_prune_execute",
-    args: (receiptId) => ({ receiptId }),
-    reply: executed({ deletedStackIds: [], skipped: [] }, false),
-    sent: (receiptId) => post("/v1/actions/stacks/prune/execute", { receiptId }),
-    summary: /^Pruned: 0 stack\(s\) deleted, 0 skipped\.$/,
-  },
+pinPrunePair({
+  preview: "portreeve_stacks_prune_preview",
+  execute: "portreeve_stacks_prune_execute",
+  noun: "stack",
+  deletedIds: "deletedStackIds",
+  recorded: recorded(144),
+  summary: /stack/,
 });
 
 const settings = recorded(140);
