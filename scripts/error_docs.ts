@@ -4,9 +4,7 @@
  * with its own step.
  */
 import { ERROR_CODES, type Fault, OUTCOME_UNKNOWN } from "../src/shared/error_codes.ts";
-
-export const TABLE_START = "<!-- error-codes:start -->";
-export const TABLE_END = "<!-- error-codes:end -->";
+import { withSection } from "./doc_blocks.ts";
 
 const WHOSE: Record<Fault, string> = {
   arguments: "the call's arguments",
@@ -19,7 +17,7 @@ const WHOSE: Record<Fault, string> = {
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
-export function errorTables(): string {
+function errorTables(): string[] {
   const codes = Object.entries(ERROR_CODES).map(([code, entry]) =>
     `| \`${code}\` | ${WHOSE[entry.fault]} | ${
       entry.retryable === "varies" ? "varies" : entry.retryable ? "yes" : "no"
@@ -38,8 +36,6 @@ export function errorTables(): string {
     checkHow: "on the leased port",
   });
   return [
-    TABLE_START,
-    "",
     "| Code | Whose doing | Retryable | What it means | Next step |",
     "| --- | --- | --- | --- | --- |",
     ...codes,
@@ -50,15 +46,10 @@ export function errorTables(): string {
     `| any | \`details.outcome: "unknown"\` | bridge | ${
       cell(example)
     } (the read named in \`details.checkWith\`) |`,
-    "",
-    TABLE_END,
-  ].join("\n");
+  ];
 }
 
-/** Replaces the marked section of `doc` with the current tables. */
+/** `doc` with its error-codes block replaced by the current tables. */
 export function withErrorTables(doc: string): string {
-  const start = doc.indexOf(TABLE_START);
-  const end = doc.indexOf(TABLE_END);
-  if (start === -1 || end === -1) throw new Error("docs/errors.md has no error-codes markers");
-  return doc.slice(0, start) + errorTables() + doc.slice(end + TABLE_END.length);
+  return withSection(doc, "error-codes", errorTables());
 }

@@ -17,14 +17,25 @@ import { withSection } from "./doc_blocks.ts";
 const n = (value: number) => value.toLocaleString("en-US");
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
-function inputBoundsTable(): string[] {
+type BoundRow = [name: string, max: string, why: string];
+
+/** A "Bound | At most | Why" table. */
+function boundsTable(rows: BoundRow[]): string[] {
   return [
     "| Bound | At most | Why |",
     "| --- | --- | --- |",
-    ...Object.entries(INPUT_BOUNDS).map(([name, b]) =>
-      `| \`${name}\` | ${n(b.max)} ${b.unit} | ${cell(b.why)} |`
-    ),
+    ...rows.map(([name, max, why]) => `| ${name} | ${max} | ${cell(why)} |`),
   ];
+}
+
+function inputBoundsTable(): string[] {
+  return boundsTable(
+    Object.entries(INPUT_BOUNDS).map(([name, b]): BoundRow => [
+      `\`${name}\``,
+      `${n(b.max)} ${b.unit}`,
+      b.why,
+    ]),
+  );
 }
 
 function toolInputsTable(): string[] {
@@ -47,8 +58,8 @@ function toolInputsTable(): string[] {
 }
 
 function answerBoundsTable(): string[] {
-  const rows: [string, string, string][] = [
-    ...Object.entries(ANSWER_BOUNDS).map(([name, b]): [string, string, string] => [
+  return boundsTable([
+    ...Object.entries(ANSWER_BOUNDS).map(([name, b]): BoundRow => [
       `\`${name}\``,
       `${n(b.max)} characters`,
       b.why,
@@ -78,12 +89,7 @@ function answerBoundsTable(): string[] {
       `${socketPathLimit("linux") - 1} bytes (Linux), ${socketPathLimit("darwin") - 1} (macOS)`,
       "sun_path holds the path and its final NUL; longer is a usage error (exit 2)",
     ],
-  ];
-  return [
-    "| Bound | At most | Why |",
-    "| --- | --- | --- |",
-    ...rows.map(([name, max, why]) => `| ${name} | ${max} | ${cell(why)} |`),
-  ];
+  ]);
 }
 
 const SECTIONS: Record<string, () => string[]> = {

@@ -10,12 +10,12 @@
  * The release workflow (.github/workflows/release.yml) runs this for each target and then
  * scripts/release_smoke.sh on the result.
  */
-import { parseArgs } from "node:util";
 import { dirname, join } from "node:path";
 import { buildTree } from "../src/cli/install/tree.ts";
 import { sha256 } from "../src/cli/install/manifest.ts";
 import { installLayout, LAUNCHER_NAME } from "../src/shared/install_layout.ts";
 import { taskCommand, taskUsage } from "../src/shared/hints.ts";
+import { parseOptions, UsageError } from "../src/cli/options.ts";
 
 /** The Deno every form of the bridge is built and tested with. */
 const DENO_VERSION = "2.9.6";
@@ -149,20 +149,19 @@ from npm. TARGET defaults to this machine's. Exit codes: 0 built, 1 failed, 2 us
 
 const SEE_HELP = taskCommand("release:local", ["--help"]).command;
 
+const RELEASE_OPTIONS = {
+  target: { type: "string" },
+  out: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 async function main(): Promise<number> {
-  let values: { target?: string; out?: string; help?: boolean };
+  let values;
   try {
-    values = parseArgs({
-      args: Deno.args,
-      options: {
-        target: { type: "string" },
-        out: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
+    values = parseOptions(Deno.args, RELEASE_OPTIONS, SEE_HELP);
   } catch (error) {
-    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    console.error(`release: ${why.split(". ")[0].replace(/\.$/, "")}; see \`${SEE_HELP}\``);
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`release: ${error.message}`);
     return 2;
   }
   if (values.help) {

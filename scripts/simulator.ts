@@ -1,18 +1,19 @@
 // CLI: `deno task simulator --socket PATH [--seed-demo]` runs a SIMULATED PortReeve daemon.
 // It lives in scripts/ because src/simulator/ imports nothing outside itself, and its usage
 // lines are spelled by src/shared/hints.ts for the reader's way of running tasks.
-import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
 import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 import { socketPathLimit } from "../src/shared/socket_location.ts";
+import { parseOptions, UsageError } from "../src/cli/options.ts";
 
 const USAGE = `usage: ${
   taskUsage("simulator")
 } --socket PATH [--seed-demo] [--hostile] [--latency MS] [--serial]`;
-/** A usage error's last words: the command that prints the help, pasteable. */
-const SEE_HELP = `see \`${taskCommand("simulator", ["--help"]).command}\``;
+/** The command that prints the help, pasteable: a usage error's last words. */
+const HELP_COMMAND = taskCommand("simulator", ["--help"]).command;
+const SEE_HELP = `see \`${HELP_COMMAND}\``;
 export const SIMULATOR_HELP = `${USAGE}
 
 Runs a SIMULATED PortReeve daemon (protocol 1) on a Unix socket, for trying and testing the
@@ -41,30 +42,22 @@ const MAX_LATENCY_MS = 600_000;
 /** How often the simulator checks that its parent is still there. */
 const PARENT_POLL_MS = 500;
 
+const SIMULATOR_OPTIONS = {
+  socket: { type: "string" },
+  "seed-demo": { type: "boolean" },
+  hostile: { type: "boolean" },
+  latency: { type: "string" },
+  serial: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 async function main(): Promise<number> {
-  let values: {
-    socket?: string;
-    "seed-demo"?: boolean;
-    hostile?: boolean;
-    latency?: string;
-    serial?: boolean;
-    help?: boolean;
-  };
+  let values;
   try {
-    ({ values } = parseArgs({
-      args: Deno.args,
-      options: {
-        socket: { type: "string" },
-        "seed-demo": { type: "boolean" },
-        hostile: { type: "boolean" },
-        latency: { type: "string" },
-        serial: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
+    values = parseOptions(Deno.args, SIMULATOR_OPTIONS, HELP_COMMAND);
   } catch (error) {
-    const why = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-    console.error(`simulator: ${why.replace(/\.$/, "")}; ${SEE_HELP}`);
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`simulator: ${error.message}`);
     return 2;
   }
   if (values.help) {

@@ -9,7 +9,7 @@ import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/o
 import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
-import { HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
+import { findHost, HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
 import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../shared/hints.ts";
 import { startDaemonHint } from "./daemon_hint.ts";
@@ -79,8 +79,7 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
   }
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
-  const unknownHost = unknownHostMessage(values.host);
-  if (unknownHost !== undefined) throw new UsageError(unknownHost);
+  if (findHost(values.host) === undefined) throw new UsageError(unknownHostMessage(values.host));
   const label = values.label === undefined ? undefined : checkLabel(values.label);
   configureLogging("error");
   const socket = locateSocket(values.socket);

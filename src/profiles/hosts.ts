@@ -22,8 +22,7 @@ export function findHost(id: string): HostProfile | undefined {
   return HOST_PROFILES.find((profile) => profile.id === id);
 }
 
-/** One line naming the known hosts when `id` is not one of them, else undefined. */
-export function unknownHostMessage(id: string): string | undefined {
-  if (findHost(id) !== undefined) return undefined;
+/** The one line that refuses `--host id` when `findHost(id)` found nothing. */
+export function unknownHostMessage(id: string): string {
   return `unknown --host ${JSON.stringify(id)}; valid hosts: ${HOST_IDS.join(", ")}`;
 }

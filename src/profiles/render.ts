@@ -103,9 +103,9 @@ export function validateApproval(raw: string): ApprovalMode {
   return found;
 }
 
-export function requireHost(id: string): HostProfile {
+function requireHost(id: string): HostProfile {
   const profile = findHost(id);
-  if (profile === undefined) throw new ConfigError("usage", unknownHostMessage(id) ?? id);
+  if (profile === undefined) throw new ConfigError("usage", unknownHostMessage(id));
   return profile;
 }
 

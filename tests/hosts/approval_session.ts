@@ -6,13 +6,19 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { z } from "zod";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import { isRecord, startFakeModel, type Step } from "./fake_model.ts";
 import type { HostAdapter } from "./hosts.ts";
 import { installedBin } from "./install.ts";
-import { type PrintedConfig, printedConfig, type RunResult, startRig } from "./rig.ts";
+import { sharedRun } from "./shared_run.ts";
+import {
+  type PrintedConfig,
+  printedConfig,
+  type RunResult,
+  startRig,
+  withServerEntry,
+} from "./rig.ts";
 
 const TAP = fileURLToPath(new URL("./stdio_tap.ts", import.meta.url));
 /** Bounds a question nobody answers well inside the host's run limit. */
@@ -54,13 +60,11 @@ export function approvalSession(
   adapter: HostAdapter,
   mode: ApprovalMode = "auto",
 ): Promise<ApprovalSession> {
-  const key = `${adapter.pkg.host}/${mode}`;
-  let pending = sessions.get(key);
-  if (pending === undefined) {
-    pending = runApprovalSession(adapter, mode);
-    sessions.set(key, pending);
-  }
-  return pending;
+  return sharedRun(
+    sessions,
+    `${adapter.pkg.host}/${mode}`,
+    () => runApprovalSession(adapter, mode),
+  );
 }
 
 function steps(claimId: string): Step[] {
@@ -90,7 +94,7 @@ async function runApprovalSession(
     const extra = mode === "auto" ? [] : ["--approval", mode];
     const printed = await printedConfig(adapter.pkg.host, rig.socket, extra);
     const tapLog = join(rig.home, "tap.jsonl");
-    await adapter.configure(rig, tapped(adapter.pkg.host, printed, tapLog));
+    await adapter.configure(rig, tapped(printed, tapLog));
     const claim = [...rig.sim.control.state.claims.values()]
       .find((candidate) => candidate.project === "demo-stack");
     if (claim === undefined) throw new Error("the demo seed made no demo-stack claim");
@@ -131,8 +135,8 @@ async function runApprovalSession(
  * The printed configuration with its command started through the tap: command and args are
  * kept whole behind it, plus a bounded `--approval-ms`; nothing else changes.
  */
-function tapped(host: string, config: PrintedConfig, tapLog: string): PrintedConfig {
-  const wrap = (command: string, args: string[]) => ({
+function tapped(config: PrintedConfig, tapLog: string): PrintedConfig {
+  return withServerEntry(config, {
     command: Deno.execPath(),
     args: [
       "run",
@@ -142,25 +146,12 @@ function tapped(host: string, config: PrintedConfig, tapLog: string): PrintedCon
       "--quiet",
       TAP,
       tapLog,
-      command,
-      ...args,
+      config.command,
+      ...config.args,
       "--approval-ms",
       String(APPROVAL_WAIT_MS),
     ],
   });
-  if (host === "codex") {
-    const parsed = parseToml(config.configuration);
-    const servers = parsed.mcp_servers;
-    if (!isRecord(servers) || !isRecord(servers.portreeve)) throw new Error("no codex entry");
-    Object.assign(servers.portreeve, wrap(config.command, config.args));
-    return { ...config, configuration: stringifyToml(parsed) };
-  }
-  const parsed: unknown = JSON.parse(config.configuration);
-  if (!isRecord(parsed) || !isRecord(parsed.mcpServers) || !isRecord(parsed.mcpServers.portreeve)) {
-    throw new Error(`no ${host} entry in the printed configuration`);
-  }
-  Object.assign(parsed.mcpServers.portreeve, wrap(config.command, config.args));
-  return { ...config, configuration: JSON.stringify(parsed, null, 2) };
 }
 
 const tapLine = z.object({

@@ -7,12 +7,19 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { type Dialect, isRecord, records, responsesStream, startFakeModel } from "./fake_model.ts";
 import { codexEnv, codexOverrides, type HostAdapter } from "./hosts.ts";
 import { cacheRoot, installedBin } from "./install.ts";
-import { type PrintedConfig, printedConfig, runBounded, type RunResult, startRig } from "./rig.ts";
+import {
+  type PrintedConfig,
+  printedConfig,
+  runBounded,
+  type RunResult,
+  startRig,
+  withServerEntry,
+} from "./rig.ts";
 import { definitionBytes } from "./report.ts";
+import { sharedRun } from "./shared_run.ts";
 
 export { definitionBytes };
 
@@ -41,13 +48,7 @@ const runs = new Map<string, Promise<ContextShown>>();
 
 /** One run of the host with the full toolset, the model making no call (cached per pair). */
 export function contextShown(adapter: HostAdapter, server: Server): Promise<ContextShown> {
-  const key = `${adapter.pkg.host}/${server}`;
-  let pending = runs.get(key);
-  if (pending === undefined) {
-    pending = measure(adapter, server);
-    runs.set(key, pending);
-  }
-  return pending;
+  return sharedRun(runs, `${adapter.pkg.host}/${server}`, () => measure(adapter, server));
 }
 
 async function measure(adapter: HostAdapter, server: Server): Promise<ContextShown> {
@@ -152,23 +153,10 @@ function instructionsIn(host: string, body: unknown): string | null {
 async function configFor(host: string, socket: string, server: Server): Promise<PrintedConfig> {
   const printed = await printedConfig(host, socket);
   if (server === "ours") return printed;
-  const entry = {
+  return withServerEntry(printed, {
     command: Deno.execPath(),
     args: ["run", "--quiet", "--no-prompt", await referenceBundle()],
-  };
-  if (host === "codex") {
-    const parsed = parseToml(printed.configuration);
-    const servers = parsed.mcp_servers;
-    if (!isRecord(servers) || !isRecord(servers.portreeve)) throw new Error("no codex entry");
-    Object.assign(servers.portreeve, entry);
-    return { ...printed, configuration: stringifyToml(parsed) };
-  }
-  const parsed: unknown = JSON.parse(printed.configuration);
-  if (!isRecord(parsed) || !isRecord(parsed.mcpServers) || !isRecord(parsed.mcpServers.portreeve)) {
-    throw new Error(`no ${host} entry in the printed configuration`);
-  }
-  Object.assign(parsed.mcpServers.portreeve, entry);
-  return { ...printed, configuration: JSON.stringify(parsed, null, 2) };
+  });
 }
 
 let bundled: Promise<string> | undefined;
@@ -211,15 +199,10 @@ const SEARCHING_MODEL = "gpt-5.5";
 /** Every tool name holds the word; the limit is above the catalogue, so all 51 come back. */
 const SEARCH = { query: "portreeve", limit: 64 };
 
-const searches = new Map<Server, Promise<ToolSearchShown>>();
+const searches = new Map<string, Promise<ToolSearchShown>>();
 
 export function codexToolSearch(adapter: HostAdapter, server: Server): Promise<ToolSearchShown> {
-  let pending = searches.get(server);
-  if (pending === undefined) {
-    pending = search(adapter, server);
-    searches.set(server, pending);
-  }
-  return pending;
+  return sharedRun(searches, server, () => search(adapter, server));
 }
 
 async function search(adapter: HostAdapter, server: Server): Promise<ToolSearchShown> {

@@ -4,6 +4,7 @@
  * skips a host it could not install.
  */
 import { join } from "node:path";
+import { sharedRun } from "./shared_run.ts";
 
 export interface HostPackage {
   host: "claude" | "codex" | "gemini";
@@ -48,13 +49,7 @@ const installs = new Map<string, Promise<string>>();
 
 /** The absolute path of the host's executable, installing it first when the cache lacks it. */
 export function installedBin(pkg: HostPackage): Promise<string> {
-  const key = `${pkg.name}@${pkg.version}`;
-  let pending = installs.get(key);
-  if (pending === undefined) {
-    pending = install(pkg);
-    installs.set(key, pending);
-  }
-  return pending;
+  return sharedRun(installs, `${pkg.name}@${pkg.version}`, () => install(pkg));
 }
 
 /** Installs `pkg` under `root` (default: the shared cache) unless it is already there. */

@@ -5,10 +5,12 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { z } from "zod";
 import { type Simulator, startSimulator } from "../../src/simulator/mod.ts";
 import { seedDemo } from "../../src/simulator/seed.ts";
 import { seedClaim, seeder } from "../e2e/seed.ts";
+import { isRecord } from "./fake_model.ts";
 import { cacheRoot } from "./install.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -66,6 +68,29 @@ export async function printedConfig(
     throw new Error(`config --host ${host} failed: ${new TextDecoder().decode(output.stderr)}`);
   }
   return configOutput.parse(JSON.parse(text)).config;
+}
+
+/**
+ * `config` with the command and args of its `portreeve` server entry replaced by `entry`, in
+ * the host's own configuration language; nothing else in the entry changes.
+ */
+export function withServerEntry(
+  config: PrintedConfig,
+  entry: { command: string; args: string[] },
+): PrintedConfig {
+  if (config.host === "codex") {
+    const parsed = parseToml(config.configuration);
+    const servers = parsed.mcp_servers;
+    if (!isRecord(servers) || !isRecord(servers.portreeve)) throw new Error("no codex entry");
+    Object.assign(servers.portreeve, entry);
+    return { ...config, configuration: stringifyToml(parsed) };
+  }
+  const parsed: unknown = JSON.parse(config.configuration);
+  if (!isRecord(parsed) || !isRecord(parsed.mcpServers) || !isRecord(parsed.mcpServers.portreeve)) {
+    throw new Error(`no ${config.host} entry in the printed configuration`);
+  }
+  Object.assign(parsed.mcpServers.portreeve, entry);
+  return { ...config, configuration: JSON.stringify(parsed, null, 2) };
 }
 
 export interface Rig {

@@ -10,6 +10,7 @@ import type { Toolset } from "../../src/shared/options.ts";
 import { type RecordedCall, startFakeModel, type Step } from "./fake_model.ts";
 import type { ConnectionCheck, HostAdapter } from "./hosts.ts";
 import { installedBin } from "./install.ts";
+import { sharedRun } from "./shared_run.ts";
 import {
   type PrintedConfig,
   printedConfig,
@@ -108,13 +109,7 @@ const TRUTH_STEPS = [
 const sessions = new Map<string, Promise<Session>>();
 
 export function session(adapter: HostAdapter, toolset: Toolset): Promise<Session> {
-  const key = `${adapter.pkg.host}/${toolset}`;
-  let pending = sessions.get(key);
-  if (pending === undefined) {
-    pending = runSession(adapter, toolset);
-    sessions.set(key, pending);
-  }
-  return pending;
+  return sharedRun(sessions, `${adapter.pkg.host}/${toolset}`, () => runSession(adapter, toolset));
 }
 
 async function runSession(adapter: HostAdapter, toolset: Toolset): Promise<Session> {

@@ -117,8 +117,13 @@ export class InstallWriter {
     if (!this.#manifest.folders.includes(rel)) this.#manifest.folders.push(rel);
   }
 
-  /** Writes `bytes` to `rel` (beside it first, then renamed over it) and records its hash. */
+  /**
+   * Writes `bytes` to `rel` (beside it first, then renamed over it) and records the hash
+   * `announce` gave for it: a file must be announced first, and its bytes are not hashed twice.
+   */
   async file(rel: string, bytes: Uint8Array<ArrayBuffer>, mode: number): Promise<void> {
+    const announced = this.#manifest.pending.find((file) => file.path === rel);
+    if (announced === undefined) throw new Error(`${rel} was written without being announced`);
     const partial = `${this.#root}/${partialPath(rel, Deno.pid)}`;
     await Deno.writeFile(partial, bytes, { createNew: true, mode });
     try {
@@ -128,7 +133,7 @@ export class InstallWriter {
       await Deno.remove(partial).catch(() => {});
       throw error;
     }
-    this.#written.push({ path: rel, sha256: await sha256(bytes) });
+    this.#written.push(announced);
   }
 
   /** Removes a file the manifest lists and whose content is still ours. */

@@ -181,8 +181,8 @@ export async function checkInstall(
 }
 
 /**
- * Installs the tree at `source` (files relative to it) into `root`. Returns what it moved
- * aside (with `force`) and what it left.
+ * Installs the tree at `source` (files relative to it) into `root`, saying through `say` what
+ * it moved aside (with `force`) and what it left.
  */
 export async function installTree(
   root: string,
@@ -214,12 +214,12 @@ export async function installTree(
   for (const path of files) contents.set(path, await Deno.readFile(`${source}/${path}`));
   await writer.announce(
     await Promise.all(
-      files.map(async (path) => ({ path, sha256: await sha256(contents.get(path)!) })),
+      [...contents].map(async ([path, bytes]) => ({ path, sha256: await sha256(bytes) })),
     ),
   );
-  for (const path of files) {
+  for (const [path, bytes] of contents) {
     const mode = (await Deno.stat(`${source}/${path}`)).mode ?? 0o644;
-    await writer.file(path, contents.get(path)!, mode & 0o777);
+    await writer.file(path, bytes, mode & 0o777);
   }
   for (const path of current.stale) {
     await writer.remove(path);

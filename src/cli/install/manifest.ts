@@ -39,7 +39,7 @@ export class ManifestError extends Error {}
  * edited to name anything else (`../`, another folder) is refused whole, so it can never
  * point `uninstall` outside the install layout.
  */
-export function isInstallablePath(path: string): boolean {
+function isInstallablePath(path: string): boolean {
   if (path === LAUNCHER_PATH) return true;
   if (!path.startsWith(`${LIB_PATH}/`)) return false;
   const name = path.slice(LIB_PATH.length + 1);
@@ -55,7 +55,7 @@ export function partialPath(path: string, pid: number): string {
 
 const PARTIAL = new RegExp(`^(?:bin|${LIB_PATH})/\\.[^/]+\\.[0-9]+\\.partial$`);
 
-export function isPartialPath(path: string): boolean {
+function isPartialPath(path: string): boolean {
   return PARTIAL.test(path);
 }
 

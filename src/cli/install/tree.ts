@@ -59,7 +59,7 @@ export async function buildTree(dir: string, runtime: string, os: string): Promi
 }
 
 /** Regular files under `dir`, relative to it, sorted. */
-export async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
+async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(prefix === "" ? dir : `${dir}/${prefix}`)) {
     const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;

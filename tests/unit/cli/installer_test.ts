@@ -14,15 +14,7 @@ import {
   partialPath,
   sha256,
 } from "../../../src/cli/install/manifest.ts";
-
-/**
- * `ln -s`: Deno.symlink needs unscoped read and write, and .ci/run runs the unit tests with
- * reads scoped to the clone and the temp folder.
- */
-async function symlink(target: string, path: string): Promise<void> {
-  const out = await new Deno.Command("ln", { args: ["-s", target, path] }).output();
-  if (!out.success) throw new Error(`ln -s ${target} ${path} failed`);
-}
+import { symlink } from "../../support/symlink.ts";
 
 const encoder = new TextEncoder();
 
@@ -36,11 +28,20 @@ async function tree(dir: string, files: Record<string, string>): Promise<string[
 
 const quiet = { force: false, version: "0.1.0", say: () => {} };
 
-Deno.test("installer: an install killed half-way is finished by the next one, without --force", async () => {
+/** Runs `body` in a fresh temporary folder holding an empty install root, then removes both. */
+async function inScratch(body: (dir: string, root: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-installer-" });
   try {
     const root = `${dir}/root`;
     await Deno.mkdir(root);
+    await body(dir, root);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("installer: an install killed half-way is finished by the next one, without --force", () =>
+  inScratch(async (dir, root) => {
     const v1 = await tree(`${dir}/v1`, {
       "bin/portreeve-mcp": "launcher 1",
       "lib/portreeve-mcp/main.js": "bundle 1",
@@ -75,10 +76,7 @@ Deno.test("installer: an install killed half-way is finished by the next one, wi
     const report = await uninstallRoot(root);
     assert.deepEqual(report.left, []);
     assert.deepEqual([...Deno.readDirSync(root)], []);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("installer: a manifest naming anything outside the install layout is refused whole", () => {
   const valid = { ...emptyManifest("0.1.0") };
@@ -106,11 +104,8 @@ Deno.test("installer: a manifest naming anything outside the install layout is r
   assert.deepEqual(parseManifest(JSON.stringify(ok)).files, ok.files);
 });
 
-Deno.test("installer: nothing is read, replaced or removed through a link in place of a folder", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "prmcp-installer-" });
-  try {
-    const root = `${dir}/root`;
-    await Deno.mkdir(root);
+Deno.test("installer: nothing is read, replaced or removed through a link in place of a folder", () =>
+  inScratch(async (dir, root) => {
     const files = await tree(`${dir}/v1`, {
       "bin/portreeve-mcp": "launcher",
       "lib/portreeve-mcp/main.js": "bundle",
@@ -130,15 +125,10 @@ Deno.test("installer: nothing is read, replaced or removed through a link in pla
     );
     assert.deepEqual([...Deno.readDirSync(`${dir}/elsewhere`)].map((e) => e.name).sort(), before);
     assert.equal(await Deno.readTextFile(`${dir}/elsewhere/main.js`), "bundle");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("installer: an install by the earlier, manifest-less installer is refused with what to do", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "prmcp-installer-" });
-  try {
-    const root = `${dir}/root`;
+Deno.test("installer: an install by the earlier, manifest-less installer is refused with what to do", () =>
+  inScratch(async (dir, root) => {
     await tree(root, {
       "bin/portreeve-mcp": "#!/bin/sh\n# portreeve-mcp launcher written by `deno task install`\n",
       "lib/portreeve-mcp/main.js": "old bundle",
@@ -159,7 +149,4 @@ Deno.test("installer: an install by the earlier, manifest-less installer is refu
     });
     assert.equal(moved.length, 2, moved.join("\n"));
     assert.equal(await Deno.readTextFile(`${root}/lib/portreeve-mcp/main.js`), "bundle");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
