@@ -1,6 +1,6 @@
 /** Receipt tools on stacks (apply, prune) against a scripted daemon. */
 import { recorded } from "../../../../support/recorded.ts";
-import { executed, pinPrunePair, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
+import { pinPrunePair, pinReceiptPair } from "./receipt_pairs.ts";
 
 const apply = recorded(56);
 const applied = recorded(58);
