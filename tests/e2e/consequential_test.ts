@@ -15,7 +15,12 @@ async function session(
   options: Partial<SimulatorOptions> = {},
 ): Promise<void> {
   const env = await withSimulator(options);
-  const bridge = await startBridge({ socketPath: env.socketPath });
+  // The receipt flow itself: `auto` (a person's opt-in) lets this client, which cannot ask,
+  // execute as a host's own tool prompt would; the default's question is approval_test's.
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    serveArgs: ["--approval", "auto"],
+  });
   try {
     await body(bridge, env);
   } finally {
