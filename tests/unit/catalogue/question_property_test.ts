@@ -98,7 +98,17 @@ const CASES: Record<string, PreviewCase> = {
     target: (m) => ({ type: "port", id: String((m.args as { port: number }).port) }),
     make(g) {
       const port = g.port();
-      const targets = g.list(() => ({ pid: g.pid(), command: g.chance(0.2) ? null : g.hostile() }));
+      const outcome = g.pick([
+        "would-terminate",
+        "would-terminate",
+        "already-free",
+        "refused",
+        g.hostile(),
+      ]);
+      // Nothing listens on a free port: its evidence names no process.
+      const targets = outcome === "already-free"
+        ? []
+        : g.list(() => ({ pid: g.pid(), command: g.chance(0.2) ? null : g.hostile() }));
       return {
         args: { port, policy: g.pick(["graceful", "force-after-grace"]) },
         proposal: { policy: "graceful" },
@@ -301,9 +311,14 @@ const CASES: Record<string, PreviewCase> = {
       const updates = (copy.proposal as Json).updates as Json;
       const key = g.pick(Object.keys(updates));
       const value = updates[key];
-      updates[key] = Array.isArray(value)
-        ? [...value, 65535 - value.length]
-        : (value as number) + 1;
+      if (Array.isArray(value) && value.length > 0) {
+        // The same number of ports, one of them another: a count alone would read the same.
+        const ports = [...value] as number[];
+        let other = g.port();
+        while (ports.includes(other)) other = g.port();
+        ports[at(ports, g)] = other;
+        updates[key] = ports;
+      } else updates[key] = Array.isArray(value) ? [g.port()] : (value as number) + 1;
       return copy;
     },
   },
@@ -314,7 +329,8 @@ function settingValue(g: Gen, key: string): Json[string] {
 }
 
 /** Hebrew, Arabic and the other right-to-left blocks. */
-const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFE\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+const RIGHT_TO_LEFT =
+  /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFE\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
 
 /** Trace tokens of agent and daemon text: each generated value carries one. */
 const TOKEN = /Zq\d+qZ/;
@@ -334,7 +350,9 @@ function faults(text: string): string[] {
       const inner = part.startsWith("\u2068") && part.endsWith("\u2069") ? part.slice(1, -1) : part;
       if (/[\u2068\u2069]/.test(inner)) found.push("an isolate inside a value");
       if (/^\p{M}/u.test(inner)) found.push("a mark on the opening delimiter");
-      if (RIGHT_TO_LEFT.test(inner) && inner === part) found.push("right-to-left text not isolated");
+      if (RIGHT_TO_LEFT.test(inner) && inner === part) {
+        found.push("right-to-left text not isolated");
+      }
     } else if (/[\u2068\u2069]/.test(part)) found.push("an isolate outside a value");
   });
   for (const char of text) {
@@ -367,9 +385,11 @@ function person() {
   return { host, asked };
 }
 
-/** Previews `made` through the real tool, then executes it with a person who declines. */
-async function walkPreview(tool: string, spec: PreviewCase, made: Made) {
-  const receiptId = crypto.randomUUID();
+/**
+ * Previews `made` through the real tool, then executes it with a person who declines. The
+ * receipt id is the caller's: two walks compared for distinctness share it.
+ */
+async function walkPreview(tool: string, spec: PreviewCase, made: Made, receiptId: string) {
   const reply: Reply = ok({
     receiptId,
     action: spec.action,
@@ -411,7 +431,8 @@ for (const [tool, spec] of Object.entries(CASES)) {
     const g = new Gen(tool);
     for (let run = 0; run < RUNS; run++) {
       const made = spec.make(g);
-      const first = await walkPreview(tool, spec, made);
+      const receiptId = g.uuid();
+      const first = await walkPreview(tool, spec, made, receiptId);
       const where = `${tool} run ${run}`;
       const { asking } = first;
       tally(`${tool}:${asking.kind}`);
@@ -426,7 +447,7 @@ for (const [tool, spec] of Object.entries(CASES)) {
       assert.deepEqual(first.asked, [asking.text], `${where}: the person saw exactly this`);
       assert.equal(first.error.code, "portreeve_approval_declined", where);
       // Distinct items, distinct questions.
-      const other = await walkPreview(tool, spec, spec.vary(made, g));
+      const other = await walkPreview(tool, spec, spec.vary(made, g), receiptId);
       if (other.asking.kind === "question") {
         tally(`${tool}:distinct`);
         assert.notEqual(
