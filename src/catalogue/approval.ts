@@ -16,11 +16,24 @@
  * cannot ask, the host's own tool prompt standing in; `off` never asks.
  */
 import { z } from "zod";
-import { BridgeError, Codes } from "../shared/errors.ts";
+import { BridgeError } from "../shared/errors.ts";
 import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
 import type { Asking, IssuedReceipt, ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../shared/options.ts";
-import { type Question, QUESTION_MAX } from "./question.ts";
+import type { Question } from "./question.ts";
+import {
+  cancelledWhileAsking,
+  declined,
+  hostCannotAsk,
+  noAnswer,
+  nothingToApprove,
+  notIssuedHere,
+  questionOpen,
+  receiptConflict,
+  tooLongToAsk,
+} from "./approval_errors.ts";
+
+export { cancelledWhileAsking, hostFailure } from "./approval_errors.ts";
 import {
   AnswerNeeded,
   APPROVAL_KEY,
@@ -117,15 +130,7 @@ export async function obtainApproval(
   const deadline = Math.min(book.now() + ctx.bridge.approvalMs, Date.parse(issued.expiresAt));
   const answer = await askPerson(ctx, approvalForm(asking.text), deadline, {
     subject: call.receiptId,
-    busy: () =>
-      new BridgeError(
-        Codes.approvalUnavailable,
-        `The user is already being asked about receipt ${
-          short(call.receiptId)
-        }; nothing was sent to the daemon.`,
-        true,
-        { receiptId: call.receiptId, reason: "question_open" },
-      ),
+    busy: () => questionOpen(call),
     cancelled: () => cancelledWhileAsking({ receiptId: call.receiptId }),
     noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
   });
@@ -332,125 +337,4 @@ function readAnswer(raw: unknown): Answer {
 
 function sameTarget(a: { type: string; id: string }, b: { type: string; id: string }): boolean {
   return a.type === b.type && a.id === b.id;
-}
-
-function short(receiptId: string): string {
-  return receiptId.slice(0, 8);
-}
-
-/**
- * The host's "no": it may be a person's, or the host's own (some hosts decline by themselves
- * in milliseconds), so the message says what the host answered, not who decided. Without an
- * answer, the receipt was declined by an earlier call.
- */
-function declined(call: ExecuteCall, answered?: Answer["action"]): BridgeError {
-  const receipt = `receipt ${short(call.receiptId)}`;
-  const what = answered === undefined
-    ? `${call.action} (${receipt}) was declined earlier`
-    : answered === "accept"
-    ? `The host answered the approval question for ${call.action} (${receipt}) without approve: true`
-    : `The host answered "${answered}" to the approval question for ${call.action} (${receipt})`;
-  return new BridgeError(
-    Codes.approvalDeclined,
-    `${what[0].toUpperCase()}${what.slice(1)}; nothing was sent to the daemon.`,
-    false,
-    {
-      receiptId: call.receiptId,
-      action: call.action,
-      answer: answered ?? "declined_earlier",
-    },
-  );
-}
-
-function hostCannotAsk(call: ExecuteCall): BridgeError {
-  return new BridgeError(
-    Codes.approvalUnavailable,
-    `This host cannot ask its user (it did not declare MCP form elicitation), and this bridge makes no change a person has not approved, so ${call.action} (receipt ${
-      short(call.receiptId)
-    }) was refused; nothing was sent to the daemon.`,
-    false,
-    { receiptId: call.receiptId, reason: "host_cannot_ask" },
-  );
-}
-
-function nothingToApprove(
-  call: Pick<ExecuteCall, "action" | "receiptId">,
-  kind: "nothing_to_do" | "preview_refused",
-): BridgeError {
-  const said = kind === "nothing_to_do" ? "would change nothing" : "would be refused by the daemon";
-  return new BridgeError(
-    Codes.conflict,
-    `Its preview said ${call.action} (receipt ${
-      short(call.receiptId)
-    }) ${said}, so it was not put to the user; nothing was sent to the daemon.`,
-    false,
-    { receiptId: call.receiptId, reason: kind },
-  );
-}
-
-function tooLongToAsk(call: Pick<ExecuteCall, "action" | "receiptId">, length: number) {
-  return new BridgeError(
-    Codes.approvalUnavailable,
-    `${call.action} (receipt ${
-      short(call.receiptId)
-    }) touches more than one question can show the user (${
-      length.toLocaleString("en-US")
-    } characters; at most ${
-      QUESTION_MAX.toLocaleString("en-US")
-    }), so nobody was asked; nothing was sent to the daemon.`,
-    false,
-    { receiptId: call.receiptId, action: call.action, reason: "too_long_to_ask" },
-  );
-}
-
-/** The host cancelled the call during the question: execute and acquire gate alike. */
-export function cancelledWhileAsking(details: Record<string, unknown>): BridgeError {
-  return new BridgeError(
-    Codes.cancelled,
-    "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-    false,
-    details,
-  );
-}
-
-/**
- * Why a question got no answer: what the host said when it failed to ask, or undefined when
- * the wait ran out (any other error counts as no answer).
- */
-export function hostFailure(cause: unknown): string | undefined {
-  return cause instanceof HostAskError && !cause.timedOut ? cause.message : undefined;
-}
-
-function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeError {
-  const failed = hostFailure(cause);
-  const why = failed === undefined
-    ? `No answer from the user about receipt ${short(call.receiptId)} within ${
-      Math.round(waitedMs / 1000)
-    } s`
-    : `The host could not ask the user about receipt ${short(call.receiptId)} (${failed})`;
-  return new BridgeError(
-    Codes.approvalUnavailable,
-    `${why}; nothing was sent to the daemon.`,
-    true,
-    { receiptId: call.receiptId, reason: failed === undefined ? "no_answer" : "host_failed" },
-  );
-}
-
-function notIssuedHere(call: ExecuteCall): BridgeError {
-  return new BridgeError(
-    Codes.notFound,
-    `Receipt ${call.receiptId} was not issued through this bridge process, and a receipt executes only through the bridge whose preview issued it; nothing was sent to the daemon.`,
-    false,
-    { receiptCode: "not_found", receiptId: call.receiptId, reason: "not_previewed_here" },
-  );
-}
-
-/** The daemon's own receipt conflicts, found before the question instead of after it. */
-function receiptConflict(receiptCode: string, message: string, receiptId?: string): BridgeError {
-  return new BridgeError(
-    Codes.conflict,
-    message,
-    false,
-    receiptId === undefined ? { receiptCode } : { receiptCode, receiptId },
-  );
 }
