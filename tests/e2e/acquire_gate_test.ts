@@ -69,7 +69,7 @@ function expectedQuestion(
     QUESTION_HEADER,
     `The agent asks to lease claim "web" "vite.default" in "${env.dir}" with replacementPolicy "${policy}".`,
     `The confirmed run "${runId}" of this claim holds port ${running.port}: to lease it, the daemon would first send ${signals} to pid ${running.process.pid} ("deno"), and release that run.`,
-    "Decline to leave those processes running; nothing has been sent yet.",
+    "Answer no (false) to leave those processes running; nothing has been sent yet.",
   ];
 }
 

@@ -138,7 +138,7 @@ export function acquireQuestion(body: AcquireBody, target: Reclaimable): Questio
   return question([
     say`The agent asks to lease claim ${project} ${`${component}.${endpoint}`} in ${workspaceRoot} with replacementPolicy ${policy}.`,
     run,
-    say`Decline to leave those processes running; nothing has been sent yet.`,
+    say`Answer no (false) to leave those processes running; nothing has been sent yet.`,
   ]);
 }
 

@@ -139,7 +139,7 @@ Deno.test("acquire: the question has its exact shape whatever the agent and the 
     `("${"n".repeat(120)}…${"n".repeat(39)}" (10,240 characters; ${
       cut.toLocaleString("en-US")
     } cut from the middle)), and release that run.`,
-    "Decline to leave those processes running; nothing has been sent yet.",
+    "Answer no (false) to leave those processes running; nothing has been sent yet.",
   ]);
   assert.equal(acquires(rig.daemon.sent).length, 0, "a no sends nothing");
   // The same request against the same processes is not asked about again.
