@@ -5,7 +5,7 @@
  * hosts get their handshake at once.
  */
 import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
-import type { ApprovalMode, Toolset } from "../shared/options.ts";
+import { type ApprovalMode, DEFAULT_APPROVAL_MODE, type Toolset } from "../shared/options.ts";
 import type { SocketLocation } from "../shared/socket_location.ts";
 import { createBridge } from "./mod.ts";
 import {
@@ -81,7 +81,7 @@ export function serveStdio(options: ServeOptions): Promise<never> {
   log.debug("serving {tools} tools ({toolset}, approval {approval}) for socket {socket}", {
     tools: catalogue.size,
     toolset: options.toolset,
-    approval: options.approval ?? "auto",
+    approval: options.approval ?? DEFAULT_APPROVAL_MODE,
     socket: options.socket.path,
     runId: bridge.runId,
   });

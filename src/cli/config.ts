@@ -7,7 +7,7 @@
 import { type EnvReader, locateSocket, SocketPathError } from "../shared/socket_location.ts";
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../shared/installation.ts";
-import { APPROVAL_MODES } from "../shared/options.ts";
+import { APPROVAL_MODES, DEFAULT_APPROVAL_MODE } from "../shared/options.ts";
 import {
   commandLine,
   type ReaderForm,
@@ -56,8 +56,9 @@ registers it. Reads and writes no host file.
                     instead of this installation's absolute command
   --label NAME      passed to serve --label (1-64 of A-Z a-z 0-9 . _ -)
   --toolset SET     passed to serve --toolset: ${TOOLSETS.join(" | ")} (default full)
-  --approval MODE   passed to serve --approval: ${APPROVAL_MODES.join(" | ")} (default auto,
-                    which is not printed)
+  --approval MODE   passed to serve --approval: ${APPROVAL_MODES.join(" | ")} (default
+                    ${DEFAULT_APPROVAL_MODE}, which is not printed); the notes say what a
+                    person gets on this host
   --socket PATH     the daemon socket to grant and pin (default: $PORTREEVE_SOCKET, else
                     the platform default)
   --json            one JSON line {version, config} (or {version, error}) on stdout

@@ -19,6 +19,13 @@ const profileSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, "id must be a lower-case word"),
   /** Human name of the host. */
   label: z.string().min(1, "label must be a non-empty string"),
+  /**
+   * Whether the host asks its user through MCP (declares form elicitation, or answers
+   * input_required): then a person approves each change in the host's own question; else,
+   * by default, each change is refused unless the entry opts into `--approval auto`. Null
+   * where it depends on the host (generic). Measured by `deno task test:hosts`.
+   */
+  asksThroughMcp: z.boolean("asksThroughMcp must be true, false or null").nullable(),
   configurationLanguage: z.enum(
     ["json", "toml"],
     'configurationLanguage must be "json" or "toml"',

@@ -29,7 +29,7 @@ export const ANSWER_BOUNDS = {
   question: {
     max: 2_000,
     why:
-      "what a preview says it will change (the question put to the person, and data.summary); it quotes commands and paths from the daemon's evidence",
+      "the whole question put to a person (never cut: a change it cannot name is not asked) and a preview's data.summary; they quote names, paths and commands",
   },
   summary: {
     max: 1_000,

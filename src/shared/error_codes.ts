@@ -42,6 +42,20 @@ const bridge = (nextStep: string): ReasonEntry => ({ from: "bridge", nextStep })
 
 const PREVIEW_AGAIN = "preview again and ask the user to approve the new preview.";
 
+/** What a host that cannot ask leaves to the person: the opt-in they may write in its entry. */
+const ASK_THE_PERSON =
+  "Tell the user this change needs their approval and this host cannot ask for it; if they want the host's own tool prompt to stand in for the question, they can add --approval auto to portreeve's entry in the host configuration.";
+
+/** How to make a change small enough for one question, by the action of its receipt. */
+const NARROWER: Readonly<Record<string, string>> = {
+  "claims.prune":
+    "Prune fewer claims at a time (a larger olderThanMilliseconds), or delete them one by one with portreeve_claim_delete_preview.",
+  "stacks.prune": "Prune fewer stacks at a time (a larger olderThanMilliseconds).",
+  "settings.update": "Change fewer settings, or fewer ports, in each update.",
+  "port.reclaim":
+    "Tell the user which processes hold the port: there are too many to put to them in one question.",
+};
+
 /** Codes the daemon sends, as the bridge names them (`details.daemonCode` keeps its own). */
 export const DAEMON_CODES = {
   conflict: Codes.conflict,
@@ -226,6 +240,12 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       stack_definition_not_regular: daemon(
         "portreeve.stack.json is not a regular file and will not be replaced: tell the user.",
       ),
+      nothing_to_do: bridge(
+        "Nothing to do: the preview found nothing to change; preview again only once the state has changed.",
+      ),
+      preview_refused: bridge(
+        "Its preview's blockers say what stands in the way: tell the user, and preview again once that has changed.",
+      ),
       settled_with_other_arguments: bridge(
         "The first call's outcome stands: read the current state instead of repeating with other arguments.",
       ),
@@ -373,8 +393,20 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       question_open: bridge(
         "Wait for the answer to the question already open for this receipt, then call the execute again.",
       ),
-      host_cannot_ask: bridge(
-        "This host cannot ask the user and the bridge requires it: tell the user the change needs a host that can ask.",
+      host_cannot_ask: bridge(ASK_THE_PERSON),
+      reclaim_host_cannot_ask: bridge(
+        `Acquire with replacementPolicy never instead, or ${
+          ASK_THE_PERSON.charAt(0).toLowerCase()
+        }${ASK_THE_PERSON.slice(1)}`,
+      ),
+      too_long_to_ask: {
+        from: "bridge",
+        nextStep: (details) =>
+          NARROWER[String(details.action)] ??
+            "Tell the user this change is too large to put to them in one question.",
+      },
+      reclaim_too_long_to_ask: bridge(
+        "Acquire with replacementPolicy never instead, and tell the user which processes hold the claim's port: there are too many to put to them in one question.",
       ),
       reclaim_question_open: bridge(
         "Wait for the answer to the question already open for this acquire, then call again if the lease is still needed.",

@@ -15,7 +15,12 @@ async function session(
   options: Partial<SimulatorOptions> = {},
 ): Promise<void> {
   const env = await withSimulator(options);
-  const bridge = await startBridge({ socketPath: env.socketPath });
+  // The receipt flow itself: `auto` (a person's opt-in) lets this client, which cannot ask,
+  // execute as a host's own tool prompt would; the default's question is approval_test's.
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    serveArgs: ["--approval", "auto"],
+  });
   try {
     await body(bridge, env);
   } finally {
@@ -112,11 +117,23 @@ Deno.test("port reclaim: an unowned listener is a blocker; drifted evidence is a
     });
     assert.deepEqual(preview.data.blockers, ["ownership-unverified"]);
     assert.match(preview.text, /Blocked: ownership-unverified/);
-
-    env.sim.control.addListener(45001, 5001, { command: "python" });
-    const stale = await fails(bridge, "portreeve_port_reclaim_execute", {
+    // The daemon would refuse it: nothing to approve, and its execute sends nothing.
+    assert.equal(preview.data.approval ?? null, null);
+    const before = env.sim.requests.length;
+    const refused = await fails(bridge, "portreeve_port_reclaim_execute", {
       receiptId: preview.data.receiptId,
       port: 45001,
+    }, "portreeve_conflict");
+    assert.equal(refused.details.reason, "preview_refused");
+    assert.equal(env.sim.requests.length, before);
+
+    // A reclaim the daemon would do, whose evidence drifts before the execute.
+    const port = await listenedPort(bridge, env);
+    const owned = await ok(bridge, "portreeve_port_reclaim_preview", { port, policy: "graceful" });
+    env.sim.control.addListener(port, 5001, { command: "python" });
+    const stale = await fails(bridge, "portreeve_port_reclaim_execute", {
+      receiptId: owned.data.receiptId,
+      port,
     }, "portreeve_conflict");
     assert.equal(stale.details.receiptCode, "receipt_mismatch");
   });
@@ -138,13 +155,13 @@ Deno.test("port reclaim: a real loopback listener not owned by PortReeve is refu
         "the test's own listener is the evidence",
       );
       assert.deepEqual(preview.data.blockers, ["ownership-unverified"]);
-      const done = await ok(bridge, "portreeve_port_reclaim_execute", {
+      // The preview says the daemon would refuse: the execute is refused before it.
+      const refused = await fails(bridge, "portreeve_port_reclaim_execute", {
         receiptId: preview.data.receiptId,
         port,
-      });
-      assert.equal((done.data.result as Data).outcome, "refused");
-      // An empty list is left out of the compact result: nothing was signalled.
-      assert.equal((done.data.result as Data).signals, undefined);
+      }, "portreeve_conflict");
+      assert.equal(refused.details.reason, "preview_refused");
+      assert.match(refused.message, /nothing was sent to the daemon/);
     }, { observeHost: true });
   } finally {
     listener.close();
@@ -172,7 +189,10 @@ Deno.test("claim reassign and delete: bad input, wrong target, unknown receipt, 
       preferredPort: 43123,
     });
     assert.equal((preview.data.observed as Data).port, 43123);
-    assert.match(preview.text, /^Move claim web api\.default( \(port \d+\))? to port 43123\./);
+    assert.match(
+      preview.text,
+      /^Move claim web api\.default in \S+ \(claim [0-9a-f-]{36}(, port \d+)?\) to port 43123\./,
+    );
 
     const other = crypto.randomUUID();
     const wrong = await fails(bridge, "portreeve_claim_reassign_execute", {

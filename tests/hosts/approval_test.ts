@@ -1,12 +1,14 @@
 /**
  * What each real host does with the bridge's approval question when it runs non-interactively:
  * whether it declares elicitation, how it answers, what its model then reads, and that the
- * daemon gets an execute only after a yes or, in `auto`, from a host that cannot ask.
+ * daemon gets an execute only after a yes or, in `auto` (the opt-in), from a host that cannot
+ * ask — never by default. The profile's `asksThroughMcp` must be what the host declared.
  * `HOSTS_UPDATE_DOCS=1` rewrites docs/approval.md's table of it.
  */
 import assert from "node:assert/strict";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import { HOSTS } from "./hosts.ts";
+import { findHost } from "../../src/profiles/hosts.ts";
 import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
 import {
   AT_ONCE_MS,
@@ -31,7 +33,8 @@ const FACTS: Record<string, { declares: boolean; answer: "accept" | "decline" | 
     gemini: { declares: false, answer: null },
   };
 
-const MODES: readonly ApprovalMode[] = ["auto", "required"];
+/** The default first, then the opt-in a person can write in the entry. */
+const MODES: readonly ApprovalMode[] = ["required", "auto"];
 
 /** What the bridge's rules make of a host's facts in one mode. */
 function expectedOutcome(
@@ -61,6 +64,8 @@ for (const adapter of HOSTS) {
       const session = await s();
       assert.ok(session.protocolVersion !== null, `${host} sent no initialize through the tap`);
       assert.equal(session.declaredElicitation, fact.declares);
+      // What config and doctor tell the person about this host is what it declared.
+      assert.equal(findHost(host)?.asksThroughMcp, fact.declares, `${host}'s profile`);
       // The bridge read the same from the handshake, and the model is told so.
       assert.equal(hostCanAskSeen(session), fact.declares);
       const route = fact.declares
@@ -88,10 +93,12 @@ for (const adapter of HOSTS) {
         assert.ok(showsNextStep(shown), `${host}: no next step:\n${shown}`);
         assert.match(shown, /nothing was sent to the daemon/);
         assert.equal(retryableShown(shown), false, `${host}: not retryable:\n${shown}`);
+        // A host that cannot ask: the model is told the person's opt-in, to pass on.
+        if (!fact.declares) assert.match(shown, /--approval auto/);
       }
     });
 
-    Deno.test(`${host} (${mode}): the daemon gets the execute only after a yes, or from a host that cannot ask in auto`, async () => {
+    Deno.test(`${host} (${mode}): the daemon gets the execute only after a yes, or from a host that cannot ask in the auto opt-in`, async () => {
       const session = await s();
       const allowed = session.answers.includes("accept") ||
         (!session.declaredElicitation && mode === "auto");

@@ -77,7 +77,11 @@ if (!socketPath) {
       await Deno.makeTempDir({ prefix: "portreeve-mcp-live-" }),
     );
     const project = `portreeve-mcp-live-${crypto.randomUUID().slice(0, 8)}`;
-    const bridge = await startBridge({ socketPath, serveArgs: ["--label", "live-suite"] });
+    // `auto`: this client cannot ask, and the suite deletes its own throwaway claim.
+    const bridge = await startBridge({
+      socketPath,
+      serveArgs: ["--label", "live-suite", "--approval", "auto"],
+    });
     let claimId: string | undefined;
     try {
       const lease = await ok(bridge, "portreeve_lease_acquire", {

@@ -13,7 +13,7 @@ import { bindCursor, unbindCursor } from "../../src/results/pagination.ts";
 import { heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
 import { withOutcomeCheck } from "../../src/catalogue/outcome_checks.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
-import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
+import { type Asking, ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
 import type { HostChannel } from "../../src/shared/host_channel.ts";
 import { HostAskError } from "../../src/shared/host_channel.ts";
@@ -64,7 +64,12 @@ function thrown(run: () => unknown): BridgeError {
 /** The approval gate with a receipt this bridge issued, and a host that answers `answer`. */
 function approval(
   host: Partial<HostChannel>,
-  options: { mode?: "auto" | "required"; expiresInMs?: number; issued?: boolean } = {},
+  options: {
+    mode?: "auto" | "required";
+    expiresInMs?: number;
+    issued?: boolean;
+    asking?: Asking;
+  } = {},
 ) {
   const receipts = new ReceiptBook();
   if (options.issued !== false) {
@@ -73,7 +78,7 @@ function approval(
       action: "claim.delete",
       target: { type: "claim", id: "c1" },
       expiresAt: new Date(Date.now() + (options.expiresInMs ?? 60_000)).toISOString(),
-      question: "Delete claim c1?",
+      asking: options.asking ?? { kind: "question", text: "Delete claim c1?" },
     });
   }
   const ctx: ApprovalContext = {
@@ -205,7 +210,21 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
   add("host cannot ask", await rejection(approval({ canAsk: false }, { mode: "required" }).ask()));
   // The acquire gate's refusals, as the gate builds them for a reclaiming policy.
   const reclaim = acquireRefusals("force-after-grace");
-  add("acquire: host cannot ask", reclaim.hostCannotAsk());
+  add("acquire: host cannot ask (auto)", reclaim.hostCannotAsk("auto"));
+  add("acquire: host cannot ask (required)", reclaim.hostCannotAsk("required"));
+  add("acquire: too long to ask", reclaim.tooLongToAsk(2_975));
+  add(
+    "preview found nothing to do",
+    await rejection(approval({}, { asking: { kind: "nothing_to_do" } }).ask()),
+  );
+  add(
+    "preview said refused",
+    await rejection(approval({}, { asking: { kind: "preview_refused" } }).ask()),
+  );
+  add(
+    "too long to ask",
+    await rejection(approval({}, { asking: { kind: "too_long_to_ask", length: 2_975 } }).ask()),
+  );
   add("acquire: declined", reclaim.declined("decline"));
   add("acquire: declined earlier", reclaim.declined());
   add("acquire: question open", reclaim.busy());

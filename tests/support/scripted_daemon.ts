@@ -19,7 +19,7 @@ import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemon/client.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
-import type { ApprovalMode } from "../../src/shared/options.ts";
+import { type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { envelopeOf } from "../../src/results/result.ts";
 import type { Json } from "../../src/shared/json.ts";
@@ -153,6 +153,7 @@ export interface Called {
 export interface ToolRigOptions {
   /** When the fake clock starts (defaults to the time of the recorded session). */
   start?: number;
+  /** `serve --approval` (default: the bridge's default, `required`). */
   approval?: ApprovalMode;
   host?: HostChannel;
 }
@@ -168,7 +169,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     daemon: client,
     custody,
     memory: new Memory(),
-    receipts: new ReceiptBook(),
+    receipts: new ReceiptBook(500, () => clock.now()),
     signal: new AbortController().signal,
     host: options.host ?? NO_HOST_CHANNEL,
     bridge: {
@@ -178,7 +179,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
       socketSource: "flag",
       toolset: "full",
       requiredCapabilities: catalogue.requiredCapabilities(),
-      approval: options.approval ?? "auto",
+      approval: options.approval ?? DEFAULT_APPROVAL_MODE,
       approvalMs: 1_000,
     },
   };
@@ -223,6 +224,7 @@ export async function daemonErrorsKept(
   args: Json | ((rig: ToolRig) => Json),
   prepare: Reply[] = [],
   prepareCall?: (rig: ToolRig) => Promise<unknown>,
+  options?: ToolRigOptions,
 ): Promise<Called[]> {
   const seen: Called[] = [];
   for (
@@ -231,7 +233,7 @@ export async function daemonErrorsKept(
       daemonError(409, "conflict", "It changed meanwhile.", { retryable: true }),
     ]
   ) {
-    await using rig = toolRig(inOrder(...prepare, reply));
+    await using rig = toolRig(inOrder(...prepare, reply), options);
     await prepareCall?.(rig);
     const result = await rig.call(tool, typeof args === "function" ? args(rig) : args);
     seen.push(result);

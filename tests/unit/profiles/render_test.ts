@@ -45,8 +45,10 @@ function expected(
     ...(pin ? ["--socket", socket.path] : []),
     ...(variant.label ? ["--label", variant.label] : []),
     ...(variant.toolset && variant.toolset !== "full" ? ["--toolset", variant.toolset] : []),
-    // The default (auto) is left out, like the default toolset.
-    ...(variant.approval && variant.approval !== "auto" ? ["--approval", variant.approval] : []),
+    // The default (required) is left out, like the default toolset.
+    ...(variant.approval && variant.approval !== "required"
+      ? ["--approval", variant.approval]
+      : []),
   ];
   if (mode === "portable") return { command: "portreeve-mcp", args: serve };
   if (mode === "compiled") return { command: installation.execPath, args: serve };

@@ -79,9 +79,11 @@ Deno.test("a preview quoting a huge command: its summary and the person's questi
   assert.equal(preview.isError, false, preview.text);
   const summary = String(preview.data!.summary);
   assert.ok(summary.length <= ANSWER_BOUNDS.question.max, `${summary.length}`);
-  const question = rig.ctx.receipts.get(String(preview.data!.receiptId))!.question;
-  assert.ok(question.length < ANSWER_BOUNDS.question.max + 200, `${question.length}`);
-  // Each quoted value is cut in the middle (question.ts); the receipt line stays whole.
+  const asking = rig.ctx.receipts.get(String(preview.data!.receiptId))!.asking;
+  assert.equal(asking.kind, "question");
+  const question = asking.kind === "question" ? asking.text : "";
+  assert.ok(question.length <= ANSWER_BOUNDS.question.max, `${question.length}`);
+  // A command is cut in the middle (question.ts: brief); the receipt line stays whole.
   assert.match(question, /characters; [\d,]+ cut from the middle\)/);
   assert.match(question.split("\n").at(-1)!, /^Receipt "[0-9a-f]{8}" expires "\d\d:\d\d:\d\dZ"\.$/);
 });

@@ -5,7 +5,7 @@
  * programs by them; no host puts them in a model's context otherwise), so the whole listing
  * is about twice its model-visible part and more.
  */
-import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
+import { APPROVING_HOST } from "../../support/person.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
@@ -72,7 +72,8 @@ Deno.test("the largest results stay within their compact budgets", async () => {
   const ctx = {
     ...await bridge.services(),
     signal: new AbortController().signal,
-    host: NO_HOST_CHANNEL,
+    // The default mode with a person who approves: executes go through as they would.
+    host: APPROVING_HOST,
   };
   const largest = new Map<string, number>();
   try {

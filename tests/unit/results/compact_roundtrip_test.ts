@@ -4,7 +4,7 @@
  * records the tool got from the daemon: the simulator's over a whole session, and a real
  * daemon's recorded answers.
  */
-import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
+import { APPROVING_HOST } from "../../support/person.ts";
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";
@@ -29,7 +29,8 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
   await Deno.mkdir(stackRoot);
   const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
   const services = await bridge.services();
-  const ctx = { ...services, signal: new AbortController().signal, host: NO_HOST_CHANNEL };
+  // The default mode with a person who approves: executes go through as they would.
+  const ctx = { ...services, signal: new AbortController().signal, host: APPROVING_HOST };
   const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
   const origin = bridgeOrigin(bridge.runId);
   const covered = new Set<string>();
@@ -100,16 +101,49 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
       await run(`portreeve_${stem}_execute`, { receiptId: preview.data?.receiptId, ...target });
     };
     await executed("claim_reassign", { claimId });
+    // Something to prune (a preview that finds nothing is never executed): a claim whose
+    // workspace is gone, and a stack whose root is gone.
+    const goneWorkspace = `${dir}/gone-ws`;
+    await Deno.mkdir(goneWorkspace);
+    const gone = await run("portreeve_lease_acquire", {
+      claim: { project: "gone", workspaceRoot: goneWorkspace, component: "api" },
+    });
+    await run("portreeve_lease_abandon", {
+      credentialHandle: gone.data?.credentialHandle,
+      reason: "client-cancelled",
+    });
+    await Deno.remove(goneWorkspace);
     await executed("claims_prune", { olderThanMilliseconds: 0 });
+    const goneRoot = `${dir}/gone-stack`;
+    await Deno.mkdir(goneRoot);
+    const goneApply = await run("portreeve_stack_apply_preview", {
+      stackRoot: goneRoot,
+      definition: { ...definition, project: "gone" },
+    });
+    await run("portreeve_stack_apply_execute", {
+      receiptId: goneApply.data?.receiptId,
+      stackRoot: goneRoot,
+    });
+    await Deno.remove(goneRoot, { recursive: true });
     await executed("stacks_prune", { olderThanMilliseconds: 0 });
     await executed("settings_update", { updates: { excludedPorts: [18098] } });
+    // Something to reclaim: a confirmed run with a listener.
+    const held = await run("portreeve_lease_acquire", {
+      claim: { project: "held", workspaceRoot: workspace, component: "api" },
+    });
+    const heldPort = held.data?.port as number;
+    sim.control.addListener(heldPort, 4646, { command: "node" });
+    await run("portreeve_lease_confirm", {
+      credentialHandle: held.data?.credentialHandle,
+      rootPid: 4646,
+    });
     const reclaim = await run("portreeve_port_reclaim_preview", {
-      port: 18080,
+      port: heldPort,
       policy: "graceful",
     });
     await run("portreeve_port_reclaim_execute", {
       receiptId: reclaim.data?.receiptId,
-      port: 18080,
+      port: heldPort,
     });
   } finally {
     await bridge.close();
@@ -138,7 +172,9 @@ function recordedOrigin(): Record<string, string> {
 /** The tool's data for a daemon answer: lists are paged, previews gain the bridge's fields. */
 function toolData(tool: string, answer: unknown): Json {
   if (Array.isArray(answer)) return { items: answer, page: {} };
-  if (tool.endsWith("_preview")) return { ...(answer as Json), summary: "…", blockers: [] };
+  if (tool.endsWith("_preview")) {
+    return { ...(answer as Json), summary: "…", blockers: [], approval: "host_asks_user" };
+  }
   return answer as Json;
 }
 

@@ -73,5 +73,6 @@ pinPrunePair({
   noun: "claim",
   deletedIds: "deletedClaimIds",
   recorded: recorded(142),
-  summary: /No claim to prune/,
+  candidate: { claim, reason: "workspace-missing" },
+  summary: /^Delete 1 claim\(s\) whose workspace is gone: anchor-demo api\.http in /,
 });
