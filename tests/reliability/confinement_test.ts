@@ -40,7 +40,7 @@ async function probe(argv: (socketPath: string) => string[]): Promise<void> {
   try {
     const [command, ...args] = argv(socketPath);
     const out = await new Deno.Command(command, {
-      args: [...args, socketPath, import.meta.filename!],
+      args: [...args, socketPath, import.meta.filename!, "with-gaps"],
       env: { PORTREEVE_SOCKET: socketPath },
       stdout: "piped",
       stderr: "piped",
