@@ -179,7 +179,7 @@ Deno.test("installer: an install killed half-way is finished by the next one, wi
     assert.deepEqual(await listing(root), []);
   }));
 
-Deno.test("installer: uninstall deletes a temporary file only when its content proves it ours", () =>
+Deno.test("installer: uninstall deletes a file, temporary ones too, only when its content proves it ours", () =>
   inScratch(async (dir, root) => {
     await installTree(root, `${dir}/v1`, await tree(`${dir}/v1`, V1), quiet);
     const whole = new TextEncoder().encode("launcher 9");
@@ -189,6 +189,8 @@ Deno.test("installer: uninstall deletes a temporary file only when its content p
     await Deno.writeTextFile(`${root}/${named(2)}`, "launch"); // cut short
     await Deno.writeTextFile(`${root}/${named(3)}`, "someone's notes"); // not ours
     await Deno.writeTextFile(`${root}/bin/.portreeve-mcp.4.partial`, "old style, no hash");
+    // A file of the install, edited since: kept, said, and named in the manifest kept.
+    await Deno.writeTextFile(`${root}/lib/portreeve-mcp/main.js`, "bundle 1, edited");
     // An edited manifest lists them all as its temporary files.
     const manifest = parseManifest(await Deno.readTextFile(`${root}/${MANIFEST_PATH}`));
     manifest.partials = [named(1), named(2), named(3), "bin/.portreeve-mcp.4.partial"];
@@ -205,6 +207,17 @@ Deno.test("installer: uninstall deletes a temporary file only when its content p
       ["bin/.portreeve-mcp.4.partial", false],
     ]);
     assert.equal(await Deno.readTextFile(`${root}/${named(3)}`), "someone's notes");
+    assert.deepEqual(
+      report.left.find(({ path }) => path.endsWith("/main.js")),
+      {
+        path: `${root}/lib/portreeve-mcp/main.js`,
+        why: "was changed after this installer wrote it",
+        edited: true,
+      },
+    );
+    assert.equal(await Deno.readTextFile(`${root}/lib/portreeve-mcp/main.js`), "bundle 1, edited");
+    const kept = parseManifest(await Deno.readTextFile(`${root}/${MANIFEST_PATH}`));
+    assert.deepEqual(kept.files.map(({ path }) => path), ["lib/portreeve-mcp/main.js"]);
     assert.equal(
       await Deno.readTextFile(`${root}/bin/.portreeve-mcp.4.partial`),
       "old style, no hash",
