@@ -5,6 +5,7 @@
  * `{"version":1,"error":{"code","message"}}` so scripts need only read stdout.
  */
 import { type EnvReader, locateSocket, SocketPathError } from "../shared/socket_location.ts";
+import type { Disk } from "../shared/socket_site.ts";
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../shared/installation.ts";
 import { APPROVAL_MODES, DEFAULT_APPROVAL_MODE } from "../shared/options.ts";
@@ -24,8 +25,8 @@ export interface ConfigDeps {
   os?: string;
   /** Whether this process may use the socket; only consulted for exact compiled output. */
   socketGranted?: (path: string) => boolean;
-  /** What is at a path (only `isDirectory` is used); defaults to Deno.statSync. */
-  stat?: (path: string) => { isDirectory: boolean };
+  /** What the socket checks see on disk; defaults to the real disk. */
+  disk?: Disk;
 }
 
 export const CONFIG_USAGE =
@@ -159,7 +160,7 @@ function parseConfigOptions(args: string[], form: ReaderForm) {
 
 function discover(flag: string | undefined, deps: ConfigDeps) {
   try {
-    return locateSocket(flag, deps.env, deps.os, deps.stat);
+    return locateSocket(flag, deps.env, deps.os, deps.disk);
   } catch (error) {
     if (error instanceof SocketPathError) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);

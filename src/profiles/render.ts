@@ -115,9 +115,10 @@ function requireHost(id: string): HostProfile {
 /**
  * Whether the printed command names the socket. Exact commands always do: their permission
  * grant names one socket, and a host's different environment must not point the bridge
- * elsewhere. Portable commands do when the socket came from `--socket`, `PORTREEVE_SOCKET` or
- * `XDG_STATE_HOME` (hosts such as Codex pass only a few variables to servers); a HOME-derived
- * default is left to the bridge so the entry stays portable across machines.
+ * elsewhere. Portable commands do when the socket came from `--socket`, `PORTREEVE_SOCKET`,
+ * `PORTREEVE_HOME` or `XDG_STATE_HOME` (hosts such as Codex pass only a few variables to
+ * servers); a HOME-derived default is left to the bridge so the entry stays portable across
+ * machines.
  */
 export function pinsSocket(portable: boolean, socket: SocketLocation): boolean {
   return !portable || (socket.source !== "HOME" && socket.source !== "macOS default");

@@ -39,7 +39,8 @@ function expected(
   variant: Variant,
 ): { command: string; args: string[] } {
   const pin = mode !== "portable" || socket.source === "flag" ||
-    socket.source === "PORTREEVE_SOCKET" || socket.source === "XDG_STATE_HOME";
+    socket.source === "PORTREEVE_SOCKET" || socket.source === "PORTREEVE_HOME" ||
+    socket.source === "XDG_STATE_HOME";
   const serve = [
     "serve",
     ...(pin ? ["--socket", socket.path] : []),
@@ -115,12 +116,18 @@ function expectedSetupWords(host: string, command: string, args: string[]): stri
   return null;
 }
 
+/** A daemon started with only PORTREEVE_HOME: the entry must name its socket. */
+const PORTREEVE_HOME_SOCKET: SocketLocation = {
+  path: "/srv/portreeve/portreeve.sock",
+  source: "PORTREEVE_HOME",
+};
+
 for (const place of PLACES) {
   for (const mode of ["script", "compiled", "portable"] as const) {
     Deno.test(`profiles: ${place.name} paths, ${mode} — configuration parses back exactly`, async () => {
       const installation = mode === "compiled" ? place.compiled : place.script;
       const sockets = mode === "portable"
-        ? [place.socket, HOME_SOCKET, ENV_SOCKET]
+        ? [place.socket, HOME_SOCKET, ENV_SOCKET, PORTREEVE_HOME_SOCKET]
         : [place.socket];
       let shellRuns = 0;
       for (const host of HOST_IDS) {
