@@ -71,6 +71,12 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       too_deep: bridge(
         "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
       ),
+      message_too_deep: bridge(
+        "The call nests deeper than details.limit levels, so it was not read: send its arguments flatter.",
+      ),
+      message_too_many_values: bridge(
+        "The call holds more than details.limit JSON values, so it was not read: send fewer values in one call.",
+      ),
       foreign_cursor: bridge("Omit afterCursor to read the first page."),
       cursor_scope_mismatch: bridge(
         "Repeat the call with the filters the cursor came from, or omit afterCursor to start over.",

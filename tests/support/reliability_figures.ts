@@ -60,6 +60,10 @@ export const FIGURES = {
     test: "memory_test.ts",
     asserted: drained("the last answer"),
   },
+  "heavy frames, host reading nothing": {
+    test: "memory_test.ts",
+    asserted: drained("draining"),
+  },
   "requests unread, then drained": {
     test: "bounds_test.ts",
     asserted: `${peak}; each answered once`,
