@@ -252,6 +252,14 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     meaning: "The lease's deadline passed before this call.",
     nextStep: "The lease lapsed: acquire or begin again for a new one.",
   },
+  [Codes.leaseLapsed]: {
+    fault: "state",
+    retryable: true,
+    meaning:
+      "The daemon granted a lease, but it expired before the bridge could keep it (a busy daemon sets the expiry from the start of a slow acquire); nothing is held.",
+    nextStep:
+      "Call the same tool again for a new lease (lease_acquire, or activation_begin). If leases keep lapsing, the daemon is too busy for its lease TTL: ask the user about raising leaseTtlMilliseconds.",
+  },
   [Codes.leaseNotPending]: {
     fault: "state",
     retryable: false,

@@ -8,7 +8,8 @@
  * nothing. The top-level `id` and `method` are picked up on the way, so that a frame refused
  * unparsed can still be answered as what it is (a tool call, a request, an answer).
  */
-import type { RequestId } from "./frames.ts";
+/** A JSON-RPC request id as this transport keeps it. */
+export type RequestId = string | number;
 
 /** Heap bytes one JSON value costs once parsed, at most (measured: 64 for `{}` in an array). */
 export const COST_PER_VALUE = 64;

@@ -8,7 +8,7 @@
 import { isObject } from "../shared/json.ts";
 import { concatBytes } from "../shared/bytes.ts";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
-import { type FrameScan, scanFrame } from "./frame_scan.ts";
+import { type FrameScan, type RequestId, scanFrame } from "./frame_scan.ts";
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
 const EDGE_BYTES = 256;
@@ -31,7 +31,7 @@ export const FRAME_LIMITS: Readonly<FrameLimits> = {
   maxValues: 100_000,
 };
 
-export type RequestId = string | number;
+export type { RequestId };
 
 /** A refused frame's answer: a JSON-RPC error, or a tool error when it was a tool call. */
 export interface Reject {
@@ -189,13 +189,11 @@ export function overBound(scan: FrameScan, limits: FrameLimits): Reject | undefi
     data = { reason: "message_too_deep", found: scan.depth, limit: limits.maxDepth };
     what = `nests ${count(scan.depth)} levels deep; this bridge reads at most ${
       count(limits.maxDepth)
-    } levels, so it was not parsed. Send it flatter.`;
+    } levels, so it was not parsed.`;
   } else if (scan.values > limits.maxValues) {
     data = { reason: "message_too_many_values", found: scan.values, limit: limits.maxValues };
     what = `holds about ${count(scan.values)} JSON values (containers, names and elements); ` +
-      `this bridge reads at most ${
-        count(limits.maxValues)
-      } in one message, so it was not parsed. Send fewer values.`;
+      `this bridge reads at most ${count(limits.maxValues)} in one message, so it was not parsed.`;
   } else {
     return undefined;
   }
