@@ -183,7 +183,8 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     this.#recognise(lease.token);
     requireId("leaseId", lease.leaseId);
     const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
-    return leaseView(await this.#admit("lease", lease.leaseId, [entry], sentAt));
+    const group = this.#insert("lease", lease.leaseId, [entry], Infinity);
+    return leaseView(await this.#judge(group, sentAt));
   }
 
   /** `admitLease` for an activation's leases, judged by the soonest to expire. */
@@ -202,15 +203,6 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     const held = this.holdActivation(activationId, leases);
     const group = this.#groups.get(keyOf("activation", held.activationId))!;
     return activationView(await this.#judge(group, sentAt));
-  }
-
-  async #admit(
-    kind: CredentialKind,
-    id: string,
-    entries: NewEntry[],
-    sentAt: number,
-  ): Promise<Group<R>> {
-    return await this.#judge(this.#insert(kind, id, entries, Infinity), sentAt);
   }
 
   /**
