@@ -10,7 +10,7 @@ import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { describeTool } from "../src/results/describe.ts";
 import { inputBounds } from "../src/results/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
-import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
+import { FRAME_LIMITS, MAX_FRAME_BYTES } from "../src/transport/frames.ts";
 import { socketPathLimit } from "../src/shared/socket_location.ts";
 import { withSection } from "./doc_blocks.ts";
 
@@ -83,6 +83,16 @@ function answerBoundsTable(): string[] {
       "MCP frame from the host",
       `${n(MAX_FRAME_BYTES)} bytes`,
       "a longer line is refused unread with a JSON-RPC error",
+    ],
+    [
+      "its nesting",
+      `${n(FRAME_LIMITS.maxDepth)} levels`,
+      "deeper is refused unparsed: a tool error for a tool call, else a JSON-RPC error",
+    ],
+    [
+      "its JSON values",
+      `${n(FRAME_LIMITS.maxValues)}`,
+      "more is refused unparsed the same way: each value costs up to 64 bytes once parsed",
     ],
     [
       "socket path",

@@ -19,6 +19,7 @@ import { scrubConsole } from "../transport/stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
 import { FramedStdioTransport } from "../transport/stdio_transport.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
+import { failure } from "../results/result.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -63,6 +64,8 @@ export function serveStdio(options: ServeOptions): Promise<never> {
 
   const transport = new FramedStdioTransport();
   transport.scrub = (json) => fragments.scrub(json);
+  // A tool call too large to parse is a tool error, like every other refused call.
+  transport.refuseCall = (error) => failure(error);
   // A stdout backlog holds stdin and new calls; too many pending calls hold stdin: both
   // bound the process's memory.
   const limiter = new CallLimiter({ output: transport.outputGate });

@@ -50,6 +50,56 @@ function lapsedMessage({ kind, failure }: { kind: CredentialKind; failure: Renew
     `its credential was erased`;
 }
 
+/**
+ * A credential the daemon granted that was dead on arrival, or about to be and could not be
+ * renewed at once: nothing is held, and the agent is told to acquire again (retryable).
+ */
+export class LeaseLapsedError extends CustodyError {
+  readonly expiresAt: number;
+  readonly renewalFailure?: RenewalFailure;
+
+  constructor(
+    readonly kind: CredentialKind,
+    readonly id: string,
+    at: { expiresAt: number; now: number; failure?: RenewalFailure },
+  ) {
+    super(Codes.leaseLapsed, lapsedOnArrival(kind, id, at), true);
+    this.expiresAt = at.expiresAt;
+    if (at.failure) this.renewalFailure = at.failure;
+  }
+
+  override get details(): Record<string, unknown> {
+    const key = this.kind === "activation" ? "activationId" : "leaseId";
+    const failure = this.renewalFailure;
+    return {
+      [key]: this.id,
+      expiresAt: new Date(this.expiresAt).toISOString(),
+      ...(failure
+        ? { renewalFailure: { ...failure, at: new Date(failure.at).toISOString() } }
+        : {}),
+    };
+  }
+}
+
+function lapsedOnArrival(
+  kind: CredentialKind,
+  id: string,
+  { expiresAt, now, failure }: { expiresAt: number; now: number; failure?: RenewalFailure },
+): string {
+  const what = kind === "activation" ? `activation ${id}'s leases` : `lease ${id}`;
+  const expiry = new Date(expiresAt).toISOString();
+  const head = `The daemon granted ${what}, but it lapsed before this bridge could keep it: `;
+  if (failure) {
+    return `${head}it expired at ${expiry}, too soon for a renewal to land, and the renewal ` +
+      `sent at once failed (${failure.code}: ${failure.message}). It is not held.`;
+  }
+  if (expiresAt > now) {
+    return `${head}it expired at ${expiry}, too soon to renew. It is not held.`;
+  }
+  return `${head}the daemon's answer came ${seconds(now - expiresAt)} s after its expiry at ` +
+    `${expiry} (a busy daemon sets the expiry from the start of its work). It is not held.`;
+}
+
 /** Extension outside the allowed window (default 10–60 minutes from acquisition). */
 export class CustodyLimitError extends CustodyError {
   constructor(

@@ -85,6 +85,12 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       too_deep: bridge(
         "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
       ),
+      message_too_deep: bridge(
+        "The call nests deeper than details.limit levels, so it was not read: send its arguments flatter.",
+      ),
+      message_too_many_values: bridge(
+        "The call holds more than details.limit JSON values, so it was not read: send fewer values in one call.",
+      ),
       foreign_cursor: bridge("Omit afterCursor to read the first page."),
       cursor_scope_mismatch: bridge(
         "Repeat the call with the filters the cursor came from, or omit afterCursor to start over.",
@@ -265,6 +271,14 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     retryable: false,
     meaning: "The lease's deadline passed before this call.",
     nextStep: "The lease lapsed: acquire or begin again for a new one.",
+  },
+  [Codes.leaseLapsed]: {
+    fault: "state",
+    retryable: true,
+    meaning:
+      "The daemon granted a lease, but it expired before the bridge could keep it (a busy daemon sets the expiry from the start of a slow acquire); nothing is held.",
+    nextStep:
+      "Call the same tool again for a new lease (lease_acquire, or activation_begin). If leases keep lapsing, the daemon is too busy for its lease TTL: ask the user about raising leaseTtlMilliseconds.",
   },
   [Codes.leaseNotPending]: {
     fault: "state",

@@ -156,6 +156,8 @@ export interface ToolRigOptions {
   /** `serve --approval` (default: the bridge's default, `required`). */
   approval?: ApprovalMode;
   host?: HostChannel;
+  /** The daemon's delay as custody observes it (0: prompt). */
+  daemonDelayMs?: number;
 }
 
 /** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
@@ -163,7 +165,11 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
   const daemon = new ScriptedDaemon(script);
   const client = daemon as unknown as DaemonClient; // the surface above is all tools touch
   const clock = new FakeClock(options.start ?? Date.parse("2026-11-30T04:18:12.046Z"));
-  const custody = new Custody({ clock, renewers: daemonRenewers(client) });
+  const custody = new Custody({
+    clock,
+    renewers: daemonRenewers(client),
+    daemonDelayMs: () => options.daemonDelayMs ?? 0,
+  });
   const catalogue = new Catalogue("full");
   const ctx: Omit<ToolContext, "capabilities"> = {
     daemon: client,

@@ -151,10 +151,13 @@ export const activationBegin = defineTool({
       },
       async start() {
         const docker = Object.values(input.bindings).includes("docker");
+        const sentAt = ctx.custody.now();
         const data = await mutate(ctx, beginRoute, {}, input, {
           capabilities: docker ? DOCKER_CAPS : CAPS,
         });
-        const kept = ctx.custody.holdActivation(
+        // Leases dead on arrival, or too close to their expiry to renew in time, are renewed
+        // at once or refused as `portreeve_lease_lapsed` (custody's arrival rule).
+        const kept = await ctx.custody.admitActivation(
           data.activation.id,
           data.leases.map((l) => ({
             leaseId: l.leaseId,
@@ -163,6 +166,7 @@ export const activationBegin = defineTool({
             component: l.component,
             endpoint: l.endpoint,
           })),
+          sentAt,
         );
         const leases = data.leases.map(({ leaseToken: _secret, expiresAt: _e, ...lease }) => lease);
         const record: Began = { activationId: data.activation.id, leases };

@@ -143,12 +143,15 @@ export const leaseAcquire = defineTool({
       async start() {
         // A reclaim policy may signal processes: the person approves it first (or it is refused).
         const { body, approval } = await gateAcquire(ctx, acquireRoute, request);
+        const sentAt = ctx.custody.now();
         const data = await mutate(ctx, acquireRoute, {}, body, { approval });
-        const kept = ctx.custody.holdLease({
+        // Never reported as held once its expiry has passed, or falls before a renewal could
+        // land: renewed at once first, or `portreeve_lease_lapsed` (custody's arrival rule).
+        const kept = await ctx.custody.admitLease({
           leaseId: data.leaseId,
           token: data.leaseToken,
           expiresAt: epoch(data.expiresAt),
-        });
+        }, sentAt);
         const acquired: Acquired = {
           claimId: data.claimId,
           leaseId: data.leaseId,
@@ -158,7 +161,7 @@ export const leaseAcquire = defineTool({
         const result = {
           changed: true,
           ...acquired,
-          leaseExpiresAt: data.expiresAt,
+          leaseExpiresAt: iso(kept.expiresAt),
           credentialHandle: kept.handle,
           ...custodyView(kept),
         };
