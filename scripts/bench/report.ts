@@ -149,7 +149,7 @@ ${table(run)}
   model) for the recorded session of the reference bridge, replayed against a fresh simulator
   by \`tests/support/result_scenario.ts\` with roots as long as the recorded ones; successes
   where both bridges succeeded, errors where both refused. Compact results lose nothing: see
-  [compact-results.md](compact-results.md). The last row pages 200 live ports both ways.
+  [results.md](results.md#what-a-result-leaves-out). The last row pages 200 live ports both ways.
 - **Test command**: ${testSuiteNote(run)}
 - \`PORTREEVE_LIVE_SOCKET=… deno task bench\` adds per-call rows against a real daemon.
 `;

@@ -19,6 +19,7 @@ import { scrubConsole } from "../transport/stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
 import { FramedStdioTransport } from "../transport/stdio_transport.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
+import type { ResultLimits } from "../shared/result_limits.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -28,6 +29,8 @@ export interface ServeOptions {
   custodyMs?: number;
   approval?: ApprovalMode;
   approvalMs?: number;
+  /** What each host shows its model whole, by the name it gives (from the host profiles). */
+  resultLimits?: ResultLimits;
 }
 
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */

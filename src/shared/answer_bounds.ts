@@ -31,10 +31,6 @@ export const ANSWER_BOUNDS = {
     why:
       "what a preview says it will change (the question put to the person, and data.summary); it quotes commands and paths from the daemon's evidence",
   },
-  summary: {
-    max: 1_000,
-    why: "the one-line summary before the JSON; it quotes names and paths from the daemon",
-  },
   result: {
     max: 100_000,
     why:

@@ -66,10 +66,10 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     retryable: false,
     meaning:
       "The arguments are not valid: the schema, a relative path, a cursor from elsewhere, or the daemon's own checks.",
-    nextStep: "Correct the argument that details name (field or issues) and call again.",
+    nextStep: "Correct the arguments the message names and call again.",
     reasons: {
       too_deep: bridge(
-        "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
+        "The value nests too deep for any PortReeve input: send it flatter.",
       ),
       foreign_cursor: bridge("Omit afterCursor to read the first page."),
       cursor_scope_mismatch: bridge(

@@ -123,17 +123,6 @@ export const diagnostics = defineTool({
       ...(p.error ? { error: p.error } : {}),
     };
   },
-  summary(d) {
-    const where = `${d.bridge.socketPath} (from ${d.bridge.socketSource})`;
-    if (d.error?.code === Codes.misconfigured) {
-      return `Not permitted to use ${where}. ${d.guidance}`;
-    }
-    if (!d.daemon.available) return `Daemon not reachable at ${where}. ${d.guidance}`;
-    const h = d.daemon.health!;
-    return d.daemon.compatible
-      ? `PortReeve ${h.softwareVersion} (pid ${h.pid}) is up and compatible at ${where}.`
-      : `PortReeve ${h.softwareVersion} answers at ${where} but is not compatible. ${d.guidance}`;
-  },
 });
 
 export const compatibility = defineTool({
@@ -166,17 +155,6 @@ export const compatibility = defineTool({
       ...(p.error ? { error: p.error } : {}),
     };
   },
-  summary(d) {
-    if (d.compatible) {
-      return `Compatible: daemon ${
-        d.daemon.health!.softwareVersion
-      } speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
-    }
-    if (!d.daemon.available) {
-      return `The daemon is not answering, so compatibility is unknown. ${d.guidance}`;
-    }
-    return `Not compatible. ${d.guidance}`;
-  },
 });
 
 export const healthTool = readTool({
@@ -185,6 +163,4 @@ export const healthTool = readTool({
   description: "The daemon's version, protocol range, capabilities, pid and mode.",
   input: z.strictObject({}),
   route: get("/v1/health", health),
-  summary: (h) =>
-    `PortReeve ${h.softwareVersion}, pid ${h.pid} (${h.mode}), protocol ${h.protocol.minimum}–${h.protocol.maximum}, ${h.capabilities.length} capabilities.`,
 });

@@ -176,10 +176,6 @@ export const leaseAcquire = defineTool({
         ),
     });
   },
-  summary: (d) =>
-    `${
-      d.changed ? "Leased" : "Already holding"
-    } port ${d.port} until ${d.leaseExpiresAt} (renewed while held, custody until ${d.custodyExpiresAt}); bind it, then confirm with credentialHandle.`,
 });
 
 const confirmed = z.looseObject({
@@ -248,10 +244,6 @@ export const leaseConfirm = defineTool({
       port: data.port,
       confirmedAt: data.confirmedAt,
     })),
-  summary: (d) =>
-    `${
-      d.changed ? "Confirmed" : "Already confirmed"
-    }: port ${d.port} runs as run ${d.runId}; release it with run_release when done.`,
 });
 
 export const leaseAbandon = defineTool({
@@ -267,10 +259,6 @@ export const leaseAbandon = defineTool({
     settleLease(ctx, "abandon", abandonRoute, credentialHandle, { reason }, (data) => ({
       at: data.at,
     })),
-  summary: (d) =>
-    d.changed
-      ? `Lease abandoned at ${d.at}; its credential is erased.`
-      : "Lease was already settled.",
 });
 
 const releaseRoute = post(
@@ -293,8 +281,4 @@ export const runRelease = defineTool({
   output: ack,
   routes: [releaseRoute],
   call: (ctx, { runId }) => mutate(ctx, releaseRoute, { runId }),
-  summary: (d) =>
-    d.changed
-      ? `Run released at ${d.at}.`
-      : "Run was already released (or unknown); nothing changed.",
 });

@@ -88,22 +88,21 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     await sim.close();
     await Deno.remove(dir, { recursive: true });
   }
-  // Every value a rule cannot give back is written (docs/compact-results.md): a lease's
-  // expiry, each endpoint's updatedAt, the ids a status answer repeats across its records.
+  // Every value is written unless it is empty or stated elsewhere in the same result: a
+  // lease's expiry, each endpoint's updatedAt, the ids a status answer repeats across records.
   const BUDGETS: Record<string, number> = {
-    portreeve_history_list: 3850,
-    portreeve_stack_status: 2230,
+    portreeve_history_list: 4900,
+    portreeve_stack_status: 2700,
     // Previews carry nextStep and approval: what the model must do before any execute.
-    portreeve_port_reclaim_preview: 1470,
-    portreeve_stack_apply_preview: 1430,
-    // Each lease carries its handle and expiry; custody times are the answer's, written once.
-    portreeve_activation_begin: 1340,
-    portreeve_ports_list: 940,
-    portreeve_activation_confirm_endpoint: 920,
-    portreeve_activation_end: 960,
-    portreeve_activation_get: 890,
-    portreeve_stack_apply_execute: 850,
-    portreeve_port_inspect: 850,
+    portreeve_port_reclaim_preview: 1960,
+    portreeve_stack_apply_preview: 1660,
+    portreeve_activation_begin: 1480,
+    portreeve_claim_delete_preview: 1430,
+    portreeve_ports_list: 1350,
+    portreeve_port_inspect: 1220,
+    portreeve_activation_confirm_endpoint: 1020,
+    portreeve_activation_end: 1060,
+    portreeve_stack_apply_execute: 1060,
   };
 
   for (const [tool, budget] of Object.entries(BUDGETS)) {

@@ -140,23 +140,6 @@ export const portReclaimPreview = previewTool({
   target: portTarget,
 });
 
-/** What a reclaim did, in words: a refusal or a Docker listener signals nothing. */
-function reclaimOutcome(r: { outcome: string; reason: string | null }): string {
-  const why = r.reason ? ` (${r.reason})` : "";
-  switch (r.outcome) {
-    case "terminated":
-      return `Port reclaimed: its processes were terminated${why}.`;
-    case "already-free":
-      return `Nothing to signal: the port was already free${why}; its run, if any, was released.`;
-    case "launcher-action-required":
-      return `Nothing was signalled: the listener is Docker-published${why}; stop it via the launcher.`;
-    case "refused":
-      return `Reclaim refused${why}: nothing was signalled.`;
-    default:
-      return `Reclaim ended ${r.outcome}${why}.`;
-  }
-}
-
 export const portReclaimExecute = executeTool({
   name: "portreeve_port_reclaim_execute",
   action: "port.reclaim",
@@ -171,7 +154,6 @@ export const portReclaimExecute = executeTool({
   ),
   check: executeCheck("portreeve_port_inspect", "on this port"),
   target: portTarget,
-  outcome: reclaimOutcome,
   // The daemon may wait twice the grace period plus lsof time before answering.
   timeoutMs: 150_000,
 });
@@ -223,7 +205,6 @@ export const claimReassignExecute = executeTool({
   effect: consequential(["moves a claim"], "moves an idle claim to another port"),
   check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
-  outcome: (r) => `Claim moved to port ${r.assignedPort}.`,
 });
 
 export const claimDeletePreview = previewTool({
@@ -256,7 +237,6 @@ export const claimDeleteExecute = executeTool({
   effect: consequential(["deletes records"], "deletes an idle claim"),
   check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
-  outcome: (r) => (r.deleted ? "Claim deleted." : "Nothing was deleted."),
 });
 
 export const claimsPrunePreview = previewTool({
@@ -293,8 +273,6 @@ export const claimsPruneExecute = pruneExecuteTool({
   title: "Prune claims",
   description: "Delete the approved claims, re-checking each.",
   result: claimsPruned,
-  deleted: "deletedClaimIds",
-  noun: "claim",
   effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),
   path: "/v1/actions/claims/prune/execute",
   check: executeCheck("portreeve_claims_list", ""),

@@ -171,7 +171,6 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         approval,
       };
     },
-    summary: (data) => `${data.summary} ${receiptLine(data).plain()} ${data.nextStep}`,
   });
 }
 
@@ -227,8 +226,6 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   check: OutcomeCheck;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
-  /** What the first execution did, as one sentence (a refusal says so: nothing changed). */
-  outcome(result: z.output<R>): string;
   timeoutMs?: number;
 }
 
@@ -276,10 +273,6 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
       ctx.receipts.decide(receiptId, "approved");
       return { changed: data.changed, replayed: data.replayed, result: data.result };
     },
-    summary: (data) =>
-      data.replayed
-        ? `Replayed the recorded outcome of ${spec.action}; nothing was re-applied.`
-        : spec.outcome((data as { result: z.output<R> }).result),
   });
 }
 
@@ -294,9 +287,6 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
   description: string;
   /** The daemon's prune result (the dry run its preview showed, now done). */
   result: R;
-  /** The result field listing deleted ids, and what one of them is called. */
-  deleted: string;
-  noun: string;
   path: string;
   effect: ConsequentialEffect;
   check: OutcomeCheck;
@@ -313,11 +303,5 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
     effect: spec.effect,
     check: spec.check,
     target: spec.target,
-    outcome: (r: Record<string, unknown>) => {
-      const deleted = r[spec.deleted];
-      const count = Array.isArray(deleted) ? deleted.length : 0;
-      const skipped = Array.isArray(r.skipped) ? r.skipped.length : 0;
-      return `Pruned: ${count} ${spec.noun}(s) deleted, ${skipped} skipped.`;
-    },
   });
 }

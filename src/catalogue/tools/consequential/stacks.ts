@@ -144,14 +144,6 @@ export const stackApplyExecute = executeTool({
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
   target: stackRootTarget,
-  outcome: (r) =>
-    r.applied
-      ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
-        r.changed ? "applied" : "already current"
-      }.`
-      : `Wrote ${r.path} (fingerprint ${
-        r.fingerprint.slice(0, 12)
-      }) but the apply failed: ${r.error?.message}`,
 });
 
 const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
@@ -205,8 +197,6 @@ export const stacksPruneExecute = pruneExecuteTool({
   title: "Prune stacks",
   description: "Delete the approved stacks, re-checking each; signals nothing.",
   result: stacksPruned,
-  deleted: "deletedStackIds",
-  noun: "stack",
   effect: consequential(
     ["deletes records"],
     "deletes the stacks the receipt names with their generations, activations and claims",
@@ -229,6 +219,8 @@ const SETTING_FIELDS = {
   diagnosticLogFiles: z.int().optional(),
 };
 const SETTING_NAMES = Object.keys(SETTING_FIELDS).join(", ");
+const settingName = z.enum(Object.keys(SETTING_FIELDS) as [keyof typeof SETTING_FIELDS]);
+const changedSettings = z.partialRecord(settingName, z.unknown());
 
 /**
  * Only those settings, closed; value ranges are the daemon's to enforce (it answers with the
@@ -269,8 +261,9 @@ export const settingsUpdatePreview = previewTool({
     z.looseObject({ updates: z.record(z.string(), z.unknown()) }),
   ),
   shown: {
-    // `updates` holds only the settings that change: a map of them, not a record.
-    proposal: z.object({ updates: z.record(z.string(), z.unknown()), proposed: settings }),
+    // `updates` holds only the settings that change: a map of them (its keys declared), not a
+    // record, so a setting changed to an empty list is written, never left out.
+    proposal: z.object({ updates: changedSettings, proposed: settings }),
     observed: z.object({ current: settings }),
   },
   explain: ({ proposal, observed }) => {
@@ -295,5 +288,4 @@ export const settingsUpdateExecute = executeTool({
   effect: consequential(["changes settings"], "changes the daemon's global settings"),
   check: executeCheck("portreeve_settings_get", ""),
   target: settingsTarget,
-  outcome: () => "Settings updated.",
 });

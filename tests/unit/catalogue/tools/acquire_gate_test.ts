@@ -89,9 +89,10 @@ for (const approval of ["auto", "required"] as ApprovalMode[]) {
       const r = await rig.call("portreeve_lease_acquire", acquire(policy));
       assert.equal(r.error?.code, "portreeve_approval_needs_receipt");
       assert.equal(r.error?.retryable, false);
+      // The message names the policy, so the details do not say it again.
+      assert.match(r.error!.message, new RegExp(`^replacementPolicy ${policy} `));
       assert.deepEqual(r.error?.details, {
         field: "allocation.replacementPolicy",
-        value: policy,
         reason: "host_cannot_ask",
       });
       const { nextStep } = r.error as unknown as { nextStep: string };

@@ -17,7 +17,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, stackRoot: "/home/dev/work/demo-stack" }),
     reply: applied.reply,
     sent: () => applied.sent,
-    summary: /^Wrote \/home\/dev\/work\/demo-stack\/portreeve\.stack\.json/,
+    result: /"path":"\/home\/dev\/work\/demo-stack\/portreeve\.stack\.json"/,
   },
 });
 
@@ -44,6 +44,6 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId }),
     reply: executed({ settings: settings.data.proposal.proposed }),
     sent: (receiptId) => post("/v1/actions/settings/execute", { receiptId }),
-    summary: /^Settings updated\.$/,
+    result: /"excludedPorts":\[18099\]/,
   },
 });
