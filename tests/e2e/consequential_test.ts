@@ -336,7 +336,7 @@ Deno.test("settings update: schema rejections, daemon range check, drift, execut
     }, "portreeve_invalid_input");
     assert.equal(
       unsupported.message,
-      "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) socketPath; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
+      "updates: unsupported setting(s) socketPath; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
       "said once, without a contradicting 'name at least one setting'",
     );
     await fails(
