@@ -94,15 +94,22 @@ const beginRoute = post(
   },
 );
 
-/** Custody is held per activation: the answer's custody times are every lease's. */
-const heldLease = beganLease.extend({ credentialHandle: handle(), leaseExpiresAt: timestamp() });
+/**
+ * Each lease with its handle, its daemon expiry and how long this bridge holds (and renews) it.
+ * Custody is held per activation, so every lease states the same custody times: each lease
+ * says them itself, as the reference bridge's do, rather than the answer once for all.
+ */
+const heldLease = beganLease.extend({
+  credentialHandle: handle(),
+  leaseExpiresAt: timestamp(),
+  ...custodyTimes,
+});
 
 const beginOutput = z.object({
   changed: z.boolean(),
   activation,
   leases: z.array(heldLease),
   credentialCount: z.int(),
-  ...custodyTimes,
 });
 
 interface Began {
@@ -186,6 +193,7 @@ function beginView(
   },
 ) {
   const handles = new Map(held.leases.map((l) => [l.leaseId, l]));
+  const custody = custodyView(held);
   return {
     changed,
     activation: current,
@@ -193,9 +201,9 @@ function beginView(
       ...l,
       credentialHandle: handles.get(l.leaseId)!.handle,
       leaseExpiresAt: new Date(handles.get(l.leaseId)!.expiresAt).toISOString(),
+      ...custody,
     })),
     credentialCount: held.credentialCount,
-    ...custodyView(held),
   };
 }
 
