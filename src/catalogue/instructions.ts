@@ -2,15 +2,15 @@
  * The server instructions: what every host shows its model before any call. They are the same
  * bytes on every start, whatever the label or run (a host keeps its cached prompt across
  * sessions), and short: hosts that load tools on demand resend them with every request or
- * search, and Codex's code mode repeats them beside every tool. Some hosts cut them to about
- * 250 characters, so the rule that matters most comes first: never free a port yourself; a
- * person approves every consequential change. Nothing about reading results: each result says
- * what it holds by itself.
+ * search (Codex's tool_search line, its namespace description), and Codex's code mode repeats
+ * them beside every tool; the reference's are 93 bytes. So they hold only the two rules a model
+ * must know before it calls anything: never free a port yourself, and a person approves every
+ * change (an *_execute needs its *_preview's receipt, which the schemas say). Nothing a model
+ * learns when it needs it: an error states its own next step, the inputs that need an absolute
+ * path or a UUID of the caller's say so, and each result says what it holds by itself.
  */
 export const SERVER_INSTRUCTIONS =
-  "Never kill a process or edit files to free a port; PortReeve assigns ports. Changes go " +
-  "*_preview, the user's explicit approval, then *_execute. On an error, do its Next step. " +
-  "Ids are UUIDs; paths are absolute.";
+  "Never kill a process to free a port; *_execute only with user approval.";
 
 /** The longest the instructions may be, in UTF-8 bytes. */
 export const INSTRUCTIONS_MAX_BYTES = 400;

@@ -39,8 +39,10 @@ export interface ListedTool {
 
 export interface Annotations {
   readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
+  /** Left out with `readOnlyHint: true`, which it then means nothing beside. */
+  destructiveHint?: boolean;
+  /** Likewise. */
+  idempotentHint?: boolean;
   openWorldHint: boolean;
 }
 
@@ -53,8 +55,10 @@ export interface Annotations {
  * twice, and the other kinds return the achieved state when repeated: all idempotent.
  */
 function annotationsFor(tool: Pick<Describable, "kind" | "routes">): Annotations {
+  // MCP: destructiveHint and idempotentHint mean something only when readOnlyHint is false.
+  if (tool.kind === "read") return { readOnlyHint: true, openWorldHint: false };
   return {
-    readOnlyHint: tool.kind === "read",
+    readOnlyHint: false,
     destructiveHint: (tool.routes ?? []).some((route) => canBeConsequential(route.effect)),
     idempotentHint: true,
     openWorldHint: false,

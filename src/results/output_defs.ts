@@ -19,13 +19,15 @@ import { PROCESS_TABLE } from "./compact/compactor.ts";
 export const INLINE_DEPTH = 2;
 
 /** A process fingerprint is always one definition of this name: results refer to it by pid. */
-export const FINGERPRINT_DEF = "processFingerprint";
+export const FINGERPRINT_DEF = "fingerprint";
 
 interface Hoisting {
   defs: Record<string, Json>;
   /** Each definition's JSON text → its name, so an identical record is declared once. */
   names: Map<string, string>;
   isFingerprint: (node: Json) => boolean;
+  /** Records (as JSON text, null left aside) that occur more than once in the data. */
+  repeated: ReadonlySet<string>;
 }
 
 /** `data` with its deep records moved under `$defs` (returned beside it). */
@@ -33,8 +35,9 @@ export function hoistRecords(
   data: Json,
   isFingerprint: (node: Json) => boolean,
 ): { data: Json; defs: Record<string, Json> } {
-  const hoisting: Hoisting = { defs: {}, names: new Map(), isFingerprint };
-  const laid = lay(withoutValueLists(data, false), 0, "data", hoisting) as Json;
+  const lean = withoutValueLists(data, false) as Json;
+  const hoisting: Hoisting = { defs: {}, names: new Map(), isFingerprint, repeated: repeats(lean) };
+  const laid = lay(lean, 0, "data", hoisting) as Json;
   return inlineShortOnes(
     nullableWhereOnlyNull(withProcessTable(laid, hoisting.defs), hoisting.defs),
   );
@@ -106,15 +109,15 @@ function nullableWhereOnlyNull(
 }
 
 /**
- * `node` without the value lists (`enum`) of its string fields, but for those of a union's
- * branches, which say which branch a value is.
+ * `node` without the value lists (`enum`, `const`) of its string fields, but for those of a
+ * union's branches, which say which branch a value is.
  */
 function withoutValueLists(node: unknown, inBranch: boolean): unknown {
   if (Array.isArray(node)) return node.map((item) => withoutValueLists(item, inBranch));
   if (!isObject(node)) return node;
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === "enum" && !inBranch && node.type === "string") continue;
+    if ((key === "enum" || key === "const") && !inBranch && node.type === "string") continue;
     if (key === "anyOf" && Array.isArray(value)) {
       out.anyOf = value.map((option) => withoutValueLists(option, true));
     } else if (key === "properties" && isObject(value)) {
@@ -133,7 +136,7 @@ function withoutValueLists(node: unknown, inBranch: boolean): unknown {
 }
 
 /** Longest declaration (JSON characters) written in place when it is used once. */
-const SHORT_DEF = 200;
+const SHORT_DEF = 220;
 
 /** `data` and `defs` with each definition used once and no longer than SHORT_DEF in place. */
 function inlineShortOnes(
@@ -163,10 +166,32 @@ function isRecordNode(node: Json): boolean {
   return isObject(node.properties);
 }
 
+/** A record as the same record whether or not it may be null. */
+const recordKey = (node: Json) => JSON.stringify({ ...node, type: "object" });
+
+/** The records that occur more than once in `data`, nested ones counted where they sit. */
+function repeats(data: Json): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    if (isRecordNode(node) && node !== data) {
+      const key = recordKey(node);
+      if (seen.has(key)) twice.add(key);
+      seen.add(key);
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(data);
+  return twice;
+}
+
 function lay(node: unknown, depth: number, field: string, h: Hoisting): unknown {
   if (Array.isArray(node)) return node.map((item) => lay(item, depth, field, h));
   if (!isObject(node)) return node;
-  if (isRecordNode(node) && (depth >= INLINE_DEPTH || h.isFingerprint(node))) {
+  const deep = depth >= INLINE_DEPTH || h.isFingerprint(node) || h.repeated.has(recordKey(node));
+  if (isRecordNode(node) && deep) {
     const types = ([] as unknown[]).concat(node.type ?? []);
     const ref = { $ref: `#/$defs/${define({ ...node, type: "object" }, depth, field, h)}` };
     return types.includes("null") ? { anyOf: [ref, { type: "null" }] } : ref;

@@ -1,7 +1,7 @@
 /**
  * The server instructions over real stdio: the same bytes on every start whatever the label
- * (a host's cached prompt survives a new session), within INSTRUCTIONS_MAX_BYTES, and the rule
- * that matters most within the first 250 characters that some hosts keep.
+ * (a host's cached prompt survives a new session), within INSTRUCTIONS_MAX_BYTES, and the rules
+ * that matter most first.
  */
 import assert from "node:assert/strict";
 import { startBridge, withSimulator } from "./harness.ts";
@@ -29,10 +29,9 @@ Deno.test("the instructions are fixed, short, and open with the essential rule",
   assert.equal(first, second, "byte-identical across starts and labels");
   const bytes = new TextEncoder().encode(first).length;
   assert.ok(bytes > 0 && bytes <= INSTRUCTIONS_MAX_BYTES, `${bytes} bytes`);
-  // Some hosts keep about 250 characters: never free a port yourself; a person approves.
+  // Codex's tool_search line keeps about 250 characters: the rules are well within them.
   const head = first.slice(0, 250);
-  assert.match(head, /Never kill a process or edit files to free a port/);
-  assert.match(head, /\*_preview, the user's explicit approval, then \*_execute/);
-  assert.match(head, /Next step/);
+  assert.match(head, /^Never kill a process to free a port/);
+  assert.match(head, /\*_execute only with user approval/);
   assert.doesNotMatch(first, /[0-9a-f]{8}-[0-9a-f]{4}-/, "no run id or any per-process value");
 });
