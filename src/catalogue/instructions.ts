@@ -10,7 +10,7 @@
  * path or a UUID of the caller's say so, and each result says what it holds by itself.
  */
 export const SERVER_INSTRUCTIONS =
-  "Never kill a process to free a port; *_execute only with user approval.";
+  "Never kill a process to free a port; *_execute only on user approval.";
 
 /** The longest the instructions may be, in UTF-8 bytes. */
 export const INSTRUCTIONS_MAX_BYTES = 400;

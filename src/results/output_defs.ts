@@ -13,7 +13,7 @@
  * declaration is shorter than naming it stays in place.
  */
 import { isObject, type Json } from "../shared/json.ts";
-import { PROCESS_TABLE } from "./compact/compactor.ts";
+import { EVERY_ITEM, PROCESS_TABLE } from "./compact/compactor.ts";
 
 /** Records this many levels of nesting below `data` (and deeper) are declared under `$defs`. */
 export const INLINE_DEPTH = 2;
@@ -39,7 +39,7 @@ export function hoistRecords(
   const hoisting: Hoisting = { defs: {}, names: new Map(), isFingerprint, repeated: repeats(lean) };
   const laid = lay(lean, 0, "data", hoisting) as Json;
   return inlineShortOnes(
-    nullableWhereOnlyNull(withProcessTable(laid, hoisting.defs), hoisting.defs),
+    nullableWhereOnlyNull(withEveryItem(withProcessTable(laid, hoisting.defs)), hoisting.defs),
   );
 }
 
@@ -47,6 +47,17 @@ export function hoistRecords(
  * Where a fingerprint can occur, `data` also declares the result's `processes` table: each
  * fingerprint once, by pid; elsewhere `{pid}` (src/results/compact/compactor.ts).
  */
+/**
+ * A page (`items` beside `page`) also declares `everyItem`: the fields all its items hold alike,
+ * stated once (src/results/compact/compactor.ts); any of an item's fields, none required.
+ */
+function withEveryItem(data: Json): Json {
+  const fields = data.properties;
+  if (!isObject(fields) || !isObject(fields.items) || !isObject(fields.page)) return data;
+  const everyItem = { $ref: "#/properties/data/properties/items/items" };
+  return { ...data, properties: { ...fields, [EVERY_ITEM]: everyItem } };
+}
+
 function withProcessTable(data: Json, defs: Record<string, Json>): Json {
   if (!Object.hasOwn(defs, FINGERPRINT_DEF) || !isObject(data.properties)) return data;
   const table = { type: "object", additionalProperties: { $ref: `#/$defs/${FINGERPRINT_DEF}` } };

@@ -32,6 +32,6 @@ Deno.test("the instructions are fixed, short, and open with the essential rule",
   // Codex's tool_search line keeps about 250 characters: the rules are well within them.
   const head = first.slice(0, 250);
   assert.match(head, /^Never kill a process to free a port/);
-  assert.match(head, /\*_execute only with user approval/);
+  assert.match(head, /\*_execute only on user approval/);
   assert.doesNotMatch(first, /[0-9a-f]{8}-[0-9a-f]{4}-/, "no run id or any per-process value");
 });

@@ -3,8 +3,9 @@
  * read from the bridge, the instructions or any document. It knows what any reader of JSON
  * knows: the served output schema says which fields a record has and whether each may be
  * null, a list or a map, so an absent one of those is null, [] or {}; a record's `port` or
- * `…Id` that its own record lacks is the one the record holding it states; and a process
- * fingerprint written `{pid}` is the one the result's `processes` table holds for that pid.
+ * `…Id` that its own record lacks is the one the record holding it states; a process
+ * fingerprint written `{pid}` is the one the result's `processes` table holds for that pid;
+ * and a page's `everyItem` holds fields each of its items has.
  * It never calls the compactor. Tests expand a compact result and compare it with the records
  * the tool got from the daemon.
  */
@@ -18,6 +19,8 @@ type Table = Record<string, Json>;
 
 /** The result's table of process fingerprints: a reader finds it by its name. */
 const TABLE = "processes";
+/** A page's fields that every item has. */
+const EVERY_ITEM = "everyItem";
 
 interface Reader {
   defs: nodes.Defs;
@@ -35,15 +38,26 @@ export function servedDataSchema(tool: string): DataSchema {
 /** Expands one tool's compact data back to the daemon's records. */
 export function expandResult(tool: string, data: Json): Json {
   const served = servedDataSchema(tool);
-  const { [TABLE]: table, ...rest } = data;
+  const { [TABLE]: table, ...paged } = data;
+  const rest = everyItemInItems(paged);
   const reader: Reader = { defs: served.defs, table: (isObject(table) ? table : {}) as Table };
   const schema = { ...served.data };
   // The table is the reader's, not a field of the data: nothing to restore there.
   if (isObject(schema.properties)) {
-    const { [TABLE]: _table, ...fields } = schema.properties;
+    const { [TABLE]: _table, [EVERY_ITEM]: _every, ...fields } = schema.properties;
     schema.properties = fields;
   }
   return expand(schema, rest, reader, undefined) as Json;
+}
+
+/** A page with its `everyItem` fields given to each of its items. */
+function everyItemInItems(page: Json): Json {
+  const { [EVERY_ITEM]: every, ...rest } = page;
+  if (!isObject(every) || !Array.isArray(rest.items)) return rest;
+  return {
+    ...rest,
+    items: rest.items.map((item) => isObject(item) ? { ...every, ...item } : item),
+  };
 }
 
 /** `parent`: the record (as expanded) a value sits in, directly or in one of its lists. */

@@ -13,6 +13,7 @@ import { nextStepFor } from "../../shared/error_codes.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
+import { unstated } from "../../results/result.ts";
 import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 const errorShape = z.object({
@@ -22,16 +23,22 @@ const errorShape = z.object({
   details: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * The daemon as a probe found it: its health, but for the capabilities it lists (the
+ * compatibility answer names those missing; portreeve_health lists them all).
+ */
+const probedHealth = health.omit({ capabilities: true });
+
 const daemonShape = z.object({
   available: z.boolean(),
   compatible: z.boolean(),
-  health: health.nullable(),
+  health: probedHealth.nullable(),
 });
 
 interface Probe {
   available: boolean;
   compatible: boolean;
-  health: Health | null;
+  health: Omit<Health, "capabilities"> | null;
   missing: string[];
   guidance: string | null;
   error?: ReturnType<BridgeError["toJSON"]>;
@@ -46,10 +53,11 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       !verdict.health.capabilities.includes(c)
     );
     const compatible = verdict.compatible && missing.length === 0;
+    const { capabilities: _listed, ...seen } = verdict.health;
     return {
       available: true,
       compatible,
-      health: verdict.health,
+      health: seen,
       missing,
       guidance: compatible ? null : incompatibleGuidance(verdict.health, missing),
     };
@@ -62,7 +70,8 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       missing: [],
       // The message is in `error`; the guidance is what to do about it.
       guidance: nextStepFor(error.code, error.details),
-      error: error.toJSON(),
+      // As an error result says it: each fact once (a detail the message states is left out).
+      error: { ...error.toJSON(), details: unstated(error.details, error.message) },
     };
   }
 }

@@ -8,7 +8,9 @@
  * - a nested record's `port` or `…Id` equal to the same key of the record that holds it (an
  *   inventory entry's port is its listeners' port);
  * - a process fingerprint met before: every fingerprint is stated once, in the result's
- *   `processes` table by pid, and written `{pid}` where it occurs.
+ *   `processes` table by pid, and written `{pid}` where it occurs;
+ * - on a page, a field every item holds with the same value: it is stated once, in the page's
+ *   `everyItem`, when that makes the page shorter (a history page's events share an origin).
  *
  * Fields the schema does not declare are written as they are.
  */
@@ -29,6 +31,9 @@ import { isObject, type Json } from "../../shared/json.ts";
 /** The key of the result's table of process fingerprints, by pid. */
 export const PROCESS_TABLE = "processes";
 
+/** The key of a page's fields every item holds with the same value. */
+export const EVERY_ITEM = "everyItem";
+
 /** Fields written even when empty: a model looks for them. */
 export const ALWAYS_WRITTEN: ReadonlySet<string> = new Set([
   "items",
@@ -47,9 +52,33 @@ type Table = Map<string, Json>;
 export function compact(schema: Schema, defs: Defs, data: unknown): unknown {
   const table: Table = new Map();
   collect(schema, defs, data, table);
-  const out = walk(schema, defs, data, table, undefined);
+  const walked = walk(schema, defs, data, table, undefined);
+  const out = isRecord(schema) && Object.hasOwn(schema.properties, EVERY_ITEM)
+    ? withEveryItem(walked)
+    : walked;
   if (table.size === 0 || !isObject(out)) return out;
   return { ...out, [PROCESS_TABLE]: Object.fromEntries(table) };
+}
+
+/** A page with the fields its items all hold alike stated once, if that makes it shorter. */
+function withEveryItem(page: unknown): unknown {
+  if (!isObject(page) || !Array.isArray(page.items) || page.items.length < 2) return page;
+  const items = page.items;
+  if (!items.every(isObject)) return page;
+  const [first, ...rest] = items as Json[];
+  const alike = Object.keys(first).filter((key) =>
+    rest.every((item) => Object.hasOwn(item, key) && same(item[key], first[key]))
+  );
+  if (alike.length === 0) return page;
+  const every = Object.fromEntries(alike.map((key) => [key, first[key]]));
+  const shorter = {
+    ...page,
+    items: (items as Json[]).map((item) =>
+      Object.fromEntries(Object.entries(item).filter(([key]) => !alike.includes(key)))
+    ),
+    [EVERY_ITEM]: every,
+  };
+  return JSON.stringify(shorter).length < JSON.stringify(page).length ? shorter : page;
 }
 
 /** First pass: every fingerprint by pid (the first seen; a different one stays inline). */
