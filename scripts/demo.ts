@@ -97,6 +97,9 @@ async function walkSession(): Promise<void> {
   console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
 }
 
+/** How much of a result's first line the demo prints. */
+const SHOWN = 160;
+
 async function steps(client: Client, started: number): Promise<void> {
   const { tools } = await client.listTools();
   console.log(bold("2. Handshake and tools/list:"));
@@ -108,9 +111,12 @@ async function steps(client: Client, started: number): Promise<void> {
 
   async function show(step: string, name: string, args: Record<string, unknown> = {}) {
     const result = await client.callTool({ name, arguments: args });
-    // The text is a summary line, then the envelope as JSON for hosts that read only text;
-    // a person watching the demo wants the line.
-    const text = (result.content as { text: string }[])[0].text.split("\n")[0];
+    // What the model reads: an error's first line, or the head of a success's JSON.
+    const whole = (result.content as { text: string }[])[0].text;
+    const first = whole.split("\n")[0];
+    const text = first.length > SHOWN
+      ? `${first.slice(0, SHOWN)}… (${first.length} characters)`
+      : first;
     console.log(
       bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
     );
