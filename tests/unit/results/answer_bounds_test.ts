@@ -30,6 +30,10 @@ Deno.test("a daemon error of megabytes is a result of kilobytes, its text and da
   const result = await new Catalogue("full").call("portreeve_claim_get", { id }, rig.ctx);
   const size = JSON.stringify(result).length;
   assert.ok(size < 20_000, `${size} characters`);
+  // What any host shows of it fits the smallest result a host shows whole.
+  const text = (result.content as { text: string }[])[0].text;
+  const bytes = new TextEncoder().encode(text).length;
+  assert.ok(bytes <= SMALLEST_RESULT_BYTES, `${bytes}-byte error text`);
   const envelope = envelopeOf(result);
   assert.ok(!envelope.ok);
   const { error } = envelope;
