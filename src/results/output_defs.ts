@@ -3,14 +3,17 @@
  * input and output schemas into a TypeScript declaration in its model's context, once per
  * tool, so every record spelled out in full costs context on every turn. The data of a result
  * and the records directly in it are declared in place (a model writing code sees their
- * fields); a record nested deeper is declared once under `$defs`, named after the field that
- * holds it, and referred to from each place it occurs. Every key stays declared: a reader that
- * resolves `$ref` (the SDK client's validator, docs) sees the whole shape.
+ * fields); a record nested deeper, or one that occurs twice, is declared once under `$defs`,
+ * named after the field that holds it (`claimOrNull` when it is only ever "it or null"), and
+ * referred to from each place it occurs. Every key stays declared: a reader that resolves `$ref`
+ * (the SDK client's validator, docs) sees the whole shape. Codex 0.171.0's code mode shows a
+ * `$ref` as `unknown`; newer versions name shared shapes once.
  *
- * Two more things keep the schemas lean. A string field's list of values is left to the data
- * (a result states the value it has), except where it tells the branches of a union apart (a
- * history event's `eventType` says which payload it carries). And a record used once whose
- * declaration is shorter than naming it stays in place.
+ * Three more things keep the schemas lean. A string field's values (`enum`, `const`) are left
+ * to the data (a result states the value it has), except where they tell the branches of a
+ * union apart (a history event's `eventType` says which payload it carries). A record used once
+ * whose declaration is short stays in place. And what the compactor adds to a result is
+ * declared by reference: the `processes` table and a page's `everyItem`.
  */
 import { isObject, type Json } from "../shared/json.ts";
 import { EVERY_ITEM, PROCESS_TABLE } from "./compact/compactor.ts";
@@ -44,10 +47,6 @@ export function hoistRecords(
 }
 
 /**
- * Where a fingerprint can occur, `data` also declares the result's `processes` table: each
- * fingerprint once, by pid; elsewhere `{pid}` (src/results/compact/compactor.ts).
- */
-/**
  * A page (`items` beside `page`) also declares `everyItem`: the fields all its items hold alike,
  * stated once (src/results/compact/compactor.ts); any of an item's fields, none required.
  */
@@ -58,6 +57,10 @@ function withEveryItem(data: Json): Json {
   return { ...data, properties: { ...fields, [EVERY_ITEM]: everyItem } };
 }
 
+/**
+ * Where a fingerprint can occur, `data` also declares the result's `processes` table: each
+ * fingerprint once, by pid; elsewhere `{pid}` (src/results/compact/compactor.ts).
+ */
 function withProcessTable(data: Json, defs: Record<string, Json>): Json {
   if (!Object.hasOwn(defs, FINGERPRINT_DEF) || !isObject(data.properties)) return data;
   const table = { type: "object", additionalProperties: { $ref: `#/$defs/${FINGERPRINT_DEF}` } };
