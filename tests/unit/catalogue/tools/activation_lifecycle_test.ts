@@ -113,6 +113,7 @@ Deno.test("activation_confirm_endpoint: process evidence without rootPid is refu
 Deno.test("activation_skip_endpoint: sends only the lease and its token; that credential goes", async () => {
   await using rig = toolRig(inOrder(began.reply, withEndpoint("web", "skipped")));
   const { lease: web, r } = await settle(rig, "web", "portreeve_activation_skip_endpoint");
+  assert.equal(r.data!.changed, true);
   const token = began.data.leases.find((l: Lease) => l.component === "web").leaseToken;
   assert.deepEqual(comparable(rig.daemon.sent[1]), {
     method: "POST",
@@ -128,6 +129,7 @@ Deno.test("activation_abandon_endpoint: sends the reason with the held token", a
   const { lease: api, r } = await settle(rig, "api", "portreeve_activation_abandon_endpoint", {
     reason: "address-in-use",
   });
+  assert.equal(r.isError, false, r.text);
   const sent = rig.daemon.sent[1];
   assert.equal(sent.path, `/v1/stack-activations/${ACTIVATION}/abandon`);
   assert.equal(sent.payload.reason, "address-in-use");
