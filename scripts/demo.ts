@@ -97,9 +97,6 @@ async function walkSession(): Promise<void> {
   console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
 }
 
-/** How much of a result's first line the demo prints. */
-const SHOWN = 160;
-
 async function steps(client: Client, started: number): Promise<void> {
   const { tools } = await client.listTools();
   console.log(bold("2. Handshake and tools/list:"));
@@ -114,6 +111,8 @@ async function steps(client: Client, started: number): Promise<void> {
     // What the model reads: an error's first line, or the head of a success's JSON.
     const whole = (result.content as { text: string }[])[0].text;
     const first = whole.split("\n")[0];
+    // How much of it the demo prints (a constant here: the module's top level runs the demo).
+    const SHOWN = 160;
     const text = first.length > SHOWN
       ? `${first.slice(0, SHOWN)}… (${first.length} characters)`
       : first;
