@@ -42,7 +42,6 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
 /** Files written whole: file → the command that writes it. */
 export const GENERATED_FILES: Readonly<Record<string, string>> = {
   "docs/effects.md": "deno task gen",
-  "docs/compact-results.md": "deno task gen",
   "docs/performance.md": "deno task bench",
   "docs/performance.json": "deno task bench",
 };

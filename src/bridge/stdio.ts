@@ -20,6 +20,7 @@ import { CredentialFragments } from "../custody/fragments.ts";
 import { FramedStdioTransport } from "../transport/stdio_transport.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
 import { failure } from "../results/result.ts";
+import type { ResultLimits } from "../shared/result_limits.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -29,6 +30,8 @@ export interface ServeOptions {
   custodyMs?: number;
   approval?: ApprovalMode;
   approvalMs?: number;
+  /** What each host shows its model whole, by the name it gives (from the host profiles). */
+  resultLimits?: ResultLimits;
 }
 
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */

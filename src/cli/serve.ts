@@ -65,8 +65,20 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
         }\` shows how). Press Ctrl-C to stop.\n`,
     );
   }
-  const { serveStdio } = await import("../bridge/stdio.ts");
-  return await serveStdio({ socket, label, toolset, logLevel, custodyMs, approval, approvalMs });
+  const [{ serveStdio }, { resultLimits }] = await Promise.all([
+    import("../bridge/stdio.ts"),
+    import("../profiles/hosts.ts"),
+  ]);
+  return await serveStdio({
+    socket,
+    label,
+    toolset,
+    logLevel,
+    custodyMs,
+    approval,
+    approvalMs,
+    resultLimits: resultLimits(),
+  });
 }
 
 /**

@@ -20,8 +20,9 @@ export class CustodyError extends Error {
   }
 }
 
-const UNAVAILABLE = "credential unavailable: the handle is unknown, expired or settled, or " +
-  "belongs to another activation, operation or bridge process";
+// The code says "credential unavailable"; the message says only why it can be.
+const UNAVAILABLE =
+  "The handle is unknown, expired or settled, or another activation's, operation's or bridge's.";
 
 /**
  * One error for every handle that cannot be used, so handles cannot be probed. The only
@@ -45,7 +46,7 @@ export class CredentialUnavailableError extends CustodyError {
 
 function lapsedMessage({ kind, failure }: { kind: CredentialKind; failure: RenewalFailure }) {
   const what = kind === "launcher" ? "launcher operation" : "lease";
-  return `credential unavailable: the ${what} could no longer be renewed ` +
+  return `The ${what} could no longer be renewed ` +
     `(${failure.code} at ${new Date(failure.at).toISOString()}: ${failure.message}); ` +
     `its credential was erased`;
 }

@@ -39,6 +39,14 @@ const profileSchema = z.strictObject({
   /** Words of the registration command, or null when the host has none. */
   setupCommand: z.array(z.string(), "setupCommand must be null or string[]").nullable(),
   notes: z.array(z.string(), "notes must be string[]"),
+  /**
+   * The largest tool result (bytes of what the host shows its model) the host shows whole, as
+   * the host suite measured it; null where no limit is known (the bridge then fits results to
+   * the smallest limit any profile states).
+   */
+  resultLimitBytes: z.int("resultLimitBytes must be null or a whole number of bytes")
+    .min(1_000, "resultLimitBytes must be at least 1000")
+    .nullable(),
 }, "must be a JSON object");
 
 export type HostProfile = z.output<typeof profileSchema>;

@@ -80,10 +80,10 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     retryable: false,
     meaning:
       "The arguments are not valid: the schema, a relative path, a cursor from elsewhere, or the daemon's own checks.",
-    nextStep: "Correct the argument that details name (field or issues) and call again.",
+    nextStep: "Correct the arguments the message names and call again.",
     reasons: {
       too_deep: bridge(
-        "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
+        "The value nests too deep for any PortReeve input: send it flatter.",
       ),
       message_too_deep: bridge(
         "The call nests deeper than details.limit levels, so it was not read: send its arguments flatter.",

@@ -28,16 +28,16 @@ export function person(...answers: (ElicitResult | (() => Promise<ElicitResult>)
   };
 }
 
-/** A call that must succeed: its data, its whole text and its summary line. */
+/** A call that must succeed: its data and its whole text. */
 export async function succeeds(
   bridge: Bridge,
   name: string,
   args: Data,
-): Promise<{ data: Data; text: string; summary: string }> {
+): Promise<{ data: Data; text: string }> {
   const r = await call(bridge, name, args);
   assert.equal(r.isError, false, `${name}: ${r.text}`);
   assert.equal(r.envelope.ok, true);
-  return { data: r.envelope.data!, text: r.text, summary: r.summary };
+  return { data: r.envelope.data!, text: r.text };
 }
 
 /** A call that must fail with `code`: its error. */

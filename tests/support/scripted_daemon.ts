@@ -146,8 +146,10 @@ export interface Called {
   ok: boolean;
   data?: Json;
   error?: { code: string; message: string; retryable: boolean; details: Json };
-  /** The first line of the text content: the summary. */
+  /** The first line of the text block: a success's whole JSON, an error's code line. */
   text: string;
+  /** The result as the host received it. */
+  result: CallToolResult;
 }
 
 export interface ToolRigOptions {
@@ -204,6 +206,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
         ...structured,
         isError: result.isError === true,
         text: first?.type === "text" ? first.text.split("\n")[0] : "",
+        result,
       };
     },
     close: () => custody.close(),

@@ -83,7 +83,7 @@ export const leaseAcquire = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Reserve a port for one endpoint, then lease_confirm or lease_abandon; a repeat returns the held lease. workspaceRoot: canonical absolute path.",
+    "Reserve a port for one endpoint, then lease_confirm or lease_abandon; a repeat returns the held lease. workspaceRoot: absolute, canonical.",
   input: z.strictObject({
     claim: z.strictObject({
       project: name(),
@@ -179,10 +179,6 @@ export const leaseAcquire = defineTool({
         ),
     });
   },
-  summary: (d) =>
-    `${
-      d.changed ? "Leased" : "Already holding"
-    } port ${d.port} until ${d.leaseExpiresAt} (renewed while held, custody until ${d.custodyExpiresAt}); bind it, then confirm with credentialHandle.`,
 });
 
 const confirmed = z.looseObject({
@@ -251,10 +247,6 @@ export const leaseConfirm = defineTool({
       port: data.port,
       confirmedAt: data.confirmedAt,
     })),
-  summary: (d) =>
-    `${
-      d.changed ? "Confirmed" : "Already confirmed"
-    }: port ${d.port} runs as run ${d.runId}; release it with run_release when done.`,
 });
 
 export const leaseAbandon = defineTool({
@@ -270,10 +262,6 @@ export const leaseAbandon = defineTool({
     settleLease(ctx, "abandon", abandonRoute, credentialHandle, { reason }, (data) => ({
       at: data.at,
     })),
-  summary: (d) =>
-    d.changed
-      ? `Lease abandoned at ${d.at}; its credential is erased.`
-      : "Lease was already settled.",
 });
 
 const releaseRoute = post(
@@ -296,8 +284,4 @@ export const runRelease = defineTool({
   output: ack,
   routes: [releaseRoute],
   call: (ctx, { runId }) => mutate(ctx, releaseRoute, { runId }),
-  summary: (d) =>
-    d.changed
-      ? `Run released at ${d.at}.`
-      : "Run was already released (or unknown); nothing changed.",
 });

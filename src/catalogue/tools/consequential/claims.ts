@@ -151,7 +151,7 @@ export const portReclaimPreview = previewTool({
   name: "portreeve_port_reclaim_preview",
   execute: "portreeve_port_reclaim_execute",
   title: "Preview port reclaim",
-  description: `Which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
+  description: `The PortReeve-owned processes a reclaim would signal. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
   path: "/v1/actions/ports/{port}/reclaim/preview",
   body: ({ policy }) => ({ policy }),
@@ -172,29 +172,12 @@ export const portReclaimPreview = previewTool({
   target: portTarget,
 });
 
-/** What a reclaim did, in words: a refusal or a Docker listener signals nothing. */
-function reclaimOutcome(r: { outcome: string; reason: string | null }): string {
-  const why = r.reason ? ` (${r.reason})` : "";
-  switch (r.outcome) {
-    case "terminated":
-      return `Port reclaimed: its processes were terminated${why}.`;
-    case "already-free":
-      return `Nothing to signal: the port was already free${why}; its run, if any, was released.`;
-    case "launcher-action-required":
-      return `Nothing was signalled: the listener is Docker-published${why}; stop it via the launcher.`;
-    case "refused":
-      return `Reclaim refused${why}: nothing was signalled.`;
-    default:
-      return `Reclaim ended ${r.outcome}${why}.`;
-  }
-}
-
 export const portReclaimExecute = executeTool({
   name: "portreeve_port_reclaim_execute",
   action: "port.reclaim",
   title: "Reclaim a port",
   description:
-    "Signal the processes a reclaim preview named, once the user approves; may wait out the grace period.",
+    "Signal the previewed processes once the user approves; may wait out the grace period.",
   input: z.strictObject({ receiptId: uuid(), port: port() }),
   result: reclamation,
   path: "/v1/actions/ports/{port}/reclaim/execute",
@@ -204,7 +187,6 @@ export const portReclaimExecute = executeTool({
   ),
   check: executeCheck("portreeve_port_inspect", "on this port"),
   target: portTarget,
-  outcome: reclaimOutcome,
   // The daemon may wait twice the grace period plus lsof time before answering.
   timeoutMs: 150_000,
 });
@@ -250,21 +232,20 @@ export const claimReassignExecute = executeTool({
   name: "portreeve_claim_reassign_execute",
   action: "claim.reassign",
   title: "Reassign a claim",
-  description: "Move the claim as its preview proposed, once the user approves.",
+  description: "Move the claim as previewed once the user approves.",
   input: claimExecuteInput,
   result: claim.partial().required({ assignedPort: true }),
   path: "/v1/actions/claims/{claimId}/reassign/execute",
   effect: consequential(["moves a claim"], "moves an idle claim to another port"),
   check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
-  outcome: (r) => `Claim moved to port ${r.assignedPort}.`,
 });
 
 export const claimDeletePreview = previewTool({
   name: "portreeve_claim_delete_preview",
   execute: "portreeve_claim_delete_execute",
   title: "Preview claim deletion",
-  description: `Check an idle claim can be deleted. ${APPROVAL}`,
+  description: `Check an idle claim is deletable. ${APPROVAL}`,
   input: z.strictObject({ claimId: uuid() }),
   path: "/v1/actions/claims/{claimId}/delete/preview",
   reply: evidenceReply(z.looseObject({ claim: claimRef })),
@@ -283,14 +264,13 @@ export const claimDeleteExecute = executeTool({
   name: "portreeve_claim_delete_execute",
   action: "claim.delete",
   title: "Delete a claim",
-  description: "Delete the claim its preview named, once the user approves.",
+  description: "Delete the previewed claim once the user approves.",
   input: claimExecuteInput,
   result: z.object({ deleted: z.boolean(), claimId: uuid().optional() }),
   path: "/v1/actions/claims/{claimId}/delete/execute",
   effect: consequential(["deletes records"], "deletes an idle claim"),
   check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
-  outcome: (r) => (r.deleted ? "Claim deleted." : "Nothing was deleted."),
 });
 
 export const claimsPrunePreview = previewTool({
@@ -325,10 +305,8 @@ export const claimsPruneExecute = pruneExecuteTool({
   name: "portreeve_claims_prune_execute",
   action: "claims.prune",
   title: "Prune claims",
-  description: "Delete the claims a prune preview named, once the user approves; re-checks each.",
+  description: "Delete the previewed claims once the user approves; re-checks each.",
   result: claimsPruned,
-  deleted: "deletedClaimIds",
-  noun: "claim",
   effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),
   path: "/v1/actions/claims/prune/execute",
   check: executeCheck("portreeve_claims_list", ""),

@@ -31,7 +31,7 @@ const CAPS = [Capability.mcpFoundations];
  * Preview-description sentence; each preview carries it, so it stays short. It reads right
  * in a host's permission prompt for the preview itself, which changes nothing.
  */
-export const APPROVAL = "Changes nothing; its execute needs the user's approval.";
+export const APPROVAL = "Changes nothing; its execute needs user approval.";
 
 const target = z.object({ type: z.string(), id: z.string() });
 
@@ -184,7 +184,6 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         approval,
       };
     },
-    summary: (data) => `${data.summary} ${receiptLine(data).plain()} ${data.nextStep}`,
   });
 }
 
@@ -253,8 +252,6 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   check: OutcomeCheck;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
-  /** What the first execution did, as one sentence (a refusal says so: nothing changed). */
-  outcome(result: z.output<R>): string;
   timeoutMs?: number;
 }
 
@@ -302,10 +299,6 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
       ctx.receipts.decide(receiptId, "approved");
       return { changed: data.changed, replayed: data.replayed, result: data.result };
     },
-    summary: (data) =>
-      data.replayed
-        ? `Replayed the recorded outcome of ${spec.action}; nothing was re-applied.`
-        : spec.outcome((data as { result: z.output<R> }).result),
   });
 }
 
@@ -320,9 +313,6 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
   description: string;
   /** The daemon's prune result (the dry run its preview showed, now done). */
   result: R;
-  /** The result field listing deleted ids, and what one of them is called. */
-  deleted: string;
-  noun: string;
   path: string;
   effect: ConsequentialEffect;
   check: OutcomeCheck;
@@ -339,11 +329,5 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
     effect: spec.effect,
     check: spec.check,
     target: spec.target,
-    outcome: (r: Record<string, unknown>) => {
-      const deleted = r[spec.deleted];
-      const count = Array.isArray(deleted) ? deleted.length : 0;
-      const skipped = Array.isArray(r.skipped) ? r.skipped.length : 0;
-      return `Pruned: ${count} ${spec.noun}(s) deleted, ${skipped} skipped.`;
-    },
   });
 }

@@ -22,6 +22,8 @@ const SETTING_FIELDS = {
   diagnosticLogFiles: z.int().optional(),
 };
 const SETTING_NAMES = Object.keys(SETTING_FIELDS).join(", ");
+const settingName = z.enum(Object.keys(SETTING_FIELDS) as [keyof typeof SETTING_FIELDS]);
+const changedSettings = z.partialRecord(settingName, z.unknown());
 
 /**
  * Only those settings, closed; value ranges are the daemon's to enforce (it answers with the
@@ -111,8 +113,9 @@ export const settingsUpdatePreview = previewTool({
     z.looseObject({ updates: z.record(z.string(), z.unknown()) }),
   ),
   shown: {
-    // `updates` holds only the settings that change: a map of them, not a record.
-    proposal: z.object({ updates: z.record(z.string(), z.unknown()), proposed: settings }),
+    // `updates` holds only the settings that change: a map of them (its keys declared), not a
+    // record, so a setting changed to an empty list is written, never left out.
+    proposal: z.object({ updates: changedSettings, proposed: settings }),
     observed: z.object({ current: settings }),
   },
   explain: explainSettings,
@@ -124,12 +127,11 @@ export const settingsUpdateExecute = executeTool({
   action: "settings.update",
   title: "Update settings",
   description:
-    "Apply the settings a preview proposed, once the user approves, if the current ones are unchanged.",
+    "Apply the previewed settings once the user approves, if the current ones are unchanged.",
   input: z.strictObject({ receiptId: uuid() }),
   result: z.object({ settings: declared(settings) }),
   path: "/v1/actions/settings/execute",
   effect: consequential(["changes settings"], "changes the daemon's global settings"),
   check: executeCheck("portreeve_settings_get", ""),
   target: settingsTarget,
-  outcome: () => "Settings updated.",
 });

@@ -128,7 +128,7 @@ export const stackApplyExecute = executeTool({
   action: "stack.apply",
   title: "Apply a stack",
   description:
-    "Write portreeve.stack.json and apply it as previewed, once the user approves; send stackRoot exactly as previewed.",
+    "Write portreeve.stack.json and apply it once the user approves; send stackRoot exactly as previewed.",
   input: z.strictObject({
     receiptId: uuid(),
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
@@ -143,14 +143,6 @@ export const stackApplyExecute = executeTool({
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
   target: stackRootTarget,
-  outcome: (r) =>
-    r.applied
-      ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
-        r.changed ? "applied" : "already current"
-      }.`
-      : `Wrote ${r.path} (fingerprint ${
-        r.fingerprint.slice(0, 12)
-      }) but the apply failed: ${r.error?.message}`,
 });
 
 const stackSummary = z.looseObject({ id: z.string(), project: z.string(), stackRoot: z.string() });
@@ -207,10 +199,8 @@ export const stacksPruneExecute = pruneExecuteTool({
   action: "stacks.prune",
   title: "Prune stacks",
   description:
-    "Delete the stacks a prune preview named, once the user approves; re-checks each, signals nothing.",
+    "Delete the previewed stacks once the user approves; re-checks each, signals nothing.",
   result: stacksPruned,
-  deleted: "deletedStackIds",
-  noun: "stack",
   effect: consequential(
     ["deletes records"],
     "deletes the stacks the receipt names with their generations, activations and claims",

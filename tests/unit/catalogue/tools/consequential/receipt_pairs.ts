@@ -1,7 +1,8 @@
 /**
  * The shared test of a preview/execute pair against a scripted daemon: the preview sends its
  * body and returns the daemon's receipt with a human summary; the execute sends the receipt
- * (and what it binds to) to its route and reports the daemon's outcome; both keep daemon errors.
+ * (and what it binds to) to its route and returns the daemon's outcome as its `result`; both
+ * keep daemon errors.
  */
 import assert from "node:assert/strict";
 import {
@@ -25,7 +26,8 @@ export interface ReceiptPair {
     /** The daemon's `result` (or a whole recorded reply). */
     reply: Reply;
     sent: (receiptId: string) => Sent;
-    summary: RegExp;
+    /** What the execute's `result` (as JSON) says. */
+    result: RegExp;
   };
 }
 
@@ -56,13 +58,13 @@ export function pinReceiptPair(pair: ReceiptPair): void {
     await using rig = toolRig(inOrder(pair.preview.reply, pair.execute.reply), { host: APPROVES });
     const preview = await rig.call(previewTool, pair.preview.args);
     assert.equal(preview.isError, false, preview.text);
-    assert.match(preview.text, pair.preview.summary);
+    assert.match(String(preview.data!.summary), pair.preview.summary);
     assert.equal(preview.data!.approval, "host_asks_user");
     const receiptId = preview.data!.receiptId as string;
     const execute = await rig.call(executeTool, pair.execute.args(receiptId));
     assert.equal(execute.isError, false, execute.text);
     assert.deepEqual(Object.keys(execute.data!), ["changed", "replayed", "result"]);
-    assert.match(execute.text, pair.execute.summary);
+    assert.match(JSON.stringify(execute.data!.result), pair.execute.result);
     assert.deepEqual(
       rig.daemon.sent.map(comparable),
       [pair.preview.sent, pair.execute.sent(receiptId)].map(comparable),
@@ -125,7 +127,8 @@ export function pinPrunePair(spec: {
       args: (receiptId) => ({ receiptId }),
       reply: executed({ [spec.deletedIds]: [], skipped: [] }, false),
       sent: (receiptId) => receiptPost(`/v1/actions/${spec.noun}s/prune/execute`, { receiptId }),
-      summary: new RegExp(`^Pruned: 0 ${spec.noun}\\(s\\) deleted, 0 skipped\\.$`),
+      // Nothing deleted, nothing skipped: both lists empty, so left out.
+      result: /^\{\}$/,
     },
   });
 }

@@ -109,7 +109,7 @@ const preview = (
   expiresAt: EXPIRES,
 });
 
-Deno.test("reclaim preview: the human summary names the processes, the receipt and its expiry", async () => {
+Deno.test("reclaim preview: the human summary names the processes; the receipt and next step beside it", async () => {
   const daemon = scripted(() =>
     preview("port.reclaim", { type: "port", id: "5173" }, { policy: "graceful" }, {
       port: 5173,
@@ -123,12 +123,19 @@ Deno.test("reclaim preview: the human summary names the processes, the receipt a
   );
   const r = await daemon.call("port_reclaim_preview", { port: 5173, policy: "graceful" });
   assert.equal(
-    r.text,
-    "Reclaim port 5173 with graceful: would terminate pid 1234 (node). Receipt 8c6f1a2b expires 12:34:56Z. " +
-      "Stop and show this preview to the user; only after they explicitly approve it, call " +
+    r.data?.summary,
+    "Reclaim port 5173 with graceful: would terminate pid 1234 (node).",
+  );
+  assert.equal(r.data?.receiptId, RECEIPT);
+  assert.equal(r.data?.expiresAt, EXPIRES);
+  assert.equal(
+    r.data?.nextStep,
+    "Stop and show this preview to the user; only after they explicitly approve it, call " +
       "portreeve_port_reclaim_execute with this receiptId before expiresAt. " +
       "Host auto-approval is not consent.",
   );
+  // The text block is the same JSON: the summary and next step are read once.
+  assert.equal(r.text.split("would terminate pid 1234").length, 2);
   assert.deepEqual(daemon.sent, [{
     path: "/v1/actions/ports/5173/reclaim/preview",
     body: { policy: "graceful" },
@@ -157,7 +164,10 @@ Deno.test("reclaim preview: refusals and Docker listeners are blockers", async (
     r.data?.nextStep as string,
     /^portreeve_port_reclaim_execute will refuse this receipt: Its preview's blockers say what stands in the way/,
   );
-  assert.match(r.text, /refused; nothing would be signalled\. Blocked: replacement-policy-never\./);
+  assert.match(
+    String(r.data?.summary),
+    /refused; nothing would be signalled\. Blocked: replacement-policy-never\./,
+  );
   answer = observed("launcher-action-required", "docker-managed-listener", {
     containerIds: ["abc123def456"],
   });
@@ -179,7 +189,6 @@ Deno.test("reclaim execute: sends only the receipt, waits long enough, reports t
     body: { receiptId: RECEIPT },
     timeoutMs: 150_000,
   }]);
-  assert.equal(r.text, "Port reclaimed: its processes were terminated.");
   // Compact: reason null is left out.
   assert.deepEqual(r.data, { changed: true, replayed: false, result: { outcome: "terminated" } });
 });
@@ -192,7 +201,7 @@ Deno.test("reclaim execute: a refusal says nothing was signalled, not that it ex
   }));
   daemon.issue("port.reclaim", { type: "port", id: "5173" });
   const r = await daemon.call("port_reclaim_execute", { receiptId: RECEIPT, port: 5173 });
-  assert.equal(r.text, "Reclaim refused (ownership-context-changed): nothing was signalled.");
+  assert.deepEqual(r.data?.result, { outcome: "refused", reason: "ownership-context-changed" });
 });
 
 Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
@@ -206,7 +215,6 @@ Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
     receiptId: RECEIPT,
     claimId: RECEIPT.toUpperCase(),
   });
-  assert.equal(r.text, "Replayed the recorded outcome of claim.delete; nothing was re-applied.");
   assert.equal(
     daemon.sent[0].path,
     `/v1/actions/claims/${RECEIPT}/delete/execute`,
@@ -281,7 +289,7 @@ Deno.test("stack apply: the summary says what is written and registered; a non-r
   const definition = { version: 1, project: "shop", components: { web: {} } };
   let r = await daemon.call("stack_apply_preview", { stackRoot: "/srv/app", definition });
   assert.match(
-    r.text,
+    String(r.data?.summary),
     /^Create \/srv\/app\/portreeve\.stack\.json and register a new stack at revision abababababab\./,
   );
   assert.deepEqual(daemon.sent[0].body, { stackRoot: "/srv/app", definition });
@@ -293,7 +301,7 @@ Deno.test("stack apply: the summary says what is written and registered; a non-r
   );
   r = await daemon.call("stack_apply_preview", { stackRoot: "/srv/app", definition });
   assert.match(
-    r.text,
+    String(r.data?.summary),
     new RegExp(`^Replace .* and leave stack ${RECEIPT} unchanged\\. Blocked: .* is non-regular`),
   );
   assert.equal(
@@ -316,7 +324,7 @@ Deno.test("stack apply: the summary says what is written and registered; a non-r
   }));
   exec.issue("stack.apply", { type: "stack-root", id: "/srv/app" });
   const e = await exec.call("stack_apply_execute", { receiptId: RECEIPT, stackRoot: "/srv/app" });
-  assert.match(e.text, /but the apply failed: Stack root overlaps\./);
+  assert.match(e.text, /"applied":false.*"message":"Stack root overlaps\."/);
   assert.equal(
     (e.data?.result as { error: unknown }).error !== undefined,
     true,
@@ -336,7 +344,7 @@ Deno.test("settings and prune summaries", async () => {
     updates: { automaticPortRanges: [{ start: 20000, end: 20999 }], excludedPorts: [3000] },
   });
   assert.match(
-    s.text,
+    String(s.data?.summary),
     /^Change automaticPortRanges 10240–49151 → 20000–20999; excludedPorts: add 3000, remove 3001\./,
   );
   // Every port named: consecutive ones as one run.
@@ -353,7 +361,7 @@ Deno.test("settings and prune summaries", async () => {
   );
   const p = await prune.call("stacks_prune_preview", { olderThanMilliseconds: 0 });
   assert.deepEqual(p.data?.blockers, [`shop at /gone (stack ${RECEIPT}): pending-activation`]);
-  assert.match(p.text, /^No stack to prune\. Blocked: shop at \/gone/);
+  assert.match(String(p.data?.summary), /^No stack to prune\. Blocked: shop at \/gone/);
   // Blocked stacks are not deleted: with no candidate there is nothing to approve.
   assert.equal(p.data?.approval ?? null, null);
   assert.match(p.data?.nextStep as string, /will refuse this receipt: Nothing to do/);

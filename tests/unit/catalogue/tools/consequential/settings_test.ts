@@ -22,7 +22,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId }),
     reply: executed({ settings: settings.data.proposal.proposed }),
     sent: (receiptId) => post("/v1/actions/settings/execute", { receiptId }),
-    summary: /^Settings updated\.$/,
+    result: /"excludedPorts":\[18099\]/,
   },
 });
 
@@ -57,7 +57,7 @@ Deno.test("settings: an update that changes nothing carries no approval request 
     updates: { excludedPorts: [] },
   });
   assert.equal(preview.data!.approval ?? null, null);
-  assert.match(preview.text, /^Leave every setting as it is\./);
+  assert.match(String(preview.data?.summary), /^Leave every setting as it is\./);
   const r = await rig.call("portreeve_settings_update_execute", {
     receiptId: preview.data!.receiptId,
   });

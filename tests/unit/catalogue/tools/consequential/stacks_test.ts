@@ -17,7 +17,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, stackRoot: "/home/dev/work/demo-stack" }),
     reply: applied.reply,
     sent: () => applied.sent,
-    summary: /^Wrote \/home\/dev\/work\/demo-stack\/portreeve\.stack\.json/,
+    result: /"path":"\/home\/dev\/work\/demo-stack\/portreeve\.stack\.json"/,
   },
 });
 
