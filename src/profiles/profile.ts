@@ -32,6 +32,13 @@ const profileSchema = z.strictObject({
   /** Words of the registration command, or null when the host has none. */
   setupCommand: z.array(z.string(), "setupCommand must be null or string[]").nullable(),
   notes: z.array(z.string(), "notes must be string[]"),
+  /**
+   * The largest tool result (bytes of what the host shows its model) the host shows whole, the
+   * smallest over the paths it takes, as `deno task test:hosts` measured it; null where no cut
+   * is known.
+   */
+  resultLimitBytes: z.int("resultLimitBytes must be a whole number of bytes or null")
+    .positive("resultLimitBytes must be positive").nullable(),
 }, "must be a JSON object");
 
 export type HostProfile = z.output<typeof profileSchema>;
