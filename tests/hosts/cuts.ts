@@ -31,13 +31,13 @@ import { describeLongResult, shownForm } from "./visible.ts";
 export const PROBE_LOW = 1024;
 export const PROBE_HIGH = 256 * 1024;
 /** Probes per host run, and runs per path: bounds the context and the time. */
-const PROBES_PER_RUN = 5;
+const PROBES_PER_RUN = 6;
 const MAX_RUNS = 6;
 /** Attempts to reach a first probe (a host may still be starting the server). */
 const MAX_WARMUPS = 20;
 
-/** Close enough: within 0.4 % of the size (and 16 B). */
-const precise = (lo: number, hi: number) => hi - lo <= Math.max(16, Math.floor(lo / 256));
+/** Down to the byte: the largest size shown whole is the next one's neighbour. */
+const precise = (lo: number, hi: number) => hi - lo <= 1;
 
 export interface Bisection {
   /** The largest size shown whole so far. */
@@ -76,9 +76,17 @@ export function advance(state: Bisection, size: number, whole: boolean): Bisecti
   return whole ? { ...state, lo: size } : { ...state, hi: size };
 }
 
+const probeJson = new Map<number, string>();
+
 /** Whether `shown` holds the probe record of `size` bytes whole (as written or escaped). */
 export function shownWhole(shown: string, size: number): boolean {
-  return shownForm(shown, JSON.stringify(probeRecord(size))) !== null;
+  let record = probeJson.get(size);
+  if (record === undefined) {
+    if (probeJson.size > 64) probeJson.clear();
+    record = JSON.stringify(probeRecord(size));
+    probeJson.set(size, record);
+  }
+  return shown.length >= size && shownForm(shown, record) !== null;
 }
 
 /** The state after each shown result in turn, and the sizes asked. */
@@ -106,12 +114,13 @@ interface ProbePath {
   fallback(request: ScriptedRequest): Response;
 }
 
-/** Whether a result the model was shown is a probe record (whole or cut), not a host tool's. */
+/** Whether exec printed a probe record (whole or cut), not an error of a server still starting. */
 const isProbe = (text: string) => /\\?"items\\?":\[/.test(text);
 
 function dialectPath(dialect: Dialect) {
   return {
-    shown: (body: unknown) => dialect.read(body).results.filter(isProbe),
+    // The model calls nothing but the probe: every result is one, whatever the host made of it.
+    shown: (body: unknown) => dialect.read(body).results,
     fallback: (request: ScriptedRequest) => dialect.text("done", request),
   };
 }
@@ -165,6 +174,10 @@ export const PROBE_PATHS: readonly ProbePath[] = [
     adapter: codex,
     run: (bin, rig, url) => codex.run(bin, rig, url),
     ...dialectPath(openaiResponses),
+    shown: (body) =>
+      inputsOf(body, "function_call_output")
+        .filter((item) => !String(item.call_id).startsWith(STALL_ID))
+        .map(outputText),
     ask(request, size, asked) {
       return listedAsk(openaiResponses)(request, size, asked) ??
         // Codex asks before the server is listed: one of its own tools brings another turn.
@@ -177,7 +190,7 @@ export const PROBE_PATHS: readonly ProbePath[] = [
     pkg: codex.pkg,
     adapter: codex,
     run: (_bin, rig, url) => runCodex(rig, url, CODEX_SEARCH_MODEL, "Probe."),
-    shown: (body) => outputsOf(body, "function_call_output").filter(isProbe),
+    shown: (body) => outputsOf(body, "function_call_output"),
     fallback: (request) => openaiResponses.text("done", request),
     ask(request, size, asked) {
       const loaded = records(isRecord(request.body) ? request.body.input : undefined)
@@ -244,14 +257,18 @@ function inputsOf(body: unknown, type: string): Record<string, unknown>[] {
   return records(isRecord(body) ? body.input : undefined).filter((item) => item.type === type);
 }
 
-/** The text of each output item of `type` (a string, or its text parts joined). */
-function outputsOf(body: unknown, type: string): string[] {
-  return inputsOf(body, type).map((item) =>
-    typeof item.output === "string"
-      ? item.output
-      : records(item.output).map((part) => String(part.text ?? "")).join("")
-  );
+/** An output item's text (a string, or its text parts joined). */
+function outputText(item: Record<string, unknown>): string {
+  return typeof item.output === "string"
+    ? item.output
+    : records(item.output).map((part) => String(part.text ?? "")).join("");
 }
+
+function outputsOf(body: unknown, type: string): string[] {
+  return inputsOf(body, type).map(outputText);
+}
+
+const STALL_ID = "call_stall_";
 
 let stalls = 0;
 function stall(request: ScriptedRequest, name: string, args: string): Response | null {
@@ -260,11 +277,28 @@ function stall(request: ScriptedRequest, name: string, args: string): Response |
   return responsesStream({
     type: "function_call",
     id: `fc_stall_${stalls}`,
-    call_id: `call_stall_${stalls}`,
+    call_id: `${STALL_ID}${stalls}`,
     name,
     arguments: args,
     status: "completed",
   });
+}
+
+/** What a host made of a result just over its cut, in words for docs/hosts.md. */
+function overCut(shown: string, size: number): string {
+  if (/exceeds maximum allowed tokens\. Output has been saved to/.test(shown)) {
+    return "an error saying the result was saved to a file, with its path";
+  }
+  const kept = shown.match(/Showing first ([\d,]+) and last ([\d,]+) characters/);
+  if (kept !== null) {
+    return `the first ${kept[1]} and last ${
+      kept[2]
+    } characters (its own wrapper included) and the path of the whole`;
+  }
+  if (/…\d+ tokens truncated…/.test(shown)) {
+    return "head and tail, the middle replaced by `…N tokens truncated…`";
+  }
+  return describeLongResult(shown, size);
 }
 
 export interface Cut {
@@ -288,7 +322,8 @@ export function measuredCut(path: ProbePath): Promise<Cut> {
 async function bisect(path: ProbePath): Promise<Cut> {
   const bin = await installedBin(path.pkg);
   let state = START;
-  let overCut = "";
+  /** What the model was shown for each size the host cut. */
+  const cutShown = new Map<number, string>();
   for (let run = 1; run <= MAX_RUNS; run++) {
     const start = state;
     const rig = await startRig({ seed: false });
@@ -317,7 +352,7 @@ async function bisect(path: ProbePath): Promise<Cut> {
           const size = nextSize(walk);
           if (size === null) break;
           const whole = shownWhole(text, size);
-          if (!whole && overCut === "") overCut = describeLongResult(text, size);
+          if (!whole) cutShown.set(size, text);
           walk = advance(walk, size, whole);
         }
         state = walk;
@@ -333,7 +368,7 @@ async function bisect(path: ProbePath): Promise<Cut> {
         label: path.label,
         limitBytes: state.noCut ? null : state.lo,
         cutBytes: state.hi,
-        overCut: state.noCut ? "nothing cut" : overCut,
+        overCut: state.noCut ? "nothing cut" : overCut(cutShown.get(state.hi) ?? "", state.hi),
         runs: run,
       };
     }

@@ -6,7 +6,17 @@
  * table of the cuts.
  */
 import assert from "node:assert/strict";
-import { type Cut, measuredCut, PROBE_HIGH, PROBE_LOW, PROBE_PATHS } from "./cuts.ts";
+import {
+  type Cut,
+  measuredCut,
+  nextSize,
+  PROBE_HIGH,
+  PROBE_LOW,
+  PROBE_PATHS,
+  replay,
+  START,
+} from "./cuts.ts";
+import { PROBE_MIN_BYTES, probeRecord } from "./probe_server.ts";
 import { checkDocBlock } from "./report.ts";
 
 /** Which measured paths each profile stands for. */
@@ -18,6 +28,31 @@ export const PROFILE_PATHS: Record<string, readonly string[]> = {
 
 /** A profile may carry a cut at most this much below the measured one. */
 const ROUNDING = 0.05;
+
+Deno.test("a probe record has exactly the size asked, and bisection finds a cut to the byte", () => {
+  for (const bytes of [PROBE_MIN_BYTES, 65, 100, 1023, 1024, 12_345, 40_000, PROBE_HIGH]) {
+    assert.equal(new TextEncoder().encode(JSON.stringify(probeRecord(bytes))).length, bytes);
+  }
+  for (const limit of [PROBE_LOW, 11_957, 39_911, 50_000, PROBE_HIGH - 1]) {
+    // A host that shows records up to `limit` bytes whole and cuts the rest to a preview.
+    const host = (size: number) => {
+      const record = JSON.stringify(probeRecord(size));
+      return size <= limit ? `Output:\n${record}` : record.slice(0, limit - 1);
+    };
+    const shown: string[] = [];
+    for (let size = nextSize(START); size !== null; size = nextSize(replay(START, shown))) {
+      shown.push(host(size));
+      assert.ok(shown.length <= 24, "bisection ends");
+    }
+    const found = replay(START, shown);
+    assert.deepEqual([found.lo, found.hi], [limit, limit + 1]);
+  }
+  const never = replay(
+    START,
+    [PROBE_LOW, PROBE_HIGH].map((size) => JSON.stringify(probeRecord(size))),
+  );
+  assert.ok(never.noCut && nextSize(never) === null, "a host that cuts nothing is found out");
+});
 
 for (const path of PROBE_PATHS) {
   Deno.test(`${path.label}: the largest result shown whole is measured`, async () => {

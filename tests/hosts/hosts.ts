@@ -186,6 +186,8 @@ async function geminiEnv(rig: Rig, modelUrl: string): Promise<Record<string, str
       telemetry: { enabled: false },
       privacy: { usageStatisticsEnabled: false },
       security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } },
+      // After some 30 turns it asks a second model whether it loops; the fake cannot answer.
+      model: { disableLoopDetection: true },
     }),
   );
   return rig.env({

@@ -30,14 +30,16 @@ export function probeRecord(bytes: number): Record<string, unknown> {
     throw new Error(`a probe record has at least ${PROBE_MIN_BYTES} bytes, not ${bytes}`);
   }
   const items: Record<string, unknown>[] = [];
-  const size = (pad: string) => JSON.stringify({ items, end: "probe-end", pad }).length;
-  // Add items while they leave room, then pad to the exact size.
-  while (size("") + JSON.stringify(item(items.length)).length + 1 <= bytes) {
-    items.push(item(items.length));
+  // The record's bytes with no padding: its frame, then each item and the comma before it.
+  let size = JSON.stringify({ items, end: "probe-end", pad: "" }).length;
+  for (;;) {
+    const next = item(items.length);
+    const grows = JSON.stringify(next).length + (items.length > 0 ? 1 : 0);
+    if (size + grows > bytes) break;
+    items.push(next);
+    size += grows;
   }
-  const record = { items, end: "probe-end", pad: "" };
-  record.pad = "x".repeat(bytes - size(""));
-  return record;
+  return { items, end: "probe-end", pad: "x".repeat(bytes - size) };
 }
 
 if (import.meta.main) {
