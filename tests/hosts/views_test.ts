@@ -250,7 +250,7 @@ Deno.test("docs/hosts.md's table of results and errors is what the hosts showed"
     const worst = singles.reduce((a, b) => b.ours / b.reference > a.ours / a.reference ? b : a);
     const errors = c.pairs.filter((pair) => pair.kind !== "ok");
     const worstError = errors.reduce((a, b) => b.ours / b.reference > a.ours / a.reference ? b : a);
-    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(3)}×`;
     rows.push(
       `| ${path.label} | ${successes.length}: ${
         sum(successes, "ours").toLocaleString("en-US")
