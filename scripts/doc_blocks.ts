@@ -25,6 +25,11 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
   "docs/approval.md": {
     "approval-hosts": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
   },
+  "docs/hosts.md": {
+    "host-paths": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
+    "host-cuts": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
+    "host-results": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
+  },
   "docs/limits.md": {
     "input-bounds": "deno task gen",
     "tool-inputs": "deno task gen",

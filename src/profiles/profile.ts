@@ -40,9 +40,9 @@ const profileSchema = z.strictObject({
   setupCommand: z.array(z.string(), "setupCommand must be null or string[]").nullable(),
   notes: z.array(z.string(), "notes must be string[]"),
   /**
-   * The largest tool result (bytes of what the host shows its model) the host shows whole, as
-   * the host suite measured it; null where no limit is known (the bridge then fits results to
-   * the smallest limit any profile states).
+   * The largest tool result (bytes of what the host shows its model) the host shows whole, the
+   * smallest over the paths it takes, as `deno task test:hosts` measured it; null where no cut
+   * is known (the bridge then fits results to the smallest limit any profile states).
    */
   resultLimitBytes: z.int("resultLimitBytes must be null or a whole number of bytes")
     .min(1_000, "resultLimitBytes must be at least 1000")

@@ -38,7 +38,7 @@ export const asSent: ItemBytes = (item) => utf8.encode(JSON.stringify(item)).len
  * The smallest result a known host shows its model whole (Codex cuts a tool result over
  * about 12 KB, keeping its head and tail): what a page fits when nothing else is known.
  */
-export const SMALLEST_RESULT_BYTES = 12_000;
+export const SMALLEST_RESULT_BYTES = 11_900;
 
 /**
  * Room a page leaves for what surrounds its items: the envelope, the page object with its

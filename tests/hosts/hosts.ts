@@ -57,7 +57,7 @@ async function writeInHome(rig: Rig, relative: string, text: string): Promise<vo
   await Deno.writeTextFile(path, text);
 }
 
-const claudeEnv = (rig: Rig, modelUrl: string) =>
+export const claudeEnv = (rig: Rig, modelUrl: string) =>
   rig.env({
     CLAUDE_CONFIG_DIR: join(rig.home, ".claude"),
     ANTHROPIC_BASE_URL: modelUrl,
@@ -67,6 +67,9 @@ const claudeEnv = (rig: Rig, modelUrl: string) =>
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     MCP_TIMEOUT: "30000",
+    // `-p` otherwise sends its first request while servers still connect (on a busy machine,
+    // without our tools); waiting keeps every run the same.
+    MCP_CONNECTION_NONBLOCKING: "0",
   });
 
 export const claude: HostAdapter = {
@@ -183,6 +186,8 @@ async function geminiEnv(rig: Rig, modelUrl: string): Promise<Record<string, str
       telemetry: { enabled: false },
       privacy: { usageStatisticsEnabled: false },
       security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } },
+      // After some 30 turns it asks a second model whether it loops; the fake cannot answer.
+      model: { disableLoopDetection: true },
     }),
   );
   return rig.env({

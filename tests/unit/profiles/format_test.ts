@@ -148,4 +148,8 @@ Deno.test("profiles: malformed profiles are rejected with the file name", () => 
   );
   assert.throws(() => parseProfile({ ...good, setupCommand: [1] }, "x.json"), /setupCommand/);
   assert.throws(() => parseProfile({ ...good, notes: "n" }, "x.json"), /notes/);
+  assert.throws(() => parseProfile({ ...good, resultLimitBytes: 1.5 }, "x.json"), /resultLimit/);
+  assert.throws(() => parseProfile({ ...good, resultLimitBytes: 0 }, "x.json"), /resultLimit/);
+  const { resultLimitBytes: _, ...without } = good;
+  assert.throws(() => parseProfile(without, "x.json"), /resultLimitBytes/);
 });
