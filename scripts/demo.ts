@@ -32,12 +32,35 @@ if (Deno.args.length > 0) {
 }
 
 const bold = (s: string) => Deno.stdout.isTerminal() ? `\x1b[1m${s}\x1b[0m` : s;
+/** Longest a step may take before the demo gives up on it (a busy machine is slow, not stuck). */
+const STEP_TIMEOUT_MS = 300_000;
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-demo-" }));
 const socketPath = `${dir}/portreeve.sock`;
+const removeDir = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+// Ctrl-C (or a kill) mid-session: nothing of the demo's is left behind. The bridge child exits
+// on its own when its stdin closes with us.
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  Deno.addSignalListener(signal, () => {
+    console.error(`demo: stopped by ${signal}; removed its temporary folder.`);
+    void removeDir().finally(() => Deno.exit(code));
+  });
+}
+let failed = false;
 try {
   await runDemo();
+} catch (error) {
+  // A person reads this: what failed, in one line, never a stack trace.
+  failed = true;
+  console.error(`demo: ${describe(error)}`);
+  console.error("demo: nothing was left behind; run it again (a busy machine can be slow).");
 } finally {
-  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  await removeDir();
+}
+Deno.exit(failed ? 1 : 0);
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, " ").trim() || "a step failed";
 }
 
 async function runDemo(): Promise<void> {
@@ -88,7 +111,7 @@ async function walkSession(): Promise<void> {
   });
   const client = new Client({ name: "demo-host", version: "1.0.0" });
   const started = performance.now();
-  await client.connect(transport);
+  await client.connect(transport, { timeout: STEP_TIMEOUT_MS });
   try {
     await steps(client, started);
   } finally {
@@ -98,7 +121,7 @@ async function walkSession(): Promise<void> {
 }
 
 async function steps(client: Client, started: number): Promise<void> {
-  const { tools } = await client.listTools();
+  const { tools } = await client.listTools(undefined, { timeout: STEP_TIMEOUT_MS });
   console.log(bold("2. Handshake and tools/list:"));
   console.log(
     `   ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}: ${tools.length} tools in ${
@@ -107,7 +130,10 @@ async function steps(client: Client, started: number): Promise<void> {
   );
 
   async function show(step: string, name: string, args: Record<string, unknown> = {}) {
-    const result = await client.callTool({ name, arguments: args });
+    const result = await client.callTool({ name, arguments: args }, { timeout: STEP_TIMEOUT_MS })
+      .catch((error: unknown) => {
+        throw new Error(`step ${step} (${name}) failed: ${describe(error)}`);
+      });
     // The text is a summary line, then the envelope as JSON for hosts that read only text;
     // a person watching the demo wants the line.
     const text = (result.content as { text: string }[])[0].text.split("\n")[0];

@@ -79,9 +79,14 @@ function describeStep(step: Step): string {
   return `rm -rf ${step.remove}`;
 }
 
+/** How often a runner checks that the process that started it (`deno task`) is still there. */
+const PARENT_POLL_MS = 500;
+
 /**
  * Deno with `args` as a child that gets our SIGINT and SIGTERM, stdio inherited; resolves to
- * its exit code (1 for a death by signal). The confined runner starts the bridge the same way.
+ * its exit code (1 for a death by signal). When our own parent goes away (a killed
+ * `deno task`), the child gets SIGTERM: a simulator or a bridge must not outlive the command
+ * a person stopped. The confined runner starts the bridge the same way.
  */
 export async function denoChild(args: readonly string[]): Promise<number> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -96,10 +101,20 @@ export async function denoChild(args: readonly string[]): Promise<number> {
     Deno.addSignalListener(signal, listener);
     return { signal, listener };
   });
+  const parent = Deno.ppid;
+  const orphaned = setInterval(() => {
+    if (Deno.ppid === parent) return;
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // It has just exited on its own.
+    }
+  }, PARENT_POLL_MS);
   try {
     const status = await child.status;
     return status.success ? 0 : (status.code || 1);
   } finally {
+    clearInterval(orphaned);
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
   }
 }

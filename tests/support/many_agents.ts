@@ -6,7 +6,8 @@
  * What it measures comes from the daemon's own history (lease_history.ts), the listeners and
  * every JSON-RPC id; the load test asserts on it, the bench prints it.
  */
-import { exists, until } from "./processes.ts";
+import { exists } from "./processes.ts";
+import { pollUntil } from "./timed.ts";
 import { fileURLToPath } from "node:url";
 import { BUNDLE_ENTRY } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
@@ -101,7 +102,7 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
   const errors: Record<string, number> = {};
   let warned = 0;
   try {
-    await until("the simulator's socket exists", () => exists(socketPath), 20_000);
+    await pollUntil("the simulator's socket exists", () => exists(socketPath), 20_000);
     await seed.post("/v1/config", { updates: { leaseTtlMilliseconds: options.leaseTtlMs } });
     log(`starting ${options.bridges} bridges…`);
     for (let i = 0; i < options.bridges; i++) {
