@@ -50,30 +50,50 @@ export function discoverSocket(
   return fitsSocketAddress(discover(flag, env, os), os);
 }
 
+/**
+ * The platform default for this user, spelled from HOME and XDG_STATE_HOME as they are, for
+ * refusals to show as an example of a good path (the launcher spells the same in shell).
+ */
+export function exampleSocket(env: EnvReader, os: string = Deno.build.os): string {
+  const home = env("HOME") ?? "";
+  if (os === "darwin") return `${home}/Library/Application Support/Portreeve/portreeve.sock`;
+  return `${env("XDG_STATE_HOME") || `${home}/.local/state`}/portreeve/portreeve.sock`;
+}
+
 function discover(flag: string | undefined, env: EnvReader, os: string): SocketLocation {
-  if (flag !== undefined) return { path: requireAbsolute(flag, "--socket"), source: "flag" };
+  const example = exampleSocket(env, os);
+  if (flag !== undefined) {
+    return { path: requireAbsolute(flag, "--socket", example), source: "flag" };
+  }
   const fromEnv = env("PORTREEVE_SOCKET");
   if (fromEnv) {
-    return { path: requireAbsolute(fromEnv, "PORTREEVE_SOCKET"), source: "PORTREEVE_SOCKET" };
+    return {
+      path: requireAbsolute(fromEnv, "PORTREEVE_SOCKET", example),
+      source: "PORTREEVE_SOCKET",
+    };
   }
   const home = env("HOME");
   if (os === "darwin") {
     if (!home) throw new SocketPathError(noHomeMessage());
     const path = `${
-      requireAbsolute(home, "HOME", "folder")
+      requireAbsolute(home, "HOME", example, "folder")
     }/Library/Application Support/Portreeve/portreeve.sock`;
     return { path, source: "macOS default" };
   }
   const state = env("XDG_STATE_HOME");
   if (state) {
     return {
-      path: `${requireAbsolute(state, "XDG_STATE_HOME", "folder")}/portreeve/portreeve.sock`,
+      path: `${
+        requireAbsolute(state, "XDG_STATE_HOME", example, "folder")
+      }/portreeve/portreeve.sock`,
       source: "XDG_STATE_HOME",
     };
   }
   if (!home) throw new SocketPathError(noHomeMessage());
   return {
-    path: `${requireAbsolute(home, "HOME", "folder")}/.local/state/portreeve/portreeve.sock`,
+    path: `${
+      requireAbsolute(home, "HOME", example, "folder")
+    }/.local/state/portreeve/portreeve.sock`,
     source: "HOME",
   };
 }
@@ -94,6 +114,7 @@ export function denoEnv(name: SocketEnvVar): string | undefined {
 function requireAbsolute(
   value: string,
   origin: string,
+  example: string,
   kind: "socket" | "folder" = "socket",
 ): string {
   if (value.length === 0) {
@@ -101,7 +122,7 @@ function requireAbsolute(
   }
   if (!value.startsWith("/")) {
     throw new SocketPathError(
-      `${origin} must be an absolute path (got "${value}"); for example /run/user/1000/portreeve.sock.`,
+      `${origin} must be an absolute path (got "${value}"); for example ${example}.`,
     );
   }
   if (value.includes("\0")) throw new SocketPathError(`${origin} contains a NUL byte.`);
@@ -109,7 +130,7 @@ function requireAbsolute(
   const path = normalise(value);
   if (kind === "folder") return path === "/" ? "" : path;
   if (path === "/" || value.endsWith("/")) {
-    throw new SocketPathError(directoryMessage(origin, value));
+    throw new SocketPathError(directoryMessage(origin, value, example));
   }
   return path;
 }
@@ -132,8 +153,8 @@ function originOf(location: SocketLocation): string {
   return location.source === "flag" ? "--socket" : location.source;
 }
 
-function directoryMessage(origin: string, value: string): string {
-  return `${origin} ${value} names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. /run/user/1000/portreeve.sock.`;
+function directoryMessage(origin: string, value: string, example: string): string {
+  return `${origin} ${value} names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. ${example}.`;
 }
 
 /**
@@ -144,6 +165,7 @@ function directoryMessage(origin: string, value: string): string {
 export function rejectDirectory(
   location: SocketLocation,
   stat: (path: string) => { isDirectory: boolean } = Deno.statSync,
+  example: string = exampleSocket(denoEnv),
 ): SocketLocation {
   let isDirectory = false;
   try {
@@ -152,7 +174,7 @@ export function rejectDirectory(
     // Missing (the daemon may start later) or not ours to inspect: not a directory we know of.
   }
   if (isDirectory) {
-    throw new SocketPathError(directoryMessage(originOf(location), location.path));
+    throw new SocketPathError(directoryMessage(originOf(location), location.path, example));
   }
   return location;
 }
@@ -167,7 +189,7 @@ export function locateSocket(
   os: string = Deno.build.os,
   stat?: (path: string) => { isDirectory: boolean },
 ): SocketLocation {
-  return rejectDirectory(discoverSocket(flag, env, os), stat);
+  return rejectDirectory(discoverSocket(flag, env, os), stat, exampleSocket(env, os));
 }
 
 /**

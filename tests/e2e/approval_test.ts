@@ -175,12 +175,11 @@ for (const era of ERAS) {
   });
 
   Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
-    // The person's "yes" lands just after the bridge stopped waiting (--approval-ms, at its
-    // least): late, so it must not count.
+    // The person's "yes" lands only after the bridge stopped waiting (--approval-ms, at its
+    // least) and answered the agent: late, so it must not count.
     const WAIT_MS = 1000;
-    const late = () =>
-      new Promise<ElicitResult>((done) => setTimeout(() => done(ACCEPT), WAIT_MS + 500));
-    const answers = person(late, ACCEPT);
+    const late = Promise.withResolvers<ElicitResult>();
+    const answers = person(() => late.promise, ACCEPT);
     await session(
       era,
       { answers, serveArgs: ["--approval-ms", `${WAIT_MS}`] },
@@ -193,6 +192,7 @@ for (const era of ERAS) {
         );
         assert.equal(error.retryable, true);
         assert.equal(error.details.reason, "no_answer");
+        late.resolve(ACCEPT);
         // The late "yes" did not count: the receipt was never answered, so it is asked again.
         const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
         assert.equal(done.data.changed, true);
@@ -238,7 +238,7 @@ for (const era of ERAS) {
     // Once the claim exists, the daemon's clock falls 10 minutes behind: the receipt it issues
     // is already past its expiry by the clock the bridge and the person live by.
     let lagMs = 0;
-    const simulator = { clock: { now: () => Date.now() - lagMs } };
+    const simulator = { clock: { now: () => Date.now() - lagMs } }; // timing-ok: a skewed clock
     await session(era, { answers, simulator }, async (bridge, env) => {
       const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
         claim: { project: "web", workspaceRoot: env.dir, component: "late" },
@@ -314,7 +314,7 @@ Deno.test("approval (legacy): one question per receipt at a time; a failing host
   await session("legacy", { answers }, async (bridge, env) => {
     const { claimId, receiptId } = await deletePreview(bridge, env, "busy");
     const first = call(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-    while (answers.questions.length === 0) await new Promise((done) => setTimeout(done, 20));
+    await answers.asked(1);
     const second = await sendsNothing(
       env,
       () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),

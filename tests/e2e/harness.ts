@@ -23,6 +23,7 @@ export type Era = "legacy" | "auto" | "modern";
 export interface BridgeOptions {
   socketPath: string;
   era?: Era;
+  /** The bridge's entry: BUNDLE_ENTRY (the default) or SOURCE_ENTRY, run under its own flags. */
   entry?: string;
   /** Extra `serve` flags, e.g. ["--label", "e2e"]. */
   serveArgs?: string[];
@@ -47,10 +48,12 @@ export interface Bridge {
 }
 
 export function bridgeArgs(opts: BridgeOptions): string[] {
+  const entry = opts.entry ?? BUNDLE_ENTRY;
+  const form = entry === SOURCE_ENTRY ? "source" : "bundle";
   return [
     "run",
-    ...confinedFlags(opts.grantSocket ?? opts.socketPath),
-    opts.entry ?? SOURCE_ENTRY,
+    ...confinedFlags(opts.grantSocket ?? opts.socketPath, form),
+    entry,
     "serve",
     ...(opts.serveArgs ?? []),
   ];

@@ -11,7 +11,7 @@ import {
   spawnPeer,
   type ToolResult,
 } from "../support/raw_peer.ts";
-import { BUNDLE_ENTRY, call, startBridge, withSimulator } from "./harness.ts";
+import { call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 
@@ -145,11 +145,13 @@ Deno.test("an incompatible daemon: diagnostics explain, gated tools are portreev
   }
 });
 
-Deno.test("the bundle runs with exactly the same permission flags", async () => {
+// Every other test here runs the bundle (the harness's default); a checkout's `serve` runs
+// the source, under the same permissions and its own no-fetch flags.
+Deno.test("the source runs under the same permission flags", async () => {
   const env = await withSimulator();
   const bridge = await startBridge({
     socketPath: env.socketPath,
-    entry: BUNDLE_ENTRY,
+    entry: SOURCE_ENTRY,
     era: "auto",
   });
   try {

@@ -63,6 +63,13 @@ function defaultSocket(os: string): string {
   fi`;
 }
 
+/** The platform default for this user, as `exampleSocket` spells it, for refusals to show. */
+function exampleLine(os: string): string {
+  return os === "darwin"
+    ? 'example="${HOME:-}/Library/Application Support/Portreeve/portreeve.sock"'
+    : 'example="${XDG_STATE_HOME:-${HOME:-}/.local/state}/portreeve/portreeve.sock"';
+}
+
 /** The launcher's text for a Deno built for `os` (`Deno.build.os` of its runtime). */
 export function launcherScript(os: string): string {
   const env = Object.entries(RUN_ENV);
@@ -76,7 +83,7 @@ set -f
 unset CDPATH
 fail() { printf '${LAUNCHER_NAME}: %s\\n' "$1" >&2; exit 2; }
 no_home='Cannot find the PortReeve socket: HOME is not set. Pass --socket PATH or set PORTREEVE_SOCKET.'
-example=/run/user/1000/portreeve.sock
+${exampleLine(os)}
 
 # The install root: the folder above this script's bin/, symbolic links followed.
 self=$0

@@ -1,0 +1,4 @@
+import { TOOL_ORDER } from "../../src/catalogue/index.ts";
+Deno.test("t7", () => {
+  if (!TOOL_ORDER.length) throw new Error();
+});
