@@ -175,11 +175,16 @@ for (const era of ERAS) {
   });
 
   Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
-    // The person's "yes" lands only after the bridge stopped waiting (--approval-ms, at its
-    // least) and answered the agent: late, so it must not count.
+    // The person's "yes" lands after the bridge stopped waiting (--approval-ms, at its least):
+    // late, so it must not count. The wait starts when the question arrives, after the bridge
+    // started its own clock, so it always ends past the bridge's deadline: a lower bound, not
+    // a race. (In the 2026 era the host itself must come back, so nothing else could end it.)
     const WAIT_MS = 1000;
-    const late = Promise.withResolvers<ElicitResult>();
-    const answers = person(() => late.promise, ACCEPT);
+    const late = () =>
+      new Promise<ElicitResult>((done) => {
+        setTimeout(() => done(ACCEPT), WAIT_MS + 500); // timing-ok: past the bridge's deadline
+      });
+    const answers = person(late, ACCEPT);
     await session(
       era,
       { answers, serveArgs: ["--approval-ms", `${WAIT_MS}`] },
@@ -192,7 +197,6 @@ for (const era of ERAS) {
         );
         assert.equal(error.retryable, true);
         assert.equal(error.details.reason, "no_answer");
-        late.resolve(ACCEPT);
         // The late "yes" did not count: the receipt was never answered, so it is asked again.
         const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
         assert.equal(done.data.changed, true);

@@ -30,11 +30,16 @@ const ARCHIVE = `${LAUNCHER_NAME}-${TARGET}\\.tar\\.gz`;
 const LAUNCHER = new RegExp(
   `^(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}(?: |$)`,
 );
-/** System commands the release archive needs, exactly as they may be printed. */
+/**
+ * System commands the release archive needs, and a host's own check that shows the server
+ * connected, exactly as they may be printed.
+ */
 const SYSTEM = [
   new RegExp(`^sha256sum -c ${ARCHIVE}\\.sha256$`),
   new RegExp(`^tar -xzf ${ARCHIVE} -C ~/[\\w./-]+$`),
   /^mkdir -p ~\/[\w./-]+$/,
+  /^cd dist$/,
+  /^(claude|codex|gemini) mcp list$/,
 ];
 
 /** The parser options of each launcher subcommand. */
@@ -159,10 +164,35 @@ Deno.test("docs: every shell command runs as printed and names real tasks, comma
   assert.deepEqual(found, []);
 });
 
-Deno.test("docs: the README starts with the two commands: the demo, then the tests", () => {
-  const first = fences(docs.get("README.md")!).find((fence) => fence.language === "sh");
-  const commands = first?.lines.map((line) => line.replace(/\s#.*$/, "").trim());
-  assert.deepEqual(commands, [`${NPX_DENO} task demo`, `${NPX_DENO} task test`]);
+Deno.test("docs: the README's quick start installs, prints the entry, and ends connected", () => {
+  const readme = docs.get("README.md")!;
+  const from = readme.indexOf("## Quick start");
+  const quick = readme.slice(from, readme.indexOf("\n## ", from));
+  const commands = fences(quick).filter((fence) => fence.language === "sh")
+    .flatMap((fence) => fence.lines.map((line) => line.replace(/\s#.*$/, "").trim()));
+  assert.deepEqual(commands, [
+    `${NPX_DENO} task install`,
+    "~/.deno/bin/portreeve-mcp config --host claude",
+    "claude mcp list",
+  ]);
+  assert.match(
+    quick,
+    /claude mcp list {3}# portreeve: … - ✔ Connected/,
+    "what connected looks like",
+  );
+  assert.ok(readme.indexOf("## Quick start") < readme.indexOf("<!-- bench-summary:start -->"));
+  const opening = readme.slice(readme.indexOf("\n\n") + 2, readme.indexOf("## Quick start")).trim();
+  assert.equal(opening.split(/(?<=\.)\s/).length, 1, `one sentence says what it is: ${opening}`);
+});
+
+Deno.test("docs: an archive's checksum is checked where the archive is", () => {
+  for (const [file, text] of docs) {
+    for (const fence of fences(text).filter((f) => f.language === "sh")) {
+      const at = fence.lines.findIndex((line) => line.startsWith("sha256sum -c"));
+      if (at === -1) continue;
+      assert.ok(fence.lines.slice(0, at).some((line) => /^cd \S+/.test(line)), `${file}: cd first`);
+    }
+  }
 });
 
 Deno.test("docs: inline `deno task NAME` mentions name tasks that exist", () => {

@@ -13,7 +13,7 @@ Deno.test("licence: MIT at the root, named by the README and the package metadat
   assert.match(licence, /^MIT License\n\nCopyright \(c\) 2026 the portreeve-mcp authors\n/);
   assert.match(licence, /THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND/);
   assert.equal((config as { license?: string }).license, "MIT");
-  assert.match(await read("README.md"), /^## License\n\nMIT: see \[LICENSE\]\(LICENSE\)\.$/m);
+  assert.match(await read("README.md"), /\[MIT licence\]\(LICENSE\)/);
   const npm = await read("package.json").catch(() => null);
   if (npm !== null) assert.equal(JSON.parse(npm).license, "MIT", "package.json says MIT");
 });

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { runnerCommand, type Step, TASKS } from "../../../scripts/tasks.ts";
+import { OWN_PROCESS } from "../own_process.ts";
 import { type Effects, runTask, wantsHelp } from "../../../scripts/task.ts";
 
 const CONFIG = JSON.parse(
@@ -65,11 +66,23 @@ Deno.test("tasks: steps run in order, extra arguments on the last, stopping at a
   assert.equal(test.done.length, 3);
   assert.equal(test.done[0], "remove dist");
   assert.match(test.done[1], /^deno bundle .* main\.ts$/);
-  assert.match(test.done[2], /^deno test .* tests\/unit tests\/e2e --filter x$/);
+  assert.match(test.done[2], /^deno test .* tests\/unit\/suite.ts .*tests\/e2e --filter x$/);
 
   const failing = recorder([0, 3]);
   assert.equal(await runTask("check", [], failing.effects), 3);
   assert.deepEqual(failing.done, ["deno fmt --check", "deno lint"], "check stops at lint");
 
   assert.equal(await runTask("nosuch", [], recorder().effects), 2);
+});
+
+Deno.test("tasks: the test task runs the unit suite module, the files it leaves out, and e2e", async () => {
+  const last = TASKS.test.steps.at(-1)!;
+  assert.ok("deno" in last);
+  const args = last.deno;
+  assert.ok(args.includes("tests/unit/suite.ts") && args.includes("tests/e2e"));
+  for (const [file, why] of Object.entries(OWN_PROCESS)) {
+    assert.ok(why.length > 20, `${file}: why it needs a runtime of its own`);
+    assert.ok((await Deno.stat(new URL(`../../../${file}`, import.meta.url))).isFile, file);
+    assert.ok(args.includes(file), `${file} runs on its own`);
+  }
 });
