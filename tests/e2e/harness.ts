@@ -173,6 +173,13 @@ export async function call(
   const result = await bridge.client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
   const isError = result.isError === true;
+  if (isError && content[0]?.text?.startsWith("portreeve_internal")) {
+    // The agent is told no more; the bridge's log says what the bug was (a gate refusal
+    // names the request it kept back, and why).
+    throw new Error(
+      `${name} answered portreeve_internal, a bridge bug. Its log:\n${bridge.stderr()}`,
+    );
+  }
   assertResultFormat(name, content, result.structuredContent, isError);
   const text = content[0].text;
   if (isError) {
