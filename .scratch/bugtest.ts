@@ -1,2 +1,2 @@
-import { toolRig, ok, inOrder } from "../tests/support/scripted_daemon.ts";
+import { inOrder, ok, toolRig } from "../tests/support/scripted_daemon.ts";
 import { post } from "../src/daemon/routes.ts";

@@ -14,7 +14,7 @@ import { inOrder, ok, ToolBug, toolRig } from "../../support/scripted_daemon.ts"
 const SETTINGS = post(
   "/v1/actions/settings/execute",
   z.looseObject({}),
-  consequential(["settings"], "changes the daemon's settings"),
+  consequential(["changes settings"], "changes the daemon's settings"),
 );
 
 /** A tool that forgets to ask: it sends a consequential request with no approval proof. */

@@ -2,8 +2,8 @@
 import { recorded } from "../../../../support/recorded.ts";
 import { executed, pinPrunePair, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
 
-const apply = recorded(56);
-const applied = recorded(58);
+const apply = recorded("stackApplyPreview");
+const applied = recorded("stackApplyExecute");
 pinReceiptPair({
   preview: {
     tool: "portreeve_stack_apply_preview",
@@ -26,11 +26,11 @@ pinPrunePair({
   execute: "portreeve_stacks_prune_execute",
   noun: "stack",
   deletedIds: "deletedStackIds",
-  recorded: recorded(144),
+  recorded: recorded("stacksPrunePreview"),
   summary: /stack/,
 });
 
-const settings = recorded(140);
+const settings = recorded("settingsPreview");
 pinReceiptPair({
   preview: {
     tool: "portreeve_settings_update_preview",
