@@ -36,6 +36,15 @@ export async function runTask(name: string, args: string[], effects: Effects): P
     return 2;
   }
   if (wantsHelp(args)) return await help(name, definition, args, effects);
+  if (definition.args === "" && definition.help !== "command" && args.length > 0) {
+    // Refused before any step runs: a bundle or a regeneration must not start for a typo.
+    console.error(
+      `task.ts: ${name} takes no arguments (got ${shellJoin(args)}); see \`${
+        taskCommand(name, ["--help"]).command
+      }\``,
+    );
+    return 2;
+  }
   return await runSteps(definition.steps, args, effects);
 }
 

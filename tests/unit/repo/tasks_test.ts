@@ -75,6 +75,18 @@ Deno.test("tasks: steps run in order, extra arguments on the last, stopping at a
   assert.equal(await runTask("nosuch", [], recorder().effects), 2);
 });
 
+Deno.test("tasks: a task that takes no arguments refuses them before any step runs", async () => {
+  const none = Object.entries(TASKS).filter(([, task]) =>
+    task.args === "" && task.help !== "command"
+  );
+  assert.ok(none.length >= 3, "bundle, gen and bench take none");
+  for (const [name] of none) {
+    const { done, effects } = recorder();
+    assert.equal(await runTask(name, ["--typo"], effects), 2, name);
+    assert.deepEqual(done, [], `${name}: nothing ran`);
+  }
+});
+
 Deno.test("tasks: the test task runs the unit suite module, the files it leaves out, and e2e", async () => {
   const last = TASKS.test.steps.at(-1)!;
   assert.ok("deno" in last);
