@@ -15,6 +15,7 @@ const CONFIG = JSON.parse(
 /** Effects that record what would have been done; Deno "exits" with `codes` in turn. */
 function recorder(codes: number[] = []) {
   const done: string[] = [];
+  const printed: string[] = [];
   const effects: Effects = {
     deno: (args) => {
       done.push(`deno ${args.join(" ")}`);
@@ -24,9 +25,9 @@ function recorder(codes: number[] = []) {
       done.push(`remove ${path}`);
       return Promise.resolve();
     },
-    print: () => {},
+    print: (text) => printed.push(text),
   };
-  return { done, effects };
+  return { done, printed, effects };
 }
 
 Deno.test("tasks: deno.json runs every task of the table, and only those, through the runner", () => {
@@ -47,10 +48,16 @@ Deno.test("tasks: a task that leaves --help to its program has one step; task st
 Deno.test("tasks: --help runs nothing, or only the program that answers it", async () => {
   for (const [name, task] of Object.entries(TASKS)) {
     for (const ask of [["--help"], ["-h"], ["--socket", "/s.sock", "--help"]]) {
-      const { done, effects } = recorder();
+      const { done, printed, effects } = recorder();
       assert.equal(await runTask(name, ask, effects), 0, name);
-      if (task.help !== "command") assert.deepEqual(done, [], name);
-      else {
+      const said = printed.join("\n");
+      assert.ok(said.includes(CONFIG.tasks[name].description), `${name}: its description`);
+      if (task.help !== "command") {
+        assert.deepEqual(done, [], name);
+        assert.match(said, /^usage: /m, `${name}: a usage line`);
+        assert.ok(said.includes(task.help), `${name}: what its arguments do`);
+        assert.match(said, /Runs, in order/, `${name}: what it runs`);
+      } else {
         const [step] = task.steps;
         assert.ok("deno" in step);
         assert.deepEqual(done, [`deno ${[...step.deno, ...ask].join(" ")}`], name);
