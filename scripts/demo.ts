@@ -58,6 +58,23 @@ try {
 }
 Deno.exit(failed ? 1 : 0);
 
+/** The bridge's first error in its log: a JSON line's message, else Deno's own error line. */
+function bridgeError(log: string): string | undefined {
+  // deno colours its own errors even on a pipe.
+  const ESC = String.fromCharCode(27);
+  for (const line of log.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "").split("\n")) {
+    const uncaught = line.match(/^error: (?:Uncaught (?:\(in promise\) )?)?(.+)$/);
+    if (uncaught) return uncaught[1];
+    try {
+      const entry = JSON.parse(line) as { level?: string; message?: string };
+      if (entry.level === "error" && entry.message) return entry.message;
+    } catch {
+      // Not a log line.
+    }
+  }
+  return undefined;
+}
+
 function describe(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.replace(/\s+/g, " ").trim() || "a step failed";
@@ -107,15 +124,28 @@ async function walkSession(): Promise<void> {
     command: Deno.execPath(),
     args,
     env: childEnv(),
-    stderr: "inherit",
+    stderr: "pipe",
   });
+  // The bridge's log is for whoever runs it; if the session fails, its first error says why.
+  let log = "";
+  const logged = Promise.withResolvers<void>();
+  transport.stderr?.on("data", (chunk: Uint8Array) => log += new TextDecoder().decode(chunk));
+  transport.stderr?.on("end", () => logged.resolve());
+  transport.stderr?.on("close", () => logged.resolve());
   const client = new Client({ name: "demo-host", version: "1.0.0" });
   const started = performance.now();
-  await client.connect(transport, { timeout: STEP_TIMEOUT_MS });
   try {
-    await steps(client, started);
-  } finally {
-    await client.close();
+    await client.connect(transport, { timeout: STEP_TIMEOUT_MS });
+    try {
+      await steps(client, started);
+    } finally {
+      await client.close();
+    }
+  } catch (error) {
+    await client.close().catch(() => {}); // the bridge is gone: its log is complete
+    await logged.promise;
+    const said = bridgeError(log);
+    throw new Error(`${describe(error)}${said ? `; the bridge said: ${said}` : ""}`);
   }
   console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
 }
