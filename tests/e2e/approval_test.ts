@@ -22,7 +22,13 @@ import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 type Data = Record<string, unknown>;
 type Question = ElicitRequest["params"];
 
-const ERAS: readonly Era[] = ["legacy", "auto", "modern"];
+/**
+ * The two ways a host can be asked: a 2025 `elicitation/create` request and a 2026-07-28
+ * input-required round. An `auto` client negotiates one of them (foundation_test.ts and
+ * transport_test.ts run that negotiation); the in-process effects walk covers every approval
+ * situation for every tool.
+ */
+const ERAS: readonly Era[] = ["legacy", "modern"];
 
 /** Whatever else a host lets the user type must never travel on. */
 const ACCEPT_TYPED: ElicitResult = {

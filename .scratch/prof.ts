@@ -1,0 +1,20 @@
+import { spawnPeer, openingFrames } from "../tests/support/raw_peer.ts";
+import { withSimulator } from "../tests/e2e/harness.ts";
+const env = await withSimulator();
+const ticks = async (pid: number) => {
+  const s = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+const self0 = await ticks(Deno.pid);
+const peer = spawnPeer({ socketPath: env.socketPath });
+await peer.send(openingFrames(0, "p"));
+await peer.response(0);
+const afterStart = await ticks(peer.pid);
+const self1 = await ticks(Deno.pid);
+for (let i = 0; i < 5; i++) await peer.tool("portreeve_ports_list", {});
+for (let i = 0; i < 5; i++) await peer.tool("portreeve_health", {});
+const afterCalls = await ticks(peer.pid);
+const self2 = await ticks(Deno.pid);
+console.log({ bridgeStart: afterStart, bridgeCalls: afterCalls - afterStart, testStart: self1 - self0, testCalls: self2 - self1 });
+await peer.closeStdin(); await peer.exited(); await env.cleanup();
