@@ -87,3 +87,35 @@ Deno.test("tasks: every failure path ends in words, never a stack trace", async 
     await Deno.remove(work, { recursive: true });
   }
 });
+
+Deno.test("tasks: Ctrl-C on the demo leaves no temporary folder behind", async () => {
+  const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-demo-int-" }));
+  try {
+    // `deno task demo` as a terminal runs it; Ctrl-C reaches the runner, which passes it on.
+    const demo = new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "demo"],
+      cwd: ROOT,
+      env: { ...personEnv(ROOT), TMPDIR: tmp },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = demo.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let said = "";
+    while (!said.includes("simulator socket")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      said += value;
+    }
+    assert.match(said, /simulator socket/);
+    demo.kill("SIGINT");
+    for (let next = await reader.read(); !next.done; next = await reader.read()) said += next.value;
+    const stderr = await new Response(demo.stderr).text();
+    await demo.status;
+    assert.doesNotMatch(said + stderr, STACK_TRACE);
+    assert.deepEqual([...Deno.readDirSync(tmp)].map((entry) => entry.name), [], "nothing left");
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
