@@ -7,7 +7,14 @@ import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
+import {
+  bridgeArgs,
+  BUNDLE_ENTRY,
+  call,
+  SOURCE_ENTRY,
+  startBridge,
+  withSimulator,
+} from "./harness.ts";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind } from "../../src/shared/options.ts";
@@ -17,8 +24,9 @@ const kinds = listing.tools.map((entry) => entry.kind as ToolKind);
 const registered = (toolset: "read" | "coordinate" | "full") =>
   kinds.filter((kind) => inToolset(kind, toolset)).length;
 
+/** A command of the bundled bridge, as an installed launcher runs it. */
 function runMain(args: string[], socketPath: string) {
-  return denoFinished(["run", ...confinedFlags(socketPath), SOURCE_ENTRY, ...args], {
+  return denoFinished(["run", ...confinedFlags(socketPath, "bundle"), BUNDLE_ENTRY, ...args], {
     env: { PORTREEVE_SOCKET: socketPath },
   });
 }

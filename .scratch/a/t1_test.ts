@@ -1,4 +1,0 @@
-import { TOOL_ORDER } from "../../src/catalogue/index.ts";
-Deno.test("t1", () => {
-  if (!TOOL_ORDER.length) throw new Error();
-});
