@@ -14,7 +14,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
+import type { z } from "zod";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { type AnyTool, isToolDefinition } from "../../../src/catalogue/define.ts";
 import { effectsDocument } from "../../../src/catalogue/effects_map.ts";
