@@ -310,37 +310,41 @@ for (const held of [10, 1000]) {
 }
 
 // ── Context cost per toolset ─────────────────────────────────────────────────────────────
-// The reference bridge's catalogue, served the same way in this run (its recorded names and
-// schemas, descriptions of the recorded lengths): the bytes its tools/list takes.
-const referenceListBytes = await (async () => {
+/** What every host shows its model of a listing: names, descriptions, input schemas. */
+const modelVisible = (message: Message) =>
+  ((message.result as { tools: unknown }).tools as {
+    name: string;
+    description: string;
+    inputSchema: unknown;
+  }[]).reduce(
+    (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
+    0,
+  );
+// The reference bridge's catalogue, served the same way in this run: its recorded names and
+// input schemas, descriptions of the recorded lengths (tests/hosts/reference_server.ts). Its
+// output schemas are not recorded, so only the part a model is shown compares side by side.
+const referenceVisible = await (async () => {
   const p = new Peer([root("tests/hosts/reference_server.ts")]);
   await p.send(OPENING);
-  const { bytes } = await p.response(1);
+  const { message } = await p.response(1);
   await p.close();
-  return bytes;
+  return modelVisible(message);
 })();
 for (const toolset of TOOLSETS) {
   const p = new Peer([root("dist/main.js"), "serve", "--toolset", toolset]);
   await p.send(OPENING);
   const { message, bytes } = await p.response(1);
   await p.close();
-  const tools = (message.result as { tools: unknown }).tools as {
-    name: string;
-    description: string;
-    inputSchema: unknown;
-  }[];
-  const visible = tools.reduce(
-    (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
-    0,
-  );
+  const tools = (message.result as { tools: unknown[] }).tools;
+  const visible = modelVisible(message);
   // Output schemas declare every field (Codex's code mode types programs by them); no host
   // puts them in a model's context otherwise, so only the model-visible part has a target.
   const target = toolset === "full" ? "≤ 22 KB model-visible" : "";
-  if (toolset === "full") versusReference.toolsListBytes = bytes / referenceListBytes;
+  if (toolset === "full") versusReference.toolsListBytes = visible / referenceVisible;
   const anchorNote = toolset === "full"
-    ? `; ${ratio(bytes, referenceListBytes)} the reference's ${
-      (referenceListBytes / 1024).toFixed(1)
-    } KB served in this run`
+    ? `; ${ratio(visible, referenceVisible)} the reference's ${
+      (referenceVisible / 1024).toFixed(1)
+    } KB, served in this run; ${ratio(bytes, anchor.toolsListBytes)} its recorded total`
     : "";
   rows.push([
     `tools/list, ${toolset} (${tools.length} tools)`,

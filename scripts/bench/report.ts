@@ -30,8 +30,9 @@ export const BenchRun = z.object({
    */
   versusSdk: z.object({ coldStart: Ratio, peakRss: Ratio }),
   /**
-   * This bridge ÷ the reference bridge (`portreeve mcp serve`) in bytes: its tools/list served
-   * in this run from its recorded catalogue, and what a model reads of its recorded session.
+   * This bridge ÷ the reference bridge (`portreeve mcp serve`) in bytes: what a model is shown
+   * of its tools/list (names, descriptions, input schemas), served in this run from its recorded
+   * catalogue, and what a model reads of its recorded session.
    */
   versusReference: z.object({
     toolsListBytes: Ratio,
@@ -84,8 +85,8 @@ export function benchSummary(run: BenchRun): string[] {
     `Measured by the last \`deno task bench\` (${run.date}; ` +
     `[docs/performance.md](docs/performance.md)), each against a baseline in the same run: from ` +
     `spawn to tools/list the bridge takes ${times(sdk.coldStart)} the time and ` +
-    `${times(sdk.peakRss)} the peak memory of the MCP SDK's own empty stdio server; its ` +
-    `tools/list is ${times(r.toolsListBytes)} the bytes of \`portreeve mcp serve\`'s; and over ` +
+    `${times(sdk.peakRss)} the peak memory of the MCP SDK's own empty stdio server; a model is ` +
+    `shown ${times(r.toolsListBytes)} the bytes of \`portreeve mcp serve\`'s tools; and over ` +
     `that bridge's recorded session a model reads ${times(r.successResults)} its bytes on ` +
     `successes (${times(r.errorResults)} on errors: ours carry a code, retryability and a next ` +
     `step).`,
