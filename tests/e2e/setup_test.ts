@@ -139,8 +139,24 @@ Deno.test("serve refuses a relative socket and a bad label with exit 2 and one c
 
 Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompatible daemon", async () => {
   const env = await withSimulator();
+  const old = await withSimulator({ protocol: { minimum: 2, maximum: 2 } });
   try {
-    const ok = await runMain(["doctor", "--host", "codex"], env.socketPath);
+    // Six doctors that share nothing but the simulators: side by side.
+    const [ok, required, json, none, incompatible, mis] = await Promise.all([
+      runMain(["doctor", "--host", "codex"], env.socketPath),
+      runMain(["doctor", "--host", "claude", "--approval", "required"], env.socketPath),
+      runMain(["doctor", "--json"], env.socketPath),
+      runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock"),
+      runMain(["doctor"], old.socketPath),
+      denoFinished([
+        "run",
+        ...confinedFlags("/tmp/granted.sock"),
+        SOURCE_ENTRY,
+        "doctor",
+        "--socket",
+        "/tmp/other.sock",
+      ]),
+    ]);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /Verdict: OK/);
     assert.ok(
@@ -152,45 +168,22 @@ Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompa
     assert.match(ok.stdout, /2026-07-28 server\/discover/);
     assert.match(ok.stdout, /host command \(codex\): .*serve --socket/);
     assert.match(ok.stdout, /approval \(codex\): auto: .*`codex exec`/);
-    const required = await runMain(
-      ["doctor", "--host", "claude", "--approval", "required"],
-      env.socketPath,
-    );
     assert.equal(required.code, 0, required.stdout + required.stderr);
     assert.match(required.stdout, /approval \(claude\): required: .*`claude -p`/);
     assert.match(
       required.stdout,
       /host command \(claude\): .*serve --socket \S+ --approval required/,
     );
-    const json = await runMain(["doctor", "--json"], env.socketPath);
     assert.equal(JSON.parse(json.stdout).verdict, "ok");
-  } finally {
-    await env.cleanup();
-  }
-  const none = await runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock");
-  assert.equal(none.code, 3);
-  assert.match(none.stdout, /Verdict: UNAVAILABLE/);
-  const old = await withSimulator({ protocol: { minimum: 2, maximum: 2 } });
-  try {
-    const incompatible = await runMain(["doctor"], old.socketPath);
+    assert.equal(none.code, 3);
+    assert.match(none.stdout, /Verdict: UNAVAILABLE/);
     assert.equal(incompatible.code, 4, incompatible.stdout);
     assert.match(incompatible.stdout, /Verdict: INCOMPATIBLE/);
+    assert.equal(mis.code, 5, mis.stdout);
   } finally {
     await old.cleanup();
+    await env.cleanup();
   }
-  const mis = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...confinedFlags("/tmp/granted.sock"),
-      SOURCE_ENTRY,
-      "doctor",
-      "--socket",
-      "/tmp/other.sock",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(mis.code, 5, new TextDecoder().decode(mis.stdout));
 });
 
 Deno.test("diagnostics reports the label and socket source; misconfiguration is data, not a crash", async () => {
