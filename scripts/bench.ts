@@ -176,6 +176,8 @@ const HOST_LABEL: Record<Host, string> = {
 };
 /** This bridge ÷ the reference bridge, for the README (filled in as the rows are). */
 const versusReference: Partial<BenchRun["versusReference"]> = {};
+/** This bridge ÷ the SDK's empty server, for the README. */
+const versusSdk: Partial<BenchRun["versusSdk"]> = {};
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const fmt = (n: number, unit: string) => `${n.toFixed(unit === "ms" && n < 10 ? 2 : 1)} ${unit}`;
 
@@ -190,8 +192,8 @@ const [bridgeSrc, bridgeBundle, floorSrc, floorBundle, bare] = await coldStarts(
 ]);
 const anchorStart = anchor.coldStartMs;
 const anchorRss = anchor.peakRssAfterToolsListMiB;
-versusReference.coldStart = bridgeBundle.ms / anchorStart;
-versusReference.peakRss = bridgeBundle.hwm / anchorRss;
+versusSdk.coldStart = bridgeBundle.ms / floorBundle.ms;
+versusSdk.peakRss = bridgeBundle.hwm / floorBundle.hwm;
 /** A row comparing the bridge with the SDK floor run the same way. */
 const versusFloor = (label: string, ours: number, floor: number, unit: string, extra = "") =>
   rows.push([
@@ -319,6 +321,26 @@ for (const held of [10, 1000]) {
 
 // ── Context cost per toolset ─────────────────────────────────────────────────────────────
 const utf8Bytes = (text: string) => encoder.encode(text).length;
+/** What every host shows its model of a listing: names, descriptions, input schemas. */
+const modelVisible = (message: Message) =>
+  ((message.result as { tools: unknown }).tools as {
+    name: string;
+    description: string;
+    inputSchema: unknown;
+  }[]).reduce(
+    (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
+    0,
+  );
+// The reference bridge's catalogue, served the same way in this run: its recorded names and
+// input schemas, descriptions of the recorded lengths (tests/hosts/reference_server.ts). Its
+// output schemas are not recorded, so only the part a model is shown compares side by side.
+const referenceVisible = await (async () => {
+  const p = new Peer([root("tests/hosts/reference_server.ts")]);
+  await p.send(OPENING);
+  const { message } = await p.response(1);
+  await p.close();
+  return modelVisible(message);
+})();
 for (const toolset of TOOLSETS) {
   const p = new Peer([root("dist/main.js"), "serve", "--toolset", toolset]);
   await p.send(OPENING);
@@ -328,16 +350,15 @@ for (const toolset of TOOLSETS) {
     description: string;
     outputSchema?: unknown;
   })[];
-  const visible = tools.reduce(
-    (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
-    0,
-  );
+  const visible = modelVisible(message);
   // Output schemas declare every field (Codex's code mode types programs by them); no host
   // puts them in a model's context otherwise, so only the model-visible part has a target.
   const target = toolset === "full" ? "≤ 22 KB model-visible" : "";
-  if (toolset === "full") versusReference.toolsListBytes = bytes / anchor.toolsListBytes;
+  if (toolset === "full") versusReference.toolsListBytes = visible / referenceVisible;
   const anchorNote = toolset === "full"
-    ? `; ${ratio(bytes, anchor.toolsListBytes)} anchor total`
+    ? `; ${ratio(visible, referenceVisible)} the reference's ${
+      (referenceVisible / 1024).toFixed(1)
+    } KB, served in this run; ${ratio(bytes, anchor.toolsListBytes)} its recorded total`
     : "";
   rows.push([
     `tools/list, ${toolset} (${tools.length} tools)`,
@@ -534,6 +555,7 @@ const run = BenchRun.parse({
   runs: RUNS,
   soak: SOAK,
   rows,
+  versusSdk,
   versusReference,
   testSuite,
 });
@@ -549,8 +571,10 @@ await writeFormatted(readme, withBenchBlocks(await Deno.readTextFile(readme), ru
 console.error(`wrote ${BENCH_JSON}, docs/performance.md and the README's figures`);
 
 /**
- * The README's test command (`deno task test`), timed whole; with BENCH_TEST_SUITE=0 the last
- * run's timing is kept. Its output is read for deno test's final summary line.
+ * The README's test command (`deno task test`), timed whole in a fresh clone of this checkout
+ * (Deno's download cache may be warm; everything the task builds or transpiles is not), then
+ * again in another fresh clone beside CPU-bound processes, two per core (`BENCH_BUSY=0` skips
+ * that). With BENCH_TEST_SUITE=0 the last run's timing is kept.
  */
 async function timeTestCommand(): Promise<BenchRun["testSuite"]> {
   if (Deno.env.get("BENCH_TEST_SUITE") === "0") {
@@ -561,30 +585,69 @@ async function timeTestCommand(): Promise<BenchRun["testSuite"]> {
     if (last === undefined) throw new Error(`BENCH_TEST_SUITE=0, but ${BENCH_JSON} has no timing`);
     return last;
   }
-  console.error("the test command: deno task test…");
-  const started = performance.now();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "test"],
-    cwd: root(""),
-    env: childEnv({ NO_COLOR: "1" }),
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const seconds = (performance.now() - started) / 1000;
-  const text = new TextDecoder().decode(out.stdout); // NO_COLOR: no escapes to strip
-  const summary = [...text.matchAll(/^(?:ok|FAILED) \| (\d+) passed.*\| (\d+) failed/gm)].at(-1);
-  if (summary === undefined) {
-    throw new Error(`deno task test printed no summary line:\n${text.slice(-2_000)}`);
+  console.error("the test command: deno task test in a fresh clone…");
+  const quiet = await timedInClone();
+  let busy: BenchRun["testSuite"]["busy"] = null;
+  if (Deno.env.get("BENCH_BUSY") !== "0") {
+    const burners = 2 * navigator.hardwareConcurrency;
+    console.error(`the test command again, beside ${burners} CPU-bound processes…`);
+    const spinning = Array.from({ length: burners }, () =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["eval", "for (;;) {}"],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn());
+    try {
+      busy = { burners, ...await timedInClone() };
+    } finally {
+      for (const burner of spinning) burner.kill("SIGKILL");
+      await Promise.all(spinning.map((burner) => burner.status));
+    }
   }
-  const failures = text.slice(text.indexOf(" FAILURES "));
-  if (Number(summary[2]) > 0) console.error(`deno task test failed:\n${failures.slice(0, 4_000)}`);
   return {
     date: new Date().toISOString().slice(0, 10),
     command: "deno task test",
-    seconds,
-    passed: Number(summary[1]),
-    failed: Number(summary[2]),
+    ...quiet,
+    busy,
   };
+}
+
+/** `deno task test` in a fresh clone of this checkout's HEAD: its time and its counts. */
+async function timedInClone(): Promise<{ seconds: number; passed: number; failed: number }> {
+  const place = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-clone-" }));
+  try {
+    const clone = `${place}/portreeve-mcp`;
+    const cloned = await new Deno.Command("git", {
+      args: ["clone", "--quiet", "--no-hardlinks", root(""), clone],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!cloned.success) {
+      throw new Error(`git clone failed: ${new TextDecoder().decode(cloned.stderr)}`);
+    }
+    const started = performance.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "test"],
+      cwd: clone,
+      env: childEnv({ NO_COLOR: "1" }),
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const seconds = (performance.now() - started) / 1000;
+    const text = new TextDecoder().decode(out.stdout); // NO_COLOR: no escapes to strip
+    const summary = [...text.matchAll(/^(?:ok|FAILED) \| (\d+) passed.*\| (\d+) failed/gm)].at(-1);
+    if (summary === undefined) {
+      throw new Error(`deno task test printed no summary line:\n${text.slice(-2_000)}`);
+    }
+    const failures = text.slice(text.indexOf(" FAILURES "));
+    if (Number(summary[2]) > 0) {
+      console.error(`deno task test failed:\n${failures.slice(0, 4_000)}`);
+    }
+    return { seconds, passed: Number(summary[1]), failed: Number(summary[2]) };
+  } finally {
+    await Deno.remove(place, { recursive: true });
+  }
 }
 
 /** The machine: OS, CPU, cores, memory, Deno. */

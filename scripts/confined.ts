@@ -32,6 +32,20 @@ if ((mode !== "run" && mode !== "compile") || !entry) {
   Deno.exit(2);
 }
 
+// compile takes OUTPUT and --socket PATH, nothing else: a typo must not start a compile that
+// downloads denort.
+const extra = mode === "compile"
+  ? rest.slice(1).filter((arg, i, all) => arg !== "--socket" && all[i - 1] !== "--socket")
+  : [];
+if (extra.some((arg) => !arg.startsWith("--socket="))) {
+  console.error(
+    `${USAGE}\ncompile takes no ${extra.join(" ")}; see \`${
+      taskCommand("confined", ["--help"]).command
+    }\``,
+  );
+  Deno.exit(2);
+}
+
 /** The last `--socket` value, as the bridge's option parser reads repeated options. */
 function socketFlag(args: string[]): string | undefined {
   let found: string | undefined;

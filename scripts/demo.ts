@@ -32,12 +32,52 @@ if (Deno.args.length > 0) {
 }
 
 const bold = (s: string) => Deno.stdout.isTerminal() ? `\x1b[1m${s}\x1b[0m` : s;
+/** Longest a step may take before the demo gives up on it (a busy machine is slow, not stuck). */
+const STEP_TIMEOUT_MS = 300_000;
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-demo-" }));
 const socketPath = `${dir}/portreeve.sock`;
+const removeDir = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+// Ctrl-C (or a kill) mid-session: nothing of the demo's is left behind. The bridge child exits
+// on its own when its stdin closes with us.
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  Deno.addSignalListener(signal, () => {
+    console.error(`demo: stopped by ${signal}; removed its temporary folder.`);
+    void removeDir().finally(() => Deno.exit(code));
+  });
+}
+let failed = false;
 try {
   await runDemo();
+} catch (error) {
+  // A person reads this: what failed, in one line, never a stack trace.
+  failed = true;
+  console.error(`demo: ${describe(error)}`);
+  console.error("demo: nothing was left behind; run it again (a busy machine can be slow).");
 } finally {
-  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  await removeDir();
+}
+Deno.exit(failed ? 1 : 0);
+
+/** The bridge's first error in its log: a JSON line's message, else Deno's own error line. */
+function bridgeError(log: string): string | undefined {
+  // deno colours its own errors even on a pipe.
+  const ESC = String.fromCharCode(27);
+  for (const line of log.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "").split("\n")) {
+    const uncaught = line.match(/^error: (?:Uncaught (?:\(in promise\) )?)?(.+)$/);
+    if (uncaught) return uncaught[1];
+    try {
+      const entry = JSON.parse(line) as { level?: string; message?: string };
+      if (entry.level === "error" && entry.message) return entry.message;
+    } catch {
+      // Not a log line.
+    }
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, " ").trim() || "a step failed";
 }
 
 async function runDemo(): Promise<void> {
@@ -84,21 +124,34 @@ async function walkSession(): Promise<void> {
     command: Deno.execPath(),
     args,
     env: childEnv(),
-    stderr: "inherit",
+    stderr: "pipe",
   });
+  // The bridge's log is for whoever runs it; if the session fails, its first error says why.
+  let log = "";
+  const logged = Promise.withResolvers<void>();
+  transport.stderr?.on("data", (chunk: Uint8Array) => log += new TextDecoder().decode(chunk));
+  transport.stderr?.on("end", () => logged.resolve());
+  transport.stderr?.on("close", () => logged.resolve());
   const client = new Client({ name: "demo-host", version: "1.0.0" });
   const started = performance.now();
-  await client.connect(transport);
   try {
-    await steps(client, started);
-  } finally {
-    await client.close();
+    await client.connect(transport, { timeout: STEP_TIMEOUT_MS });
+    try {
+      await steps(client, started);
+    } finally {
+      await client.close();
+    }
+  } catch (error) {
+    await client.close().catch(() => {}); // the bridge is gone: its log is complete
+    await logged.promise;
+    const said = bridgeError(log);
+    throw new Error(`${describe(error)}${said ? `; the bridge said: ${said}` : ""}`);
   }
   console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
 }
 
 async function steps(client: Client, started: number): Promise<void> {
-  const { tools } = await client.listTools();
+  const { tools } = await client.listTools(undefined, { timeout: STEP_TIMEOUT_MS });
   console.log(bold("2. Handshake and tools/list:"));
   console.log(
     `   ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}: ${tools.length} tools in ${
@@ -107,7 +160,10 @@ async function steps(client: Client, started: number): Promise<void> {
   );
 
   async function show(step: string, name: string, args: Record<string, unknown> = {}) {
-    const result = await client.callTool({ name, arguments: args });
+    const result = await client.callTool({ name, arguments: args }, { timeout: STEP_TIMEOUT_MS })
+      .catch((error: unknown) => {
+        throw new Error(`step ${step} (${name}) failed: ${describe(error)}`);
+      });
     // What the model reads: an error's first line, or the head of a success's JSON.
     const whole = (result.content as { text: string }[])[0].text;
     const first = whole.split("\n")[0];

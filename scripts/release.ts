@@ -4,7 +4,7 @@
  * one folder, `portreeve-mcp-<T>/`, laid out like an install root (src/shared/install_layout.ts):
  * `bin/portreeve-mcp` (the launcher, which grants the socket it finds at each start), the
  * self-contained bundle and the Deno runtime for T from npm's `deno` package (its per-platform
- * package `@deno/<platform>`), with Deno's licence beside it. Nothing else is needed to run it,
+ * package `@deno/<platform>`), with Deno's licence beside it and ours (LICENSE, MIT) at the top. Nothing else is needed to run it,
  * from wherever the folder is moved. T defaults to this machine's target.
  *
  * The release workflow (.github/workflows/release.yml) runs this for each target and then
@@ -122,6 +122,7 @@ async function release(target: Target, out: string): Promise<void> {
     const folder = join(scratch, name);
     await buildTree(folder, runtime.deno, TARGETS[target].os);
     await Deno.copyFile(runtime.license, `${installLayout(folder).lib}/deno.LICENSE`);
+    await Deno.copyFile(new URL("../LICENSE", import.meta.url), join(folder, "LICENSE"));
     await Deno.mkdir(out, { recursive: true });
     const archive = join(out, `${name}.tar.gz`);
     const partial = `${archive}.${Deno.pid}.partial`;

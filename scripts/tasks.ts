@@ -8,6 +8,7 @@
 
 import { bundleArgs } from "../src/cli/install/tree.ts";
 import { SOCKET_ENV_VARS } from "../src/shared/socket_location.ts";
+import { OWN_PROCESS } from "../tests/unit/own_process.ts";
 
 /** One thing a task does, in order; a step that fails ends the task with its exit code. */
 export type Step =
@@ -61,10 +62,10 @@ function confined(args: string, command: string): TaskDefinition {
 }
 
 /**
- * Bundle first (the e2e suites run the bundle), then these test folders. Types are `check`'s
- * job (it checks every file of the repository), so the suites only run. `parallel` runs test
- * files side by side, one per core (each file makes its own temporary world); the load
- * scenarios run alone, since what they measure (renewal timing, memory) is what a
+ * Bundle first (the e2e suites run the bundle), then these test folders and files. Types are
+ * `check`'s job (it checks every file of the repository), so the suites only run. `parallel`
+ * runs test files side by side, one per core (each file makes its own temporary world); the
+ * load scenarios run alone, since what they measure (renewal timing, memory) is what a
  * neighbour would disturb.
  */
 function suite(folders: string[], { parallel }: { parallel: boolean }): TaskDefinition {
@@ -128,7 +129,11 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
       { deno: ["check", "main.ts", "src/", "tests/", "scripts/"] },
     ],
   },
-  test: suite(["tests/unit", "tests/e2e"], { parallel: true }),
+  // The unit tests as one module (tests/unit/suite.ts) beside the files that need a runtime
+  // of their own, and the end-to-end files.
+  test: suite(["tests/unit/suite.ts", ...Object.keys(OWN_PROCESS), "tests/e2e"], {
+    parallel: true,
+  }),
   "test:live": {
     args: "[deno test arguments...]",
     help: `${TEST_ARGS} Set PORTREEVE_LIVE_SOCKET to the socket of a real daemon.`,

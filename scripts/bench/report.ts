@@ -26,10 +26,17 @@ export const BenchRun = z.object({
   soak: z.number().int().positive(),
   /** The table: measure, portreeve-mcp, ratio (same run), target. */
   rows: z.array(z.tuple([z.string(), z.string(), z.string(), z.string()])),
-  /** This bridge ÷ the reference bridge (`portreeve mcp serve`), as the table states them. */
+  /**
+   * The bundled bridge ÷ the MCP SDK's own stdio server with no tools, both started the same way
+   * in this run: spawn → initialize → tools/list.
+   */
+  versusSdk: z.object({ coldStart: Ratio, peakRss: Ratio }),
+  /**
+   * This bridge ÷ the reference bridge (`portreeve mcp serve`) in bytes: what a model is shown
+   * of its tools/list (names, descriptions, input schemas), served in this run from its recorded
+   * catalogue, and what a model reads of its recorded session.
+   */
   versusReference: z.object({
-    coldStart: Ratio,
-    peakRss: Ratio,
     toolsListBytes: Ratio,
     /** Codex code mode's ALL_TOOLS, estimated (scripts/bench/code_mode.ts). */
     codeMode: Ratio,
@@ -39,13 +46,22 @@ export const BenchRun = z.object({
     /** The single record (not a page) largest against the reference's, on any host. */
     worstRecord: z.object({ tool: z.string(), host: z.string(), ratio: Ratio }),
   }),
-  /** The README's test command, timed on this machine (`BENCH_TEST_SUITE=0` keeps the last). */
+  /**
+   * The README's test command, timed in a fresh clone on this machine, and again beside
+   * CPU-bound processes, two per core (`BENCH_TEST_SUITE=0` keeps the last timing).
+   */
   testSuite: z.object({
     date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
     command: z.string(),
     seconds: z.number().positive(),
     passed: z.number().int().nonnegative(),
     failed: z.number().int().nonnegative(),
+    busy: z.object({
+      burners: z.number().int().positive(),
+      seconds: z.number().positive(),
+      passed: z.number().int().nonnegative(),
+      failed: z.number().int().nonnegative(),
+    }).nullable(),
   }),
 });
 export type BenchRun = z.infer<typeof BenchRun>;
@@ -76,16 +92,17 @@ export function duration(seconds: number): string {
   return minutes === 0 ? `${whole} s` : `${minutes} min ${whole % 60} s`;
 }
 
-/** The README's comparison with `portreeve mcp serve`, from the last run. */
+/** The README's figures, each a ratio against a baseline of the same run. */
 export function benchSummary(run: BenchRun): string[] {
+  const sdk = run.versusSdk;
   const r = run.versusReference;
   return [
-    `Measured against \`portreeve mcp serve\` by the last \`deno task bench\` (${run.date}; ` +
-    `[docs/performance.md](docs/performance.md)): cold start ${times(r.coldStart)} its time, ` +
-    `peak memory after tools/list ${times(r.peakRss)}, tools/list ${
-      times(r.toolsListBytes)
-    } its bytes, ` +
-    `server instructions ${times(r.instructions)}, Codex code mode's tool listing ${
+    `Measured by the last \`deno task bench\` (${run.date}; ` +
+    `[docs/performance.md](docs/performance.md)), each against a baseline in the same run: from ` +
+    `spawn to tools/list the bridge takes ${times(sdk.coldStart)} the time and ` +
+    `${times(sdk.peakRss)} the peak memory of the MCP SDK's own empty stdio server. Against ` +
+    `\`portreeve mcp serve\` served in the same run: tools/list ${times(r.toolsListBytes)} its ` +
+    `bytes, server instructions ${times(r.instructions)}, Codex code mode's tool listing ${
       times(r.codeMode)
     } (estimated), and what a model reads of its recorded session ${
       acrossHosts(r.successResults)
@@ -97,14 +114,18 @@ export function benchSummary(run: BenchRun): string[] {
   ];
 }
 
-/** The README's line on how long the test command took. */
+/** The README's line on how long the test command took, quiet and busy. */
 export function testTimeLine(run: BenchRun): string[] {
   const t = run.testSuite;
   const m = run.machine;
+  const busy = t.busy === null
+    ? ""
+    : `, and ${duration(t.busy.seconds)} beside ${t.busy.burners} CPU-bound processes (` +
+      `${t.busy.passed} passed, ${t.busy.failed} failed)`;
   return [
-    `The test command took ${duration(t.seconds)} here (${m.os}/${m.arch}, ${m.cores} cores; ` +
-    `${t.passed} passed, ${t.failed} failed; \`${t.command}\` timed by \`deno task bench\` on ` +
-    `${t.date}).`,
+    `In a fresh clone the test command took ${duration(t.seconds)} here (${m.os}/${m.arch}, ` +
+    `${m.cores} cores; ${t.passed} passed, ${t.failed} failed)${busy}; \`${t.command}\` timed ` +
+    `by \`deno task bench\` on ${t.date}.`,
   ];
 }
 
@@ -133,8 +154,13 @@ function table(run: BenchRun): string {
 
 function testSuiteNote(run: BenchRun): string {
   const t = run.testSuite;
-  return `\`${t.command}\` took ${duration(t.seconds)} on ${t.date} (${t.passed} passed, ` +
-    `${t.failed} failed); \`BENCH_TEST_SUITE=0\` skips it and keeps that figure.`;
+  const busy = t.busy === null
+    ? ""
+    : `, and ${duration(t.busy.seconds)} beside ${t.busy.burners} CPU-bound processes ` +
+      `(${t.busy.passed} passed, ${t.busy.failed} failed)`;
+  return `\`${t.command}\` in a fresh clone took ${duration(t.seconds)} on ${t.date} ` +
+    `(${t.passed} passed, ${t.failed} failed)${busy}; \`BENCH_TEST_SUITE=0\` skips it and ` +
+    "keeps that figure, `BENCH_BUSY=0` skips the busy run.";
 }
 
 /** docs/performance.md, rendered whole from the run: nothing in it is typed by hand. */
@@ -146,10 +172,13 @@ Generated by \`deno task bench\` on ${run.date} (${
   }, ${run.runs} runs, soak ${run.soak})
 from \`${BENCH_JSON}\`. Do not edit: run the bench again.
 
-Every figure is a ratio against a baseline measured in the same run, or against the reference
-bridge's recorded figures (\`tests/fixtures/reference-measurements.json\`,
-\`tests/fixtures/reference_results.json\`). The bench never asserts a time; the test suites
-hold sizes, the host suite (\`deno task test:hosts\`) the context each host sends its model.
+Every figure is a ratio against a baseline measured in the same run; rows marked "anchor" also
+set it beside the reference bridge's figures recorded once on another machine
+(\`tests/fixtures/reference-measurements.json\`), which the README does not quote. Byte counts
+of the reference's results come from its recorded session (\`tests/fixtures/reference_results.json\`),
+its tools/list from its recorded catalogue served in the same run. The bench never asserts a
+time; the test suites hold sizes, the host suite (\`deno task test:hosts\`) the context each
+host sends its model.
 
 ${table(run)}
 

@@ -17,6 +17,7 @@ import {
   unstablePathWarnings,
 } from "../shared/hints.ts";
 import { type CommandIO, parseOptions, UsageError } from "./options.ts";
+import { startDaemonHint } from "./daemon_hint.ts";
 
 /** Seams for tests; each defaults to the real process. */
 export interface ConfigDeps {
@@ -27,6 +28,8 @@ export interface ConfigDeps {
   socketGranted?: (path: string) => boolean;
   /** What the socket checks see on disk; defaults to the real disk. */
   disk?: Disk;
+  /** Whether a socket is there to connect to: true, false, or null when it cannot be told. */
+  listening?: (path: string) => boolean | null;
 }
 
 export const CONFIG_USAGE =
@@ -125,6 +128,14 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
     for (const note of result.notes) {
       if (note.startsWith("Warning:")) io.stderr(`portreeve-mcp config: ${note}\n`);
     }
+    if ((deps.listening ?? socketThere)(socket.path) === false) {
+      // Not an error: the daemon may start later. But a person pasting the entry now would
+      // see the host fail to connect, so say it here.
+      io.stderr(
+        `portreeve-mcp config: Warning: nothing listens on ${socket.path} yet (no socket ` +
+          `there), so the host will not connect until a daemon does. ${startDaemonHint(form)}\n`,
+      );
+    }
     io.stdout(json ? `${JSON.stringify({ version: 1, config: result })}\n` : formatHuman(result));
     return 0;
   } catch (error) {
@@ -166,6 +177,16 @@ function discover(flag: string | undefined, deps: ConfigDeps) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);
     }
     throw error;
+  }
+}
+
+/** A socket file at `path`; null when this process may not look. */
+function socketThere(path: string): boolean | null {
+  try {
+    return Deno.lstatSync(path).isSocket;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    return null;
   }
 }
 

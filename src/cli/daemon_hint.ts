@@ -4,10 +4,12 @@
  * terminal): agents are never told to start anything, and the simulator never gets a real
  * PortReeve socket path.
  */
-import { PORTREEVE_PROJECT, taskStep } from "../shared/hints.ts";
+import { PORTREEVE_PROJECT, type ReaderForm, readerForm, taskStep } from "../shared/hints.ts";
 
-export function startDaemonHint(): string {
+export function startDaemonHint(form: ReaderForm = readerForm()): string {
   return `Start PortReeve (\`portreeve start\`; ${PORTREEVE_PROJECT}), or point the bridge at ` +
     "the socket it listens on with --socket or PORTREEVE_SOCKET. To try this bridge without " +
-    `PortReeve, ${taskStep("demo")} runs it against a SIMULATED daemon on a temporary socket.`;
+    `PortReeve, ${
+      taskStep("demo", [], form)
+    } runs it against a SIMULATED daemon on a temporary socket.`;
 }

@@ -17,6 +17,7 @@ import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { laneOf } from "./lanes.ts";
 import type { Lane } from "./slots.ts";
+import type { Timers } from "../shared/signals.ts";
 import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import { admit, type ApprovalProof } from "./gate.ts";
@@ -55,6 +56,8 @@ export interface DaemonClientOptions {
   maxConcurrent?: number;
   /** Returns an error when the process may not use the socket (e.g. outside its grant). */
   preflight?: () => BridgeError | undefined;
+  /** Timers of the request deadlines (default the runtime's; tests fire their own). */
+  timers?: Timers;
 }
 
 /** How one request is sent, once `request` or `health` has settled its deadline. */
@@ -118,7 +121,12 @@ export class DaemonClient {
     this.socketPath = options.socketPath;
     this.runId = options.runId;
     this.label = options.label;
-    this.#http = new UnixHttp(options.socketPath, options.maxResponseBytes, options.maxConcurrent);
+    this.#http = new UnixHttp(
+      options.socketPath,
+      options.maxResponseBytes,
+      options.maxConcurrent,
+      options.timers,
+    );
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#preflight = options.preflight;
     this.#origin = bridgeOrigin(this.runId, this.label);

@@ -3,7 +3,7 @@
  * state what happened; what to do is the code's next step (error_codes.ts). None of them
  * tells an agent to start anything: that is a person's job.
  */
-import { grantedSocket } from "../shared/hints.ts";
+import { grantDescription, grantedSocket } from "../shared/hints.ts";
 import { BridgeError, Codes, invalidInput } from "../shared/errors.ts";
 import { DAEMON_CODES, type DaemonCode } from "../shared/error_codes.ts";
 
@@ -74,8 +74,8 @@ export function notGranted(socketPath: string): BridgeError {
   const usual = grantedSocket();
   return new BridgeError(
     Codes.misconfigured,
-    `This bridge may not use ${socketPath}: its permission grant names ${
-      usual ?? "another socket"
+    `This bridge may not use ${socketPath}: ${
+      grantDescription().replace("its Deno permission", "its permission")
     }. This is a permission setting, not an unreachable daemon.`,
     false,
     { socketPath, ...(usual ? { grantedSocket: usual } : {}) },

@@ -4,7 +4,7 @@
  */
 import { concatBytes } from "../shared/bytes.ts";
 import { DAEMON_URL_HOST } from "../shared/socket_location.ts";
-import { type Linked, linkedSignal } from "../shared/signals.ts";
+import { type Linked, linkedSignal, REAL_TIMERS, type Timers } from "../shared/signals.ts";
 import { type Lane, Slots, WORK_LANE } from "./slots.ts";
 import { DaemonDelays } from "./delays.ts";
 
@@ -77,13 +77,15 @@ export class UnixHttp {
     readonly socketPath: string,
     readonly maxBytes = MAX_RESPONSE_BYTES,
     readonly maxConcurrent = MAX_CONCURRENT,
+    /** The deadlines' timers (a test's own fires them when it chooses). */
+    readonly timers: Timers = REAL_TIMERS,
   ) {
     this.#slots = new Slots(maxConcurrent, Math.min(CUSTODY_RESERVED, maxConcurrent - 1));
   }
 
   async request(req: HttpRequest): Promise<RawResponse> {
     // The deadline covers the wait for a slot: a caller is answered in time either way.
-    const linked = linkedSignal([req.signal], req.timeoutMs);
+    const linked = linkedSignal([req.signal], req.timeoutMs, this.timers);
     let release: () => void;
     try {
       release = await this.#slots.acquire(linked.signal, req.lane ?? WORK_LANE);

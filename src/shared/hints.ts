@@ -15,7 +15,7 @@
  * `taskUsage` below; nothing else spells `deno task` or a launcher path.
  */
 import { fileURLToPath } from "node:url";
-import { denoEnv, discoverSocket } from "./socket_location.ts";
+import { denoEnv, discoverSocket, type SocketEnvVar } from "./socket_location.ts";
 import { detectInstallation, type Installation } from "./installation.ts";
 import { shellJoin, shellQuote } from "./shell.ts";
 
@@ -195,14 +195,39 @@ function granted(path: string): boolean {
   }
 }
 
-/** The socket this process's permission grant covers, when it is the usual one. */
-export function grantedSocket(): string | undefined {
-  try {
-    const usual = discoverSocket(undefined, denoEnv).path;
-    return granted(usual) ? usual : undefined;
-  } catch {
-    return undefined;
+/**
+ * The sockets this process can name without knowing its grant: PORTREEVE_SOCKET's, then the
+ * platform default (a compiled binary's grant is the socket it was built for, which it cannot
+ * see).
+ */
+export function knownSockets(): string[] {
+  const known: string[] = [];
+  const withoutVariable = (name: SocketEnvVar) =>
+    name === "PORTREEVE_SOCKET" ? undefined : denoEnv(name);
+  for (const env of [denoEnv, withoutVariable]) {
+    try {
+      const path = discoverSocket(undefined, env).path;
+      if (!known.includes(path)) known.push(path);
+    } catch {
+      // Unset or refused: nothing to name from there.
+    }
   }
+  return known;
+}
+
+/** The socket this process's permission grant covers, when it is one of `knownSockets`. */
+export function grantedSocket(): string | undefined {
+  return knownSockets().find(granted);
+}
+
+/** How a refusal names the grant: the socket it covers, else which it does not. */
+export function grantDescription(): string {
+  const usual = grantedSocket();
+  if (usual) return `its Deno permission grant names ${usual}`;
+  const known = knownSockets();
+  return known.length === 0
+    ? "its Deno permission grant names another socket"
+    : `its Deno permission grant names another socket than ${known.join(" or ")}`;
 }
 
 /** Whether this process may use `socketPath`; a message saying what to do when it may not. */
@@ -214,9 +239,7 @@ export function grantProblem(socketPath: string): string | undefined {
 /** The socket is outside this process's Deno permission grant (not a daemon problem). */
 function notGrantedMessage(socketPath: string): string {
   const usual = grantedSocket();
-  const grant = usual
-    ? `its Deno permission grant names ${usual}`
-    : "its Deno permission grant names another socket";
+  const grant = grantDescription();
   const config = commandLine(["config", "--socket", socketPath, "--host", "claude"]);
   return `This bridge may not use ${socketPath}: ${grant}. This is a permission grant, not an ` +
     `unreachable daemon. Print a command granted for that socket with \`${config}\` (--host ` +

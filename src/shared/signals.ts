@@ -8,6 +8,17 @@ class DeadlineError extends Error {
   override name = "TimeoutError";
 }
 
+/** Where deadlines get their timers: the runtime's, or a test's that fires them on demand. */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+export const REAL_TIMERS: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as number),
+};
+
 export interface Linked {
   signal: AbortSignal;
   /** Whether the deadline (not a parent signal) caused the abort. */
@@ -18,6 +29,7 @@ export interface Linked {
 export function linkedSignal(
   parents: readonly (AbortSignal | undefined)[],
   deadlineMs?: number,
+  timers: Timers = REAL_TIMERS,
 ): Linked {
   const controller = new AbortController();
   let timedOut = false;
@@ -32,9 +44,9 @@ export function linkedSignal(
     parent.addEventListener("abort", forward, { once: true });
     unlink.push(() => parent.removeEventListener("abort", forward));
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: unknown;
   if (deadlineMs !== undefined && !controller.signal.aborted) {
-    timer = setTimeout(() => {
+    timer = timers.setTimeout(() => {
       timedOut = true;
       controller.abort(new DeadlineError(`deadline of ${deadlineMs} ms passed`));
     }, deadlineMs);
@@ -43,7 +55,7 @@ export function linkedSignal(
     signal: controller.signal,
     timedOut: () => timedOut,
     release() {
-      if (timer !== undefined) clearTimeout(timer);
+      if (timer !== undefined) timers.clearTimeout(timer);
       unlink.forEach((fn) => fn());
       unlink.length = 0;
     },

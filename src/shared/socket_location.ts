@@ -59,16 +59,34 @@ export function discoverSocket(
   return fitsSocketAddress(discover(flag, env, os), os);
 }
 
+/**
+ * The default socket for this user, spelled from PORTREEVE_HOME, HOME and XDG_STATE_HOME as they are, for
+ * refusals to show as an example of a good path (the launcher spells the same in shell).
+ */
+export function exampleSocket(env: EnvReader, os: string = Deno.build.os): string {
+  const application = env("PORTREEVE_HOME");
+  if (application) return `${application.replace(/\/+$/, "")}/portreeve.sock`;
+  const home = env("HOME") ?? "";
+  if (os === "darwin") return `${home}/Library/Application Support/Portreeve/portreeve.sock`;
+  return `${env("XDG_STATE_HOME") || `${home}/.local/state`}/portreeve/portreeve.sock`;
+}
+
 function discover(flag: string | undefined, env: EnvReader, os: string): SocketLocation {
-  if (flag !== undefined) return { path: requireAbsolute(flag, "--socket"), source: "flag" };
+  const example = exampleSocket(env, os);
+  if (flag !== undefined) {
+    return { path: requireAbsolute(flag, "--socket", example), source: "flag" };
+  }
   const fromEnv = env("PORTREEVE_SOCKET");
   if (fromEnv) {
-    return { path: requireAbsolute(fromEnv, "PORTREEVE_SOCKET"), source: "PORTREEVE_SOCKET" };
+    return {
+      path: requireAbsolute(fromEnv, "PORTREEVE_SOCKET", example),
+      source: "PORTREEVE_SOCKET",
+    };
   }
   const application = env("PORTREEVE_HOME");
   if (application) {
     return {
-      path: `${requireAbsolute(application, "PORTREEVE_HOME", "folder")}/portreeve.sock`,
+      path: `${requireAbsolute(application, "PORTREEVE_HOME", example, "folder")}/portreeve.sock`,
       source: "PORTREEVE_HOME",
     };
   }
@@ -76,20 +94,24 @@ function discover(flag: string | undefined, env: EnvReader, os: string): SocketL
   if (os === "darwin") {
     if (!home) throw new SocketPathError(noHomeMessage());
     const path = `${
-      requireAbsolute(home, "HOME", "folder")
+      requireAbsolute(home, "HOME", example, "folder")
     }/Library/Application Support/Portreeve/portreeve.sock`;
     return { path, source: "macOS default" };
   }
   const state = env("XDG_STATE_HOME");
   if (state) {
     return {
-      path: `${requireAbsolute(state, "XDG_STATE_HOME", "folder")}/portreeve/portreeve.sock`,
+      path: `${
+        requireAbsolute(state, "XDG_STATE_HOME", example, "folder")
+      }/portreeve/portreeve.sock`,
       source: "XDG_STATE_HOME",
     };
   }
   if (!home) throw new SocketPathError(noHomeMessage());
   return {
-    path: `${requireAbsolute(home, "HOME", "folder")}/.local/state/portreeve/portreeve.sock`,
+    path: `${
+      requireAbsolute(home, "HOME", example, "folder")
+    }/.local/state/portreeve/portreeve.sock`,
     source: "HOME",
   };
 }
@@ -110,6 +132,7 @@ export function denoEnv(name: SocketEnvVar): string | undefined {
 function requireAbsolute(
   value: string,
   origin: string,
+  example: string,
   kind: "socket" | "folder" = "socket",
 ): string {
   if (value.length === 0) {
@@ -117,7 +140,7 @@ function requireAbsolute(
   }
   if (!value.startsWith("/")) {
     throw new SocketPathError(
-      `${origin} must be an absolute path (got "${value}"); for example /run/user/1000/portreeve.sock.`,
+      `${origin} must be an absolute path (got "${value}"); for example ${example}.`,
     );
   }
   if (value.includes("\0")) throw new SocketPathError(`${origin} contains a NUL byte.`);
@@ -125,7 +148,7 @@ function requireAbsolute(
   const path = normalise(value);
   if (kind === "folder") return path === "/" ? "" : path;
   if (path === "/" || value.endsWith("/")) {
-    throw new SocketPathError(directoryMessage(origin, value));
+    throw new SocketPathError(directoryMessage(origin, value, example));
   }
   return path;
 }
@@ -148,8 +171,8 @@ function originOf(location: SocketLocation): string {
   return location.source === "flag" ? "--socket" : location.source;
 }
 
-function directoryMessage(origin: string, value: string): string {
-  return `${origin} ${value} names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. /run/user/1000/portreeve.sock.`;
+function directoryMessage(origin: string, value: string, example: string): string {
+  return `${origin} ${value} names a directory: the permission grant would cover the whole tree under it; give the socket file's path, e.g. ${example}.`;
 }
 
 /**
@@ -158,13 +181,17 @@ function directoryMessage(origin: string, value: string): string {
  * else could put something in (socket_site.ts). A missing socket is fine: the daemon may
  * start later. Looks only as far as this process's permissions let it.
  */
-export function checkSocketSite(location: SocketLocation, disk: Disk = REAL_DISK): SocketLocation {
+export function checkSocketSite(
+  location: SocketLocation,
+  disk: Disk = REAL_DISK,
+  example: string = exampleSocket(denoEnv),
+): SocketLocation {
   const origin = originOf(location);
   const problem = socketSiteProblem(
     location.path,
     origin,
     disk,
-    directoryMessage(origin, location.path),
+    directoryMessage(origin, location.path, example),
   );
   if (problem !== null) throw new SocketPathError(problem);
   return location;
@@ -181,7 +208,7 @@ export function locateSocket(
   os: string = Deno.build.os,
   disk: Disk = REAL_DISK,
 ): SocketLocation {
-  return checkSocketSite(discoverSocket(flag, env, os), disk);
+  return checkSocketSite(discoverSocket(flag, env, os), disk, exampleSocket(env, os));
 }
 
 /**

@@ -69,6 +69,15 @@ export interface Simulator {
   socketPath: string;
   control: SimulatorControl;
   requests: RecordedRequest[];
+  /**
+   * The first request from index `from` of `requests` on that `match` accepts, as soon as it
+   * arrives (recorded before it is answered, so a hung one counts): for tests that wait for a
+   * request rather than for time.
+   */
+  arrived(
+    match?: (request: RecordedRequest) => boolean,
+    from?: number,
+  ): Promise<RecordedRequest>;
   close(): Promise<void>;
   restart(): Promise<void>;
 }
@@ -89,6 +98,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
   const router = new Router();
   router.add(allRoutes);
   const requests: RecordedRequest[] = [];
+  const watchers = new Set<() => void>();
+  const recorded = () => watchers.forEach((watch) => watch());
   const pacing = () =>
     new Pacing({ latencyMs: opts.latencyMs, serial: opts.serial, sleep: opts.sleep });
   let queue = pacing();
@@ -98,6 +109,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     opts.socketPath,
     requests,
     queue,
+    recorded,
   );
   core.log("info", "server", "Simulated PortReeve daemon listening.");
 
@@ -148,11 +160,22 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     socketPath: opts.socketPath,
     control,
     requests,
+    arrived: (match = () => true, from = 0) =>
+      new Promise((resolve) => {
+        const watch = () => {
+          const found = requests.slice(from).find(match);
+          if (found === undefined) return;
+          watchers.delete(watch);
+          resolve(found);
+        };
+        watchers.add(watch);
+        watch();
+      }),
     close,
     restart: async () => {
       await close();
       queue = pacing();
-      server = await startServer(core, router, opts.socketPath, requests, queue);
+      server = await startServer(core, router, opts.socketPath, requests, queue, recorded);
     },
   };
 }

@@ -26,6 +26,8 @@ export function startServer(
   socketPath: string,
   requests: RecordedRequest[],
   pacing: Pacing,
+  /** Told after each request is recorded, before it is answered. */
+  recorded: () => void = () => {},
 ): Promise<RunningServer> {
   removeStaleSocket(socketPath);
   const hung = new Set<() => void>();
@@ -43,6 +45,7 @@ export function startServer(
       headers,
       body: parseOrNull(text),
     });
+    recorded();
 
     const fault = core.fault;
     if (fault === "hang") {

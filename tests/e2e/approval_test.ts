@@ -22,7 +22,13 @@ import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 type Data = Record<string, unknown>;
 type Question = ElicitRequest["params"];
 
-const ERAS: readonly Era[] = ["legacy", "auto", "modern"];
+/**
+ * The two ways a host can be asked: a 2025 `elicitation/create` request and a 2026-07-28
+ * input-required round. An `auto` client negotiates one of them (foundation_test.ts and
+ * transport_test.ts run that negotiation); the in-process effects walk covers every approval
+ * situation for every tool.
+ */
+const ERAS: readonly Era[] = ["legacy", "modern"];
 
 /** Whatever else a host lets the user type must never travel on. */
 const ACCEPT_TYPED: ElicitResult = {
@@ -185,11 +191,15 @@ for (const era of ERAS) {
   });
 
   Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
-    // The person's "yes" lands just after the bridge stopped waiting (--approval-ms, at its
-    // least): late, so it must not count.
+    // The person's "yes" lands after the bridge stopped waiting (--approval-ms, at its least):
+    // late, so it must not count. The wait starts when the question arrives, after the bridge
+    // started its own clock, so it always ends past the bridge's deadline: a lower bound, not
+    // a race. (In the 2026 era the host itself must come back, so nothing else could end it.)
     const WAIT_MS = 1000;
     const late = () =>
-      new Promise<ElicitResult>((done) => setTimeout(() => done(ACCEPT), WAIT_MS + 500));
+      new Promise<ElicitResult>((done) => {
+        setTimeout(() => done(ACCEPT), WAIT_MS + 500); // timing-ok: past the bridge's deadline
+      });
     const answers = person(late, ACCEPT);
     await session(
       era,
@@ -248,7 +258,7 @@ for (const era of ERAS) {
     // Once the claim exists, the daemon's clock falls 10 minutes behind: the receipt it issues
     // is already past its expiry by the clock the bridge and the person live by.
     let lagMs = 0;
-    const simulator = { clock: { now: () => Date.now() - lagMs } };
+    const simulator = { clock: { now: () => Date.now() - lagMs } }; // timing-ok: a skewed clock
     await session(era, { answers, simulator }, async (bridge, env) => {
       const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
         claim: { project: "web", workspaceRoot: env.dir, component: "late" },
@@ -329,7 +339,7 @@ Deno.test("approval (legacy): one question per receipt at a time; a failing host
   await session("legacy", { answers }, async (bridge, env) => {
     const { claimId, receiptId } = await deletePreview(bridge, env, "busy");
     const first = call(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-    while (answers.questions.length === 0) await new Promise((done) => setTimeout(done, 20));
+    await answers.asked(1);
     const second = await sendsNothing(
       env,
       () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),

@@ -23,6 +23,7 @@ export type Era = "legacy" | "auto" | "modern";
 export interface BridgeOptions {
   socketPath: string;
   era?: Era;
+  /** The bridge's entry: BUNDLE_ENTRY (the default) or SOURCE_ENTRY, run under its own flags. */
   entry?: string;
   /** Extra `serve` flags, e.g. ["--label", "e2e"]. */
   serveArgs?: string[];
@@ -49,10 +50,12 @@ export interface Bridge {
 }
 
 export function bridgeArgs(opts: BridgeOptions): string[] {
+  const entry = opts.entry ?? BUNDLE_ENTRY;
+  const form = entry === SOURCE_ENTRY ? "source" : "bundle";
   return [
     "run",
-    ...confinedFlags(opts.grantSocket ?? opts.socketPath),
-    opts.entry ?? SOURCE_ENTRY,
+    ...confinedFlags(opts.grantSocket ?? opts.socketPath, form),
+    entry,
     "serve",
     ...(opts.serveArgs ?? []),
   ];
@@ -171,6 +174,13 @@ export async function call(
   const result = await bridge.client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
   const isError = result.isError === true;
+  if (isError && content[0]?.text?.startsWith("portreeve_internal")) {
+    // The agent is told no more; the bridge's log says what the bug was (a gate refusal
+    // names the request it kept back, and why).
+    throw new Error(
+      `${name} answered portreeve_internal, a bridge bug. Its log:\n${bridge.stderr()}`,
+    );
+  }
   assertResultFormat(name, content, result.structuredContent, isError);
   const text = content[0].text;
   if (isError) {

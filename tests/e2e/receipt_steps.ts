@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Envelope, type withSimulator } from "./harness.ts";
 import { childEnv } from "../../src/shared/permissions.ts";
+import { Watched } from "../support/watched.ts";
 
 type Data = Record<string, unknown>;
 export type Env = Awaited<ReturnType<typeof withSimulator>>;
@@ -14,13 +15,19 @@ type Question = ElicitRequest["params"];
 export const ACCEPT: ElicitResult = { action: "accept", content: { approve: true } };
 export const DECLINE: ElicitResult = { action: "decline" };
 
-/** A scripted person: each question takes the next answer; every question is kept. */
+/**
+ * A scripted person: each question takes the next answer; every question is kept, and
+ * `asked(n)` resolves once `n` questions have come.
+ */
 export function person(...answers: (ElicitResult | (() => Promise<ElicitResult>))[]) {
   const questions: Question[] = [];
+  const watched = new Watched();
   return {
     questions,
+    asked: (count: number) => watched.when(() => questions.length >= count),
     answer: (question: Question): Promise<ElicitResult> => {
       questions.push(question);
+      watched.changed();
       const next = answers.shift();
       if (next === undefined) return Promise.reject(new Error("no answer scripted"));
       return typeof next === "function" ? next() : Promise.resolve(next);

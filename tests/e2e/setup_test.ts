@@ -7,7 +7,14 @@ import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { bridgeArgs, call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
+import {
+  bridgeArgs,
+  BUNDLE_ENTRY,
+  call,
+  SOURCE_ENTRY,
+  startBridge,
+  withSimulator,
+} from "./harness.ts";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind } from "../../src/shared/options.ts";
@@ -17,8 +24,9 @@ const kinds = listing.tools.map((entry) => entry.kind as ToolKind);
 const registered = (toolset: "read" | "coordinate" | "full") =>
   kinds.filter((kind) => inToolset(kind, toolset)).length;
 
+/** A command of the bundled bridge, as an installed launcher runs it. */
 function runMain(args: string[], socketPath: string) {
-  return denoFinished(["run", ...confinedFlags(socketPath), SOURCE_ENTRY, ...args], {
+  return denoFinished(["run", ...confinedFlags(socketPath, "bundle"), BUNDLE_ENTRY, ...args], {
     env: { PORTREEVE_SOCKET: socketPath },
   });
 }
@@ -131,8 +139,25 @@ Deno.test("serve refuses a relative socket and a bad label with exit 2 and one c
 
 Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompatible daemon", async () => {
   const env = await withSimulator();
+  const old = await withSimulator({ protocol: { minimum: 2, maximum: 2 } });
   try {
-    const ok = await runMain(["doctor", "--host", "codex"], env.socketPath);
+    // Seven doctors that share nothing but the simulators: side by side.
+    const [ok, gemini, auto, json, none, incompatible, mis] = await Promise.all([
+      runMain(["doctor", "--host", "codex"], env.socketPath),
+      runMain(["doctor", "--host", "gemini"], env.socketPath),
+      runMain(["doctor", "--host", "claude", "--approval", "auto"], env.socketPath),
+      runMain(["doctor", "--json"], env.socketPath),
+      runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock"),
+      runMain(["doctor"], old.socketPath),
+      denoFinished([
+        "run",
+        ...confinedFlags("/tmp/granted.sock"),
+        SOURCE_ENTRY,
+        "doctor",
+        "--socket",
+        "/tmp/other.sock",
+      ]),
+    ]);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /Verdict: OK/);
     assert.ok(
@@ -152,47 +177,23 @@ Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompa
       /host command \(codex\): .*--approval/,
       "the default is not printed",
     );
-    const gemini = await runMain(["doctor", "--host", "gemini"], env.socketPath);
     assert.match(
       gemini.stdout,
       /approval \(gemini\): .*Gemini CLI cannot ask you through MCP, so each change .* is refused.* --approval auto/,
     );
-    const auto = await runMain(
-      ["doctor", "--host", "claude", "--approval", "auto"],
-      env.socketPath,
-    );
     assert.equal(auto.code, 0, auto.stdout + auto.stderr);
     assert.match(auto.stdout, /approval \(claude\): Approval \(--approval auto\): .*`claude -p`/);
     assert.match(auto.stdout, /host command \(claude\): .*serve --socket \S+ --approval auto/);
-    const json = await runMain(["doctor", "--json"], env.socketPath);
     assert.equal(JSON.parse(json.stdout).verdict, "ok");
-  } finally {
-    await env.cleanup();
-  }
-  const none = await runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock");
-  assert.equal(none.code, 3);
-  assert.match(none.stdout, /Verdict: UNAVAILABLE/);
-  const old = await withSimulator({ protocol: { minimum: 2, maximum: 2 } });
-  try {
-    const incompatible = await runMain(["doctor"], old.socketPath);
+    assert.equal(none.code, 3);
+    assert.match(none.stdout, /Verdict: UNAVAILABLE/);
     assert.equal(incompatible.code, 4, incompatible.stdout);
     assert.match(incompatible.stdout, /Verdict: INCOMPATIBLE/);
+    assert.equal(mis.code, 5, mis.stdout);
   } finally {
     await old.cleanup();
+    await env.cleanup();
   }
-  const mis = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...confinedFlags("/tmp/granted.sock"),
-      SOURCE_ENTRY,
-      "doctor",
-      "--socket",
-      "/tmp/other.sock",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(mis.code, 5, new TextDecoder().decode(mis.stdout));
 });
 
 Deno.test("diagnostics reports the label and socket source; misconfiguration is data, not a crash", async () => {

@@ -1,46 +1,67 @@
 /**
  * The simulator started as a program (`deno task simulator`) removes its socket and exits on
  * SIGINT and SIGTERM, and when the process that started it goes away (a killed `npx` or
- * `deno task` wrapper must not leave an orphan holding the socket).
+ * `deno task` wrapper must not leave an orphan holding the socket). Every wait is for
+ * something the programs say or do (a line on stderr, stderr closing), never for time.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { exists, until } from "../support/processes.ts";
+import { exists } from "../support/processes.ts";
+import { alive } from "../support/raw_peer.ts";
+import { childEnv } from "../../src/shared/permissions.ts";
 
 const MAIN = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The simulator program serving `socket` (with `flags`), its stderr piped. */
-function simulatorProgram(socket: string, flags: string[] = [], signal?: AbortSignal) {
+function simulatorProgram(socket: string, flags: string[] = []) {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", MAIN, "--socket", socket, ...flags],
     stdout: "null",
     stderr: "piped",
-    signal,
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
+/** Reads a child's stderr as it comes: `until` a pattern shows, or `end` (every writer gone). */
+function stderrOf(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  const more = async () => {
+    const { value, done } = await reader.read();
+    if (!done) text += value;
+    return !done;
+  };
+  return {
+    async until(pattern: RegExp): Promise<string> {
+      while (!pattern.test(text)) {
+        if (!(await more())) throw new Error(`stderr ended before ${pattern}: ${text}`);
+      }
+      return text;
+    },
+    async end(): Promise<string> {
+      while (await more());
+      return text;
+    },
+  };
 }
+
+const LISTENING = /listening on /;
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.test(`simulator program: ${signal} removes the socket and exits 0`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "prmcp-simproc-" });
     const socket = `${dir}/portreeve.sock`;
     const child = simulatorProgram(socket).spawn();
+    const stderr = stderrOf(child.stderr);
     try {
-      await until("the socket exists", () => exists(socket));
+      await stderr.until(LISTENING);
+      assert.ok(await exists(socket));
       child.kill(signal);
       const status = await child.status;
       assert.equal(status.code, 0);
       assert.equal(await exists(socket), false, "socket removed");
     } finally {
-      await child.stderr.cancel().catch(() => {});
+      await stderr.end();
       await Deno.remove(dir, { recursive: true });
     }
   });
@@ -50,26 +71,52 @@ Deno.test("simulator program: exits and removes its socket when its parent dies"
   const dir = await Deno.makeTempDir({ prefix: "prmcp-simorphan-" });
   const socket = `${dir}/portreeve.sock`;
   // A wrapper shell starts the simulator in the background, says its pid, and waits.
-  const script = `"$0" run -A --quiet "$1" --socket "$2" >/dev/null 2>&1 & echo $!; wait`;
+  const script = `"$0" run -A --quiet "$1" --socket "$2" >/dev/null & echo $!; wait`;
   const wrapper = new Deno.Command("sh", {
     args: ["-c", script, Deno.execPath(), MAIN, socket],
     stdout: "piped",
-    stderr: "null",
+    stderr: "piped",
   }).spawn();
-  const reader = wrapper.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let pid = 0;
+  const stderr = stderrOf(wrapper.stderr);
+  const stdout = wrapper.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const pid = Number((await stdout.read()).value?.trim() || "0");
+  await stdout.cancel();
   try {
-    const { value } = await reader.read();
-    pid = Number(value?.trim());
-    assert.ok(pid > 0, `simulator pid from the wrapper: ${value}`);
-    await until("the socket exists", () => exists(socket));
+    assert.ok(pid > 0, "the simulator's pid from the wrapper");
+    await stderr.until(LISTENING);
     wrapper.kill("SIGKILL");
     await wrapper.status;
-    await until("the orphaned simulator exits", () => !alive(pid));
+    await stderr.end(); // the orphan holds the wrapper's stderr until it exits
+    assert.equal(await alive(pid), false, "the orphaned simulator exited");
     assert.equal(await exists(socket), false, "socket removed");
   } finally {
-    if (pid > 0 && alive(pid)) Deno.kill(pid, "SIGKILL");
-    await reader.cancel().catch(() => {});
+    if (pid > 0 && await alive(pid)) Deno.kill(pid, "SIGKILL");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("simulator task: a killed `deno task` leaves no simulator and no socket", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-simtask-" });
+  const socket = `${dir}/portreeve.sock`;
+  const task = new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "simulator", "--socket", socket, "--seed-demo"],
+    cwd: ROOT,
+    env: childEnv({ TMPDIR: dir }),
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = stderrOf(task.stderr);
+  try {
+    const said = await stderr.until(/with demo data under (\S+)/);
+    const demo = said.match(/with demo data under (\S+)/)![1];
+    assert.ok(demo.startsWith(`${dir}/portreeve-sim-demo-`), demo);
+    task.kill("SIGKILL"); // `deno task` itself: its children are not told
+    await task.status;
+    await stderr.end(); // every process of the chain has let go of stderr: all have exited
+    assert.equal(await exists(socket), false, "socket removed");
+    assert.equal(await exists(demo), false, "demo data removed");
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -78,23 +125,23 @@ Deno.test("simulator program: creates the socket's missing folders with mode 070
   const dir = await Deno.makeTempDir({ prefix: "prmcp-simdir-" });
   const socket = `${dir}/state/portreeve/portreeve.sock`;
   const child = simulatorProgram(socket).spawn();
+  const stderr = stderrOf(child.stderr);
   try {
-    await until("the socket exists", () => exists(socket));
+    await stderr.until(LISTENING);
     for (const folder of [`${dir}/state`, `${dir}/state/portreeve`]) {
       assert.equal((await Deno.stat(folder)).mode! & 0o777, 0o700, folder);
     }
     child.kill("SIGTERM");
     assert.equal((await child.status).code, 0);
   } finally {
-    await child.stderr.cancel().catch(() => {});
+    await stderr.end();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 /** Runs the simulator to its exit; returns the code and what it wrote to stderr. */
 async function refusal(socket: string): Promise<{ code: number; stderr: string }> {
-  // A refusal is immediate: one that never comes fails here instead of hanging the suite.
-  const out = await simulatorProgram(socket, [], AbortSignal.timeout(20_000)).output();
+  const out = await simulatorProgram(socket).output();
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
@@ -113,8 +160,9 @@ Deno.test("simulator program: a path it cannot use is one line and exit 2, never
         /^simulator: --socket is \d+ bytes, too long for a Unix socket/,
       ],
     ];
-    for (const [socket, expected] of cases) {
-      const { code, stderr } = await refusal(socket);
+    const answers = await Promise.all(cases.map(([socket]) => refusal(socket)));
+    for (const [index, [socket, expected]] of cases.entries()) {
+      const { code, stderr } = answers[index];
       assert.equal(code, 2, `${socket}: ${stderr}`);
       assert.match(stderr, expected);
       assert.equal(stderr.trimEnd().split("\n").length, 1, `one line: ${stderr}`);
@@ -129,9 +177,13 @@ Deno.test("simulator program: a path it cannot use is one line and exit 2, never
 });
 
 Deno.test("simulator program: --latency must be whole milliseconds (exit 2)", async () => {
-  for (const bad of ["abc", "1.5", "600001"]) {
-    const out = await simulatorProgram("/tmp/never.sock", ["--latency", bad]).output();
-    assert.equal(out.code, 2, bad);
+  const outs = await Promise.all(
+    ["abc", "1.5", "600001"].map((bad) =>
+      simulatorProgram("/tmp/never.sock", ["--latency", bad]).output()
+    ),
+  );
+  for (const out of outs) {
+    assert.equal(out.code, 2);
     assert.match(new TextDecoder().decode(out.stderr), /--latency must be whole milliseconds/);
   }
 });
@@ -140,8 +192,9 @@ Deno.test("simulator program: --latency and --serial say so, and report the queu
   const dir = await Deno.makeTempDir({ prefix: "prmcp-simpace-" });
   const socket = `${dir}/portreeve.sock`;
   const child = simulatorProgram(socket, ["--latency", "5", "--serial"]).spawn();
+  const stderr = stderrOf(child.stderr);
   try {
-    await until("the socket exists", () => exists(socket));
+    await stderr.until(LISTENING);
     const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
     const reply = await fetch("http://[100::]/v1/health", { client });
     assert.equal(reply.status, 200);
@@ -150,9 +203,9 @@ Deno.test("simulator program: --latency and --serial say so, and report the queu
     child.kill("SIGTERM");
     const { code } = await child.status;
     assert.equal(code, 0);
-    const stderr = await new Response(child.stderr).text();
-    assert.match(stderr, /5 ms per change, one request at a time/);
-    assert.match(stderr, /SIMULATED daemon queue: \{"served":1,"peak":1\}/);
+    const said = await stderr.end();
+    assert.match(said, /5 ms per change, one request at a time/);
+    assert.match(said, /SIMULATED daemon queue: \{"served":1,"peak":1\}/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -7,7 +7,8 @@
  */
 import { spawnBridgeProcess, withSimulator } from "../e2e/harness.ts";
 import { MAX_FRAME_BYTES } from "../../src/transport/frames.ts";
-import { openingFrames, readMemory, sleep } from "../support/raw_peer.ts";
+import { openingFrames, readMemory } from "../support/raw_peer.ts";
+import { sleep } from "../support/timed.ts";
 import { envelope, HEALTH } from "../reliability/fake_daemon.ts";
 
 const encoder = new TextEncoder();

@@ -28,9 +28,9 @@ import {
   openingFrames,
   type Peer,
   readMemory,
-  sleep,
   type ToolResult,
 } from "../support/raw_peer.ts";
+import { sleep } from "../support/timed.ts";
 import { spawnBridgeProcess } from "../e2e/harness.ts";
 import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 

@@ -13,10 +13,9 @@ import {
   frame,
   idKey,
   type Peer,
-  sleep,
   spawnPeer,
-  until,
 } from "../support/raw_peer.ts";
+import { sleep, until } from "../support/timed.ts";
 
 function cancel(peer: Peer, requestId: number): Promise<void> {
   return peer.send(frame({

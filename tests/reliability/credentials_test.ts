@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { sleep, until } from "../support/raw_peer.ts";
+import { sleep, until } from "../support/timed.ts";
 import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 import { reportFigure } from "../support/reliability_figures.ts";

@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { checkAnswer, mib, mixedCall, withLoadedBridge } from "./load.ts";
-import { frame, idKey, sleep, type ToolResult } from "../support/raw_peer.ts";
+import { frame, idKey, type ToolResult } from "../support/raw_peer.ts";
+import { sleep } from "../support/timed.ts";
 import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 
 const CONCURRENT = 200;

@@ -23,10 +23,10 @@ import {
   type Id,
   idKey,
   type Message,
-  sleep,
   spawnPeer,
   type ToolResult,
 } from "../support/raw_peer.ts";
+import { sleep } from "../support/timed.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
 import { namesPath, stringInputs } from "../support/input_walk.ts";
 import { reportFigure } from "../support/reliability_figures.ts";

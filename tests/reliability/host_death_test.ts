@@ -16,10 +16,9 @@ import {
   attachPeer,
   envelopeOf,
   type Peer,
-  sleep,
   spawnPeer,
-  until,
 } from "../support/raw_peer.ts";
+import { sleep, until } from "../support/timed.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 

@@ -52,6 +52,7 @@ Deno.test({
     assert.match(mode("lib/portreeve-mcp/deno") ?? "", /^-rwx/);
     assert.ok(mode("lib/portreeve-mcp/main.js"), "the bundle");
     assert.ok(mode("lib/portreeve-mcp/deno.LICENSE"), "Deno's licence travels with Deno");
+    assert.ok(mode("LICENSE"), "and ours with the folder");
     const launcher = await run("tar", ["-xzOf", ARCHIVE, `${NAME}/bin/portreeve-mcp`]);
     assert.equal(launcher.stdout, launcherScript("linux"), "the generated launcher");
 

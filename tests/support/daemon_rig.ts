@@ -5,6 +5,7 @@
  */
 import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.ts";
 import { type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
+import { Watched } from "./watched.ts";
 
 type ClientOptions = Omit<DaemonClientOptions, "socketPath" | "runId">;
 
@@ -17,6 +18,8 @@ export interface DaemonRig {
   another(options?: ClientOptions): DaemonClient;
   /** Releases of the changes the paced daemon holds, oldest first (empty unless `paced`). */
   waits: (() => void)[];
+  /** Resolves once the paced daemon holds at least `count` changes. */
+  holding(count: number): Promise<void>;
   done(): Promise<void>;
 }
 
@@ -27,12 +30,17 @@ export async function daemonRig(
   const dir = await Deno.makeTempDir();
   const socketPath = `${dir}/d.sock`;
   const waits: (() => void)[] = [];
+  const held = new Watched();
   const { paced, ...options } = simulator;
   const pacing = paced
     ? {
       latencyMs: 1_000,
       serial: true,
-      sleep: () => new Promise<void>((release) => waits.push(release)),
+      sleep: () =>
+        new Promise<void>((release) => {
+          waits.push(release);
+          held.changed();
+        }),
     }
     : {};
   const sim = await startSimulator({ socketPath, observeHost: false, ...pacing, ...options });
@@ -48,6 +56,7 @@ export async function daemonRig(
     client: another(client),
     another,
     waits,
+    holding: (count) => held.when(() => waits.length >= count),
     async done() {
       for (const made of clients) made.close();
       await sim.close();

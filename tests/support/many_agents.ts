@@ -8,7 +8,8 @@
  * with its PID. Every result's custody warning is recorded, and judged against the daemon's own
  * history (lease_reports.ts); the load test asserts on it, the bench prints it.
  */
-import { exists, until } from "./processes.ts";
+import { exists } from "./processes.ts";
+import { pollUntil } from "./timed.ts";
 import { fileURLToPath } from "node:url";
 import { BUNDLE_ENTRY } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
@@ -121,7 +122,7 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
   let warned = 0;
   let lapsedOnArrival = 0;
   try {
-    await until("the simulator's socket exists", () => exists(socketPath), 20_000);
+    await pollUntil("the simulator's socket exists", () => exists(socketPath), 20_000);
     if (options.leaseTtlMs !== undefined) {
       await seed.post("/v1/config", { updates: { leaseTtlMilliseconds: options.leaseTtlMs } });
     }

@@ -49,16 +49,3 @@ export async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
-
-/** Polls `check` every 50 ms until it holds; after `ms`, fails naming `what`. */
-export async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  ms = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

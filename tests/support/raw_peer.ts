@@ -37,8 +37,13 @@ export interface Peer {
   request(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<Message>;
   /** Sends a request without waiting; returns its id. */
   post(method: string, params?: Record<string, unknown>): Promise<number>;
-  /** Waits for the (first) response carrying `id`. */
+  /**
+   * Waits for the (first) response carrying `id`; fails if stdout ends without it. A
+   * `timeoutMs` is for the suites that measure time (the fast suite waits for events only).
+   */
   response(id: Id | null, timeoutMs?: number): Promise<Message>;
+  /** Resolves once `check()` holds, re-checked at each stdout line; fails if stdout ends. */
+  when(check: () => boolean): Promise<void>;
   /** The length in bytes of the stdout line that carried the response to `id`. */
   responseBytes(id: Id): number | undefined;
   /** A tools/call round trip; returns the result (throws on a JSON-RPC error). */
@@ -98,9 +103,13 @@ export function attachPeer(
   let err = "";
   let nextId = 1_000_000;
   const waiters = new Map<string, ((m: Message) => void)[]>();
+  /** What waits on stdout: told of each line, and of its end. */
+  const watchers = new Set<{ line(): void; end(): void }>();
+  let ended = false;
 
   const onLine = (line: Uint8Array) => {
     frames++;
+    for (const watcher of [...watchers]) watcher.line();
     let text: string;
     try {
       text = strictUtf8.decode(line);
@@ -164,14 +173,17 @@ export function attachPeer(
       if (start < chunk.length) partial.push(chunk.subarray(start));
     }
     if (partial.length > 0) violations.push("stdout ended mid-frame");
-  })();
+  })().finally(() => {
+    ended = true;
+    for (const watcher of [...watchers]) watcher.end();
+  });
   const pumpStderr = (async () => {
     if (!stderr) return;
     const decoder = new TextDecoder();
     for await (const chunk of stderr) err += decoder.decode(chunk, { stream: true });
   })();
 
-  const response = (id: Id | null, timeoutMs = 20_000): Promise<Message> => {
+  const response = (id: Id | null, timeoutMs?: number): Promise<Message> => {
     const key = idKey(id);
     const seen = byId.get(key);
     if (seen) {
@@ -182,20 +194,53 @@ export function attachPeer(
       return Promise.resolve(seen[0]);
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const settle = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        watchers.delete(watcher);
         const list = waiters.get(key) ?? [];
         waiters.set(key, list.filter((w) => w !== done));
-        reject(new Error(`no response for id ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      };
+      const fail = (why: string) => {
+        settle();
+        reject(new Error(`no response for id ${key}: ${why}`));
+      };
+      const timer = timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => fail(`not within ${timeoutMs} ms`), timeoutMs);
+      const watcher = { line: () => {}, end: () => fail("stdout ended") };
       const done = (m: Message) => {
-        clearTimeout(timer);
+        settle();
         resolve(m);
       };
+      if (ended) return fail("stdout ended");
+      watchers.add(watcher);
       const list = waiters.get(key) ?? [];
       list.push(done);
       waiters.set(key, list);
     });
   };
+
+  const when = (check: () => boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const watcher = {
+        line: () => {
+          // Checked after the line is indexed (this runs first, so look on the next turn).
+          queueMicrotask(() => {
+            if (!check() || !watchers.has(watcher)) return;
+            watchers.delete(watcher);
+            resolve();
+          });
+        },
+        end: () => {
+          watchers.delete(watcher);
+          if (check()) resolve();
+          else reject(new Error("stdout ended before the awaited condition held"));
+        },
+      };
+      if (check()) return resolve();
+      if (ended) return watcher.end();
+      watchers.add(watcher);
+    });
 
   const send = async (data: string | Uint8Array) => {
     await writer.write(typeof data === "string" ? encoder.encode(data) : data);
@@ -217,6 +262,7 @@ export function attachPeer(
     post,
     request,
     response,
+    when,
     responseBytes: (id) => lineBytes.get(idKey(id)),
     async tool(name, args = {}, timeoutMs) {
       const m = await request("tools/call", { name, arguments: args }, timeoutMs);
@@ -328,22 +374,4 @@ export function assertNoBridgeBug(peer: Pick<Peer, "errorCodes">, label = "this 
       }`,
     );
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `check` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function until(
-  check: () => boolean,
-  timeoutMs: number,
-  stepMs = 20,
-): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (check()) return true;
-    await sleep(stepMs);
-  }
-  return check();
 }

@@ -11,6 +11,7 @@ import { admit } from "../../src/daemon/gate.ts";
 import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
+import type { AnyTool } from "../../src/catalogue/define.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
 import { type HostChannel, NO_HOST_CHANNEL } from "../../src/shared/host_channel.ts";
 import { Memory } from "../../src/catalogue/memory.ts";
@@ -140,6 +141,19 @@ class ScriptedDaemon {
   }
 }
 
+/** A tool answered `portreeve_internal`: the bug behind it, named (a test fails with this). */
+export class ToolBug extends Error {
+  override name = "ToolBug";
+  constructor(tool: string, bug: unknown) {
+    super(
+      `${tool} answered portreeve_internal, a bridge bug: ${
+        bug instanceof Error ? `${bug.name}: ${bug.message}` : String(bug)
+      }`,
+      { cause: bug },
+    );
+  }
+}
+
 /** What a call returned, unpacked from the MCP result. */
 export interface Called {
   isError: boolean;
@@ -160,6 +174,8 @@ export interface ToolRigOptions {
   host?: HostChannel;
   /** The daemon's delay as custody observes it (0: prompt). */
   daemonDelayMs?: number;
+  /** Stand-in definitions to serve instead of the catalogue's (a test's own tool). */
+  tools?: AnyTool[];
 }
 
 /** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
@@ -172,7 +188,15 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     renewers: daemonRenewers(client),
     daemonDelayMs: () => options.daemonDelayMs ?? 0,
   });
-  const catalogue = new Catalogue("full");
+  const catalogue = options.tools === undefined ? new Catalogue("full") : new Catalogue(
+    "full",
+    options.tools.map((tool) => ({
+      kind: tool.kind,
+      capabilities: [...(tool.capabilities ?? [])],
+      tool: { name: tool.name, inputSchema: { type: "object" } },
+    })),
+    () => Promise.resolve(options.tools!),
+  );
   const ctx: Omit<ToolContext, "capabilities"> = {
     daemon: client,
     custody,
@@ -197,7 +221,12 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     custody,
     ctx,
     async call(name: string, args: Json = {}): Promise<Called> {
+      const bugs: unknown[] = [];
+      catalogue.onBug = (_tool, error) => bugs.push(error);
       const answer = await catalogue.call(name, args, ctx);
+      // A bug answers the agent `portreeve_internal` and no more; a test says what it was
+      // (a gate refusal names the request it kept back, and why).
+      if (bugs.length > 0) throw new ToolBug(name, bugs[0]);
       if (answer.resultType === "input_required") throw new Error(`${name} asked for input`);
       const result = answer as CallToolResult;
       const structured = envelopeOf(result) as Omit<Called, "isError" | "text">;

@@ -67,6 +67,14 @@ function defaultSocket(os: string): string {
   fi`;
 }
 
+/** The default socket for this user, as `exampleSocket` spells it, for refusals to show. */
+function exampleLine(os: string): string {
+  const fallback = os === "darwin"
+    ? '"${HOME:-}/Library/Application Support/Portreeve/portreeve.sock"'
+    : '"${XDG_STATE_HOME:-${HOME:-}/.local/state}/portreeve/portreeve.sock"';
+  return `if [ -n "\${PORTREEVE_HOME:-}" ]; then example="\${PORTREEVE_HOME%/}/portreeve.sock"; else example=${fallback}; fi`;
+}
+
 /** The launcher's text for a Deno built for `os` (`Deno.build.os` of its runtime). */
 export function launcherScript(os: string): string {
   const env = Object.entries(RUN_ENV);
@@ -80,7 +88,7 @@ set -f
 unset CDPATH
 fail() { printf '${LAUNCHER_NAME}: %s\\n' "$1" >&2; exit 2; }
 no_home='Cannot find the PortReeve socket: HOME is not set. Pass --socket PATH or set PORTREEVE_SOCKET.'
-example=/run/user/1000/portreeve.sock
+${exampleLine(os)}
 nl='
 '
 

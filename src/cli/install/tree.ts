@@ -7,6 +7,8 @@
 import { fileURLToPath } from "node:url";
 import { installLayout } from "../../shared/install_layout.ts";
 import { launcherScript } from "./launcher.ts";
+import { tlsHint } from "../../shared/tls_hint.ts";
+import { taskCommand } from "../../shared/hints.ts";
 
 const ENTRY = fileURLToPath(new URL("../../../main.ts", import.meta.url));
 
@@ -38,7 +40,9 @@ async function bundle(outdir: string): Promise<void> {
     stderr: "piped",
   }).output();
   if (!out.success) {
-    throw new BuildError(`bundling the bridge failed: ${new TextDecoder().decode(out.stderr)}`);
+    const said = new TextDecoder().decode(out.stderr);
+    const hint = tlsHint(said, () => taskCommand("install").command);
+    throw new BuildError(`bundling the bridge failed: ${said}${hint ? `\n${hint}` : ""}`);
   }
 }
 

@@ -7,12 +7,27 @@
  * - token removal, second layer: every fragment of a credential custody holds is masked in
  *   whatever a result or an error shows, under any field name.
  * The third layer, the stdout scrubber, is held by tests/unit/bridge/stdio_test.ts.
+ * And the catalogue's answer to a tool's own bug: the agent reads `portreeve_internal` and no more,
+ * while whoever runs the bridge (its log, a test) is told the cause. A gate refusal (a tool that
+ * sends a consequential request without the approval module's proof) is such a bug: it is
+ * refused unsent, and a test that meets one fails naming the request and why.
  */
 import assert from "node:assert/strict";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import { portsList } from "../../../src/catalogue/tools/ports.ts";
 import { settingsGet } from "../../../src/catalogue/tools/settings.ts";
-import { daemonError, inOrder, ok, type Reply, toolRig } from "../../support/scripted_daemon.ts";
+import {
+  daemonError,
+  inOrder,
+  ok,
+  type Reply,
+  ToolBug,
+  toolRig,
+} from "../../support/scripted_daemon.ts";
+import { z } from "zod";
+import { defineTool } from "../../../src/catalogue/define.ts";
+import { consequential, post } from "../../../src/catalogue/routes.ts";
+import { mutate } from "../../../src/catalogue/daemon_calls.ts";
 import { recorded, RECORDED_ACQUIRE } from "../../support/recorded.ts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 
@@ -22,7 +37,7 @@ function shown(result: unknown): string {
 }
 
 Deno.test("declared routes only: a request to a route the tool's definition omits is never sent", async () => {
-  const config = recorded(6);
+  const config = recorded("config");
   await using rig = toolRig(inOrder(config.reply, config.reply));
   const bugs: string[] = [];
   // The real ports_list, with its declared routes taken away.
@@ -53,7 +68,7 @@ Deno.test("declared routes only: a request to a route the tool's definition omit
 const UNSEEN = ["tok_unseen_0123456789abcdef", "cred_unseen_0123456789abcdef"];
 
 function settingsWith(extra: Record<string, unknown>): Reply {
-  const config = recorded(6);
+  const config = recorded("config");
   return ok({ ...config.data, ...extra });
 }
 
@@ -82,7 +97,7 @@ Deno.test("token removal, field stripping: credential-named fields never reach a
 });
 
 Deno.test("token removal, value masking: a held credential is masked under any name, in results and errors", async () => {
-  const acquire = recorded(10);
+  const acquire = recorded("leaseAcquire");
   const token = acquire.data.leaseToken as string;
   const quoted = `the daemon says ${token} is fine; also ${token.slice(5, 25)}`;
   await using rig = toolRig(inOrder(
@@ -104,4 +119,34 @@ Deno.test("token removal, value masking: a held credential is masked under any n
       assert.ok(!text.includes(token.slice(i, i + 12)), `window ${i} of the token in ${text}`);
     }
   }
+});
+
+const SETTINGS = post(
+  "/v1/actions/settings/execute",
+  z.looseObject({}),
+  consequential(["changes settings"], "changes the daemon's settings"),
+);
+
+/** A tool that forgets to ask: it sends a consequential request with no approval proof. */
+const forgetful = defineTool({
+  name: "portreeve_forgetful",
+  title: "Forgetful",
+  kind: "mutation",
+  description: "Changes a setting without asking anyone.",
+  input: z.strictObject({}),
+  output: z.looseObject({}),
+  routes: [SETTINGS],
+  call: (ctx) => mutate(ctx, SETTINGS, {}, { updates: { leaseTtlMilliseconds: 40_000 } }),
+});
+
+Deno.test("a gate refusal is kept from the daemon, and a test meeting it names the request", async () => {
+  await using rig = toolRig(inOrder(ok({})), { tools: [forgetful] });
+  const failed = await rig.call("portreeve_forgetful").then(() => null, (error) => error);
+  assert.ok(failed instanceof ToolBug, String(failed));
+  assert.match(failed.message, /^portreeve_forgetful answered portreeve_internal, a bridge bug: /);
+  assert.match(
+    failed.message,
+    /GateRefusal: refused to send POST \/v1\/actions\/settings\/execute \(changes the daemon's settings\) with no approval; nothing was sent$/,
+  );
+  assert.deepEqual(rig.daemon.sent, [], "nothing reached the daemon");
 });

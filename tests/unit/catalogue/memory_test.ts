@@ -3,8 +3,7 @@ import assert from "node:assert/strict";
 import { canonicalJson, heldWithOtherArguments, Memory } from "../../../src/catalogue/memory.ts";
 import { BridgeError, Codes } from "../../../src/shared/errors.ts";
 import { nextStepFor } from "../../../src/shared/error_codes.ts";
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+import { tick } from "../../support/watched.ts";
 
 Deno.test("once: concurrent identical settles run once; a failure is shared, then retried", async () => {
   const memory = new Memory();

@@ -56,3 +56,15 @@ Deno.test("CONTRIBUTING.md names files that exist and tasks that deno.json has",
   const known = Object.keys(config.tasks);
   assert.deepEqual(tasks.filter((task) => !known.includes(task)), [], "tasks deno.json lacks");
 });
+
+Deno.test("CONTRIBUTING.md's recipe starts every kind of tool, the direct consequential one too", async () => {
+  const text = await read(fileURLToPath(new URL("CONTRIBUTING.md", ROOT)));
+  const recipe = text.slice(text.indexOf("## Adding a tool"), text.indexOf("## Errors"));
+  const kinds = new Set(families.flatMap((family) => family.tools.map((tool) => tool.kind)));
+  for (const kind of kinds) assert.ok(recipe.includes(`kind: "${kind}"`), `the recipe for ${kind}`);
+  for (const helper of ["readTool", "pagedReadTool", "mutate", "previewTool", "executeTool"]) {
+    assert.ok(recipe.includes(`\`${helper}\``), helper);
+  }
+  assert.match(recipe, /`obtainInputApproval`/, "how a direct consequential call asks");
+  assert.match(recipe, /`dependsOn`/, "how an input value is declared consequential");
+});

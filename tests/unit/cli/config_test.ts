@@ -19,7 +19,13 @@ function run(args: string[], env: Record<string, string> = HOME_ONLY, deps: Conf
   const code = runConfigCommand(args, {
     stdout: (text) => stdout += text,
     stderr: (text) => stderr += text,
-  }, { installation: SCRIPT, env: (name) => env[name], os: "linux", ...deps });
+  }, {
+    installation: SCRIPT,
+    env: (name) => env[name],
+    os: "linux",
+    listening: () => true,
+    ...deps,
+  });
   return { code, stdout, stderr };
 }
 
@@ -45,6 +51,24 @@ Deno.test("config: human output names host and mode and exits 0", () => {
     result.stdout,
     /\n {2}codex mcp add portreeve --env DENO_NO_UPDATE_CHECK=1 -- \/home\/ada\/\.deno\/bin\/deno run /,
   );
+});
+
+Deno.test("config: warns, without failing, when nothing listens on the socket it pins", () => {
+  for (const json of [[], ["--json"]]) {
+    const result = run(["--host", "claude", ...json], HOME_ONLY, { listening: () => false });
+    assert.equal(result.code, 0, "the daemon may start later");
+    const socket = "/home/ada/.local/state/portreeve/portreeve.sock";
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `^portreeve-mcp config: Warning: nothing listens on ${socket} yet [^\n]*` +
+          "`portreeve start`[^\n]*\n$",
+      ),
+    );
+    assert.ok(result.stdout.length > 0, "the entry is printed all the same");
+  }
+  const unknown = run(["--host", "claude"], HOME_ONLY, { listening: () => null });
+  assert.equal(unknown.stderr, "", "no warning when it cannot tell");
 });
 
 Deno.test("config: --json prints one versioned line with the documented keys", () => {
@@ -225,10 +249,14 @@ Deno.test("config: runs under the confinement flags alone and names its own entr
     stderr: "piped",
   }).output();
   // From a clone in a temp folder, or with Deno from npx's cache, config rightly warns about
-  // those paths; nothing else may reach stderr.
-  const stderr = new TextDecoder().decode(output.stderr).split("\n").filter((line) =>
-    line !== "" && !/^portreeve-mcp config: Warning: .* lies in (npx's cache|a temporary folder)/
-      .test(line)
+  // those paths; confined as it is, it can also see that no daemon listens there yet. Nothing
+  // else may reach stderr.
+  const lines = new TextDecoder().decode(output.stderr).split("\n");
+  const listening = `portreeve-mcp config: Warning: nothing listens on ${socket} yet`;
+  assert.ok(lines.some((line) => line.startsWith(listening)), lines.join("\n"));
+  const stderr = lines.filter((line) =>
+    line !== "" && !line.startsWith(listening) &&
+    !/^portreeve-mcp config: Warning: .* lies in (npx's cache|a temporary folder)/.test(line)
   );
   assert.deepEqual(stderr, []);
   assert.equal(output.code, 0);

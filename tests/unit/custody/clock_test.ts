@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { T } from "../../support/custody_fixture.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeRenewers } from "../../support/fake_renewers.ts";
-import { Custody, realClock } from "../../../src/custody/mod.ts";
+import { type Clock, Custody, realClock } from "../../../src/custody/mod.ts";
 
 Deno.test("FakeClock fires due timers in time order, ties in scheduling order", async () => {
   const clock = new FakeClock(0);
@@ -39,19 +39,56 @@ Deno.test("FakeClock lets a renewal finish before the next timer fires", async (
   assert.deepEqual(order, ["renewal settled", "next timer"]);
 });
 
-Deno.test("the real clock expires custody and leaves no timer behind", async () => {
-  const renewers = new FakeRenewers(realClock);
+/**
+ * The real clock, watched: every live timer is recorded, and `nextFired` resolves (with the
+ * timer's delay) when the next one runs. Custody's schedule is the fake clock's business; this
+ * only shows that real timers drive it and that none is left behind, with no time measured.
+ */
+function watchedRealClock() {
+  const live = new Set<number>();
+  let fired = Promise.withResolvers<number>();
+  const clock: Clock = {
+    now: realClock.now,
+    setTimeout(fn, ms) {
+      const id: number = realClock.setTimeout(() => {
+        live.delete(id);
+        fn();
+        const done = fired;
+        fired = Promise.withResolvers<number>();
+        done.resolve(ms);
+      }, ms);
+      live.add(id);
+      return id;
+    },
+    clearTimeout(id) {
+      live.delete(id);
+      realClock.clearTimeout(id);
+    },
+  };
+  return { clock, live, nextFired: () => fired.promise };
+}
+
+Deno.test("the real clock runs custody's expiry and leaves no timer behind", async () => {
+  const { clock, live, nextFired } = watchedRealClock();
   const custody = new Custody({
-    clock: realClock,
-    renewers,
+    clock,
+    renewers: new FakeRenewers(clock),
     defaultCustodyMs: 30,
     maximumCustodyMs: 60,
   });
-  const held = custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
-  assert.equal(custody.useLease(held.handle).token, T);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  assert.equal(custody.size, 0);
+  custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
+  // Held until a timer runs, however long this machine takes to get here (no await yet).
+  assert.equal(custody.size, 1);
+  assert.equal(live.size, 2, "an expiry and a renewal timer");
+  // Custody ends 30 ms after the hold; whatever timers run before then, a few do it.
+  let ran = 0;
+  while (custody.size > 0 && ran < 10) {
+    await nextFired();
+    ran++;
+  }
+  assert.equal(custody.size, 0, `custody ended after ${ran} timers`);
   assert.equal(custody.heldLease("L1"), undefined);
+  assert.equal(live.size, 0, "and no timer of it is left");
   await custody.close();
 });
 

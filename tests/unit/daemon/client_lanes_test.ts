@@ -7,6 +7,8 @@ import { daemonRig } from "../../support/daemon_rig.ts";
 import { z } from "zod";
 import { get, post } from "../../../src/daemon/routes.ts";
 import { coordinates } from "../../../src/daemon/effects.ts";
+import { DEFAULT_TIMEOUTS } from "../../../src/daemon/client.ts";
+import { ManualTimers } from "../../support/manual_timers.ts";
 
 const ANY = z.looseObject({});
 const ACQUIRE = post("/v1/leases/acquire", ANY, coordinates("a stand-in acquire"));
@@ -16,11 +18,6 @@ const CONFIG_CHANGE = post("/v1/config", ANY, coordinates("a stand-in change"));
 const TOKEN = "t".repeat(43);
 const LEASE = "5a540b20-40d3-4f2a-b95c-6f8b5364239d";
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 2));
-  assert.ok(check(), "condition not reached");
-}
-
 Deno.test("a renewal reaches the daemon before the bridge's own queued work", async () => {
   // 3 slots, 2 of them kept for custody: new work goes one at a time.
   const rig = await daemonRig({ maxConcurrent: 3 }, { paced: true });
@@ -29,13 +26,13 @@ Deno.test("a renewal reaches the daemon before the bridge's own queued work", as
     await client.compatibility();
     const acquire = () => client.request(ACQUIRE, { body: { claim: {} } }).catch((e: unknown) => e);
     const work = [acquire(), acquire(), acquire()];
-    await until(() => waits.length === 1); // the first is in the daemon's hands
+    await rig.holding(1); // the first is in the daemon's hands
     const renewal = client.request(RENEW, {
       params: { leaseId: LEASE },
       body: { leaseToken: TOKEN },
       custodyDueAt: Date.now() + 5_000,
     }).catch((e: unknown) => e);
-    await until(() => sim.requests.length === 3);
+    await sim.arrived((request) => request.path.endsWith("/renew"));
     assert.deepEqual(sim.requests.map((r) => r.path), [
       "/v1/health",
       "/v1/leases/acquire",
@@ -44,8 +41,8 @@ Deno.test("a renewal reaches the daemon before the bridge's own queued work", as
     let settled = false;
     const all = Promise.all([...work, renewal]).finally(() => settled = true);
     while (!settled) {
+      await Promise.race([all, rig.holding(1)]);
       waits.shift()?.(); // the daemon finishes one change at a time
-      await new Promise((r) => setTimeout(r, 2));
     }
     for (const answer of await all) {
       assert.ok(!(answer instanceof Error) || !/did not answer/.test(answer.message));
@@ -57,12 +54,17 @@ Deno.test("a renewal reaches the daemon before the bridge's own queued work", as
 });
 
 Deno.test("a slow answer keeps the compatibility verdict: no health probe queued behind it", async () => {
-  const rig = await daemonRig({ timeouts: { readMs: 100 } });
+  const timers = new ManualTimers();
+  const rig = await daemonRig({ timeouts: { readMs: 100 }, timers });
   const { sim, client } = rig;
   try {
     await client.request(CONFIG);
     sim.control.setFault("hang");
-    await assert.rejects(client.request(CONFIG), /did not answer/);
+    const from = sim.requests.length;
+    const slow = assert.rejects(client.request(CONFIG), /did not answer/);
+    await sim.arrived((request) => request.path === "/v1/config", from);
+    (await timers.next(100)).fire(); // the read deadline passes while the daemon holds it
+    await slow;
     sim.control.setFault("none");
     await client.request(CONFIG);
     const probes = sim.requests.filter((r) => r.path === "/v1/health").length;
@@ -74,14 +76,18 @@ Deno.test("a slow answer keeps the compatibility verdict: no health probe queued
 
 Deno.test("a call's compatibility probe waits behind a busy daemon's queue as the call would", async () => {
   const rig = await daemonRig({}, { paced: true });
-  const { client: busy, waits } = rig;
-  const fresh = rig.another({ timeouts: { probeMs: 50 } });
+  const { client: busy, sim, waits } = rig;
+  const timers = new ManualTimers();
+  const fresh = rig.another({ timeouts: { probeMs: 50 }, timers });
   try {
     await busy.compatibility();
     const change = busy.request(CONFIG_CHANGE, { body: { updates: {} } }).catch((e: unknown) => e);
-    await until(() => waits.length === 1); // the daemon is busy with it
+    await rig.holding(1); // the daemon is busy with it
+    const from = sim.requests.length;
     const read = fresh.request(CONFIG);
-    await new Promise((r) => setTimeout(r, 200)); // far past the 50 ms probe bound
+    await sim.arrived((request) => request.path === "/v1/health", from);
+    // The probe waits as long as the read would, not the 50 ms of a probe on its own.
+    assert.deepEqual(timers.pending.map((timer) => timer.ms), [DEFAULT_TIMEOUTS.readMs]);
     waits.shift()!();
     assert.equal(typeof (await read).leaseTtlMilliseconds, "number");
     await change;

@@ -6,6 +6,8 @@ import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
 import { get } from "../../../src/daemon/routes.ts";
 import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
+import { DEFAULT_TIMEOUTS } from "../../../src/daemon/client.ts";
+import { ManualTimers } from "../../support/manual_timers.ts";
 
 /** The client checks every reply against the schema its route declares (loose here). */
 const CONFIG = get("/v1/config", z.looseObject({}));
@@ -142,8 +144,9 @@ Deno.test("a missing capability is portreeve_incompatible with the missing names
   }
 });
 
-Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → invalid_response, v2 → incompatible", async () => {
-  const t = await setup({ readMs: 300, probeMs: 300 }, 1024 * 1024);
+Deno.test("faults: garbage → invalid_response, oversize → invalid_response, v2 → incompatible", async () => {
+  // The default deadlines: a slow machine may take its time, the answer is what is judged.
+  const t = await setup({}, 1024 * 1024);
   try {
     await t.client.request(CONFIG);
     t.sim.control.setFault("non-json");
@@ -161,12 +164,6 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
       (await failure(t.client.request(CONFIG))).code,
       "portreeve_incompatible",
     );
-    t.sim.control.setFault("hang");
-    const started = performance.now();
-    const hang = await failure(t.client.health());
-    assert.equal(hang.code, "portreeve_unavailable");
-    assert.equal(hang.details.reason, "timeout");
-    assert.ok(performance.now() - started < 2000);
     t.sim.control.setFault("none");
     assert.ok(await t.client.request(CONFIG));
   } finally {
@@ -176,35 +173,38 @@ Deno.test("faults: hang → timeout, garbage → invalid_response, oversize → 
 });
 
 /**
- * A daemon that hangs is answered at the client's deadlines, here made short (the bridge's own
- * are DEFAULT_TIMEOUTS): with no verdict cached, the compatibility probe waits as long as the
- * call would (a daemon serving one request at a time may be busy, not hung); with one cached,
- * the call waits its read deadline. A guard signal far past the deadline turns a deadline that
- * never fires into a failure (portreeve_cancelled) instead of a hang.
+ * A daemon that hangs is answered at the client's deadlines (the bridge's own are
+ * DEFAULT_TIMEOUTS): with no verdict cached, the compatibility probe waits as long as the call
+ * would (a daemon serving one request at a time may be busy, not hung); with one cached, the
+ * call waits its read deadline. The deadlines are the test's own timers, fired once the daemon
+ * holds the request: which one the client set is read, no time is measured.
  */
 Deno.test("hang: unavailable (timeout) at the call's deadline, cold and with a cached verdict", async () => {
-  const READ_MS = 600;
-  const t = await setup({ readMs: READ_MS, probeMs: 100 });
-  const timed = async () => {
-    const started = performance.now();
-    const signal = AbortSignal.timeout(READ_MS * 10);
-    const error = await failure(t.client.request(CONFIG, { signal }));
-    return { error, ms: performance.now() - started };
+  const timers = new ManualTimers();
+  const t = await daemonRig({ label: "unit", timeouts: { probeMs: 50 }, timers });
+  const { readMs } = DEFAULT_TIMEOUTS;
+  const hung = async (path: string) => {
+    const from = t.sim.requests.length;
+    const pending = failure(t.client.request(CONFIG));
+    await t.sim.arrived((request) => request.path === path, from);
+    (await timers.next()).fire();
+    return await pending;
   };
   try {
     t.sim.control.setFault("hang");
-    const cold = await timed();
-    assert.equal(cold.error.code, "portreeve_unavailable", cold.error.message);
-    assert.equal(cold.error.details.reason, "timeout");
-    assert.ok(cold.ms >= READ_MS - 50, `the probe waited the call's deadline (${cold.ms} ms)`);
+    const cold = await hung("/v1/health");
+    assert.equal(cold.code, "portreeve_unavailable", cold.message);
+    assert.equal(cold.details.reason, "timeout");
+    assert.equal(cold.details.timeoutMs, readMs, "the probe waited the call's deadline");
 
     t.sim.control.setFault("none");
     assert.ok(await t.client.request(CONFIG), "recovers, and caches a verdict");
     t.sim.control.setFault("hang");
-    const warm = await timed();
-    assert.equal(warm.error.code, "portreeve_unavailable", warm.error.message);
-    assert.equal(warm.error.details.reason, "timeout");
-    assert.ok(warm.ms >= READ_MS - 50, `waited the read deadline (${warm.ms} ms)`);
+    const warm = await hung("/v1/config");
+    assert.equal(warm.code, "portreeve_unavailable", warm.message);
+    assert.equal(warm.details.reason, "timeout");
+    assert.equal(warm.details.timeoutMs, readMs, "the read deadline");
+    assert.deepEqual(timers.pending, [], "every deadline settled with its request");
 
     t.sim.control.setFault("none");
     assert.ok(await t.client.request(CONFIG), "works again without a new client");
@@ -228,16 +228,17 @@ Deno.test("an incompatible daemon is refused before the call is sent", async () 
 });
 
 Deno.test("cancellation aborts the request and is reported as portreeve_cancelled", async () => {
-  const t = await setup({ readMs: 5000 });
+  const t = await setup();
   try {
     await t.client.request(CONFIG);
     t.sim.control.setFault("hang");
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const error = await failure(
-      t.client.request(CONFIG, { signal: controller.signal }),
-    );
-    assert.equal(error.code, "portreeve_cancelled");
+    const from = t.sim.requests.length;
+    const pending = failure(t.client.request(CONFIG, { signal: controller.signal }));
+    // Cancelled while the daemon holds it, not before it was sent.
+    await t.sim.arrived((request) => request.path === "/v1/config", from);
+    controller.abort();
+    assert.equal((await pending).code, "portreeve_cancelled");
   } finally {
     t.sim.control.setFault("none");
     await t.done();

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { type Lane, Slots } from "../../../src/daemon/slots.ts";
+import { tick } from "../../support/watched.ts";
 
 const custody = (dueAt: number): Lane => ({ kind: "custody", dueAt });
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Acquires and records the order in which grants arrive. */
 function recorder(slots: Slots) {

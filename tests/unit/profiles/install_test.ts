@@ -87,7 +87,11 @@ Deno.test("config warns when a source run's deno or entry lies in npx's cache or
     const code = runConfigCommand(["--host", "generic", "--socket", "/run/p.sock"], {
       stdout: () => {},
       stderr: (text) => stderr += text,
-    }, { installation, disk: { lstat: () => null, stat: () => null, uid: () => null } });
+    }, {
+      installation,
+      disk: { lstat: () => null, stat: () => null, uid: () => null },
+      listening: () => true,
+    });
     assert.equal(code, 0);
     const lines = stderr.split("\n").filter((line) => line !== "");
     assert.equal(lines.length, expected.length, stderr);

@@ -12,7 +12,7 @@ import {
   renderConfig,
   type Toolset,
 } from "../../../src/profiles/mod.ts";
-import { ENV_SOCKET, HOME_SOCKET, PLACES, SCRIPT, shellWords } from "./golden/fixtures.ts";
+import { ENV_SOCKET, HOME_SOCKET, PLACES, SCRIPT, shellWordsOfEach } from "./golden/fixtures.ts";
 import type { SocketLocation } from "../../../src/shared/socket_location.ts";
 
 interface Variant {
@@ -129,7 +129,7 @@ for (const place of PLACES) {
       const sockets = mode === "portable"
         ? [place.socket, HOME_SOCKET, ENV_SOCKET, PORTREEVE_HOME_SOCKET]
         : [place.socket];
-      let shellRuns = 0;
+      const setups: { command: string; words: string[]; where: string }[] = [];
       for (const host of HOST_IDS) {
         for (const socket of sockets) {
           for (const variant of VARIANTS) {
@@ -149,15 +149,18 @@ for (const place of PLACES) {
               assert.equal(result.setupCommand, null);
               continue;
             }
-            for (const shell of ["bash", "dash"]) {
-              const got = await shellWords(shell, result.setupCommand!);
-              assert.deepEqual(got, words, `${shell}: ${where}`);
-              shellRuns++;
-            }
+            setups.push({ command: result.setupCommand!, words, where });
           }
         }
       }
-      assert.equal(shellRuns, 3 * 2 * sockets.length * VARIANTS.length);
+      assert.equal(setups.length, 3 * sockets.length * VARIANTS.length);
+      // Every setup command, as each shell reads it: one process per shell.
+      for (const shell of ["bash", "dash"]) {
+        const got = await shellWordsOfEach(shell, setups.map((setup) => setup.command));
+        setups.forEach((setup, i) =>
+          assert.deepEqual(got[i], setup.words, `${shell}: ${setup.where}`)
+        );
+      }
     });
   }
 }

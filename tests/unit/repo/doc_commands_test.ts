@@ -20,8 +20,8 @@ import { APPROVAL_MODES, TOOLSETS } from "../../../src/shared/options.ts";
 import { LAUNCHER_NAME } from "../../../src/shared/install_layout.ts";
 import { TARGETS } from "../../../scripts/release.ts";
 import config from "../../../deno.json" with { type: "json" };
+import { documents, fences, words } from "../../support/doc_fences.ts";
 
-const ROOT = new URL("../../../", import.meta.url);
 const TASKS = Object.keys(config.tasks);
 const NPX_DENO = "npx -y deno@2.9.6";
 const TARGET = `(?:${Object.keys(TARGETS).join("|")})`;
@@ -30,11 +30,16 @@ const ARCHIVE = `${LAUNCHER_NAME}-${TARGET}\\.tar\\.gz`;
 const LAUNCHER = new RegExp(
   `^(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}(?: |$)`,
 );
-/** System commands the release archive needs, exactly as they may be printed. */
+/**
+ * System commands the release archive needs, and a host's own check that shows the server
+ * connected, exactly as they may be printed.
+ */
 const SYSTEM = [
   new RegExp(`^sha256sum -c ${ARCHIVE}\\.sha256$`),
   new RegExp(`^tar -xzf ${ARCHIVE} -C ~/[\\w./-]+$`),
   /^mkdir -p ~\/[\w./-]+$/,
+  /^cd dist$/,
+  /^(claude|codex|gemini) mcp list$/,
 ];
 
 /** The parser options of each launcher subcommand. */
@@ -43,47 +48,11 @@ type Command = keyof typeof COMMAND_OPTIONS;
 const isCommand = (name: string): name is Command => Object.hasOwn(COMMAND_OPTIONS, name);
 /** Flags of the tasks whose programs parse their own (read from each program's usage). */
 const TASK_FLAGS: Record<string, string[]> = {
-  simulator: ["socket", "seed-demo", "hostile", "help"],
+  simulator: ["socket", "seed-demo", "hostile", "latency", "serial", "help"],
   install: ["force", "help"],
   "release:local": ["target", "out", "help"],
   uninstall: ["help"],
 };
-
-/** The documents users read: the README and every page of docs/. */
-async function documents(): Promise<Map<string, string>> {
-  const docs = new Map([["README.md", await Deno.readTextFile(new URL("README.md", ROOT))]]);
-  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
-    if (!entry.name.endsWith(".md")) continue;
-    docs.set(`docs/${entry.name}`, await Deno.readTextFile(new URL(`docs/${entry.name}`, ROOT)));
-  }
-  return docs;
-}
-
-interface Fence {
-  language: string;
-  lines: string[];
-}
-
-function fences(markdown: string): Fence[] {
-  const found: Fence[] = [];
-  let open: Fence | undefined;
-  for (const line of markdown.split("\n")) {
-    if (!line.startsWith("```")) {
-      open?.lines.push(line);
-    } else if (open === undefined) {
-      open = { language: line.slice(3).trim(), lines: [] };
-    } else {
-      found.push(open);
-      open = undefined;
-    }
-  }
-  return found;
-}
-
-/** The words of a command line: quotes removed, no splitting inside them. */
-function words(line: string): string[] {
-  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
 
 /** Why the values a launcher subcommand is given would be refused; empty when they parse. */
 function launcherProblems(name: string, args: string[]): string[] {
@@ -129,10 +98,30 @@ export function problems(line: string): string[] {
   if (isCommand(name)) return launcherProblems(name, args);
   const allowed = TASK_FLAGS[name];
   if (allowed === undefined) return args.length ? [`${name} takes no arguments`] : [];
-  return args.filter((word) => word.startsWith("--"))
-    .map((word) => word.slice(2).split("=")[0])
-    .filter((flag) => !allowed.includes(flag))
-    .map((flag) => `${name} has no --${flag}`);
+  const flags = args.filter((word) => word.startsWith("--")).map((word) =>
+    word.slice(2).split("=")[0]
+  );
+  const asksHelp = flags.includes("help");
+  return [
+    ...flags.filter((flag) => !allowed.includes(flag)).map((flag) => `${name} has no --${flag}`),
+    ...(REQUIRED_FLAGS[name] ?? []).filter((flag) => !asksHelp && !flags.includes(flag))
+      .map((flag) => `${name} needs --${flag}`),
+  ];
+}
+
+/** Flags a task's program refuses to run without. */
+const REQUIRED_FLAGS: Record<string, string[]> = { simulator: ["socket"] };
+
+/**
+ * A command written inline (in backticks) for a person to type, in the form the fence check
+ * reads: `deno task …` stands for the npx form; a synopsis keeps its placeholders (`PATH`, `MS`),
+ * which parse as values. Elided commands (`…`) are left alone.
+ */
+export function inlineCommands(text: string): string[] {
+  return [...text.matchAll(/`((?:npx -y deno@2\.9\.6 |deno )task [a-z:]+(?: [^`]*)?)`/g)]
+    .map((match) => match[1])
+    .filter((command) => !command.includes("…"))
+    .map((command) => command.replace(/^deno task /, `${NPX_DENO} task `));
 }
 
 const docs = await documents();
@@ -159,10 +148,48 @@ Deno.test("docs: every shell command runs as printed and names real tasks, comma
   assert.deepEqual(found, []);
 });
 
-Deno.test("docs: the README starts with the two commands: the demo, then the tests", () => {
-  const first = fences(docs.get("README.md")!).find((fence) => fence.language === "sh");
-  const commands = first?.lines.map((line) => line.replace(/\s#.*$/, "").trim());
-  assert.deepEqual(commands, [`${NPX_DENO} task demo`, `${NPX_DENO} task test`]);
+Deno.test("docs: the README's quick start installs, prints the entry, and ends connected", () => {
+  const readme = docs.get("README.md")!;
+  const from = readme.indexOf("## Quick start");
+  const quick = readme.slice(from, readme.indexOf("\n## ", from));
+  const commands = fences(quick).filter((fence) => fence.language === "sh")
+    .flatMap((fence) => fence.lines.map((line) => line.replace(/\s#.*$/, "").trim()));
+  assert.deepEqual(commands, [
+    `${NPX_DENO} task install`,
+    "~/.deno/bin/portreeve-mcp config --host claude",
+    "claude mcp list",
+  ]);
+  assert.match(
+    quick,
+    /claude mcp list {3}# portreeve: … - ✔ Connected/,
+    "what connected looks like",
+  );
+  assert.ok(readme.indexOf("## Quick start") < readme.indexOf("<!-- bench-summary:start -->"));
+  const opening = readme.slice(readme.indexOf("\n\n") + 2, readme.indexOf("## Quick start")).trim();
+  assert.equal(opening.split(/(?<=\.)\s/).length, 1, `one sentence says what it is: ${opening}`);
+});
+
+Deno.test("docs: an archive's checksum is checked where the archive is", () => {
+  for (const [file, text] of docs) {
+    for (const fence of fences(text).filter((f) => f.language === "sh")) {
+      const at = fence.lines.findIndex((line) => line.startsWith("sha256sum -c"));
+      if (at === -1) continue;
+      assert.ok(fence.lines.slice(0, at).some((line) => /^cd \S+/.test(line)), `${file}: cd first`);
+    }
+  }
+});
+
+Deno.test("docs: inline task commands run as written (every flag known, none missing)", () => {
+  const found: string[] = [];
+  let count = 0;
+  for (const [file, text] of docs) {
+    for (const command of inlineCommands(text)) {
+      count++;
+      for (const why of problems(command)) found.push(`${file}: ${why}  ← ${command}`);
+    }
+  }
+  assert.ok(count > 5, `${count} inline commands`);
+  assert.deepEqual(found, []);
 });
 
 Deno.test("docs: inline `deno task NAME` mentions name tasks that exist", () => {
@@ -192,4 +219,8 @@ Deno.test("docs check: what it must refuse, it refuses", () => {
   assert.deepEqual(problems(`PORTREEVE_SOCKET=/s ${NPX_DENO} task serve --socket /s  # ok`), []);
   assert.deepEqual(problems("~/opt/portreeve-mcp-darwin-arm64/bin/portreeve-mcp doctor"), []);
   assert.deepEqual(problems("sha256sum -c portreeve-mcp-linux-arm64.tar.gz.sha256"), []);
+  assert.deepEqual(problems(`${NPX_DENO} task simulator --hostile`), ["simulator needs --socket"]);
+  assert.deepEqual(inlineCommands("try `deno task simulator --hostile` by hand"), [
+    `${NPX_DENO} task simulator --hostile`,
+  ]);
 });

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { runnerCommand, type Step, TASKS } from "../../../scripts/tasks.ts";
+import { OWN_PROCESS } from "../own_process.ts";
 import { type Effects, runTask, wantsHelp } from "../../../scripts/task.ts";
 
 const CONFIG = JSON.parse(
@@ -14,6 +15,7 @@ const CONFIG = JSON.parse(
 /** Effects that record what would have been done; Deno "exits" with `codes` in turn. */
 function recorder(codes: number[] = []) {
   const done: string[] = [];
+  const printed: string[] = [];
   const effects: Effects = {
     deno: (args) => {
       done.push(`deno ${args.join(" ")}`);
@@ -23,9 +25,9 @@ function recorder(codes: number[] = []) {
       done.push(`remove ${path}`);
       return Promise.resolve();
     },
-    print: () => {},
+    print: (text) => printed.push(text),
   };
-  return { done, effects };
+  return { done, printed, effects };
 }
 
 Deno.test("tasks: deno.json runs every task of the table, and only those, through the runner", () => {
@@ -46,10 +48,16 @@ Deno.test("tasks: a task that leaves --help to its program has one step; task st
 Deno.test("tasks: --help runs nothing, or only the program that answers it", async () => {
   for (const [name, task] of Object.entries(TASKS)) {
     for (const ask of [["--help"], ["-h"], ["--socket", "/s.sock", "--help"]]) {
-      const { done, effects } = recorder();
+      const { done, printed, effects } = recorder();
       assert.equal(await runTask(name, ask, effects), 0, name);
-      if (task.help !== "command") assert.deepEqual(done, [], name);
-      else {
+      const said = printed.join("\n");
+      assert.ok(said.includes(CONFIG.tasks[name].description), `${name}: its description`);
+      if (task.help !== "command") {
+        assert.deepEqual(done, [], name);
+        assert.match(said, /^usage: /m, `${name}: a usage line`);
+        assert.ok(said.includes(task.help), `${name}: what its arguments do`);
+        assert.match(said, /Runs, in order/, `${name}: what it runs`);
+      } else {
         const [step] = task.steps;
         assert.ok("deno" in step);
         assert.deepEqual(done, [`deno ${[...step.deno, ...ask].join(" ")}`], name);
@@ -65,11 +73,35 @@ Deno.test("tasks: steps run in order, extra arguments on the last, stopping at a
   assert.equal(test.done.length, 3);
   assert.equal(test.done[0], "remove dist");
   assert.match(test.done[1], /^deno bundle .* main\.ts$/);
-  assert.match(test.done[2], /^deno test .* tests\/unit tests\/e2e --filter x$/);
+  assert.match(test.done[2], /^deno test .* tests\/unit\/suite.ts .*tests\/e2e --filter x$/);
 
   const failing = recorder([0, 3]);
   assert.equal(await runTask("check", [], failing.effects), 3);
   assert.deepEqual(failing.done, ["deno fmt --check", "deno lint"], "check stops at lint");
 
   assert.equal(await runTask("nosuch", [], recorder().effects), 2);
+});
+
+Deno.test("tasks: a task that takes no arguments refuses them before any step runs", async () => {
+  const none = Object.entries(TASKS).filter(([, task]) =>
+    task.args === "" && task.help !== "command"
+  );
+  assert.ok(none.length >= 3, "bundle, gen and bench take none");
+  for (const [name] of none) {
+    const { done, effects } = recorder();
+    assert.equal(await runTask(name, ["--typo"], effects), 2, name);
+    assert.deepEqual(done, [], `${name}: nothing ran`);
+  }
+});
+
+Deno.test("tasks: the test task runs the unit suite module, the files it leaves out, and e2e", async () => {
+  const last = TASKS.test.steps.at(-1)!;
+  assert.ok("deno" in last);
+  const args = last.deno;
+  assert.ok(args.includes("tests/unit/suite.ts") && args.includes("tests/e2e"));
+  for (const [file, why] of Object.entries(OWN_PROCESS)) {
+    assert.ok(why.length > 20, `${file}: why it needs a runtime of its own`);
+    assert.ok((await Deno.stat(new URL(`../../../${file}`, import.meta.url))).isFile, file);
+    assert.ok(args.includes(file), `${file} runs on its own`);
+  }
 });

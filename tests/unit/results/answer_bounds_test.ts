@@ -81,7 +81,7 @@ Deno.test("a single record larger than the host shows whole is cut to fit, sayin
 });
 
 Deno.test("a preview quoting a huge command: its summary and the person's question are bounded", async () => {
-  const reclaim = recorded(30);
+  const reclaim = recorded("portReclaimPreview");
   const data = structuredClone(reclaim.data) as { observed: { targets: Json[] } };
   for (const target of data.observed.targets) target.command = "node " + "a".repeat(100_000);
   await using rig = toolRig(inOrder(ok(data)));

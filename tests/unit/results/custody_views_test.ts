@@ -16,7 +16,7 @@ const UNRELATED = {
 };
 
 Deno.test("renewal trouble is on every result until it is over; a lapse is told once", async () => {
-  const acquire = recorded(10);
+  const acquire = recorded("leaseAcquire");
   const leaseId = acquire.data.leaseId as string;
   let renewal: () => Reply = () =>
     daemonError(409, "conflict", "The daemon is busy.", { retryable: true });

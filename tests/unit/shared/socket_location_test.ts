@@ -64,6 +64,48 @@ Deno.test("relative, empty and NUL paths are refused with a clear message", () =
   assert.throws(() => discoverSocket(undefined, env({}), "linux"), /HOME is not set/);
 });
 
+Deno.test("a refusal's example is this user's own default socket, never a made-up path", () => {
+  const refusal = (flag: string, vars: Record<string, string>, os = "linux") => {
+    try {
+      // Everything named is a folder of this user's, as `/tmp` would be.
+      const folder = { kind: "folder" as const, uid: 1000, mode: 0o700 };
+      locateSocket(flag, env(vars), os, {
+        lstat: () => folder,
+        stat: () => folder,
+        uid: () => 1000,
+      });
+    } catch (error) {
+      if (error instanceof SocketPathError) return error.message;
+      throw error;
+    }
+    throw new Error("not refused");
+  };
+  const home = { HOME: "/home/ada" };
+  assert.match(
+    refusal("p.sock", home),
+    /for example \/home\/ada\/\.local\/state\/portreeve\/portreeve\.sock\.$/,
+  );
+  assert.match(
+    refusal("p.sock", { ...home, XDG_STATE_HOME: "/st" }),
+    /example \/st\/portreeve\/portreeve\.sock/,
+  );
+  assert.match(
+    refusal("p.sock", home, "darwin"),
+    /example \/home\/ada\/Library\/Application Support\/Portreeve\/portreeve\.sock/,
+  );
+  assert.match(
+    refusal("/tmp", home),
+    /e\.g\. \/home\/ada\/\.local\/state\/portreeve\/portreeve\.sock\.$/,
+  );
+  assert.match(
+    refusal("p.sock", { ...home, PORTREEVE_HOME: "/ph/" }),
+    /example \/ph\/portreeve\.sock\.$/,
+  );
+  for (const message of [refusal("p.sock", home), refusal("/tmp/", home), refusal("/tmp", home)]) {
+    assert.doesNotMatch(message, /\/run\/user\//, message);
+  }
+});
+
 Deno.test("paths are normalised without touching the filesystem", () => {
   assert.equal(discoverSocket("/a//b/./c/../d.sock", env({}), "linux").path, "/a/b/d.sock");
 });

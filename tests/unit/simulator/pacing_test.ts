@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { allRoutes } from "../../../src/simulator/routes/mod.ts";
 import { type Harness, harness } from "../../support/simulator_harness.ts";
+import { Watched } from "../../support/watched.ts";
 
 /** The POSTs the protocol's route index calls "safe" or "pure": they only read. */
 const READ_ONLY_POSTS = new Set([
@@ -15,22 +16,23 @@ const READ_ONLY_POSTS = new Set([
   "/v1/stack-activations/:activationId/snapshot",
 ]);
 
-/** A fake sleep: each wait is held until the test releases it. */
+/** A fake sleep: each wait is held until the test releases it; `until` waits on them. */
 function heldSleep() {
   const waits: { ms: number; release: () => void }[] = [];
+  const watched = new Watched();
   return {
     waits,
-    sleep: (ms: number) => new Promise<void>((release) => waits.push({ ms, release })),
+    sleep: (ms: number) =>
+      new Promise<void>((release) => {
+        waits.push({ ms, release });
+        watched.changed();
+      }),
+    held: (count: number) => watched.when(() => waits.length === count),
   };
 }
 
 const ID = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";
 const concrete = (path: string) => path.replace(":port", "18080").replace(/:[A-Za-z]+/g, ID);
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 2));
-  assert.ok(check(), "condition not reached");
-}
 
 Deno.test("every POST route declares whether it only reads, as the protocol says", () => {
   const posts = allRoutes.filter((r) => r.method === "POST");
@@ -85,7 +87,7 @@ async function send(h: Harness, order: string[], name: string, mutation: boolean
       assert.equal(reply.status, 200, JSON.stringify(reply.body));
       order.push(name);
     });
-  await until(() => h.sim.requests.length > seen);
+  await h.sim.arrived(() => true, seen);
   return { answered };
 }
 
@@ -97,12 +99,12 @@ Deno.test("--serial answers one request at a time in arrival order, latency incl
     const { answered: a } = await send(h, order, "change A", true);
     const { answered: b } = await send(h, order, "read B", false);
     const { answered: c } = await send(h, order, "change C", true);
-    await until(() => fake.waits.length === 1);
+    await fake.held(1);
     assert.deepEqual(h.sim.control.queue, { depth: 3, peak: 3, served: 0 });
     assert.deepEqual(order, [], "the read waits behind the change in service");
     fake.waits[0].release();
     await Promise.all([a, b]);
-    await until(() => fake.waits.length === 2);
+    await fake.held(2);
     assert.deepEqual(order, ["change A", "read B"], "C only now starts its latency");
     fake.waits[1].release();
     await c;
@@ -120,7 +122,7 @@ Deno.test("without --serial the latency of changes overlaps and reads are not he
     const order: string[] = [];
     const { answered: a } = await send(h, order, "change A", true);
     const { answered: c } = await send(h, order, "change C", true);
-    await until(() => fake.waits.length === 2);
+    await fake.held(2);
     await (await send(h, order, "read B", false)).answered;
     assert.deepEqual(order, ["read B"]);
     fake.waits[1].release();
@@ -138,7 +140,7 @@ Deno.test("closing the simulator cuts queued latency short", async () => {
   const h = await harness({ latencyMs: 60_000, serial: true, sleep: fake.sleep });
   const order: string[] = [];
   const { answered: a } = await send(h, order, "change A", true);
-  await until(() => fake.waits.length === 1);
+  await fake.held(1);
   await h.close(); // would wait a minute if the latency held the shutdown
   await a;
   assert.deepEqual(order, ["change A"]);

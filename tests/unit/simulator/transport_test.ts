@@ -163,7 +163,12 @@ Deno.test("simulator faults: incompatible, wrong envelope, non-json, oversize, b
       await res.text();
     });
     h.sim.control.setFault("hang");
-    await assert.rejects(() => h.raw("/v1/health", { signal: AbortSignal.timeout(150) }));
+    const from = h.sim.requests.length;
+    const giveUp = new AbortController();
+    const hung = assert.rejects(() => h.raw("/v1/health", { signal: giveUp.signal }));
+    await h.sim.arrived(() => true, from); // held: no answer comes until the client gives up
+    giveUp.abort();
+    await hung;
     h.sim.control.setFault("none");
     assert.deepEqual((await h.get("/v1/health")).status, 200);
   } finally {

@@ -8,13 +8,12 @@ import { Valve } from "../../../src/transport/valve.ts";
 import { Slots } from "../../../src/daemon/slots.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { nextStepFor } from "../../../src/shared/error_codes.ts";
+import { tick } from "../../support/watched.ts";
 
 function gate() {
   const { promise, resolve } = Promise.withResolvers<void>();
   return { promise, open: resolve };
 }
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 Deno.test("calls beyond the in-flight bound wait in order; beyond the queue they are busy", async () => {
   const limiter = new CallLimiter({ maxInFlight: 2, maxWaiting: 2 });

@@ -13,8 +13,11 @@ import {
 } from "../../../src/transport/stdio_transport.ts";
 import type { PendingLimits } from "../../../src/transport/pending_requests.ts";
 import { scanFrame } from "../../../src/transport/frame_scan.ts";
+import { quiescent } from "../../support/watched.ts";
 
 const encoder = new TextEncoder();
+/** Reads and writes of every stand-in host so far: the pumps are done when it stops moving. */
+let activity = 0;
 
 /** A host writing `total` requests as fast as it may, whose stdout reads can be paused. */
 function host(total: number, method = "ping", params: Record<string, unknown> = {}) {
@@ -25,6 +28,7 @@ function host(total: number, method = "ping", params: Record<string, unknown> = 
   const ports: StdioPorts = {
     input: {
       read(buffer) {
+        activity++;
         if (sent >= total) return Promise.resolve(null);
         const line = encoder.encode(
           JSON.stringify({ jsonrpc: "2.0", id: sent++, method, params }) + "\n",
@@ -35,6 +39,7 @@ function host(total: number, method = "ping", params: Record<string, unknown> = 
     },
     output: {
       async write(bytes) {
+        activity++;
         while (paused) await new Promise<void>((resolve) => wake = resolve);
         for (const byte of bytes) if (byte === 10) written.push(1);
         return bytes.length;
@@ -61,7 +66,8 @@ function answerEverything(transport: FramedStdioTransport, answerBytes: number):
   };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** Until the transport has taken and written what it may. */
+const settle = () => quiescent(() => activity);
 
 async function untilEnd(transport: FramedStdioTransport): Promise<void> {
   const ended = Promise.withResolvers<void>();

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { FramedStdioTransport, type StdioPorts } from "../../../src/transport/stdio_transport.ts";
+import { quiescent, tick, turnsUntil } from "../../support/watched.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -50,10 +51,7 @@ function collect(transport: FramedStdioTransport): JSONRPCMessage[] {
   return seen;
 }
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(check(), "condition not reached");
-};
+const until = (check: () => boolean) => turnsUntil(check);
 
 Deno.test("a frame split across reads and two frames in one read arrive whole, in order", async () => {
   const p = ports([
@@ -112,7 +110,7 @@ Deno.test("send resolves once the answer is queued, before the host reads it", a
   await transport.start();
   let sent = false;
   transport.send({ jsonrpc: "2.0", id: 1, result: {} }).then(() => sent = true);
-  await new Promise((r) => setTimeout(r, 0));
+  await tick();
   assert.equal(sent, true);
   assert.deepEqual(transport.backlog, { frames: 1, bytes: 37 });
 });
@@ -126,7 +124,7 @@ Deno.test("stdin EOF waits for the answer in flight, then closes once", async ()
   await transport.start();
   await until(() => seen.length === 1);
   p.eof();
-  await new Promise((r) => setTimeout(r, 20));
+  await quiescent(() => ends);
   assert.equal(ends, 0, "still open while the request is unanswered");
   await transport.send({ jsonrpc: "2.0", id: 5, result: {} });
   await until(() => ends === 1);

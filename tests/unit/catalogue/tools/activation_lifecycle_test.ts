@@ -18,7 +18,7 @@ const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
 const GENERATION = "20ca705a-3794-4ad8-ae55-c4b11d632a58";
 const ACTIVATION = "6ba75eb3-e1c9-4b94-839a-07be1e02136f";
 const BEGIN = { generationId: GENERATION, bindings: { api: "process", web: "process" } };
-const began = recorded(84);
+const began = recorded("activationBegin");
 
 interface Lease {
   component: string;
@@ -52,8 +52,8 @@ function withEndpoint(component: string, state: string): Reply {
 }
 
 Deno.test("stack_prepare: sends the stack id; a fresh generation is a change, a reuse is not", async () => {
-  const fresh = recorded(72);
-  const reused = recorded(75);
+  const fresh = recorded("stackPrepare");
+  const reused = recorded("stackPrepareAgain");
   await using rig = toolRig(inOrder(fresh.reply, reused.reply));
   const first = await rig.call("portreeve_stack_prepare", { stackId: STACK });
   const second = await rig.call("portreeve_stack_prepare", { stackId: STACK });
@@ -79,8 +79,8 @@ Deno.test("activation_begin: the recorded request; a handle per lease, no token 
 });
 
 Deno.test("activation_confirm_endpoint: each confirm sends its own held token, as recorded", async () => {
-  const api = recorded(94);
-  const web = recorded(97);
+  const api = recorded("activationConfirm");
+  const web = recorded("activationConfirmSecond");
   await using rig = toolRig(inOrder(began.reply, api.reply, web.reply));
   const leases = await begin(rig);
   for (const [component, rootPid] of [["api", 14500], ["web", 14511]] as const) {
@@ -155,7 +155,7 @@ Deno.test("activation_custody_extend: lengthens custody without asking the daemo
 });
 
 Deno.test("activation_reconcile: POST with an empty body; providers in the answer", async () => {
-  const reconcile = recorded(135);
+  const reconcile = recorded("activationReconcile");
   await using rig = toolRig(inOrder(reconcile.reply));
   const r = await rig.call("portreeve_activation_reconcile", { activationId: ACTIVATION });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(reconcile.sent)]);
@@ -163,9 +163,9 @@ Deno.test("activation_reconcile: POST with an empty body; providers in the answe
 });
 
 Deno.test("activation_end: the recorded conflict stays retryable; then ended, then unchanged", async () => {
-  const refused = recorded(128);
-  const ended = recorded(130);
-  const again = recorded(132);
+  const refused = recorded("activationEndConflict");
+  const ended = recorded("activationEnd");
+  const again = recorded("activationEndAgain");
   await using rig = toolRig(inOrder(refused.reply, ended.reply, again.reply));
   const first = await rig.call("portreeve_activation_end", { activationId: ACTIVATION });
   assert.equal(first.error?.code, "portreeve_conflict");

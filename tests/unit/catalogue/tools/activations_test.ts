@@ -8,7 +8,7 @@ const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
 const ACTIVATION = "6ba75eb3-e1c9-4b94-839a-07be1e02136f";
 
 Deno.test("activations_list: the stack filter is the query; activations come back paged", async () => {
-  const list = recorded(113);
+  const list = recorded("activationsList");
   await using rig = toolRig(inOrder(list.reply));
   const r = await rig.call("portreeve_activations_list", { stackId: STACK });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(list.sent)]);
@@ -16,7 +16,7 @@ Deno.test("activations_list: the stack filter is the query; activations come bac
 });
 
 Deno.test("activation_get: GET /v1/stack-activations/{id}; each endpoint in the answer", async () => {
-  const get = recorded(100);
+  const get = recorded("activationGet");
   await using rig = toolRig(inOrder(get.reply));
   const r = await rig.call("portreeve_activation_get", { id: ACTIVATION });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(get.sent)]);
@@ -24,7 +24,7 @@ Deno.test("activation_get: GET /v1/stack-activations/{id}; each endpoint in the 
 });
 
 Deno.test("activation_resolve: a read by POST with the component; own and dependency addresses", async () => {
-  const resolve = recorded(91);
+  const resolve = recorded("activationResolve");
   await using rig = toolRig(inOrder(resolve.reply));
   const r = await rig.call("portreeve_activation_resolve", {
     activationId: ACTIVATION,
@@ -37,5 +37,5 @@ Deno.test("activation_resolve: a read by POST with the component; own and depend
 pinDaemonErrors("portreeve_activations_list", {});
 pinDaemonErrors("portreeve_activation_get", { id: ACTIVATION });
 pinDaemonErrors("portreeve_activation_resolve", { activationId: ACTIVATION, component: "api" });
-pinDetail("portreeve_activations_list", { stackId: STACK }, recorded(113).reply);
-pinDetail("portreeve_activation_get", { id: ACTIVATION }, recorded(100).reply);
+pinDetail("portreeve_activations_list", { stackId: STACK }, recorded("activationsList").reply);
+pinDetail("portreeve_activation_get", { id: ACTIVATION }, recorded("activationGet").reply);

@@ -7,7 +7,7 @@ import { recorded } from "../../../support/recorded.ts";
 const CLAIM = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";
 
 Deno.test("claims_list: the workspace filter is the daemon's query; claims come back paged", async () => {
-  const list = recorded(18);
+  const list = recorded("claimsOfWorkspace");
   await using rig = toolRig(inOrder(list.reply));
   const r = await rig.call("portreeve_claims_list", { workspaceRoot: "/home/dev/work/demo-app" });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(list.sent)]);
@@ -15,7 +15,7 @@ Deno.test("claims_list: the workspace filter is the daemon's query; claims come 
 });
 
 Deno.test("claim_get: GET /v1/claims/{id} with the id lowercased", async () => {
-  const get = recorded(20);
+  const get = recorded("claimGet");
   await using rig = toolRig(inOrder(get.reply));
   const r = await rig.call("portreeve_claim_get", { id: CLAIM.toUpperCase() });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(get.sent)]);
@@ -23,7 +23,7 @@ Deno.test("claim_get: GET /v1/claims/{id} with the id lowercased", async () => {
 });
 
 Deno.test("claim_get: the daemon's recorded not_found stays not_found, with its message", async () => {
-  const missing = recorded(159);
+  const missing = recorded("claimNotFound");
   await using rig = toolRig(inOrder(missing.reply));
   const r = await rig.call("portreeve_claim_get", { id: "f801cd12-eec3-4097-a649-c5f58fd345c0" });
   assert.equal(r.isError, true);

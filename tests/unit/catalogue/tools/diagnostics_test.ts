@@ -9,14 +9,14 @@ import { recorded } from "../../../support/recorded.ts";
 import { unavailable } from "../../../../src/daemon/errors.ts";
 
 /** Health as the real daemon reported it. */
-const RECORDED_HEALTH = recorded(1).data;
+const RECORDED_HEALTH = recorded("health").data;
 
 const down = () => {
   throw unavailable("/run/user/1000/portreeve/portreeve.sock", "ENOENT");
 };
 
 Deno.test("diagnostics: probes afresh and reports the bridge and a compatible daemon", async () => {
-  const health = recorded(1);
+  const health = recorded("health");
   await using rig = toolRig(inOrder(health.reply));
   const r = await rig.call("portreeve_diagnostics");
   assert.equal(rig.daemon.invalidations, 1, "the cached verdict is dropped first");
@@ -45,13 +45,13 @@ Deno.test("compatibility: a daemon lacking a capability is named, with what to d
 });
 
 Deno.test("compatibility: the recorded daemon serves every tool", async () => {
-  await using rig = toolRig(inOrder(recorded(2).reply));
+  await using rig = toolRig(inOrder(recorded("healthAgain").reply));
   const r = await rig.call("portreeve_compatibility");
   assert.equal(r.data!.compatible, true);
 });
 
 Deno.test("health: GET /v1/health; the daemon's health comes back", async () => {
-  const health = recorded(1);
+  const health = recorded("health");
   await using rig = toolRig(inOrder(health.reply));
   const r = await rig.call("portreeve_health");
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(health.sent)]);

@@ -8,7 +8,7 @@ const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
 const GENERATION = "20ca705a-3794-4ad8-ae55-c4b11d632a58";
 
 Deno.test("generations_list: the stack filter is the query; generations come back paged", async () => {
-  const list = recorded(78);
+  const list = recorded("generationsList");
   await using rig = toolRig(inOrder(list.reply));
   const r = await rig.call("portreeve_generations_list", { stackId: STACK });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(list.sent)]);
@@ -16,7 +16,7 @@ Deno.test("generations_list: the stack filter is the query; generations come bac
 });
 
 Deno.test("generation_get: GET /v1/stack-generations/{id}; endpoint ports in the answer", async () => {
-  const get = recorded(81);
+  const get = recorded("generationGet");
   await using rig = toolRig(inOrder(get.reply));
   const r = await rig.call("portreeve_generation_get", { id: GENERATION });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(get.sent)]);

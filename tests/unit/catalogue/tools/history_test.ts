@@ -5,8 +5,8 @@ import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("history_list: limit and filters go to the daemon; its cursor comes back bound", async () => {
-  const first = recorded(152);
-  const second = recorded(154);
+  const first = recorded("historyFirstPage");
+  const second = recorded("historyNextPage");
   await using rig = toolRig(inOrder(first.reply, second.reply));
   const r = await rig.call("portreeve_history_list", { limit: 2, entityType: "claim" });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(first.sent)]);
@@ -22,7 +22,7 @@ Deno.test("history_list: limit and filters go to the daemon; its cursor comes ba
 });
 
 Deno.test("history_list: a cursor from other filters is refused before the daemon is asked", async () => {
-  const first = recorded(152);
+  const first = recorded("historyFirstPage");
   await using rig = toolRig(inOrder(first.reply));
   const r = await rig.call("portreeve_history_list", { limit: 2, entityType: "claim" });
   const cursor = (r.data!.page as { nextCursor: string }).nextCursor;
@@ -32,7 +32,7 @@ Deno.test("history_list: a cursor from other filters is refused before the daemo
 });
 
 Deno.test("history_list: the daemon's recorded refusal of a cursor stays invalid_input", async () => {
-  const refused = recorded(164);
+  const refused = recorded("historyBadCursor");
   await using rig = toolRig(inOrder(refused.reply));
   const r = await rig.call("portreeve_history_list", { limit: 5 });
   assert.equal(r.error?.code, "portreeve_invalid_input");
@@ -40,4 +40,8 @@ Deno.test("history_list: the daemon's recorded refusal of a cursor stays invalid
 });
 
 pinDaemonErrors("portreeve_history_list", {});
-pinDetail("portreeve_history_list", { limit: 2, entityType: "claim" }, recorded(152).reply);
+pinDetail(
+  "portreeve_history_list",
+  { limit: 2, entityType: "claim" },
+  recorded("historyFirstPage").reply,
+);

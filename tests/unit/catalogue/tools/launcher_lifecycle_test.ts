@@ -8,9 +8,9 @@ import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 const OPERATION = "4bf33a0d-bfbb-4eaa-8849-e9fa9c28a8fb";
-const began = recorded(116);
-const renewed = recorded(118);
-const completed = recorded(120);
+const began = recorded("launcherBegin");
+const renewed = recorded("launcherRenew");
+const completed = recorded("launcherComplete");
 const BEGIN = {
   stackId: "d6cc91ed-90d2-431e-9fcf-ecec2b20567d",
   operation: "status",
@@ -45,7 +45,7 @@ Deno.test("launcher begin → renew → complete: the recorded requests; the cre
 });
 
 Deno.test("launcher begin: the same callerOperationId again re-reads the held operation, begins nothing", async () => {
-  const current = recorded(123);
+  const current = recorded("launcherOperationGet");
   await using rig = toolRig(inOrder(began.reply, current.reply));
   const first = await rig.call("portreeve_launcher_operation_begin", BEGIN);
   const second = await rig.call("portreeve_launcher_operation_begin", BEGIN);
@@ -90,7 +90,7 @@ pinDaemonErrors(
 );
 
 Deno.test("portreeve_launcher_operation_renew: a refused heartbeat keeps the daemon's code", async () => {
-  await using rig = toolRig(inOrder(began.reply, recorded(159).reply));
+  await using rig = toolRig(inOrder(began.reply, recorded("claimNotFound").reply));
   await prepare(rig);
   const r = await rig.call("portreeve_launcher_operation_renew", {
     operationId: OPERATION,

@@ -8,7 +8,7 @@ const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
 const OPERATION = "4bf33a0d-bfbb-4eaa-8849-e9fa9c28a8fb";
 
 Deno.test("launcher_operation_get: GET /v1/launcher-operations/{id}; state and outcome", async () => {
-  const get = recorded(123);
+  const get = recorded("launcherOperationGet");
   await using rig = toolRig(inOrder(get.reply));
   const r = await rig.call("portreeve_launcher_operation_get", { operationId: OPERATION });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(get.sent)]);
@@ -17,7 +17,7 @@ Deno.test("launcher_operation_get: GET /v1/launcher-operations/{id}; state and o
 });
 
 Deno.test("launcher_operations_list: asks for the daemon's 20 and pages them here", async () => {
-  const list = recorded(126);
+  const list = recorded("launcherOperationsList");
   await using rig = toolRig(inOrder(list.reply));
   const r = await rig.call("portreeve_launcher_operations_list", { stackId: STACK, limit: 5 });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(list.sent)]);
@@ -26,5 +26,13 @@ Deno.test("launcher_operations_list: asks for the daemon's 20 and pages them her
 
 pinDaemonErrors("portreeve_launcher_operation_get", { operationId: OPERATION });
 pinDaemonErrors("portreeve_launcher_operations_list", { stackId: STACK });
-pinDetail("portreeve_launcher_operation_get", { operationId: OPERATION }, recorded(123).reply);
-pinDetail("portreeve_launcher_operations_list", { stackId: STACK }, recorded(126).reply);
+pinDetail(
+  "portreeve_launcher_operation_get",
+  { operationId: OPERATION },
+  recorded("launcherOperationGet").reply,
+);
+pinDetail(
+  "portreeve_launcher_operations_list",
+  { stackId: STACK },
+  recorded("launcherOperationsList").reply,
+);

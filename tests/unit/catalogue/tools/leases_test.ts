@@ -10,8 +10,8 @@ import { recorded, RECORDED_ACQUIRE } from "../../../support/recorded.ts";
 const ACQUIRE = RECORDED_ACQUIRE;
 
 Deno.test("lease_acquire → lease_confirm: the recorded requests, and no token in any result", async () => {
-  const acquire = recorded(10);
-  const confirm = recorded(15);
+  const acquire = recorded("leaseAcquire");
+  const confirm = recorded("leaseConfirm");
   await using rig = toolRig(inOrder(acquire.reply, confirm.reply));
   const leased = await rig.call("portreeve_lease_acquire", ACQUIRE);
   assert.equal(leased.data!.port, 18080);
@@ -34,7 +34,7 @@ Deno.test("lease_acquire → lease_confirm: the recorded requests, and no token 
 });
 
 Deno.test("lease_acquire: a repeat returns the held lease without asking the daemon", async () => {
-  const acquire = recorded(10);
+  const acquire = recorded("leaseAcquire");
   await using rig = toolRig(inOrder(acquire.reply));
   const first = await rig.call("portreeve_lease_acquire", ACQUIRE);
   const second = await rig.call("portreeve_lease_acquire", ACQUIRE);
@@ -44,8 +44,8 @@ Deno.test("lease_acquire: a repeat returns the held lease without asking the dae
 });
 
 Deno.test("lease_acquire → lease_abandon: the reason and the held token are sent", async () => {
-  const acquire = recorded(46);
-  const abandon = recorded(48);
+  const acquire = recorded("leaseAcquireToAbandon");
+  const abandon = recorded("leaseAbandon");
   await using rig = toolRig(inOrder(acquire.reply, abandon.reply));
   const leased = await rig.call("portreeve_lease_acquire", {
     claim: acquire.sent.payload.claim as Record<string, unknown>,
@@ -63,8 +63,8 @@ Deno.test("lease_acquire → lease_abandon: the reason and the held token are se
 });
 
 Deno.test("run_release: POST /v1/runs/{id}/release; a second release says unchanged", async () => {
-  const first = recorded(32);
-  const second = recorded(34);
+  const first = recorded("runRelease");
+  const second = recorded("runReleaseAgain");
   await using rig = toolRig(inOrder(first.reply, second.reply));
   const runId = "fc2cd706-8bc4-42ce-9423-3ec0677b8b5a";
   const released = await rig.call("portreeve_run_release", { runId });
@@ -84,7 +84,7 @@ Deno.test("lease_confirm: an unknown handle is refused before the daemon is aske
   assert.equal(rig.daemon.sent.length, 0);
 });
 
-const held = recorded(10);
+const held = recorded("leaseAcquire");
 pinDaemonErrors("portreeve_lease_acquire", ACQUIRE);
 pinDaemonErrors(
   "portreeve_lease_confirm",
@@ -104,10 +104,10 @@ pinDaemonErrors(
 pinDaemonErrors("portreeve_run_release", { runId: "fc2cd706-8bc4-42ce-9423-3ec0677b8b5a" });
 
 /** The recorded lease's expiry: the daemon set it 15 s from the start of the acquire. */
-const RECORDED_EXPIRY = Date.parse(recorded(10).data.expiresAt as string);
+const RECORDED_EXPIRY = Date.parse(recorded("leaseAcquire").data.expiresAt as string);
 
 Deno.test("lease_acquire: a lease answered after its expiry is portreeve_lease_lapsed, never held", async () => {
-  const acquire = recorded(10);
+  const acquire = recorded("leaseAcquire");
   // A busy daemon answered 8.1 s after the expiry it set from the acquire's start.
   await using rig = toolRig(inOrder(acquire.reply, acquire.reply), {
     start: RECORDED_EXPIRY + 8_100,
@@ -127,7 +127,7 @@ Deno.test("lease_acquire: a lease answered after its expiry is portreeve_lease_l
 });
 
 Deno.test("lease_acquire: a lease about to expire is renewed before it is reported held", async () => {
-  const acquire = recorded(10);
+  const acquire = recorded("leaseAcquire");
   const renewedUntil = new Date(RECORDED_EXPIRY - 3_000 + 15_000).toISOString();
   // 3 s left, from a daemon that takes 5 s to answer: a renewal scheduled later would not land.
   await using rig = toolRig(

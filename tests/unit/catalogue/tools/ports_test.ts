@@ -5,7 +5,7 @@ import { pinDaemonErrors, pinDetail } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("ports_list: filters go to the daemon as its query; the page is cut here", async () => {
-  const claimed = recorded(22);
+  const claimed = recorded("portsClaimed");
   await using rig = toolRig(inOrder(claimed.reply));
   const r = await rig.call("portreeve_ports_list", { claimed: true });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(claimed.sent)]);
@@ -16,7 +16,7 @@ Deno.test("ports_list: filters go to the daemon as its query; the page is cut he
 });
 
 Deno.test("ports_list: a page of one carries a cursor bound to the filters", async () => {
-  const many = recorded(26);
+  const many = recorded("portsListening");
   const port = many.data[0];
   const two = [{ ...port, port: 18080 }, { ...port, port: 18081 }];
   await using rig = toolRig(
@@ -29,7 +29,7 @@ Deno.test("ports_list: a page of one carries a cursor bound to the filters", asy
 });
 
 Deno.test("port_inspect: GET /v1/ports/{port}; the entry comes back with its claim", async () => {
-  const inspect = recorded(24);
+  const inspect = recorded("portInspect");
   await using rig = toolRig(inOrder(inspect.reply));
   const r = await rig.call("portreeve_port_inspect", { port: 18080 });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(inspect.sent)]);
@@ -38,5 +38,5 @@ Deno.test("port_inspect: GET /v1/ports/{port}; the entry comes back with its cla
 
 pinDaemonErrors("portreeve_ports_list", {});
 pinDaemonErrors("portreeve_port_inspect", { port: 80 });
-pinDetail("portreeve_ports_list", { claimed: true }, recorded(22).reply);
-pinDetail("portreeve_port_inspect", { port: 18080 }, recorded(24).reply);
+pinDetail("portreeve_ports_list", { claimed: true }, recorded("portsClaimed").reply);
+pinDetail("portreeve_port_inspect", { port: 18080 }, recorded("portInspect").reply);

@@ -5,7 +5,7 @@ import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded } from "../../../support/recorded.ts";
 
 Deno.test("settings_get: GET /v1/config; the daemon's settings come back", async () => {
-  const config = recorded(6);
+  const config = recorded("config");
   await using rig = toolRig(inOrder(config.reply));
   const r = await rig.call("portreeve_settings_get");
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(config.sent)]);

@@ -8,7 +8,7 @@ const STACK = "d6cc91ed-90d2-431e-9fcf-ecec2b20567d";
 const ACTIVATION = "6ba75eb3-e1c9-4b94-839a-07be1e02136f";
 
 Deno.test("stacks_list: GET /v1/stacks; the stacks come back paged", async () => {
-  const list = recorded(64);
+  const list = recorded("stacksList");
   await using rig = toolRig(inOrder(list.reply));
   const r = await rig.call("portreeve_stacks_list");
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(list.sent)]);
@@ -16,7 +16,7 @@ Deno.test("stacks_list: GET /v1/stacks; the stacks come back paged", async () =>
 });
 
 Deno.test("stack_get: GET /v1/stacks/{id}", async () => {
-  const get = recorded(66);
+  const get = recorded("stackGet");
   await using rig = toolRig(inOrder(get.reply));
   const r = await rig.call("portreeve_stack_get", { id: STACK });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(get.sent)]);
@@ -24,7 +24,7 @@ Deno.test("stack_get: GET /v1/stacks/{id}", async () => {
 });
 
 Deno.test("stack_status: a read by POST with an empty body", async () => {
-  const status = recorded(69);
+  const status = recorded("stackStatus");
   await using rig = toolRig(inOrder(status.reply));
   const r = await rig.call("portreeve_stack_status", { stackId: STACK });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(status.sent)]);
@@ -32,7 +32,7 @@ Deno.test("stack_status: a read by POST with an empty body", async () => {
 });
 
 Deno.test("stack_document_get: the stack root is the query; a missing document says so", async () => {
-  const missing = recorded(50);
+  const missing = recorded("stackDocument");
   await using rig = toolRig(inOrder(missing.reply));
   const r = await rig.call("portreeve_stack_document_get", {
     stackRoot: "/home/dev/work/demo-stack",
@@ -43,8 +43,8 @@ Deno.test("stack_document_get: the stack root is the query; a missing document s
 });
 
 Deno.test("stack_definition_validate: the definition goes as sent; both verdicts come back", async () => {
-  const good = recorded(52);
-  const bad = recorded(54);
+  const good = recorded("stackValidate");
+  const bad = recorded("stackValidateInvalid");
   await using rig = toolRig(inOrder(good.reply, bad.reply));
   const valid = await rig.call("portreeve_stack_definition_validate", good.sent.payload);
   const invalid = await rig.call("portreeve_stack_definition_validate", bad.sent.payload);
@@ -56,7 +56,7 @@ Deno.test("stack_definition_validate: the definition goes as sent; both verdicts
 });
 
 Deno.test("stack_snapshot: component and gateway host go in the body", async () => {
-  const snapshot = recorded(107);
+  const snapshot = recorded("activationSnapshot");
   await using rig = toolRig(inOrder(snapshot.reply));
   const r = await rig.call("portreeve_stack_snapshot", {
     activationId: ACTIVATION,
@@ -78,6 +78,6 @@ pinDaemonErrors("portreeve_stack_snapshot", {
   component: "web",
   gatewayHost: "host.docker.internal",
 });
-pinDetail("portreeve_stacks_list", {}, recorded(64).reply);
-pinDetail("portreeve_stack_get", { id: STACK }, recorded(66).reply);
-pinDetail("portreeve_stack_status", { stackId: STACK }, recorded(69).reply);
+pinDetail("portreeve_stacks_list", {}, recorded("stacksList").reply);
+pinDetail("portreeve_stack_get", { id: STACK }, recorded("stackGet").reply);
+pinDetail("portreeve_stack_status", { stackId: STACK }, recorded("stackStatus").reply);

@@ -51,11 +51,20 @@ function placeAt(name: string, dir: string): Place {
 
 /** Runs a setup command in `shell` with the host CLIs replaced by an argument printer. */
 export async function shellWords(shell: string, setupCommand: string): Promise<string[]> {
+  return (await shellWordsOfEach(shell, [setupCommand]))[0];
+}
+
+/**
+ * The words each setup command gives its host CLI, all read by one `shell` process: each
+ * command runs in a subshell of its own after a record separator, so one cannot leak into the
+ * next, and a shell costs one process however many commands a test renders.
+ */
+export async function shellWordsOfEach(shell: string, commands: string[]): Promise<string[][]> {
   const script = [
     `claude() { printf '%s\\0' "$@"; }`,
     `codex() { printf '%s\\0' "$@"; }`,
     `gemini() { printf '%s\\0' "$@"; }`,
-    setupCommand,
+    ...commands.map((command) => `printf '\\036'; (\n${command}\n) || exit 1`),
   ].join("\n");
   const output = await new Deno.Command(shell, {
     args: ["-c", script],
@@ -64,5 +73,9 @@ export async function shellWords(shell: string, setupCommand: string): Promise<s
   }).output();
   const stderr = new TextDecoder().decode(output.stderr);
   if (!output.success) throw new Error(`${shell} failed: ${stderr}`);
-  return new TextDecoder().decode(output.stdout).split("\0").slice(0, -1);
+  const records = new TextDecoder().decode(output.stdout).split("\x1e").slice(1);
+  if (records.length !== commands.length) {
+    throw new Error(`${shell}: ${records.length} outputs for ${commands.length} commands`);
+  }
+  return records.map((record) => record.split("\0").slice(0, -1));
 }

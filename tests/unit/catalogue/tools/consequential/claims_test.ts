@@ -5,7 +5,7 @@ import { executed, pinPrunePair, pinReceiptPair, receiptPost as post } from "./r
 
 const CLAIM = "142379f1-1b34-4e87-bc2a-fcaf87b4d70e";
 
-const reclaim = recorded(30);
+const reclaim = recorded("portReclaimPreview");
 pinReceiptPair({
   preview: {
     tool: "portreeve_port_reclaim_preview",
@@ -23,8 +23,8 @@ pinReceiptPair({
   },
 });
 
-const deletion = recorded(38);
-const deleted = recorded(40);
+const deletion = recorded("claimDeletePreview");
+const deleted = recorded("claimDeleteExecute");
 pinReceiptPair({
   preview: {
     tool: "portreeve_claim_delete_preview",
@@ -72,7 +72,7 @@ pinPrunePair({
   execute: "portreeve_claims_prune_execute",
   noun: "claim",
   deletedIds: "deletedClaimIds",
-  recorded: recorded(142),
+  recorded: recorded("claimsPrunePreview"),
   candidate: { claim, reason: "workspace-missing" },
   summary: /^Delete 1 claim\(s\) whose workspace is gone: anchor-demo api\.http in /,
 });

@@ -8,7 +8,7 @@ import {
   settingChange,
 } from "../../../../../src/catalogue/tools/consequential/settings.ts";
 
-const settings = recorded(140);
+const settings = recorded("settingsPreview");
 pinReceiptPair({
   preview: {
     tool: "portreeve_settings_update_preview",

@@ -2,8 +2,8 @@
 import { recorded } from "../../../../support/recorded.ts";
 import { pinPrunePair, pinReceiptPair } from "./receipt_pairs.ts";
 
-const apply = recorded(56);
-const applied = recorded(58);
+const apply = recorded("stackApplyPreview");
+const applied = recorded("stackApplyExecute");
 pinReceiptPair({
   preview: {
     tool: "portreeve_stack_apply_preview",
@@ -26,7 +26,7 @@ pinPrunePair({
   execute: "portreeve_stacks_prune_execute",
   noun: "stack",
   deletedIds: "deletedStackIds",
-  recorded: recorded(144),
+  recorded: recorded("stacksPrunePreview"),
   candidate: { stack: applied.data.result.stack, claimIds: [], reason: "stack-root-missing" },
   summary: /^Delete 1 stack\(s\) whose root is gone, with 0 claim\(s\): anchor-stack at /,
 });

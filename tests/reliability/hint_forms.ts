@@ -1,6 +1,6 @@
 /**
  * The three ways a reader runs portreeve-mcp, set up in a temporary folder, for the test that
- * runs every printed hint as printed (hints_test.ts):
+ * runs every printed hint as printed (printed_steps_test.ts):
  *
  * - "launcher": an install's bin/portreeve-mcp;
  * - "deno": a checkout with `deno` on PATH (`deno task …`); `npx` there fails with 127;
@@ -18,6 +18,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { installLayout } from "../../src/shared/install_layout.ts";
+import { copyCheckout } from "../support/checkout.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NPX_VERSION = `deno@${Deno.version.deno}`;
@@ -64,18 +65,6 @@ async function run(argv: string[], env: Record<string, string>, cwd: string): Pr
     stderr: "piped",
   }).output();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
-
-/** Copies this checkout (without .git and dist/) to `to`. */
-export async function copyCheckout(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.name === ".git" || entry.name === "dist" || entry.name === "node_modules") continue;
-    const source = `${from}/${entry.name}`;
-    const target = `${to}/${entry.name}`;
-    if (entry.isDirectory) await copyCheckout(source, target);
-    else if (entry.isFile) await Deno.copyFile(source, target);
-  }
 }
 
 /** The running Deno at `path`: a hard link keeps Deno.execPath() at that name. */
@@ -258,10 +247,6 @@ function envelopeIn(result: { structuredContent?: unknown; content?: unknown }):
   return start === -1 ? {} : JSON.parse(text.slice(start)) as HumanParts;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 
 /**
@@ -292,19 +277,20 @@ export async function runPrinted(
   const exec = command.includes(" && ") ? command.replace(" && ", " && exec ") : `exec ${command}`;
   const child = new Deno.Command("/bin/sh", { ...options, args: ["-c", exec], stdout: "null" })
     .spawn();
-  const stderr = new Response(child.stderr).text();
-  let exited = false;
-  child.status.then(() => exited = true);
-  let listening = false;
-  while (!listening && !exited) {
-    await delay(50);
-    listening = (await Deno.lstat(socket).catch(() => null))?.isSocket ?? false;
+  // It says when it listens; stderr closes once every process of the chain has exited.
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let said = "";
+  while (!said.includes("listening on")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    said += value;
   }
+  const listening = said.includes("listening on") &&
+    ((await Deno.lstat(socket).catch(() => null))?.isSocket ?? false);
   if (listening) child.kill("SIGTERM");
+  for (let next = await reader.read(); !next.done; next = await reader.read()) said += next.value;
   const status = await child.status;
-  const said = await stderr;
   if (!listening) throw new Error(`${where}: \`${command}\` exited ${status.code}: ${said}`);
-  for (let i = 0; i < 100 && await exists(socket); i++) await delay(50);
   if (await exists(socket)) throw new Error(`${where}: \`${command}\` left its socket`);
   return said;
 }

@@ -1,6 +1,7 @@
 /**
  * `deno task install` and `deno task uninstall` as a user runs them, into temporary install
- * roots:
+ * roots (each install bundles the bridge and copies Deno, so this lives in the reliability
+ * suite; the same guards run in-process in tests/unit/cli/install/installer_test.ts):
  * - the manifest lists exactly the files on disk with their hashes (walked, so a file the
  *   installer writes without recording it fails here), and an upgrade needs no --force;
  * - the launcher serves sockets chosen at launch (none was named at install) from an empty
@@ -18,7 +19,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { withSimulator } from "./harness.ts";
+import { withSimulator } from "../e2e/harness.ts";
 import { installLayout } from "../../src/shared/install_layout.ts";
 import { MANIFEST_PATH, parseManifest, sha256 } from "../../src/cli/install/manifest.ts";
 
