@@ -23,7 +23,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../shared/errors.ts";
 import { isObject } from "../shared/json.ts";
-import { nextStepFor } from "../shared/error_codes.ts";
+import { DETAILS_READ_BY_NAME, nextStepFor } from "../shared/error_codes.ts";
 import { CustodyError } from "../custody/mod.ts";
 import { custodyWarningSchema, type CustodyWarningView, warningSummary } from "./custody_views.ts";
 import { z } from "zod";
@@ -122,14 +122,17 @@ export function errorEnvelope(error: BridgeError): ErrorEnvelope {
 
 /**
  * The details the message does not already state: one whose every value (a string, or a
- * number of two or more digits) the message holds word for word is said once, there.
+ * number of two or more digits) the message holds word for word is said once, there. Details
+ * read by name (DETAILS_READ_BY_NAME) stay whatever the message says.
  */
 export function unstated(
   details: Record<string, unknown>,
   message: string,
 ): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(details).filter(([, value]) => !statedIn(value, message)),
+    Object.entries(details).filter(([key, value]) =>
+      DETAILS_READ_BY_NAME.has(key) || !statedIn(value, message)
+    ),
   );
 }
 

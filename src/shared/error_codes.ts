@@ -485,6 +485,29 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
 };
 
 /**
+ * The details read by name: by a next step or meaning in this table (`details.<key>`), by
+ * docs/errors.md, or by a script branching on them. An error keeps each of these even when its
+ * message happens to hold the same word (`outcome: "unknown"` beside "an unknown error code");
+ * other details the message already states are left out, so nothing is said twice.
+ */
+export const DETAILS_READ_BY_NAME: ReadonlySet<string> = new Set([
+  "outcome",
+  "checkWith",
+  "daemonCode",
+  "status",
+  "reason",
+  "receiptCode",
+  "documentCode",
+  "limit",
+  "issues",
+  "bindingKind",
+  "label",
+  "path",
+  "credentialHandle",
+  "renewalFailure",
+]);
+
+/**
  * A change whose answer was lost (details.outcome "unknown") may have been applied, whatever
  * its code: checking comes before anything else.
  */

@@ -2,7 +2,7 @@
  * Errors once and small, as each host shows them (tests/support/host_views.ts): the failures
  * the reference bridge's recorded errors cover, and a schema-validation error, are each at most
  * 1.5× the reference's bytes on Claude Code, Codex and Gemini CLI; and no error the bridge can
- * make states a detail its message already states.
+ * make states a detail its message already states, but for the details read by name.
  */
 import assert from "node:assert/strict";
 import { daemonError, ok, toolRig } from "../../support/scripted_daemon.ts";
@@ -10,6 +10,8 @@ import { byteLength, hostView, VIEW_HOSTS } from "../../support/host_views.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { errorEnvelope, failure, unstated } from "../../../src/results/result.ts";
 import { bridgeErrorSamples } from "../../support/error_samples.ts";
+import { BridgeError, Codes } from "../../../src/shared/errors.ts";
+import { DETAILS_READ_BY_NAME, ERROR_CODES } from "../../../src/shared/error_codes.ts";
 import reference from "../../fixtures/reference_errors.json" with { type: "json" };
 
 /**
@@ -97,4 +99,32 @@ Deno.test("no error the bridge makes states a detail its message already states"
     const text = (failure(error).content[0] as { text: string }).text;
     assert.equal(text.split(envelope.message).length, 2, `${made}: ${text}`);
   }
+});
+
+Deno.test("details read by name stay, even where the message holds the same word", () => {
+  const error = new BridgeError(
+    Codes.daemonError,
+    'The daemon failed with an unknown error code "internal"; HTTP 500.',
+    false,
+    { outcome: "unknown", daemonCode: "internal", status: 500, echoed: "internal" },
+  );
+  const { details } = errorEnvelope(error);
+  assert.deepEqual(details, { outcome: "unknown", daemonCode: "internal", status: 500 });
+});
+
+Deno.test("every detail a next step, a meaning or docs/errors.md reads by name is kept by name", async () => {
+  // The table's own words (its steps that are functions render details into text instead).
+  const words: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === "string") words.push(value);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(collect);
+  };
+  collect(ERROR_CODES);
+  words.push(await Deno.readTextFile(new URL("../../../docs/errors.md", import.meta.url)));
+  const named = new Set(
+    words.flatMap((text) => [...text.matchAll(/details\.([A-Za-z]+)/g)]).map((m) => m[1]),
+  );
+  assert.ok(named.size > 10, [...named].join(", "));
+  const missing = [...named].filter((key) => !DETAILS_READ_BY_NAME.has(key));
+  assert.deepEqual(missing, [], "named as details.<key> but not in DETAILS_READ_BY_NAME");
 });

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, harness, type Reply } from "../../support/simulator_harness.ts";
+import { turnsUntil } from "../../support/watched.ts";
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const TTL = 15_000;
@@ -20,10 +21,8 @@ function acquireBody(workspaceRoot: string, component: string) {
   };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 2));
-  assert.ok(check(), "condition not reached");
-}
+/** Turns of the event loop until `check()` holds: the socket's I/O is in this process. */
+const until = (check: () => boolean) => turnsUntil(check, 100_000);
 
 /** A serial simulator whose latency waits the test releases one by one. */
 async function serialSimulator() {

@@ -6,6 +6,7 @@
  * list of chunks, and each test waits for the transport's end.
  */
 import assert from "node:assert/strict";
+import { tick } from "../../support/watched.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { FramedStdioTransport, type StdioPorts } from "../../../src/transport/stdio_transport.ts";
 import type { FlowLimits } from "../../../src/transport/stdio_transport.ts";
@@ -162,12 +163,10 @@ Deno.test("a frame held by the pending cost bound waits as bytes: it is parsed o
       taken.push(message.id);
       if (message.id !== 1) return send({ jsonrpc: "2.0", id: 2, result: {} });
       // Call 1 stays unanswered until the transport has read call 2 and had a turn with it.
-      readsDone.then(() =>
-        setTimeout(() => {
-          parsedWhileHeld = parsed.count;
-          send({ jsonrpc: "2.0", id: 1, result: {} });
-        }, 0)
-      );
+      readsDone.then(tick).then(() => {
+        parsedWhileHeld = parsed.count;
+        send({ jsonrpc: "2.0", id: 1, result: {} });
+      });
     });
   });
   assert.equal(parsedWhileHeld, 1, "call 2 was read but not parsed while call 1 pended");
