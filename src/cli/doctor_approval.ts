@@ -1,6 +1,7 @@
 /** What doctor says about approval: which mode a host gets, and what its user will see. */
 import type { ApprovalMode } from "../shared/options.ts";
 import { Codes } from "../shared/errors.ts";
+import { findHost } from "../profiles/mod.ts";
 
 /** What each known host does with our question (measured by `deno task test:hosts`). */
 const HOST_ASKS: Record<string, string> = {
@@ -15,7 +16,7 @@ const HOST_ASKS: Record<string, string> = {
 };
 
 export function approvalReport(mode: ApprovalMode, host: string): string {
-  const hostFacts = HOST_ASKS[host] ?? HOST_ASKS.generic;
+  const hostFacts = HOST_ASKS[host] ?? profileFacts(host) ?? HOST_ASKS.generic;
   switch (mode) {
     case "auto":
       return `auto: each *_execute asks the user through the host before anything reaches the daemon when the host can ask; otherwise the preview tells the agent to ask (${hostFacts})`;
@@ -24,4 +25,13 @@ export function approvalReport(mode: ApprovalMode, host: string): string {
     case "off":
       return "off: the bridge never asks; the preview tells the agent to ask the user, and nothing checks that it did";
   }
+}
+
+/** What a host's profile says about asking through MCP, for hosts without a measured line. */
+function profileFacts(host: string): string | undefined {
+  const profile = findHost(host);
+  if (profile === undefined || profile.asksThroughMcp === null) return undefined;
+  return profile.asksThroughMcp
+    ? `${profile.label} declares MCP elicitation and shows the bridge's question`
+    : `${profile.label} does not declare MCP elicitation, so it cannot show the bridge's question`;
 }

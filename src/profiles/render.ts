@@ -54,6 +54,12 @@ export interface ConfigResult {
   configurationTarget: string;
   configuration: string;
   setupCommand: string | null;
+  /** The host's own install link for this entry, or null when it has none. */
+  installLink: string | null;
+  /** Whether the host asks its user through MCP; null when it depends on the host. */
+  asksThroughMcp: boolean | null;
+  /** The largest tool result the host shows its model whole, in bytes; null when unknown. */
+  resultLimitBytes: number | null;
   /** The socket passed with `--socket`, or null when the bridge finds it at start-up. */
   socket: string | null;
   notes: string[];
@@ -169,6 +175,10 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
     configurationTarget: profile.configurationTarget,
     configuration,
     setupCommand,
+    installLink: profile.installLink === null ? null : expandWords(profile.installLink, values)
+      .join(""),
+    asksThroughMcp: profile.asksThroughMcp,
+    resultLimitBytes: profile.resultLimitBytes,
     socket,
     notes: [
       ...modeNotes(input, installation),

@@ -180,7 +180,7 @@ Deno.test("docs check: what it must refuse, it refuses", () => {
   assert.equal(problems("deno task serve").length, 1);
   assert.equal(problems(`${NPX_DENO} task nosuch`).length, 1);
   assert.equal(problems(`${NPX_DENO} task config --host claude --nosuch`).length, 1);
-  assert.equal(problems(`${NPX_DENO} task config --host vscode`).length, 1);
+  assert.equal(problems(`${NPX_DENO} task config --host atom`).length, 1);
   assert.equal(problems("~/.deno/bin/portreeve-mcp config --host claude --toolset most").length, 1);
   assert.equal(problems("~/.deno/bin/portreeve-mcp doctor --approval maybe").length, 1);
   assert.equal(problems("~/.deno/bin/portreeve-mcp config --host codex --label 'a b'").length, 1);
