@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { ApprovalMode } from "../../src/shared/options.ts";
-import { HOSTS } from "./hosts.ts";
+import { ALL_HOSTS } from "./all_hosts.ts";
+import { findHost } from "../../src/profiles/mod.ts";
 import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
 import {
   AT_ONCE_MS,
@@ -29,6 +30,11 @@ const FACTS: Record<string, { declares: boolean; answer: "accept" | "decline" | 
     codex: { declares: true, answer: "decline" },
     // It never declares elicitation, so it is never asked.
     gemini: { declares: false, answer: null },
+    opencode: { declares: false, answer: null },
+    // `-p` with --allow-all-tools, MCP 2026-07-28: it answers input_required with a decline.
+    copilot: { declares: true, answer: "decline" },
+    qwen: { declares: false, answer: null },
+    cline: { declares: false, answer: null },
   };
 
 const MODES: readonly ApprovalMode[] = ["auto", "required"];
@@ -50,7 +56,7 @@ function codeSent(s: ApprovalSession): string | null {
     (/"ok":true/.test(reply) ? "executed" : null);
 }
 
-for (const adapter of HOSTS) {
+for (const adapter of ALL_HOSTS) {
   const host = adapter.pkg.host;
   const fact = FACTS[host];
 
@@ -61,6 +67,8 @@ for (const adapter of HOSTS) {
       const session = await s();
       assert.ok(session.protocolVersion !== null, `${host} sent no initialize through the tap`);
       assert.equal(session.declaredElicitation, fact.declares);
+      // What config and doctor say about this host is what it did.
+      assert.equal(findHost(host)?.asksThroughMcp, fact.declares, `${host}'s profile`);
       // The bridge read the same from the handshake, and the model is told so.
       assert.equal(hostCanAskSeen(session), fact.declares);
       const route = fact.declares
@@ -106,7 +114,7 @@ for (const adapter of HOSTS) {
 
 async function allRows(): Promise<HostApproval[]> {
   const rows: HostApproval[] = [];
-  for (const adapter of HOSTS) {
+  for (const adapter of ALL_HOSTS) {
     rows.push({
       adapter,
       auto: await approvalSession(adapter, "auto"),

@@ -127,7 +127,7 @@ async function runSession(adapter: HostAdapter, toolset: Toolset): Promise<Sessi
     const truth = full ? await directResults(rig, steps) : new Map<number, Truth>();
     const fake = startFakeModel(adapter.dialect, steps);
     try {
-      const check = full ? await adapter.check(bin, rig, fake.url) : null;
+      const check = full ? await adapter.check?.(bin, rig, fake.url) ?? null : null;
       const setupEntry = full ? await runSetupCommand(adapter, bin, rig, config) : null;
       const run = await adapter.run(bin, rig, fake.url);
       // The daemon is gone now (the scenario's last step stopped it): the error a direct
@@ -230,6 +230,9 @@ async function runSetupCommand(
   const env = {
     ...rig.env(),
     HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
     CLAUDE_CONFIG_DIR: join(home, ".claude"),
     CODEX_HOME: join(home, ".codex"),
     PATH: `${join(bin, "..")}:${rig.env().PATH}`,
@@ -242,6 +245,6 @@ async function runSetupCommand(
   if (result.code !== 0) {
     throw new Error(`the printed setup command failed (exit ${result.code}):\n${tail(result)}`);
   }
-  const text = await Deno.readTextFile(join(home, adapter.configFile));
+  const text = await Deno.readTextFile(join(home, adapter.setupFile ?? adapter.configFile));
   return adapter.serverEntry(text);
 }

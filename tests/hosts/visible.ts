@@ -97,6 +97,12 @@ export function describeLongResult(visible: string, sentChars: number): string {
   if (visible.includes("<persisted-output>")) {
     return "saved to a file; the model sees a 2 KB preview and the path";
   }
+  if (/^(?:MCP server '[^']+': )?Output too large to read at once \(/.test(visible)) {
+    return "saved to a file; the model sees only the path and its size";
+  }
+  if (/\.\.\.\[truncated \d+ chars\]\.\.\./.test(visible)) {
+    return `cut to ${visible.length.toLocaleString("en-US")} characters, head and tail kept`;
+  }
   const cut = visible.match(/Showing first ([\d,]+) and last ([\d,]+) characters/);
   if (cut !== null) return `cut to the first ${cut[1]} and last ${cut[2]} characters`;
   if (/tokens truncated/.test(visible)) {

@@ -107,6 +107,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
       command: [command, ...args],
       environment: env,
       enabled: true,
+      timeout: 30000,
     }),
     setup: {
       program: "opencode",
@@ -163,7 +164,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
   cline: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
-    entry: plain,
+    entry: (launch) => ({ ...plain(launch), timeout: 60 }),
     // `cline mcp add` has no option for environment variables.
     setup: {
       program: "cline",
