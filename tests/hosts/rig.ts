@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BUNDLE_ENTRY = join(ROOT, "dist", "main.js");
 
 /** The parts of `config --json` the suite uses. */
-const configOutput = z.object({
+export const configOutput = z.object({
   version: z.literal(1),
   config: z.object({
     host: z.string(),

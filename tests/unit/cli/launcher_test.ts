@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
-import { launcherScript } from "../../../src/cli/install/launcher.ts";
+import { type LauncherRuntime, launcherScript } from "../../../src/cli/install/launcher.ts";
 import { installLayout } from "../../../src/shared/install_layout.ts";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
 import {
@@ -24,12 +24,19 @@ const decoder = new TextDecoder();
 /** A stand-in Deno: prints DENO_NO_UPDATE_CHECK and its arguments, NUL-separated. */
 const STUB_DENO = `#!/bin/sh\nprintf '%s\\0' "\${DENO_NO_UPDATE_CHECK-unset}" "$@"\n`;
 
-async function layoutFor(dir: string, os: string) {
+/**
+ * A throwaway layout: the private runtime's (Deno under lib/), or the npm package's (one
+ * launcher for any OS, Deno where npm put the `deno` package: node_modules/deno/deno).
+ */
+async function layoutFor(dir: string, os: string, runtime: LauncherRuntime = "private") {
   const layout = installLayout(dir);
   await Deno.mkdir(`${dir}/bin`, { recursive: true });
   await Deno.mkdir(layout.lib, { recursive: true });
-  await Deno.writeTextFile(layout.launcher, launcherScript(os), { mode: 0o755 });
-  await Deno.writeTextFile(layout.deno, STUB_DENO, { mode: 0o755 });
+  const script = runtime === "npm" ? launcherScript("any", "npm") : launcherScript(os);
+  await Deno.writeTextFile(layout.launcher, script, { mode: 0o755 });
+  const deno = runtime === "npm" ? `${dir}/node_modules/deno/deno` : layout.deno;
+  await Deno.mkdir(deno.slice(0, deno.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(deno, STUB_DENO, { mode: 0o755 });
   return layout;
 }
 
@@ -80,8 +87,14 @@ interface Case {
 }
 
 /** Runs each case; `locateSocket` must accept the first list and refuse the second. */
-async function compare(dir: string, os: string, accepted: Case[], refused: Case[]) {
-  const layout = await layoutFor(dir, os);
+async function compare(
+  dir: string,
+  os: string,
+  accepted: Case[],
+  refused: Case[],
+  runtime: LauncherRuntime = "private",
+) {
+  const layout = await layoutFor(dir, os, runtime);
   for (const [i, { args, env }] of [...accepted, ...refused].entries()) {
     const where = `${os} ${JSON.stringify(args)} ${JSON.stringify(env)}`;
     const reader: EnvReader = (name) => env[name];
@@ -159,6 +172,10 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
       { args: ["serve"], env: { XDG_STATE_HOME: `${dir}/${"x".repeat(80)}` } },
     ];
     const layout = await compare(`${dir}/root`, "linux", accepted, refused);
+    // The npm package's one launcher grants the same on Linux (the same text does the rest).
+    if (Deno.build.os === "linux") {
+      await compare(`${dir}/npm-root`, "linux", accepted.slice(0, 8), refused.slice(7, 12), "npm");
+    }
     // serve's strict parser refuses `--socket --json` as ambiguous; so does the launcher.
     assert.equal((await launch(layout.launcher, ["serve", "--socket", "--json"], home)).code, 2);
   } finally {
@@ -225,6 +242,56 @@ Deno.test("launcher: finds its bundle after the folder moves and through links; 
     assert.match(
       gone.stderr,
       /^portreeve-mcp: .*moved here\/lib\/portreeve-mcp is missing[^\n]*\n$/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** npm's name for this machine's Deno package, as the launcher computes it from `uname`. */
+function npmTarget(): string {
+  const arch = Deno.build.arch === "x86_64" ? "x64" : "arm64";
+  return Deno.build.os === "darwin" ? `darwin-${arch}` : `linux-${arch}-glibc`;
+}
+
+Deno.test("launcher (npm): finds npm's Deno as Node finds a dependency, or says it is missing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-launcher-npm-" });
+  try {
+    const modules = `${dir}/prefix/lib/node_modules`;
+    const root = `${modules}/@portreeve/mcp`;
+    const layout = await layoutFor(root, Deno.build.os, "npm");
+    await Deno.remove(`${root}/node_modules`, { recursive: true });
+    const env = { PORTREEVE_SOCKET: "/run/p.sock" };
+    const places = [
+      `${root}/node_modules/deno/deno`, // nested, its install script run
+      `${modules}/deno/deno`, // hoisted beside the package
+      `${modules}/@deno/${npmTarget()}/deno`, // install scripts skipped
+    ];
+    for (const place of places) {
+      await Deno.mkdir(place.slice(0, place.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(place, STUB_DENO, { mode: 0o755 });
+      const got = await launch(layout.launcher, ["serve"], env);
+      assert.equal(got.code, 0, `${place}: ${got.stderr}`);
+      assert.deepEqual(
+        got.stdout.split("\0").slice(0, -1),
+        ["1", "run", ...confinedFlags("/run/p.sock", "bundle"), layout.bundle, "serve"],
+        place,
+      );
+      await Deno.remove(place);
+    }
+    // Nearest first: a nested copy wins over a hoisted one, as in Node.
+    await Deno.mkdir(`${root}/node_modules/deno`, { recursive: true });
+    await Deno.writeTextFile(`${root}/node_modules/deno/deno`, STUB_DENO, { mode: 0o755 });
+    await Deno.writeTextFile(`${modules}/deno/deno`, "#!/bin/sh\nexit 9\n", { mode: 0o755 });
+    assert.equal((await launch(layout.launcher, ["serve"], env)).code, 0);
+    await Deno.remove(`${root}/node_modules`, { recursive: true });
+    await Deno.remove(`${modules}/deno/deno`);
+    const gone = await launch(layout.launcher, ["serve"], env);
+    assert.equal(gone.code, 1);
+    assert.equal(gone.stdout, "");
+    assert.match(
+      gone.stderr,
+      /^portreeve-mcp: cannot find the Deno runtime npm installs [^\n]*\n$/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
