@@ -3,11 +3,13 @@
  * npm. Every fence names its language; each line of a `sh` fence is one of:
  * - a task through `npx -y deno@2.9.6` (never a bare `deno`, which such a machine lacks): the
  *   task exists, and every flag it passes is one the program accepts;
- * - the installed launcher (`~/.deno/bin/portreeve-mcp`) or a release folder's
- *   (`~/opt/portreeve-mcp-<target>/bin/portreeve-mcp`, a real target): a real subcommand whose
- *   flags parse with the program's own parser, and whose host, toolset, approval mode and label
- *   are ones it accepts;
- * - one of the few system commands the release archive needs, on an archive of a real target.
+ * - the installed launcher (`~/.deno/bin/portreeve-mcp`), a release folder's
+ *   (`~/opt/portreeve-mcp-<target>/bin/portreeve-mcp`, a real target), the npm package's on PATH
+ *   (`portreeve-mcp`, after `npm install -g @portreeve/mcp`) or npx's (`npx -y @portreeve/mcp`):
+ *   a real subcommand whose flags parse with the program's own parser, and whose host, toolset,
+ *   approval mode and label are ones it accepts;
+ * - one of the few system commands the release archive and the npm package need, on an archive
+ *   of a real target.
  * Inline `deno task NAME` mentions must name real tasks.
  */
 import assert from "node:assert/strict";
@@ -17,7 +19,7 @@ import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
 import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
 import { HOST_IDS } from "../../../src/profiles/hosts.ts";
 import { APPROVAL_MODES, TOOLSETS } from "../../../src/shared/options.ts";
-import { LAUNCHER_NAME } from "../../../src/shared/install_layout.ts";
+import { LAUNCHER_NAME, NPM_PACKAGE } from "../../../src/shared/install_layout.ts";
 import { TARGETS } from "../../../scripts/release.ts";
 import config from "../../../deno.json" with { type: "json" };
 
@@ -26,15 +28,20 @@ const TASKS = Object.keys(config.tasks);
 const NPX_DENO = "npx -y deno@2.9.6";
 const TARGET = `(?:${Object.keys(TARGETS).join("|")})`;
 const ARCHIVE = `${LAUNCHER_NAME}-${TARGET}\\.tar\\.gz`;
-/** The installed launcher, and a release folder's unpacked anywhere under the home folder. */
+/**
+ * The installed launcher, a release folder's unpacked anywhere under the home folder, the npm
+ * package's on PATH, and npx's.
+ */
 const LAUNCHER = new RegExp(
-  `^(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}(?: |$)`,
+  `^(?:(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}|${LAUNCHER_NAME}|` +
+    `npx -y ${NPM_PACKAGE})(?: |$)`,
 );
 /** System commands the release archive needs, exactly as they may be printed. */
 const SYSTEM = [
   new RegExp(`^sha256sum -c ${ARCHIVE}\\.sha256$`),
   new RegExp(`^tar -xzf ${ARCHIVE} -C ~/[\\w./-]+$`),
   /^mkdir -p ~\/[\w./-]+$/,
+  new RegExp(`^npm install -g ${NPM_PACKAGE}$`),
 ];
 
 /** The parser options of each launcher subcommand. */
@@ -192,4 +199,10 @@ Deno.test("docs check: what it must refuse, it refuses", () => {
   assert.deepEqual(problems(`PORTREEVE_SOCKET=/s ${NPX_DENO} task serve --socket /s  # ok`), []);
   assert.deepEqual(problems("~/opt/portreeve-mcp-darwin-arm64/bin/portreeve-mcp doctor"), []);
   assert.deepEqual(problems("sha256sum -c portreeve-mcp-linux-arm64.tar.gz.sha256"), []);
+  assert.deepEqual(problems("npm install -g @portreeve/mcp"), []);
+  assert.deepEqual(problems("portreeve-mcp config --host opencode"), []);
+  assert.deepEqual(problems("npx -y @portreeve/mcp config --host claude"), []);
+  assert.equal(problems("npm install -g portreeve").length, 1);
+  assert.equal(problems("portreeve-mcp config --host atom").length, 1);
+  assert.equal(problems("npx -y @portreeve/mcp install").length, 1);
 });
