@@ -88,6 +88,9 @@ const claudeEnv = (rig: Rig, modelUrl: string) =>
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     MCP_TIMEOUT: "30000",
+    // `claude -p` (2.1.197) sends its first model request while servers still start; on a busy
+    // machine a bridge behind the approval tap often misses it. This makes it wait for them.
+    MCP_CONNECTION_NONBLOCKING: "0",
   });
 
 export const claude: HostAdapter = {

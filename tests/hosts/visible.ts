@@ -65,7 +65,9 @@ export function describeSuccess(visible: string, truth: Truth): string {
     : summary
     ? "summary line only (no data)"
     : "neither half recognisably";
-  return what + wrapping(text);
+  // Some hosts show the text block and then structuredContent, so the data arrives twice.
+  const copies = text.split(JSON.stringify(truth.structured)).length - 1;
+  return what + (copies > 1 ? ` (the envelope ${copies} times)` : "") + wrapping(text);
 }
 
 export function describeError(visible: string, truth: Truth, code: string): string {
@@ -101,7 +103,7 @@ export function describeLongResult(visible: string, sentChars: number): string {
     return "saved to a file; the model sees only the path and its size";
   }
   if (/\.\.\.\[truncated \d+ chars\]\.\.\./.test(visible)) {
-    return `cut to ${visible.length.toLocaleString("en-US")} characters, head and tail kept`;
+    return `cut to about ${Math.round(visible.length / 1000)} KB, head and tail kept`;
   }
   const cut = visible.match(/Showing first ([\d,]+) and last ([\d,]+) characters/);
   if (cut !== null) return `cut to the first ${cut[1]} and last ${cut[2]} characters`;
