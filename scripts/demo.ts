@@ -108,9 +108,14 @@ async function steps(client: Client, started: number): Promise<void> {
 
   async function show(step: string, name: string, args: Record<string, unknown> = {}) {
     const result = await client.callTool({ name, arguments: args });
-    // The text is a summary line, then the envelope as JSON for hosts that read only text;
-    // a person watching the demo wants the line.
-    const text = (result.content as { text: string }[])[0].text.split("\n")[0];
+    // What the model reads: an error's first line, or the head of a success's JSON.
+    const whole = (result.content as { text: string }[])[0].text;
+    const first = whole.split("\n")[0];
+    // How much of it the demo prints (a constant here: the module's top level runs the demo).
+    const SHOWN = 160;
+    const text = first.length > SHOWN
+      ? `${first.slice(0, SHOWN)}… (${first.length} characters)`
+      : first;
     console.log(
       bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
     );

@@ -25,6 +25,11 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
   "docs/approval.md": {
     "approval-hosts": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
   },
+  "docs/hosts.md": {
+    "host-paths": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
+    "host-cuts": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
+    "host-results": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
+  },
   "docs/limits.md": {
     "input-bounds": "deno task gen",
     "tool-inputs": "deno task gen",
@@ -42,7 +47,6 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
 /** Files written whole: file → the command that writes it. */
 export const GENERATED_FILES: Readonly<Record<string, string>> = {
   "docs/effects.md": "deno task gen",
-  "docs/compact-results.md": "deno task gen",
   "docs/performance.md": "deno task bench",
   "docs/performance.json": "deno task bench",
 };

@@ -3,14 +3,13 @@
  * so a review shows what a change did to each tool) and the generated parts of the docs: the
  * README's command synopsis, toolsets and consequential routes, docs/tools.md, the permission
  * flags in docs/confinement.md, docs/effects.md, the tables of docs/limits.md and
- * docs/errors.md, and docs/compact-results.md. Their sources: the tool definitions, route
- * declarations, declared bounds, src/shared/error_codes.ts, the compact rules, the program's help and
- * the permission set. Tests fail when any of them is stale.
+ * docs/errors.md. Their sources: the tool definitions, route declarations, declared bounds,
+ * src/shared/error_codes.ts, the host profiles, the program's help and the permission set.
+ * Tests fail when any of them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { listingText, listTools } from "../src/results/describe.ts";
 import { effectsDocument } from "../src/catalogue/effects_map.ts";
-import { compactResultsDoc } from "../src/results/compact/doc.ts";
 import { withLimitTables } from "./limits_doc.ts";
 import { withErrorTables } from "./error_docs.ts";
 import { withConfinementDoc, withReadmeBlocks, withToolsDoc } from "./gen_docs.ts";
@@ -28,4 +27,3 @@ await rewrite("docs/confinement.md", withConfinementDoc);
 await Deno.writeTextFile(file("docs/effects.md"), effectsDocument());
 await rewrite("docs/limits.md", withLimitTables);
 await rewrite("docs/errors.md", withErrorTables);
-await Deno.writeTextFile(file("docs/compact-results.md"), compactResultsDoc(ALL_TOOLS));

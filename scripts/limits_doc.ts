@@ -5,12 +5,13 @@
  */
 import { INPUT_BOUNDS } from "../src/shared/input_bounds.ts";
 import { ANSWER_BOUNDS } from "../src/shared/answer_bounds.ts";
-import { PAGE_CHARS } from "../src/results/pagination.ts";
+import { PAGE_ROOM } from "../src/results/pagination.ts";
+import { HOST_PROFILES, resultLimits } from "../src/profiles/mod.ts";
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { describeTool } from "../src/results/describe.ts";
 import { inputBounds } from "../src/results/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
-import { MAX_FRAME_BYTES } from "../src/transport/frames.ts";
+import { FRAME_LIMITS, MAX_FRAME_BYTES } from "../src/transport/frames.ts";
 import { socketPathLimit } from "../src/shared/socket_location.ts";
 import { withSection } from "./doc_blocks.ts";
 
@@ -65,9 +66,11 @@ function answerBoundsTable(): string[] {
       b.why,
     ]),
     [
-      "`PAGE_CHARS`",
-      `${n(PAGE_CHARS)} characters`,
-      "a page's records as the model is shown them; a larger record comes alone, cut to fit",
+      "a result, by host",
+      hostLimits(),
+      `what the host shows its model whole (\`resultLimitBytes\` of its profile); a page's ` +
+      `records take at most that less ${n(PAGE_ROOM)} bytes, and a larger record comes alone, ` +
+      "cut to fit",
     ],
     [
       "daemon answer",
@@ -85,11 +88,28 @@ function answerBoundsTable(): string[] {
       "a longer line is refused unread with a JSON-RPC error",
     ],
     [
+      "its nesting",
+      `${n(FRAME_LIMITS.maxDepth)} levels`,
+      "deeper is refused unparsed: a tool error for a tool call, else a JSON-RPC error",
+    ],
+    [
+      "its JSON values",
+      `${n(FRAME_LIMITS.maxValues)}`,
+      "more is refused unparsed the same way: each value costs up to 64 bytes once parsed",
+    ],
+    [
       "socket path",
       `${socketPathLimit("linux") - 1} bytes (Linux), ${socketPathLimit("darwin") - 1} (macOS)`,
       "sun_path holds the path and its final NUL; longer is a usage error (exit 2)",
     ],
   ]);
+}
+
+/** Each profile's result limit, and what any other host gets. */
+function hostLimits(): string {
+  const stated = HOST_PROFILES.filter((p) => p.resultLimitBytes !== null)
+    .map((p) => `${p.label} ${n(p.resultLimitBytes!)}`);
+  return `${stated.join("; ")}; any other ${n(resultLimits().fallback)} bytes`;
 }
 
 const SECTIONS: Record<string, () => string[]> = {

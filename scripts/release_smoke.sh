@@ -60,7 +60,7 @@ fi
 
 # The simulator on a socket path chosen now.
 sock=$work/run-$$/daemon.sock
-mkdir -p "${sock%/*}"
+mkdir -p -m 700 "${sock%/*}" # private, as PortReeve makes its folder (the launcher checks)
 "$deno" run -A --quiet "$checkout/scripts/simulator.ts" --socket "$sock" >"$work/simulator.log" 2>&1 &
 simulator=$!
 tries=0

@@ -7,6 +7,7 @@
  */
 
 import { bundleArgs } from "../src/cli/install/tree.ts";
+import { SOCKET_ENV_VARS } from "../src/shared/socket_location.ts";
 
 /** One thing a task does, in order; a step that fails ends the task with its exit code. */
 export type Step =
@@ -32,7 +33,9 @@ export interface TaskDefinition {
 /** The `confined` task's command: the bridge run or compiled under its confinement flags. */
 const CONFINED = [
   "run",
-  "--allow-env=PORTREEVE_SOCKET,XDG_STATE_HOME,HOME",
+  `--allow-env=${SOCKET_ENV_VARS.join(",")}`,
+  // Its own user id, to refuse a socket in a folder of another user (socket_site.ts).
+  "--allow-sys=uid",
   "--allow-run",
   "--allow-read",
   "--quiet",

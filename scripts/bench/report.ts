@@ -8,6 +8,8 @@ import { z } from "zod";
 import { withSection } from "../doc_blocks.ts";
 
 const Ratio = z.number().positive();
+/** A ratio as each host shows its model the results (tests/support/host_views.ts). */
+const PerHost = z.object({ claude: Ratio, codex: Ratio, gemini: Ratio });
 
 export const BenchRun = z.object({
   /** Day of the run, YYYY-MM-DD. */
@@ -29,8 +31,13 @@ export const BenchRun = z.object({
     coldStart: Ratio,
     peakRss: Ratio,
     toolsListBytes: Ratio,
-    successResults: Ratio,
-    errorResults: Ratio,
+    /** Codex code mode's ALL_TOOLS, estimated (scripts/bench/code_mode.ts). */
+    codeMode: Ratio,
+    instructions: Ratio,
+    successResults: PerHost,
+    errorResults: PerHost,
+    /** The single record (not a page) largest against the reference's, on any host. */
+    worstRecord: z.object({ tool: z.string(), host: z.string(), ratio: Ratio }),
   }),
   /** The README's test command, timed on this machine (`BENCH_TEST_SUITE=0` keeps the last). */
   testSuite: z.object({
@@ -54,6 +61,14 @@ export function machineLine(run: BenchRun): string {
 
 const times = (ratio: number) => `${ratio.toFixed(2)}×`;
 
+/** `0.89×` when every host shows the same, else `0.88–0.91×` (lowest to highest). */
+function acrossHosts(ratios: z.infer<typeof PerHost>): string {
+  const all = Object.values(ratios).map((r) => r.toFixed(2));
+  const low = all.reduce((a, b) => (Number(a) <= Number(b) ? a : b));
+  const high = all.reduce((a, b) => (Number(a) >= Number(b) ? a : b));
+  return low === high ? `${low}×` : `${low}–${high}×`;
+}
+
 /** `134` → `2 min 14 s`. */
 export function duration(seconds: number): string {
   const whole = Math.round(seconds);
@@ -70,8 +85,15 @@ export function benchSummary(run: BenchRun): string[] {
     `peak memory after tools/list ${times(r.peakRss)}, tools/list ${
       times(r.toolsListBytes)
     } its bytes, ` +
-    `and what a model reads of its recorded session ${times(r.successResults)} on successes ` +
-    `(${times(r.errorResults)} on errors: ours carry a code, retryability and a next step).`,
+    `server instructions ${times(r.instructions)}, Codex code mode's tool listing ${
+      times(r.codeMode)
+    } (estimated), and what a model reads of its recorded session ${
+      acrossHosts(r.successResults)
+    } on successes (${
+      acrossHosts(r.errorResults)
+    } on errors: ours carry a code, retryability and a next step) on Claude Code, Codex and ` +
+    `Gemini CLI alike; the largest single record is ${times(r.worstRecord.ratio)} the ` +
+    `reference's (${r.worstRecord.tool}).`,
   ];
 }
 
@@ -145,11 +167,18 @@ ${table(run)}
 - **tools/list**: the bytes of the listing, and the part every host shows its model (names,
   descriptions, input schemas). Output schemas declare every field of every record; only
   Codex's code mode reads them.
-- **Results**: \`structuredContent\` as compact JSON (what Claude Code and Codex show the
-  model) for the recorded session of the reference bridge, replayed against a fresh simulator
-  by \`tests/support/result_scenario.ts\` with roots as long as the recorded ones; successes
-  where both bridges succeeded, errors where both refused. Compact results lose nothing: see
-  [compact-results.md](compact-results.md). The last row pages 200 live ports both ways.
+- **Results**: each result as each host shows its model (\`tests/support/host_views.ts\`: on
+  success Claude Code and Codex show \`structuredContent\` as JSON and Gemini CLI the text block,
+  which holds the same JSON; on error Claude Code the text, Codex the text when there is no
+  \`structuredContent\`, Gemini CLI the whole result) for the recorded session of the reference
+  bridge, replayed against a fresh simulator by \`tests/support/result_scenario.ts\` with roots as
+  long as the recorded ones; successes where both bridges succeeded, errors where both refused.
+  The reference's results carry no \`isError\`, so every host shows one copy of their JSON.
+  Compact results lose nothing: see [results.md](results.md#what-a-result-leaves-out). The last
+  row pages 200 live ports both ways.
+- **Code mode**: \`scripts/bench/code_mode.ts\` renders every tool as Codex 0.171.0's code mode
+  does (description, instructions, a TypeScript declaration of input and output); the
+  reference's figure was measured in the real host (\`deno task test:hosts\` measures ours).
 - **Test command**: ${testSuiteNote(run)}
 - \`PORTREEVE_LIVE_SOCKET=… deno task bench\` adds per-call rows against a real daemon.
 `;

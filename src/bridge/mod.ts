@@ -13,8 +13,7 @@ import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../shared/socket_location.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
 import { createServer, type Era, type ServedTools } from "../transport/server.ts";
-import { serverInstructions } from "../catalogue/instructions.ts";
-import { bridgeOrigin } from "../daemon/origin.ts";
+import { SERVER_INSTRUCTIONS } from "../catalogue/instructions.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
 import {
   type ApprovalMode,
@@ -24,6 +23,8 @@ import {
 } from "../shared/options.ts";
 import { grantProblem } from "../shared/hints.ts";
 import { logger } from "../shared/logging.ts";
+import { resultLimitFor, type ResultLimits } from "../shared/result_limits.ts";
+import { SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
 
 export interface BridgeSetup {
   socket: SocketLocation;
@@ -38,6 +39,11 @@ export interface BridgeSetup {
   approval?: ApprovalMode;
   /** How long a question waits for the person (2 minutes when unset). */
   approvalMs?: number;
+  /**
+   * What each host shows its model whole, by the name it gives in `initialize` (`serve` builds
+   * them from the host profiles); unset: every host gets the smallest known limit.
+   */
+  resultLimits?: ResultLimits;
 }
 
 export interface Bridge {
@@ -69,15 +75,21 @@ export function createBridge(setup: BridgeSetup): Bridge {
     });
   const misconfiguration = grantProblem(setup.socket.path);
   if (misconfiguration) logger("bridge").error(misconfiguration);
+  const limits = setup.resultLimits ?? { byClient: {}, fallback: SMALLEST_RESULT_BYTES };
   let built: Promise<Services> | undefined;
   const services = () => built ??= build(setup, catalogue, runId, misconfiguration);
   const served: ServedTools = {
     size: catalogue.size,
     toolset: catalogue.toolset,
-    instructions: serverInstructions(bridgeOrigin(runId, setup.label)),
+    instructions: SERVER_INSTRUCTIONS,
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
-    call: async (name, args, call) => catalogue.call(name, args, { ...await services(), ...call }),
+    call: async (name, args, { client, ...call }) =>
+      catalogue.call(name, args, {
+        ...await services(),
+        ...call,
+        resultLimitBytes: resultLimitFor(limits, client),
+      }),
     refused: failure,
   };
   return {

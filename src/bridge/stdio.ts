@@ -5,7 +5,7 @@
  * hosts get their handshake at once.
  */
 import { serveStdio as serveSdkStdio } from "@modelcontextprotocol/server/stdio";
-import type { ApprovalMode, Toolset } from "../shared/options.ts";
+import { type ApprovalMode, DEFAULT_APPROVAL_MODE, type Toolset } from "../shared/options.ts";
 import type { SocketLocation } from "../shared/socket_location.ts";
 import { createBridge } from "./mod.ts";
 import {
@@ -19,6 +19,8 @@ import { scrubConsole } from "../transport/stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
 import { FramedStdioTransport } from "../transport/stdio_transport.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
+import { failure } from "../results/result.ts";
+import type { ResultLimits } from "../shared/result_limits.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -28,6 +30,8 @@ export interface ServeOptions {
   custodyMs?: number;
   approval?: ApprovalMode;
   approvalMs?: number;
+  /** What each host shows its model whole, by the name it gives (from the host profiles). */
+  resultLimits?: ResultLimits;
 }
 
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */
@@ -63,6 +67,8 @@ export function serveStdio(options: ServeOptions): Promise<never> {
 
   const transport = new FramedStdioTransport();
   transport.scrub = (json) => fragments.scrub(json);
+  // A tool call too large to parse is a tool error, like every other refused call.
+  transport.refuseCall = (error) => failure(error);
   // A stdout backlog holds stdin and new calls; too many pending calls hold stdin: both
   // bound the process's memory.
   const limiter = new CallLimiter({ output: transport.outputGate });
@@ -81,7 +87,7 @@ export function serveStdio(options: ServeOptions): Promise<never> {
   log.debug("serving {tools} tools ({toolset}, approval {approval}) for socket {socket}", {
     tools: catalogue.size,
     toolset: options.toolset,
-    approval: options.approval ?? "auto",
+    approval: options.approval ?? DEFAULT_APPROVAL_MODE,
     socket: options.socket.path,
     runId: bridge.runId,
   });

@@ -4,17 +4,36 @@
  * the daemon client demands for consequential requests (daemon/gate.ts): after the person's
  * yes, or when the approval mode lets the request through.
  *
- * - Executes: the receipt stays the binding evidence: the question is about one receipt, an
- *   answered receipt is never asked about again, and what the bridge learnt from the preview
- *   it returned is checked before anyone is asked.
+ * - Executes: the receipt stays the binding evidence: the question is about one receipt, which
+ *   this process's preview issued (in every mode); an answered receipt is never asked about
+ *   again, a declined one never executes, and what the bridge learnt from the preview it
+ *   returned is checked before anyone is asked.
  * - Inputs with a consequential value (acquire's reclaim policies): asked about the request
  *   and the evidence read just before; refused unasked when the host cannot ask.
+ *
+ * Modes: `required` (the default) lets a change through only on a person's yes through MCP;
+ * `auto` (a person's opt-in in the host entry) lets an execute through unasked where the host
+ * cannot ask, the host's own tool prompt standing in; `off` never asks.
  */
 import { z } from "zod";
-import { BridgeError, Codes } from "../shared/errors.ts";
+import { BridgeError } from "../shared/errors.ts";
 import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
-import type { ReceiptBook } from "./receipt_book.ts";
+import type { Asking, IssuedReceipt, ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../shared/options.ts";
+import type { Question } from "./question.ts";
+import {
+  cancelledWhileAsking,
+  declined,
+  hostCannotAsk,
+  noAnswer,
+  nothingToApprove,
+  notIssuedHere,
+  questionOpen,
+  receiptConflict,
+  tooLongToAsk,
+} from "./approval_errors.ts";
+
+export { cancelledWhileAsking, hostFailure } from "./approval_errors.ts";
 import {
   AnswerNeeded,
   APPROVAL_KEY,
@@ -44,6 +63,10 @@ export function approvalRoute(ctx: Pick<ApprovalContext, "bridge" | "host">): Ap
   return ctx.bridge.approval === "required" ? "unavailable" : "agent_asks_user";
 }
 
+/**
+ * The form around the question: one boolean, worded for every widget hosts draw for it (a
+ * checkbox, a switch, or Codex's "1. True / 2. False"), so no word says "tick".
+ */
 function approvalForm(message: string): ApprovalForm {
   return {
     message,
@@ -52,8 +75,8 @@ function approvalForm(message: string): ApprovalForm {
       properties: {
         approve: {
           type: "boolean",
-          title: "Approve this change",
-          description: "Tick to let PortReeve make exactly this change; leave unticked to refuse.",
+          title: "Approve exactly this change?",
+          description: "True (yes) lets PortReeve make it; false (no) changes nothing.",
           default: false,
         },
       },
@@ -75,52 +98,39 @@ export interface ExecuteCall {
 /**
  * The proof the execute's request needs, once it may go to the daemon; throws a
  * `BridgeError` (or `AnswerNeeded`) otherwise. Nothing here talks to the daemon.
+ *
+ * In every mode, `off` included, only a receipt this process's preview issued executes, and a
+ * declined one never does; a receipt whose preview said it would change nothing or be refused
+ * is never put to anyone.
  */
 export async function obtainApproval(
   ctx: ApprovalContext,
   call: ExecuteCall,
 ): Promise<ApprovalProof> {
   const mode = ctx.bridge.approval;
-  if (mode === "off") return mint(call.request, "approval_off");
   const book = ctx.receipts;
   const issued = book.get(call.receiptId);
-  // An answered receipt is never asked about again; an approved one goes on to the daemon,
-  // which executes it or replays its recorded outcome.
-  if (issued?.decision === "approved") return mint(call.request, "receipt_answered");
-  if (issued?.decision === "declined") throw declined(call);
+  if (!issued) throw notIssuedHere(call);
+  if (issued.decision === "declined") throw declined(call);
+  // An approved (or executed) receipt is never asked about again: the daemon executes it or
+  // replays its recorded outcome, even past its expiry.
+  if (issued.decision === "approved") return mint(call.request, "receipt_answered");
+  checkReceipt(issued, call, book.now());
+  const asking = issued.asking;
+  if (asking.kind === "nothing_to_do" || asking.kind === "preview_refused") {
+    throw nothingToApprove(call, asking.kind);
+  }
+  if (mode === "off") return mint(call.request, "approval_off");
   if (!ctx.host.canAsk) {
     if (mode === "required") throw hostCannotAsk(call);
-    // The preview told the agent to get the person's explicit yes first.
+    // `auto`, chosen by a person in the host entry: the host's own tool prompt stands in.
     return mint(call.request, "agent_asks_user");
   }
-  if (!issued) throw notIssuedHere(call);
-  if (issued.action !== call.action || !sameTarget(issued.target, call.target)) {
-    throw receiptConflict(
-      "receipt_mismatch",
-      "The receipt was issued for a different action or target.",
-      call.receiptId,
-    );
-  }
-  const now = Date.now();
-  const expiresAt = Date.parse(issued.expiresAt);
-  if (!(expiresAt > now)) {
-    throw receiptConflict(
-      "receipt_expired",
-      `Receipt ${call.receiptId} expired at ${issued.expiresAt}.`,
-    );
-  }
-  const deadline = Math.min(now + ctx.bridge.approvalMs, expiresAt);
-  const answer = await askPerson(ctx, approvalForm(issued.question), deadline, {
+  if (asking.kind === "too_long_to_ask") throw tooLongToAsk(call, asking.length);
+  const deadline = Math.min(book.now() + ctx.bridge.approvalMs, Date.parse(issued.expiresAt));
+  const answer = await askPerson(ctx, approvalForm(asking.text), deadline, {
     subject: call.receiptId,
-    busy: () =>
-      new BridgeError(
-        Codes.approvalUnavailable,
-        `The user is already being asked about receipt ${
-          short(call.receiptId)
-        }; nothing was sent to the daemon.`,
-        true,
-        { receiptId: call.receiptId, reason: "question_open" },
-      ),
+    busy: () => questionOpen(call),
     cancelled: () => cancelledWhileAsking({ receiptId: call.receiptId }),
     noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
   });
@@ -129,12 +139,58 @@ export async function obtainApproval(
   return mint(call.request, "person");
 }
 
+/** The daemon's own receipt checks, made before anyone is asked or anything is sent. */
+function checkReceipt(issued: IssuedReceipt, call: ExecuteCall, now: number): void {
+  if (issued.action !== call.action || !sameTarget(issued.target, call.target)) {
+    throw receiptConflict(
+      "receipt_mismatch",
+      "The receipt was issued for a different action or target.",
+      call.receiptId,
+    );
+  }
+  if (!(Date.parse(issued.expiresAt) > now)) {
+    throw receiptConflict(
+      "receipt_expired",
+      `Receipt ${call.receiptId} expired at ${issued.expiresAt}.`,
+    );
+  }
+}
+
+/**
+ * What a preview's data says about approval: who will ask the person, or null when nobody
+ * will be asked because executing this receipt will be refused unasked (it would change
+ * nothing, the daemon would refuse it, or its question cannot name everything it touches).
+ */
+export function previewApproval(
+  ctx: Pick<ApprovalContext, "bridge" | "host">,
+  asking: Asking,
+): ApprovalRoute | null {
+  if (asking.kind === "nothing_to_do" || asking.kind === "preview_refused") return null;
+  const route = approvalRoute(ctx);
+  return asking.kind === "too_long_to_ask" && route === "host_asks_user" ? null : route;
+}
+
+/** The error an execute of this receipt would end in before anyone is asked, if any. */
+export function refusalFor(
+  ctx: Pick<ApprovalContext, "bridge" | "host">,
+  call: Pick<ExecuteCall, "action" | "receiptId">,
+  asking: Asking,
+): BridgeError | undefined {
+  if (asking.kind === "nothing_to_do" || asking.kind === "preview_refused") {
+    return nothingToApprove(call, asking.kind);
+  }
+  if (asking.kind === "too_long_to_ask" && approvalRoute(ctx) === "host_asks_user") {
+    return tooLongToAsk(call, asking.length);
+  }
+  return undefined;
+}
+
 /** What the person would be asked about an input call, from read-only lookups. */
 export interface InputQuestion {
   /** Names this question: the same request against the same evidence is the same subject. */
   subject: string;
-  /** The whole question (see question.ts). */
-  question: string;
+  /** The whole question (see question.ts), or how long it would have been. */
+  question: Question;
 }
 
 /** An input value with a consequential effect, to be approved before its request is sent. */
@@ -148,7 +204,10 @@ export interface InputCall {
   prepare(): Promise<InputQuestion | undefined>;
   /** Errors for each way of not getting a yes; nothing has been sent when they are thrown. */
   refusals: {
-    hostCannotAsk(): BridgeError;
+    /** The host cannot ask: `required` refuses, `auto` sends the agent to the receipt pair. */
+    hostCannotAsk(mode: "required" | "auto"): BridgeError;
+    /** The question cannot fit `QUESTION_MAX`: it would have been `length` characters. */
+    tooLongToAsk(length: number): BridgeError;
     /** `answered`: what the host said; absent when the subject was declined earlier. */
     declined(answered?: Answer["action"]): BridgeError;
     busy(): BridgeError;
@@ -160,21 +219,24 @@ export interface InputCall {
 /**
  * The proof for a request whose input value is consequential (e.g. an acquire that reclaims):
  * `off` sends it as the reference bridge did, unasked; a host that cannot ask gets a refusal
- * before anything is read (there is no receipt for the agent to show); otherwise `prepare`
- * looks at what would happen and the person is asked. Undefined: nothing consequential would
- * happen now, so nothing was asked and no proof is given. A declined subject stays declined.
+ * before anything is read (there is no receipt for the host's prompt to stand on, so `auto`
+ * refuses too); otherwise `prepare` looks at what would happen and the person is asked.
+ * Undefined: nothing consequential would happen now, so nothing was asked and no proof is
+ * given. A declined subject stays declined.
  */
 export async function obtainInputApproval(
   ctx: ApprovalContext,
   call: InputCall,
 ): Promise<ApprovalProof | undefined> {
-  if (ctx.bridge.approval === "off") return mint(call.request, "approval_off");
-  if (!ctx.host.canAsk) throw call.refusals.hostCannotAsk();
+  const mode = ctx.bridge.approval;
+  if (mode === "off") return mint(call.request, "approval_off");
+  if (!ctx.host.canAsk) throw call.refusals.hostCannotAsk(mode);
   const asked = await call.prepare();
   if (!asked) return undefined;
   if (ctx.receipts.inputDeclined(asked.subject)) throw call.refusals.declined();
-  const deadline = Date.now() + ctx.bridge.approvalMs;
-  const answer = await askPerson(ctx, approvalForm(asked.question), deadline, {
+  if (!asked.question.ok) throw call.refusals.tooLongToAsk(asked.question.length);
+  const deadline = ctx.receipts.now() + ctx.bridge.approvalMs;
+  const answer = await askPerson(ctx, approvalForm(asked.question.text), deadline, {
     subject: asked.subject,
     ...call.refusals,
   });
@@ -186,7 +248,7 @@ export async function obtainInputApproval(
 }
 
 /** What one question is about, and the errors for not getting its answer. */
-interface Asking {
+interface Subject {
   /** The receipt id, or an input call's subject. */
   subject: string;
   busy(): BridgeError;
@@ -194,12 +256,12 @@ interface Asking {
   noAnswer(waitedMs: number, cause: unknown): BridgeError;
 }
 
-/** Asks in the host's protocol era; approved only by a ticked box. */
+/** Asks in the host's protocol era; approved only by `approve: true`. */
 function askPerson(
   ctx: ApprovalContext,
   form: ApprovalForm,
   deadline: number,
-  asking: Asking,
+  asking: Subject,
 ): Promise<Answer> {
   return ctx.host.ask
     ? askNow(ctx, asking, form, deadline)
@@ -209,13 +271,13 @@ function askPerson(
 /** 2025 era: one question at a time per subject, waited for until the deadline. */
 async function askNow(
   ctx: ApprovalContext,
-  asking: Asking,
+  asking: Subject,
   form: ApprovalForm,
   deadline: number,
 ): Promise<Answer> {
   const release = ctx.receipts.startAsking(asking.subject);
   if (!release) throw asking.busy();
-  const timeoutMs = Math.max(1, deadline - Date.now());
+  const timeoutMs = Math.max(1, deadline - ctx.receipts.now());
   try {
     return readAnswer(await ctx.host.ask!(form, { timeoutMs, signal: ctx.signal }));
   } catch (error) {
@@ -233,7 +295,7 @@ async function askNow(
  */
 function answerFromRetry(
   ctx: ApprovalContext,
-  asking: Asking,
+  asking: Subject,
   form: ApprovalForm,
   deadline: number,
 ): Answer {
@@ -242,7 +304,7 @@ function answerFromRetry(
   const question = retried?.state === undefined ? undefined : book.takeQuestion(retried.state);
   const answer = retried?.responses?.[APPROVAL_KEY];
   if (question && question.receiptId === asking.subject && answer !== undefined) {
-    if (Date.now() > question.deadline) {
+    if (book.now() > question.deadline) {
       throw asking.noAnswer(question.deadline - question.askedAt, undefined);
     }
     try {
@@ -265,7 +327,7 @@ export interface Answer {
   action: z.output<typeof elicitAnswer>["action"];
 }
 
-/** Only an accepted form whose box is ticked approves; anything the user typed is dropped. */
+/** Only an accepted form with `approve: true` approves; anything the user typed is dropped. */
 function readAnswer(raw: unknown): Answer {
   const answer = elicitAnswer.safeParse(raw);
   if (!answer.success) throw new HostAskError(false, "its answer was not an elicitation result");
@@ -275,93 +337,4 @@ function readAnswer(raw: unknown): Answer {
 
 function sameTarget(a: { type: string; id: string }, b: { type: string; id: string }): boolean {
   return a.type === b.type && a.id === b.id;
-}
-
-function short(receiptId: string): string {
-  return receiptId.slice(0, 8);
-}
-
-/**
- * The host's "no": it may be a person's, or the host's own (some hosts decline by themselves
- * in milliseconds), so the message says what the host answered, not who decided. Without an
- * answer, the receipt was declined by an earlier call.
- */
-function declined(call: ExecuteCall, answered?: Answer["action"]): BridgeError {
-  const receipt = `receipt ${short(call.receiptId)}`;
-  const what = answered === undefined
-    ? `${call.action} (${receipt}) was declined earlier`
-    : answered === "accept"
-    ? `The host answered the approval question for ${call.action} (${receipt}) without the box ticked`
-    : `The host answered "${answered}" to the approval question for ${call.action} (${receipt})`;
-  return new BridgeError(
-    Codes.approvalDeclined,
-    `${what[0].toUpperCase()}${what.slice(1)}; nothing was sent to the daemon.`,
-    false,
-    {
-      receiptId: call.receiptId,
-      action: call.action,
-      answer: answered ?? "declined_earlier",
-    },
-  );
-}
-
-function hostCannotAsk(call: ExecuteCall): BridgeError {
-  return new BridgeError(
-    Codes.approvalUnavailable,
-    "This bridge runs with --approval required and this host cannot ask its user (it did not declare MCP form elicitation); nothing was sent to the daemon.",
-    false,
-    { receiptId: call.receiptId, reason: "host_cannot_ask" },
-  );
-}
-
-/** The host cancelled the call during the question: execute and acquire gate alike. */
-export function cancelledWhileAsking(details: Record<string, unknown>): BridgeError {
-  return new BridgeError(
-    Codes.cancelled,
-    "The call was cancelled while the user was being asked; nothing was sent to the daemon.",
-    false,
-    details,
-  );
-}
-
-/**
- * Why a question got no answer: what the host said when it failed to ask, or undefined when
- * the wait ran out (any other error counts as no answer).
- */
-export function hostFailure(cause: unknown): string | undefined {
-  return cause instanceof HostAskError && !cause.timedOut ? cause.message : undefined;
-}
-
-function noAnswer(call: ExecuteCall, waitedMs: number, cause: unknown): BridgeError {
-  const failed = hostFailure(cause);
-  const why = failed === undefined
-    ? `No answer from the user about receipt ${short(call.receiptId)} within ${
-      Math.round(waitedMs / 1000)
-    } s`
-    : `The host could not ask the user about receipt ${short(call.receiptId)} (${failed})`;
-  return new BridgeError(
-    Codes.approvalUnavailable,
-    `${why}; nothing was sent to the daemon.`,
-    true,
-    { receiptId: call.receiptId, reason: failed === undefined ? "no_answer" : "host_failed" },
-  );
-}
-
-function notIssuedHere(call: ExecuteCall): BridgeError {
-  return new BridgeError(
-    Codes.notFound,
-    `This bridge did not issue receipt ${call.receiptId}, so it cannot show the user what it would do; nothing was sent to the daemon.`,
-    false,
-    { receiptCode: "not_found", receiptId: call.receiptId, reason: "not_previewed_here" },
-  );
-}
-
-/** The daemon's own receipt conflicts, found before the question instead of after it. */
-function receiptConflict(receiptCode: string, message: string, receiptId?: string): BridgeError {
-  return new BridgeError(
-    Codes.conflict,
-    message,
-    false,
-    receiptId === undefined ? { receiptCode } : { receiptCode, receiptId },
-  );
 }

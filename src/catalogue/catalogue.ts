@@ -16,18 +16,17 @@ import type { ToolContext, ToolDaemon } from "./context.ts";
 import { AnswerNeeded } from "../shared/host_channel.ts";
 import { isObject } from "../shared/json.ts";
 import { deeperThan } from "../shared/depth.ts";
-import { bridgeOrigin } from "../daemon/origin.ts";
 import { type CustodyWarningView, custodyWarningView } from "../results/custody_views.ts";
 import generated from "./tools_list.json" with { type: "json" };
 import {
   ANSWER_BOUNDS,
   boundedError,
-  cutText,
   fitValue,
   NOTE_ROOM,
   quotedIssue,
   withTruncationNote,
 } from "../shared/answer_bounds.ts";
+import { asSent, PAGE_ROOM, type PageFit, SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
 
 export type { ListedTool };
 
@@ -101,15 +100,12 @@ export class Catalogue {
     try {
       const ran = await runTool(tool, args, ctx, entry.capabilities);
       const warning = custodyWarning(ctx);
-      const shown = scrubbed(ctx, {
-        data: ran.shown,
-        summary: cutText(ran.summary, ANSWER_BOUNDS.summary.max),
-      });
-      const result = success(shown.data, shown.summary, warning);
-      // The text block holds the data's JSON: within the bound, the data is (no second pass).
-      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
-      if (text.length <= ANSWER_BOUNDS.result.max) return result;
-      return success(boundedData(shown.data), shown.summary, warning);
+      const shown = scrubbed(ctx, ran.shown);
+      const result = success(shown, warning);
+      // The text block is the envelope's JSON: within the bound, the data is (no second pass).
+      const limit = resultBytes(ctx);
+      if (textBytes(result) <= limit) return result;
+      return success(boundedData(shown, limit - ENVELOPE_ROOM), warning);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
@@ -171,7 +167,6 @@ function withoutHostHints(args: unknown): unknown {
 export interface Ran {
   full: unknown;
   shown: unknown;
-  summary: string;
 }
 
 /**
@@ -186,21 +181,22 @@ export async function runTool(
   capabilities: readonly string[] = tool.capabilities ?? [],
 ): Promise<Ran> {
   // Loaded with the definitions, on the first call: start-up and tools/list need neither.
-  const { compactData, compactItemChars, dataSchemaOf } = await import("../results/compact/mod.ts");
+  const { compactData, compactItemBytes, dataSchemaOf } = await import("../results/compact/mod.ts");
   refuseTooDeep(args);
   const { detail, rest } = takeDetail(tool, args ?? {});
   const input = tool.input.safeParse(withoutHostHints(rest));
   if (!input.success) {
-    throw invalidInput(describeIssues(tool.name, input.error), { issues: issues(input.error) });
+    throw invalidInput(describeIssues(input.error));
   }
-  // An event this bridge caused reads without `origin` (the instructions state its value).
-  const compact = { origin: bridgeOrigin(ctx.bridge.runId, ctx.bridge.label) };
   // Compacted along the output schema tools/list serves for it, so the two say the same.
   const schema = dataSchemaOf(SERVED_OUTPUTS.get(tool.name));
-  const itemChars = detail === "full" ? undefined : compactItemChars(schema, compact);
+  const pageFit: PageFit = {
+    itemBytes: detail === "full" ? asSent : compactItemBytes(schema),
+    budget: resultBytes(ctx) - PAGE_ROOM,
+  };
   const daemon = declaredRoutesOnly(ctx.daemon, tool);
   const full = withoutCredentialFields(
-    await tool.call({ ...ctx, daemon, capabilities, itemChars }, input.data),
+    await tool.call({ ...ctx, daemon, capabilities, pageFit }, input.data),
   );
   // The output schema documents and checks the fields agents act on; the daemon's record
   // is kept whole (not stripped to those fields), so nothing it says is lost.
@@ -210,8 +206,8 @@ export async function runTool(
       issues: issues(checked.error),
     });
   }
-  const shown = detail === "full" ? full : compactData(schema, full, compact);
-  return { full, shown, summary: tool.summary(checked.data, input.data) };
+  const shown = detail === "full" ? full : compactData(schema, full);
+  return { full, shown };
 }
 
 /**
@@ -237,12 +233,31 @@ function declaredRoutesOnly(
 }
 
 /**
- * A result's data within ANSWER_BOUNDS.result: pages are already far smaller (their records
- * were fitted to the page), so this cuts only a single record or answer that is larger.
+ * The most bytes one result may have here: what the host shows its model whole (its result
+ * limit, see src/shared/result_limits.ts), and never more than ANSWER_BOUNDS.result.
  */
-function boundedData(data: unknown): unknown {
-  const how = `; one result carries at most ${ANSWER_BOUNDS.result.max.toLocaleString("en-US")}`;
-  const fitted = fitValue(data, ANSWER_BOUNDS.result.max - NOTE_ROOM, how);
+function resultBytes(ctx: Pick<ToolContext, "resultLimitBytes">): number {
+  return Math.min(ctx.resultLimitBytes ?? SMALLEST_RESULT_BYTES, ANSWER_BOUNDS.result.max);
+}
+
+/** Room the envelope and a custody warning take around a result's data. */
+const ENVELOPE_ROOM = 1_000;
+
+const utf8 = new TextEncoder();
+
+function textBytes(result: CallToolResult): number {
+  const first = result.content[0];
+  return first?.type === "text" ? utf8.encode(first.text).length : 0;
+}
+
+/**
+ * A result's data within `max` bytes: pages are already smaller (their records were fitted to
+ * the page), so this cuts only a single record or answer that is larger, saying so where.
+ */
+function boundedData(data: unknown, max: number): unknown {
+  const how = `; this host shows a result of at most ${max.toLocaleString("en-US")} bytes whole`;
+  const measure = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
+  const fitted = fitValue(data, max - NOTE_ROOM, how, measure);
   return fitted.value === data ? data : withTruncationNote(fitted, how);
 }
 
@@ -264,17 +279,13 @@ const SERVED_OUTPUTS = new Map(SERVED.map(({ tool }) => [tool.name, tool.outputS
 
 /** Splits off `detail` for the tools that offer it; the tool's own input never sees it. */
 function takeDetail(
-  tool: Pick<ToolDefinition, "name" | "detail">,
+  tool: Pick<ToolDefinition, "detail">,
   args: unknown,
 ): { detail?: "full"; rest: unknown } {
-  const name = tool.name;
   if (!tool.detail || !isObject(args) || !("detail" in args)) return { rest: args };
   const { detail, ...rest } = args;
   if (detail !== "full") {
-    throw invalidInput(
-      `Invalid arguments for ${name}: detail: must be "full" (or omitted for the compact form).`,
-      { issues: [{ path: "detail", message: 'must be "full"' }] },
-    );
+    throw invalidInput('detail: must be "full" (or omitted for the compact form).');
   }
   return { detail, rest };
 }
@@ -283,8 +294,11 @@ function issues(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.slice(0, 20).map(quotedIssue);
 }
 
-/** Issues grouped by path, each message once, so nothing is said twice. */
-function describeIssues(name: string, error: z.ZodError): string {
+/**
+ * Issues grouped by path, each message once: `path: message; path: message.` The error states
+ * them here only (not again in its details), so a host shows each once.
+ */
+function describeIssues(error: z.ZodError): string {
   const byPath = new Map<string, string[]>();
   for (const { path, message } of issues(error)) {
     const messages = byPath.get(path) ?? [];
@@ -294,5 +308,5 @@ function describeIssues(name: string, error: z.ZodError): string {
   const list = [...byPath].map(([path, messages]) =>
     path ? `${path}: ${messages.join("; ")}` : messages.join("; ")
   );
-  return `Invalid arguments for ${name}: ${list.join("; ")}.`;
+  return `${list.join("; ")}.`;
 }

@@ -7,7 +7,7 @@ import type { Memory } from "./memory.ts";
 import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
-import type { ItemChars } from "../results/pagination.ts";
+import type { PageFit } from "../results/pagination.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -50,6 +50,14 @@ export interface ToolContext extends Omit<Services, "daemon"> {
   capabilities: readonly string[];
   /** How this request can reach the person at the host (MCP elicitation), if at all. */
   host: HostChannel;
-  /** A page item's size in the form this call's result shows it (pages stop by this). */
-  itemChars?: ItemChars;
+  /**
+   * What a page of this call may hold: the host's result limit less the room around the items,
+   * and each item's size in the form this call shows it (pages stop by these).
+   */
+  pageFit?: PageFit;
+  /**
+   * The largest result (bytes of what the host shows its model) the connected host shows whole,
+   * known from its name (src/shared/result_limits.ts); unset: the smallest any known host shows.
+   */
+  resultLimitBytes?: number;
 }

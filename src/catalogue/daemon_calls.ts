@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { ToolContext } from "./context.ts";
-import { type Page, paginate, scopeOf, type SortKey } from "../results/pagination.ts";
+import { type ItemId, type Page, paginate, scopeOf } from "../results/pagination.ts";
 import { withOutcomeCheck } from "./outcome_checks.ts";
 import type { Params, Query, Route } from "./routes.ts";
 import type { ApprovalProof } from "../daemon/gate.ts";
@@ -90,26 +90,26 @@ export function queryOf(fields: Record<string, unknown>): Query {
 
 /**
  * A bridge-side page of a daemon collection that arrives whole: the filters go to the
- * daemon, the page is cut here (see pagination.ts), bound to `listing` (the tool's name) and
- * those filters.
+ * daemon, the page is cut here in the daemon's order (see pagination.ts), bound to `listing`
+ * (the tool's name) and those filters.
  */
 export async function readPage<Item extends z.ZodType>(
   ctx: ToolContext,
   route: Route<z.ZodArray<Item>>,
   listing: string,
   input: PageQuery,
-  key: (item: z.output<Item>) => SortKey,
+  idOf: (item: z.output<Item>) => ItemId,
   /** The tool that reads one record whole, named by a record cut to fit a page. */
   readWhole: string,
 ): Promise<Page<z.output<Item>>> {
   const { limit, afterCursor, ...filters } = input;
   const all = await read(ctx, route, {}, filters);
   const scope = scopeOf(listing, filters);
-  return paginate(all, key, {
+  return paginate(all, idOf, {
     scope,
     limit,
     afterCursor,
-    itemChars: ctx.itemChars,
+    fit: ctx.pageFit,
     readWhole: () => readWhole,
   });
 }

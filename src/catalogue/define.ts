@@ -46,8 +46,6 @@ export interface ToolDefinition<
    * against `output` before anyone sees it.
    */
   call(ctx: ToolContext, input: z.output<In>): Promise<z.input<Out> | z.output<Out>>;
-  /** One short line a person can read, not the JSON again. */
-  summary(data: z.output<Out>, input: z.output<In>): string;
 }
 
 // deno-lint-ignore no-explicit-any -- definitions differ in their zod generics; the catalogue only needs the common surface.

@@ -18,6 +18,7 @@ import * as activationLifecycle from "./tools/activation_lifecycle.ts";
 import * as launcherLifecycle from "./tools/launcher_lifecycle.ts";
 import * as claimReceipts from "./tools/consequential/claims.ts";
 import * as stackReceipts from "./tools/consequential/stacks.ts";
+import * as settingsReceipts from "./tools/consequential/settings.ts";
 
 export const FAMILIES: readonly Record<string, unknown>[] = [
   diagnostics,
@@ -34,6 +35,7 @@ export const FAMILIES: readonly Record<string, unknown>[] = [
   launcherLifecycle,
   claimReceipts,
   stackReceipts,
+  settingsReceipts,
 ];
 
 /**
@@ -84,8 +86,8 @@ export const TOOL_ORDER: readonly AnyTool[] = [
   stackReceipts.stackApplyExecute,
   stackReceipts.stacksPrunePreview,
   stackReceipts.stacksPruneExecute,
-  stackReceipts.settingsUpdatePreview,
-  stackReceipts.settingsUpdateExecute,
+  settingsReceipts.settingsUpdatePreview,
+  settingsReceipts.settingsUpdateExecute,
   stacks.stackSnapshot,
   launcherLifecycle.launcherOperationBegin,
   launcherLifecycle.launcherOperationRenew,

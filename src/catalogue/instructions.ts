@@ -1,17 +1,16 @@
 /**
- * The server instructions: what every host shows its model before any call. Some hosts cut
- * them to about 250 characters, so the rule that matters most comes first: never free a port
- * yourself; every consequential change waits for a person. The compact-result rules close
- * them, stated from their declaration with this bridge's own origin (an event it caused is
- * written without one). A leaf of the catalogue: the server states them at start-up.
+ * The server instructions: what every host shows its model before any call. They are the same
+ * bytes on every start, whatever the label or run (a host keeps its cached prompt across
+ * sessions), and short: hosts that load tools on demand resend them with every request or
+ * search (Codex's tool_search line, its namespace description), and Codex's code mode repeats
+ * them beside every tool; the reference's are 93 bytes. So they hold only the two rules a model
+ * must know before it calls anything: never free a port yourself, and a person approves every
+ * change (an *_execute needs its *_preview's receipt, which the schemas say). Nothing a model
+ * learns when it needs it: an error states its own next step, the inputs that need an absolute
+ * path or a UUID of the caller's say so, and each result says what it holds by itself.
  */
-import { rulesParagraph } from "../results/compact/rules.ts";
-import type { JsonValue } from "../shared/json.ts";
+export const SERVER_INSTRUCTIONS =
+  "Never kill a process to free a port; *_execute only on user approval.";
 
-export function serverInstructions(origin: JsonValue): string {
-  return "PortReeve's daemon is the only authority on local dev ports. Never kill a process or " +
-    "edit files to free a port: changes go *_preview, then the user's explicit approval, then " +
-    "*_execute. On an error, do what its 'Next step:' line says. Ids are UUIDs, paths absolute, inputs strict, " +
-    "limit 1-200 (default 50); reuse afterCursor only with the same filters. " +
-    rulesParagraph(origin);
-}
+/** The longest the instructions may be, in UTF-8 bytes. */
+export const INSTRUCTIONS_MAX_BYTES = 400;

@@ -8,7 +8,7 @@ import { defineTool, type ToolDefinition } from "./define.ts";
 import { pageQuery, queryOf, read, readByPost, readPage } from "./daemon_calls.ts";
 import { type Params, type Route, segmentsOf } from "./routes.ts";
 import { page } from "./shapes.ts";
-import type { SortKey } from "../results/pagination.ts";
+import type { ItemId } from "../results/pagination.ts";
 
 type ReadSpec<In extends z.ZodObject, Out extends z.ZodType> =
   & Omit<ToolDefinition<In, Out>, "kind" | "call" | "routes" | "output">
@@ -45,8 +45,8 @@ type PagedSpec<In extends z.ZodObject, Item extends z.ZodType> =
     item: Item;
     /** The collection's GET; the daemon answers it whole, filtered by the input's filters. */
     route: Route<z.ZodArray<Item>>;
-    /** The sort key pages are cut by. */
-    key(item: z.output<Item>): SortKey;
+    /** What identifies an item (pages keep the daemon's order; a cursor names its last item). */
+    id(item: z.output<Item>): ItemId;
     /** The tool (and argument) that reads one record whole, e.g. `portreeve_claim_get (id)`. */
     readWhole: string;
   };
@@ -58,12 +58,12 @@ type PagedSpec<In extends z.ZodObject, Item extends z.ZodType> =
 export function pagedReadTool<In extends z.ZodObject<z.ZodRawShape>, Item extends z.ZodType>(
   spec: PagedSpec<In, Item>,
 ): ToolDefinition<In, ReturnType<typeof page<Item>>> {
-  const { item, route, key, readWhole, ...rest } = spec;
+  const { item, route, id, readWhole, ...rest } = spec;
   return defineTool({
     ...rest,
     kind: "read",
     output: page(item),
     routes: [route],
-    call: (ctx, input) => readPage(ctx, route, spec.name, pageQuery(input), key, readWhole),
+    call: (ctx, input) => readPage(ctx, route, spec.name, pageQuery(input), id, readWhole),
   });
 }

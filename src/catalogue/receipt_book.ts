@@ -1,12 +1,24 @@
 /**
- * What this bridge knows about the receipts its previews returned: action, target, expiry,
- * the question a person would be asked, and the person's answer once given. Lets an execute
- * be checked and put to the user before anything reaches the daemon. Also the declined
+ * What this bridge process knows about the receipts its previews returned: action, target,
+ * expiry, the question a person would be asked (or why none is), and the person's answer once
+ * given. Only a receipt found here is ever executed, in every approval mode: a receipt issued
+ * through another bridge or an earlier process is not, and a declined one never is. Also the declined
  * input questions (an acquire that would reclaim), so a "no" is not asked about again.
  * Bounded (oldest forgotten first), never persisted, holds no secrets.
  */
 
 export type Decision = "approved" | "declined";
+
+/** What executing this receipt will put to a person, decided from its preview. */
+export type Asking =
+  /** The one message the person is shown for this receipt. */
+  | { kind: "question"; text: string }
+  /** The preview said executing would change nothing: nobody is asked, nothing is sent. */
+  | { kind: "nothing_to_do" }
+  /** The preview said the daemon would refuse it: nobody is asked, nothing is sent. */
+  | { kind: "preview_refused" }
+  /** It names more than one question can show (`length` characters): refused where asked. */
+  | { kind: "too_long_to_ask"; length: number };
 
 export interface IssuedReceipt {
   receiptId: string;
@@ -14,8 +26,7 @@ export interface IssuedReceipt {
   /** The target as the bridge sends it on execute (port string, lowercase claim id, …). */
   target: { type: string; id: string };
   expiresAt: string;
-  /** The one message the person is shown for this receipt. */
-  question: string;
+  asking: Asking;
   decision?: Decision;
 }
 
@@ -32,7 +43,11 @@ export class ReceiptBook {
   #asking = new Set<string>();
   #declinedInputs = new Set<string>();
 
-  constructor(private readonly capacity = 500) {}
+  /**
+   * `now`: the clock receipts expire and questions time out by (the process's own, or a
+   * test's fake clock).
+   */
+  constructor(private readonly capacity = 500, readonly now: () => number = Date.now) {}
 
   remember(receipt: IssuedReceipt): void {
     const known = this.#receipts.get(receipt.receiptId);
@@ -71,7 +86,7 @@ export class ReceiptBook {
   /** A question handed to the host for a later retry; returns the unguessable state. */
   openQuestion(receiptId: string, deadline: number): string {
     const state = crypto.randomUUID();
-    this.#questions.set(state, { receiptId, askedAt: Date.now(), deadline });
+    this.#questions.set(state, { receiptId, askedAt: this.now(), deadline });
     trim(this.#questions, this.capacity);
     return state;
   }

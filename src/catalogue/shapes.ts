@@ -60,11 +60,11 @@ export const pageInput = {
   afterCursor: z.string().min(1).max(INPUT_BOUNDS.cursor.max).optional(),
 };
 
-/** `{items, page:{nextCursor?}}`: nextCursor is omitted on the last page. */
+/** `{items, page:{itemCount, nextCursor?}}`: nextCursor is omitted on the last page. */
 export function page<T extends z.ZodType>(item: T) {
   return z.object({
     items: z.array(item),
-    page: z.object({ nextCursor: z.string().optional() }),
+    page: z.object({ itemCount: z.int(), nextCursor: z.string().optional() }),
   });
 }
 
@@ -427,11 +427,13 @@ export const boundedPath = (required = false, max: number = INPUT_BOUNDS.path.ma
     { message: `must be at most ${INPUT_BOUNDS.path.max} bytes (the OS path limit)` },
   );
 
-/** Absolute path, validated without touching the filesystem; the daemon canonicalises it. */
+/**
+ * Absolute path, validated without touching the filesystem (the bridge resolves no relative
+ * path; the daemon canonicalises absolute ones).
+ */
 export const absolutePath = (required = false, max?: number) =>
   boundedPath(required, max).refine((p) => p.startsWith("/"), {
-    message:
-      "must be an absolute path (the bridge does not resolve relative paths; the daemon canonicalises absolute ones)",
+    message: "must be an absolute path",
   });
 
 /**

@@ -5,9 +5,10 @@
  * `{"version":1,"error":{"code","message"}}` so scripts need only read stdout.
  */
 import { type EnvReader, locateSocket, SocketPathError } from "../shared/socket_location.ts";
+import type { Disk } from "../shared/socket_site.ts";
 import { ConfigError, formatHuman, HOST_IDS, renderConfig, TOOLSETS } from "../profiles/mod.ts";
 import { detectInstallation, type Installation } from "../shared/installation.ts";
-import { APPROVAL_MODES } from "../shared/options.ts";
+import { APPROVAL_MODES, DEFAULT_APPROVAL_MODE } from "../shared/options.ts";
 import {
   commandLine,
   type ReaderForm,
@@ -25,8 +26,8 @@ export interface ConfigDeps {
   os?: string;
   /** Whether this process may use the socket; only consulted for exact compiled output. */
   socketGranted?: (path: string) => boolean;
-  /** What is at a path (only `isDirectory` is used); defaults to Deno.statSync. */
-  stat?: (path: string) => { isDirectory: boolean };
+  /** What the socket checks see on disk; defaults to the real disk. */
+  disk?: Disk;
 }
 
 export const CONFIG_USAGE = `usage: portreeve-mcp config --host HOST [--portable] [--label NAME] ` +
@@ -57,8 +58,9 @@ registers it. Reads and writes no host file.
                     instead of this installation's absolute command
   --label NAME      passed to serve --label (1-64 of A-Z a-z 0-9 . _ -)
   --toolset SET     passed to serve --toolset: ${TOOLSETS.join(" | ")} (default full)
-  --approval MODE   passed to serve --approval: ${APPROVAL_MODES.join(" | ")} (default auto,
-                    which is not printed)
+  --approval MODE   passed to serve --approval: ${APPROVAL_MODES.join(" | ")} (default
+                    ${DEFAULT_APPROVAL_MODE}, which is not printed); the notes say what a
+                    person gets on this host
   --socket PATH     the daemon socket to grant and pin (default: $PORTREEVE_SOCKET, else
                     the platform default)
   --json            one JSON line {version, config} (or {version, error}) on stdout
@@ -159,7 +161,7 @@ function parseConfigOptions(args: string[], form: ReaderForm) {
 
 function discover(flag: string | undefined, deps: ConfigDeps) {
   try {
-    return locateSocket(flag, deps.env, deps.os, deps.stat);
+    return locateSocket(flag, deps.env, deps.os, deps.disk);
   } catch (error) {
     if (error instanceof SocketPathError) {
       throw new ConfigError(flag === undefined ? "socket" : "usage", error.message);

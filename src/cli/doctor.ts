@@ -5,7 +5,13 @@
  */
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/options.ts";
+import {
+  APPROVAL_MODES,
+  DEFAULT_APPROVAL_MODE,
+  PRODUCT,
+  SOFTWARE_VERSION,
+  TOOLSETS,
+} from "../shared/options.ts";
 import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
@@ -48,7 +54,7 @@ export const DOCTOR_OPTIONS = {
   label: { type: "string" },
   toolset: { type: "string", default: "full" },
   host: { type: "string", default: "generic" },
-  approval: { type: "string", default: "auto" },
+  approval: { type: "string", default: DEFAULT_APPROVAL_MODE },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -66,8 +72,8 @@ compatibility, health and the host command. Prints a checklist and one verdict.
                     ${wrappedList(HOST_IDS, ", ", " ".repeat(20))}
   --approval MODE   the serve --approval mode to check: ${
   APPROVAL_MODES.join(" | ")
-} (default auto);
-                    the report says what this host does with the bridge's question
+} (default ${DEFAULT_APPROVAL_MODE});
+                    the report says what a person gets on this host in that mode
   --json            one JSON object {version, verdict, next, checks} instead of the checklist
   -h, --help        this help
 

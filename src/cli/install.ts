@@ -12,12 +12,15 @@
 import { installLayout, LAUNCHER_NAME } from "../shared/install_layout.ts";
 import { shellQuote } from "../shared/shell.ts";
 import { commandLine, taskCommand, taskStep, taskUsage } from "../shared/hints.ts";
-import { HOST_IDS } from "../profiles/mod.ts";
+import { HOST_IDS, HOST_PROFILES } from "../profiles/mod.ts";
 import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { parseOptions, UsageError } from "./options.ts";
 import { BuildError, buildTree } from "./install/tree.ts";
-import { checkInstall, InstallRefused, installTree, uninstallRoot } from "./install/installer.ts";
+import { checkInstall, InstallRefused, installTree } from "./install/installer.ts";
 import { LAUNCHER_PATH, LIB_PATH, MANIFEST_PATH } from "./install/manifest.ts";
+import { uninstallRoot } from "./install/uninstaller.ts";
+import type { Steps } from "./install/plan.ts";
+import { uninstallOutcome } from "./install/uninstall_report.ts";
 
 /** The help, spelled for the way this reader runs tasks. */
 function installUsage(): string {
@@ -26,30 +29,37 @@ function installUsage(): string {
 
 install    bundles the bridge and installs ${LAUNCHER_NAME} for this user:
              ROOT/${LAUNCHER_PATH}          the launcher; it grants the bridge the socket it
-                                           finds at each start (--socket, PORTREEVE_SOCKET or
-                                           the default), so one install serves every socket
+                                           finds at each start (--socket, PORTREEVE_SOCKET,
+                                           PORTREEVE_HOME or the default), so one install
+                                           serves every socket
              ROOT/${LIB_PATH}/         the bundle, a private copy of deno, manifest.json
            ROOT is $PORTREEVE_MCP_INSTALL_ROOT, else ~/.deno. Installing again upgrades in place.
-           It refuses (exit 1, naming the path) to replace anything it did not write, or a file
-           changed since it wrote it.
-  --force  moves such paths aside (renamed to PATH.replaced-<time>, never deleted) and installs
+           It writes only into real folders (ROOT, bin, lib: never through a link) and refuses
+           (exit 1, naming the path) to replace anything it did not write, or a file changed
+           since it wrote it.
+  --force  moves such a thing aside (renamed to PATH.replaced-<time>, never deleted) when it is
+           a plain file in a folder install created; never a link, a folder, or anything in a
+           folder that was there before (a shared bin: move such a file yourself)
 uninstall  removes the files the manifest lists that are unchanged, then the folders install
-           created if they are empty, and says what it left and why.
+           created if they are empty; says what it left and why, what --force moved aside, and
+           how to take the entry out of each agent host.
 
 Exit codes: 0 ok, 1 refused or failed (something was left), 2 usage error.`;
 }
 
 class InstallError extends Error {}
 
-/** `install --force` as this reader pastes it, keeping an install root given by variable. */
-function forcedStep(): string {
+/** `install` (with `args`) as this reader pastes it, keeping an install root given by variable. */
+function installStep(args: string[]): string {
   const explicit = Deno.env.get("PORTREEVE_MCP_INSTALL_ROOT");
-  return taskStep(
-    "install",
-    ["--force"],
-    undefined,
-    explicit ? { PORTREEVE_MCP_INSTALL_ROOT: explicit } : {},
-  );
+  return `run ${
+    taskStep("install", args, undefined, explicit ? { PORTREEVE_MCP_INSTALL_ROOT: explicit } : {})
+  }`;
+}
+
+/** How install's refusals say to go on, pasteable. */
+function installSteps(): Steps {
+  return { forced: installStep(["--force"]), again: installStep([]) };
 }
 
 function installRoot(): string {
@@ -60,11 +70,21 @@ function installRoot(): string {
         `PORTREEVE_MCP_INSTALL_ROOT must be an absolute path (got "${explicit}")`,
       );
     }
-    return explicit.replace(/\/+$/, "") || "/";
+    return withoutNewline(explicit.replace(/\/+$/, "") || "/", "PORTREEVE_MCP_INSTALL_ROOT");
   }
   const home = Deno.env.get("HOME");
   if (!home) throw new UsageError("HOME is not set; set PORTREEVE_MCP_INSTALL_ROOT");
-  return `${home}/.deno`;
+  return withoutNewline(`${home}/.deno`, "HOME");
+}
+
+/** The launcher refuses to run from a folder whose path holds a newline: so does install. */
+function withoutNewline(root: string, origin: string): string {
+  if (!root.includes("\n")) return root;
+  throw new UsageError(
+    `${origin} gives the install root ${JSON.stringify(root)}, whose newline the launcher ` +
+      "refuses (a shell can cut the path to name another folder); choose a root without one " +
+      "with PORTREEVE_MCP_INSTALL_ROOT",
+  );
 }
 
 /** The installed launcher's `--version`, run with a socket that exists nowhere. */
@@ -85,9 +105,8 @@ async function installedVersion(launcher: string): Promise<string> {
 async function install(force: boolean, say: (line: string) => void): Promise<void> {
   const root = installRoot();
   const layout = installLayout(root);
-  await Deno.mkdir(root, { recursive: true });
   // Refuse before the build when the launcher, the lib folder or the manifest is not ours.
-  await checkInstall(root, [LAUNCHER_PATH], force, forcedStep());
+  await checkInstall(root, [LAUNCHER_PATH], force, installSteps());
   const staging = await Deno.makeTempDir({ prefix: "portreeve-mcp-install-" });
   try {
     const files = await buildTree(staging, Deno.execPath(), Deno.build.os);
@@ -95,7 +114,7 @@ async function install(force: boolean, say: (line: string) => void): Promise<voi
       force,
       version: SOFTWARE_VERSION,
       say,
-      forced: forcedStep(),
+      steps: installSteps(),
     });
   } finally {
     await Deno.remove(staging, { recursive: true });
@@ -121,23 +140,19 @@ async function install(force: boolean, say: (line: string) => void): Promise<voi
   );
 }
 
-/** Exit 0 when everything the installer wrote is gone, else 1. */
+/** Exit 0 when everything the installer wrote is gone, else 1 (with what to do next). */
 async function uninstall(say: (line: string) => void): Promise<number> {
   const root = installRoot();
-  const report = await uninstallRoot(root);
-  if (report.removed.length === 0 && report.left.length === 0) {
-    say(`Nothing to remove: no ${LAUNCHER_NAME} installation under ${root}.`);
-    return 0;
-  }
-  if (report.removed.length > 0) {
-    say(`Removed:\n${report.removed.map((path) => `  ${path}`).join("\n")}`);
-  }
-  if (report.left.length > 0) {
-    say(`Left:\n${report.left.map(({ path, why }) => `  ${path}: ${why}`).join("\n")}`);
-  }
-  // A folder left only because it holds someone else's files is not a failure.
-  const ownFileLeft = report.left.some(({ path }) => !path.endsWith("/"));
-  return ownFileLeft ? 1 : 0;
+  const explicit = Deno.env.get("PORTREEVE_MCP_INSTALL_ROOT");
+  const again = taskStep(
+    "uninstall",
+    [],
+    undefined,
+    explicit ? { PORTREEVE_MCP_INSTALL_ROOT: explicit } : {},
+  );
+  const outcome = uninstallOutcome(root, await uninstallRoot(root), HOST_PROFILES, again);
+  for (const line of outcome.lines) say(line);
+  return outcome.code;
 }
 
 const INSTALL_OPTIONS = {

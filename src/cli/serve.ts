@@ -1,5 +1,5 @@
 /** `portreeve-mcp serve`: its options and their checks; the bridge itself is in src/bridge/. */
-import { APPROVAL_MODES, PRODUCT, TOOLSETS } from "../shared/options.ts";
+import { APPROVAL_MODES, DEFAULT_APPROVAL_MODE, PRODUCT, TOOLSETS } from "../shared/options.ts";
 import { locateSocket } from "../shared/socket_location.ts";
 import { commandLine } from "../shared/hints.ts";
 import { LOG_LEVELS } from "../shared/logging.ts";
@@ -12,7 +12,7 @@ export const SERVE_OPTIONS = {
   toolset: { type: "string", default: "full" },
   "log-level": { type: "string", default: "info" },
   "custody-ms": { type: "string" },
-  approval: { type: "string", default: "auto" },
+  approval: { type: "string", default: DEFAULT_APPROVAL_MODE },
   "approval-ms": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -29,9 +29,10 @@ are JSON lines on stderr. A host starts it; run by hand it waits for frames on s
   --log-level LEVEL   error | warn | info | debug (default info)
   --custody-ms MS     how long credentials are held without an explicit extension
                       (1000-600000, default 600000 = 10 min; lower values are for drills)
-  --approval MODE     how a person approves *_execute: auto (default) asks the user through
-                      the host when it can (MCP elicitation); required refuses executes when
-                      the host cannot ask; off never asks (the agent must ask the user)
+  --approval MODE     how a person approves each change: required (default) asks the user
+                      through the host (MCP elicitation) and refuses the change when the host
+                      cannot ask; auto lets the host's own tool prompt stand in where the host
+                      cannot ask; off never asks (trusted scripts)
   --approval-ms MS    how long a question waits for the user's answer (1000-300000, default
                       120000 = 2 min; never past the receipt's expiry)
   -h, --help          this help
@@ -64,8 +65,20 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
         }\` shows how). Press Ctrl-C to stop.\n`,
     );
   }
-  const { serveStdio } = await import("../bridge/stdio.ts");
-  return await serveStdio({ socket, label, toolset, logLevel, custodyMs, approval, approvalMs });
+  const [{ serveStdio }, { resultLimits }] = await Promise.all([
+    import("../bridge/stdio.ts"),
+    import("../profiles/hosts.ts"),
+  ]);
+  return await serveStdio({
+    socket,
+    label,
+    toolset,
+    logLevel,
+    custodyMs,
+    approval,
+    approvalMs,
+    resultLimits: resultLimits(),
+  });
 }
 
 /**

@@ -60,6 +60,35 @@ export function lateAfter(sentAt: number, expiresAt: number): number {
   return Math.max(1, Math.floor((expiresAt - sentAt) / 2));
 }
 
+/** Time a renewal needs on top of the daemon's observed delay to be answered in time. */
+export const LANDING_SLACK_MS = 1_000;
+
+/**
+ * How much of its TTL a credential must have left when it arrives to be held as it is: enough
+ * for a renewal to be answered (the daemon's observed delay and a second), and no less than
+ * the margin at which custody renews it anyway, so it is never reported held while its first
+ * renewal is already due.
+ */
+export function arrivalNeed(ttlMs: number, daemonDelayMs: number): number {
+  return Math.max(daemonDelayMs + LANDING_SLACK_MS, renewalMargin(ttlMs, daemonDelayMs));
+}
+
+/**
+ * What to do with a credential the daemon has just granted, expiring at `expiresAt`. The
+ * daemon sets a lease's expiry from the start of its work, so an acquire that waited in a busy
+ * daemon can arrive with its expiry near or past: past, it lapsed; within `needMs`
+ * (`arrivalNeed`), it is renewed before it is reported as held; otherwise it is held.
+ */
+export function arrival(
+  now: number,
+  expiresAt: number,
+  needMs: number,
+): "lapsed" | "renew-now" | "hold" {
+  const left = expiresAt - now;
+  if (left <= 0) return "lapsed";
+  return left <= needMs ? "renew-now" : "hold";
+}
+
 /** Custody end for an extension request, measured from acquisition and capped at the maximum. */
 export function extendedCustody(
   acquiredAt: number,

@@ -20,8 +20,9 @@ export class CustodyError extends Error {
   }
 }
 
-const UNAVAILABLE = "credential unavailable: the handle is unknown, expired or settled, or " +
-  "belongs to another activation, operation or bridge process";
+// The code says "credential unavailable"; the message says only why it can be.
+const UNAVAILABLE =
+  "The handle is unknown, expired or settled, or another activation's, operation's or bridge's.";
 
 /**
  * One error for every handle that cannot be used, so handles cannot be probed. The only
@@ -45,9 +46,59 @@ export class CredentialUnavailableError extends CustodyError {
 
 function lapsedMessage({ kind, failure }: { kind: CredentialKind; failure: RenewalFailure }) {
   const what = kind === "launcher" ? "launcher operation" : "lease";
-  return `credential unavailable: the ${what} could no longer be renewed ` +
+  return `The ${what} could no longer be renewed ` +
     `(${failure.code} at ${new Date(failure.at).toISOString()}: ${failure.message}); ` +
     `its credential was erased`;
+}
+
+/**
+ * A credential the daemon granted that was dead on arrival, or about to be and could not be
+ * renewed at once: nothing is held, and the agent is told to acquire again (retryable).
+ */
+export class LeaseLapsedError extends CustodyError {
+  readonly expiresAt: number;
+  readonly renewalFailure?: RenewalFailure;
+
+  constructor(
+    readonly kind: CredentialKind,
+    readonly id: string,
+    at: { expiresAt: number; now: number; failure?: RenewalFailure },
+  ) {
+    super(Codes.leaseLapsed, lapsedOnArrival(kind, id, at), true);
+    this.expiresAt = at.expiresAt;
+    if (at.failure) this.renewalFailure = at.failure;
+  }
+
+  override get details(): Record<string, unknown> {
+    const key = this.kind === "activation" ? "activationId" : "leaseId";
+    const failure = this.renewalFailure;
+    return {
+      [key]: this.id,
+      expiresAt: new Date(this.expiresAt).toISOString(),
+      ...(failure
+        ? { renewalFailure: { ...failure, at: new Date(failure.at).toISOString() } }
+        : {}),
+    };
+  }
+}
+
+function lapsedOnArrival(
+  kind: CredentialKind,
+  id: string,
+  { expiresAt, now, failure }: { expiresAt: number; now: number; failure?: RenewalFailure },
+): string {
+  const what = kind === "activation" ? `activation ${id}'s leases` : `lease ${id}`;
+  const expiry = new Date(expiresAt).toISOString();
+  const head = `The daemon granted ${what}, but it lapsed before this bridge could keep it: `;
+  if (failure) {
+    return `${head}it expired at ${expiry}, too soon for a renewal to land, and the renewal ` +
+      `sent at once failed (${failure.code}: ${failure.message}). It is not held.`;
+  }
+  if (expiresAt > now) {
+    return `${head}it expired at ${expiry}, too soon to renew. It is not held.`;
+  }
+  return `${head}the daemon's answer came ${seconds(now - expiresAt)} s after its expiry at ` +
+    `${expiry} (a busy daemon sets the expiry from the start of its work). It is not held.`;
 }
 
 /** Extension outside the allowed window (default 10–60 minutes from acquisition). */

@@ -147,7 +147,7 @@ export class CredentialFragments {
     values.clear();
     keys.clear();
     if (masks.length === 0) return text;
-    return masked(text, masks);
+    return masked(text, masks, json ? "\\\\" : "\\");
   }
 
   /** Adds one credential character to `run`; whether its last window is a remembered one. */
@@ -219,21 +219,65 @@ class Run {
   }
 }
 
-/** `text` with the ranges in `masks` replaced, touching or overlapping ranges as one. */
-function masked(text: string, masks: number[]): string {
+/**
+ * `text` with the ranges in `masks` replaced, touching or overlapping ranges as one. A range
+ * never splits an escape of the text the string holds (`literal` is how one backslash of that
+ * text is written here): JSON inside a JSON string (a text block's envelope) writes its own
+ * escapes as `\\n` or `\\u0001`, whose letters are credential characters; a range that began
+ * at that letter would leave a lone backslash behind and break the inner JSON, so it grows to
+ * take the whole escape.
+ */
+function masked(text: string, masks: number[], literal: string): string {
   const ranges: [number, number][] = [];
   for (let m = 0; m < masks.length; m += 2) ranges.push([masks[m], masks[m + 1]]);
   ranges.sort((a, b) => a[0] - b[0]);
   let out = "";
   let from = 0;
   for (let r = 0; r < ranges.length;) {
-    const start = ranges[r][0];
+    let start = innerEscapeStart(text, ranges[r][0], literal);
     let end = ranges[r++][1];
     while (r < ranges.length && ranges[r][0] <= end) end = Math.max(end, ranges[r++][1]);
+    end = innerEscapeEnd(text, end, literal);
+    start = Math.max(start, from);
     out += text.slice(from, start) + REDACTED;
     from = end;
   }
   return out + text.slice(from);
+}
+
+const HEX = /^[0-9A-Fa-f]*$/;
+
+/** Whether `text` holds, ending just before `at`, a backslash of the inner text that escapes. */
+function escapingBackslashBefore(text: string, at: number, literal: string): boolean {
+  if (at < literal.length || text.slice(at - literal.length, at) !== literal) return false;
+  let raw = 0;
+  while (at - raw - 1 >= 0 && text.charCodeAt(at - raw - 1) === BACKSLASH) raw++;
+  // Backslashes of the inner text, written `literal` each; an odd count escapes what follows.
+  if (raw % literal.length !== 0) return false;
+  return (raw / literal.length) % 2 === 1;
+}
+
+/** Where an inner escape that holds offset `at` (its letter or a hex digit) begins, else `at`. */
+function innerEscapeStart(text: string, at: number, literal: string): number {
+  if (escapingBackslashBefore(text, at, literal)) return at - literal.length;
+  for (let digits = 0; digits <= 3; digits++) {
+    const u = at - digits - 1;
+    if (u < 0 || text[u] !== "u" || !HEX.test(text.slice(u + 1, at))) continue;
+    if (escapingBackslashBefore(text, u, literal)) return u - literal.length;
+  }
+  return at;
+}
+
+/** Where an inner `\uXXXX` escape that offset `end` falls inside ends, else `end`. */
+function innerEscapeEnd(text: string, end: number, literal: string): number {
+  for (let digits = 0; digits <= 3; digits++) {
+    const u = end - digits - 1;
+    if (u < 0 || text[u] !== "u" || !HEX.test(text.slice(u + 1, end))) continue;
+    if (!escapingBackslashBefore(text, u, literal)) continue;
+    const close = u + 5;
+    if (close <= text.length && HEX.test(text.slice(u + 1, close))) return close;
+  }
+  return end;
 }
 
 function rotl(x: number, b: number): number {

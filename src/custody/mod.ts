@@ -37,6 +37,16 @@
  * - `onEvent` reports renewed / renewal-late / renewal-failed / erased for logging: ids and
  *   codes, never secrets or handles.
  *
+ * ## Arrival
+ * The daemon sets a lease's expiry from the start of a slow acquire, so its answer can come
+ * with the expiry near or past. `admitLease` / `admitActivation` (what the tools call; `hold*`
+ * take a credential as it is) judge it first (`arrival` in cadence.ts): expiry passed →
+ * `LeaseLapsedError` (portreeve_lease_lapsed, retryable), nothing held or renewed; less left
+ * than `arrivalNeed` (the observed daemon delay and a second, at least the renewal margin) →
+ * renewed at once, and held only once that renewal landed, else `LeaseLapsedError` with its
+ * failure; otherwise held. The TTL is judged from when the acquire was sent. A lease refused
+ * here is told by that error, never again as a lapse warning.
+ *
  * ## Custody window
  * Default 10 min from acquisition; `extendActivation` and `renewLauncherNow`
  * with minutes set it to acquisition + minutes (10–60), only lengthening (a repeat reports
@@ -73,6 +83,8 @@
 
 export { type Clock, realClock } from "./clock.ts";
 export {
+  arrival,
+  arrivalNeed,
   extendedCustody,
   lateAfter,
   MINUTE_MS,
@@ -88,6 +100,7 @@ export {
   CustodyLimitError,
   HandleCollisionError,
   InvalidRenewalError,
+  LeaseLapsedError,
   RenewalFailedError,
   RenewalTimeoutError,
 } from "./errors.ts";

@@ -1,5 +1,12 @@
 import { type Clock, realClock } from "./clock.ts";
-import { extendedCustody, lateAfter, MINUTE_MS, renewDelay } from "./cadence.ts";
+import {
+  arrival,
+  arrivalNeed,
+  extendedCustody,
+  lateAfter,
+  MINUTE_MS,
+  renewDelay,
+} from "./cadence.ts";
 import {
   CredentialUnavailableError,
   CustodyClosedError,
@@ -8,6 +15,7 @@ import {
   describeFailure,
   HandleCollisionError,
   lateRenewal,
+  LeaseLapsedError,
   RenewalFailedError,
   safeDetails,
 } from "./errors.ts";
@@ -154,6 +162,77 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
     return launcherView(
       this.#insert("launcher", operationId, [entry], renewAfterMilliseconds),
     );
+  }
+
+  // ---- admitting: what the daemon just granted, judged as it arrives ------------------------
+
+  /** The time on custody's clock (what `admit*`'s `sentAt` is measured in). */
+  now(): number {
+    return this.#clock.now();
+  }
+
+  /**
+   * Holds a lease the daemon has just granted, unless it is dead or about to be (mod.ts,
+   * "Arrival"). `sentAt`: when the acquire went out, which bounds the TTL the daemon granted.
+   * Rejects with `LeaseLapsedError` (retryable) when it lapsed; nothing is then held.
+   */
+  async admitLease(
+    lease: { leaseId: string; token: string; expiresAt: number },
+    sentAt: number,
+  ): Promise<HeldLease> {
+    this.#recognise(lease.token);
+    requireId("leaseId", lease.leaseId);
+    const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
+    const group = this.#insert("lease", lease.leaseId, [entry], Infinity);
+    return leaseView(await this.#judge(group, sentAt));
+  }
+
+  /** `admitLease` for an activation's leases, judged by the soonest to expire. */
+  async admitActivation(
+    activationId: string,
+    leases: readonly {
+      leaseId: string;
+      token: string;
+      expiresAt: number;
+      component: string;
+      endpoint: string;
+    }[],
+    sentAt: number,
+  ): Promise<HeldActivation> {
+    // Validated and held exactly as holdActivation does, then judged.
+    const held = this.holdActivation(activationId, leases);
+    const group = this.#groups.get(keyOf("activation", held.activationId))!;
+    return activationView(await this.#judge(group, sentAt));
+  }
+
+  /**
+   * Keeps a just-held group whose expiry a renewal can still beat; renews it at once when its
+   * expiry falls sooner; erases it when it has passed, or the renewal failed.
+   */
+  async #judge(group: Group<R>, sentAt: number): Promise<Group<R>> {
+    const expiresAt = soonestExpiry(group);
+    // The daemon sets an expiry from the start of its work, not from its answer: the TTL it
+    // granted is the span from when the request went out, at most.
+    group.ttlMs = Math.max(group.ttlMs, expiresAt - sentAt);
+    const now = this.#clock.now();
+    const need = arrivalNeed(group.ttlMs, this.#daemonDelayMs());
+    const verdict = arrival(now, expiresAt, need);
+    if (verdict === "hold") {
+      this.#schedule(group); // by the TTL as now judged
+      return group;
+    }
+    let failure: RenewalFailure | undefined;
+    if (verdict === "renew-now") {
+      const secrets = [...group.entries.values()].map((e) => e.secret);
+      const outcome = await this.#renew(group);
+      if (outcome.ok && this.#isLive(group) && !this.#lapse(group)) return group;
+      if (!outcome.ok) failure = describeFailure(outcome.error, this.#clock.now(), secrets).failure;
+    }
+    const { kind, id } = group;
+    // Reported by the error, not again as a warning: the holder never had this credential.
+    if (this.#isLive(group)) this.#erase(group, "lease-expired");
+    this.#lapses = this.#lapses.filter((l) => l.kind !== kind || l.id !== id);
+    throw new LeaseLapsedError(kind, id, { expiresAt, now: this.#clock.now(), failure });
   }
 
   // ---- using ------------------------------------------------------------------------------

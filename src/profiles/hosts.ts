@@ -17,6 +17,7 @@ import zed from "../../config-profiles/zed.json" with { type: "json" };
 import windsurf from "../../config-profiles/windsurf.json" with { type: "json" };
 import claudeDesktop from "../../config-profiles/claude-desktop.json" with { type: "json" };
 import { type HostProfile, parseProfile } from "./profile.ts";
+import type { ResultLimits } from "../shared/result_limits.ts";
 
 export const HOST_PROFILES: readonly HostProfile[] = [
   parseProfile(claude, "claude.json"),
@@ -35,6 +36,38 @@ export const HOST_PROFILES: readonly HostProfile[] = [
 ];
 
 export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profile.id);
+
+/**
+ * The name each host gives itself in MCP's `initialize` (`clientInfo.name`, as the host suite
+ * saw it), by profile id: how a running bridge knows which profile's limits are its host's.
+ */
+export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  claude: ["claude-code"],
+  codex: ["codex-mcp-client"],
+  gemini: ["gemini-cli-mcp-client"],
+  opencode: ["opencode"],
+  copilot: ["copilot-cli"],
+  // Qwen Code names itself after the entry: "qwen-cli-mcp-client-" + the server's name.
+  qwen: ["qwen-cli-mcp-client-portreeve"],
+  cline: ["@cline/core"],
+};
+
+/**
+ * What `serve` hands the bridge: each named host's `resultLimitBytes`, and for every other host
+ * (or one whose limit is not known) the smallest limit a profile states.
+ */
+export function resultLimits(profiles: readonly HostProfile[] = HOST_PROFILES): ResultLimits {
+  const known = profiles.flatMap((p) => p.resultLimitBytes === null ? [] : [p.resultLimitBytes]);
+  if (known.length === 0) throw new Error("no host profile states a resultLimitBytes");
+  const fallback = Math.min(...known);
+  const byClient: Record<string, number> = {};
+  for (const profile of profiles) {
+    for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
+      byClient[name.toLowerCase()] = profile.resultLimitBytes ?? fallback;
+    }
+  }
+  return { byClient, fallback };
+}
 
 export function findHost(id: string): HostProfile | undefined {
   return HOST_PROFILES.find((profile) => profile.id === id);

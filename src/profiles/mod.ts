@@ -1,6 +1,14 @@
 /** Host configuration renderers behind `portreeve-mcp config` (the command is src/cli/config.ts). */
 export { formatHuman } from "./human.ts";
-export { findHost, HOST_IDS, HOST_PROFILES, unknownHostMessage } from "./hosts.ts";
+export {
+  findHost,
+  HOST_IDS,
+  HOST_PROFILES,
+  MCP_CLIENT_NAMES,
+  resultLimits,
+  unknownHostMessage,
+} from "./hosts.ts";
+export { removalCommand, removalStep } from "./removal.ts";
 export { type HostProfile, parseProfile, ProfileError } from "./profile.ts";
 export {
   ConfigError,

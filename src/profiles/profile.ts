@@ -25,6 +25,14 @@ const profileSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, "id must be a lower-case word"),
   /** Human name of the host. */
   label: z.string().min(1, "label must be a non-empty string"),
+  /**
+   * Whether the host asks its user through MCP (declares form elicitation, or answers
+   * input_required): then a person approves each change in the host's own question; else,
+   * by default, each change is refused unless the entry opts into `--approval auto`. Null
+   * where it depends on the host (generic). Measured by `deno task test:hosts` where the host
+   * runs here, else from the host's published capabilities.
+   */
+  asksThroughMcp: z.boolean("asksThroughMcp must be true, false or null").nullable(),
   configurationLanguage: z.enum(
     ["json", "toml"],
     'configurationLanguage must be "json" or "toml"',
@@ -54,19 +62,20 @@ const profileSchema = z.strictObject({
   )
     .nullable(),
   /**
-   * Whether the host asks its user through MCP (declares form elicitation, answers
-   * input_required): measured by the host suite where the host runs here, else from the host's
-   * published capabilities; null where it depends on the host (generic).
+   * The words that take the entry out again, where `PROGRAM mcp remove portreeve` (derived from
+   * the setup command) is wrong; null when the host has no such command (OpenCode 1.18).
    */
-  asksThroughMcp: z.boolean("asksThroughMcp must be true, false or null").nullable(),
-  /**
-   * The largest tool result, in bytes of what the host shows its model, that the host shows
-   * whole; null where no cut is known.
-   */
-  resultLimitBytes: z.int("resultLimitBytes must be a whole number or null").positive(
-    "resultLimitBytes must be positive",
-  ).nullable(),
+  removeCommand: z.array(z.string(), "removeCommand must be null or string[]").nullable()
+    .optional(),
   notes: z.array(z.string(), "notes must be string[]"),
+  /**
+   * The largest tool result (bytes of what the host shows its model) the host shows whole, the
+   * smallest over the paths it takes, as `deno task test:hosts` measured it; null where no cut
+   * is known (the bridge then fits results to the smallest limit any profile states).
+   */
+  resultLimitBytes: z.int("resultLimitBytes must be null or a whole number of bytes")
+    .min(1_000, "resultLimitBytes must be at least 1000")
+    .nullable(),
 }, "must be a JSON object");
 
 export type HostProfile = z.output<typeof profileSchema>;

@@ -9,6 +9,7 @@ import type { ConfigurationLanguage, HostProfile } from "./profile.ts";
 import type { JsonValue } from "../shared/json.ts";
 import type { Installation } from "../shared/installation.ts";
 import { shellJoin } from "../shared/shell.ts";
+import { approvalWords, type PersonGets, personGets } from "./approval_words.ts";
 import { expand, expandWords } from "./template.ts";
 import { stringifyToml } from "./toml.ts";
 import {
@@ -29,7 +30,7 @@ export interface ConfigInput {
   portable: boolean;
   label?: string;
   toolset?: string;
-  /** `serve --approval`; rendered only when it is not the default (`auto`). */
+  /** `serve --approval`; rendered only when it is not the default (`required`). */
   approval?: string;
   /** The socket this user's bridge would use (`discoverSocket`). */
   socket: SocketLocation;
@@ -62,6 +63,8 @@ export interface ConfigResult {
   resultLimitBytes: number | null;
   /** The socket passed with `--socket`, or null when the bridge finds it at start-up. */
   socket: string | null;
+  /** What a person gets before a consequential change; a note says it in words. */
+  approval: { mode: ApprovalMode; asksThroughMcp: boolean | null; person: PersonGets };
   notes: string[];
 }
 
@@ -118,9 +121,10 @@ function requireHost(id: string): HostProfile {
 /**
  * Whether the printed command names the socket. Exact commands always do: their permission
  * grant names one socket, and a host's different environment must not point the bridge
- * elsewhere. Portable commands do when the socket came from `--socket`, `PORTREEVE_SOCKET` or
- * `XDG_STATE_HOME` (hosts such as Codex pass only a few variables to servers); a HOME-derived
- * default is left to the bridge so the entry stays portable across machines.
+ * elsewhere. Portable commands do when the socket came from `--socket`, `PORTREEVE_SOCKET`,
+ * `PORTREEVE_HOME` or `XDG_STATE_HOME` (hosts such as Codex pass only a few variables to
+ * servers); a HOME-derived default is left to the bridge so the entry stays portable across
+ * machines.
  */
 export function pinsSocket(portable: boolean, socket: SocketLocation): boolean {
   return !portable || (socket.source !== "HOME" && socket.source !== "macOS default");
@@ -149,6 +153,7 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
   const label = input.label === undefined ? undefined : validateLabel(input.label);
   const toolset = input.toolset === undefined ? undefined : validateToolset(input.toolset);
   const approval = input.approval === undefined ? undefined : validateApproval(input.approval);
+  const mode = approval ?? DEFAULT_APPROVAL_MODE;
   const socket = pinsSocket(input.portable, input.socket) ? input.socket.path : null;
   const serve = serveArgs(socket, label, toolset, approval);
   const { command, args } = input.portable
@@ -180,9 +185,10 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
     asksThroughMcp: profile.asksThroughMcp,
     resultLimitBytes: profile.resultLimitBytes,
     socket,
+    approval: { mode, asksThroughMcp: profile.asksThroughMcp, person: personGets(mode, profile) },
     notes: [
       ...modeNotes(input, installation),
-      ...approvalNotes(approval),
+      approvalWords(mode, profile),
       ...profile.notes,
       NOTHING_WRITTEN,
     ],
@@ -232,18 +238,6 @@ function formatConfiguration(language: ConfigurationLanguage, value: JsonValue):
     throw new Error("a TOML configuration must be a table");
   }
   return stringifyToml(value).trimEnd();
-}
-
-function approvalNotes(approval: ApprovalMode | undefined): string[] {
-  if (approval === "required") {
-    return [
-      "--approval required: every *_execute is refused unless this host can show you the bridge's question (MCP elicitation).",
-    ];
-  }
-  if (approval === "off") {
-    return ["--approval off: the bridge never asks you; the agent must ask before executing."];
-  }
-  return [];
 }
 
 const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";

@@ -6,8 +6,9 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
-import { notedOutput, withDetailInput } from "./compact/notes.ts";
-import type { Defs } from "./compact/schema_nodes.ts";
+import { hoistRecords } from "./output_defs.ts";
+import { isFingerprint, type Schema } from "./compact/schema_nodes.ts";
+import type { Json } from "../shared/json.ts";
 import type { ToolKind } from "../shared/options.ts";
 import type { Route } from "../daemon/routes.ts";
 import { canBeConsequential } from "../daemon/effects.ts";
@@ -38,8 +39,10 @@ export interface ListedTool {
 
 export interface Annotations {
   readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
+  /** Left out with `readOnlyHint: true`, which it then means nothing beside. */
+  destructiveHint?: boolean;
+  /** Likewise. */
+  idempotentHint?: boolean;
   openWorldHint: boolean;
 }
 
@@ -52,17 +55,29 @@ export interface Annotations {
  * twice, and the other kinds return the achieved state when repeated: all idempotent.
  */
 function annotationsFor(tool: Pick<Describable, "kind" | "routes">): Annotations {
+  // MCP: destructiveHint and idempotentHint mean something only when readOnlyHint is false.
+  if (tool.kind === "read") return { readOnlyHint: true, openWorldHint: false };
   return {
-    readOnlyHint: tool.kind === "read",
+    readOnlyHint: false,
     destructiveHint: (tool.routes ?? []).some((route) => canBeConsequential(route.effect)),
     idempotentHint: true,
     openWorldHint: false,
   };
 }
 
+/**
+ * `detail: "full"` returns the daemon's records whole instead of the compact form; `offered`
+ * is the tool's own `detail` flag.
+ */
+function withDetailInput(offered: boolean, schema: Json): Json {
+  if (!offered) return schema;
+  const properties = { ...(schema.properties as Json), detail: { type: "string", enum: ["full"] } };
+  return { ...schema, properties };
+}
+
 export function describeTool(tool: Describable): Tool {
-  const { $defs, ...data } = outputJsonSchema(tool.output);
-  const noted = notedOutput(data, ($defs ?? {}) as Defs);
+  const { $defs: _none, ...whole } = outputJsonSchema(tool.output);
+  const { data, defs } = hoistRecords(whole, (node) => isFingerprint(node as Schema));
   return {
     name: tool.name,
     title: tool.title,
@@ -71,14 +86,13 @@ export function describeTool(tool: Describable): Tool {
       tool.detail === true,
       inputJsonSchema(tool.input),
     ) as Tool["inputSchema"],
-    // `{ok:true,data}` or `{ok:false,error:{code,message,retryable,nextStep,details}}`; the
-    // error branch is the same for every tool, so it is described once in the instructions
-    // (51 copies would cost ~9 KB that no host shows its model). `data` is the compact form
-    // (it also admits `detail: "full"` records: no field is required).
+    // A success's structuredContent, `{ok:true,data}`; an error carries none (its text block
+    // says it all). `data` is the compact form; no field is required, so it also admits
+    // `detail: "full"` records.
     outputSchema: {
       type: "object",
-      properties: { ok: { type: "boolean" }, data: noted.data },
-      ...(Object.keys(noted.defs).length > 0 ? { $defs: noted.defs } : {}),
+      properties: { ok: { type: "boolean" }, data },
+      ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
     },
     annotations: annotationsFor(tool),
   };

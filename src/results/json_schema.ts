@@ -69,12 +69,11 @@ function inlineSmallDefs(schema: Json): Json {
 }
 
 /**
- * The whole shape of a tool's data, every record declared to its last field (hosts that show
- * output schemas, such as Codex's code mode, type the model's programs by them), with a record
- * used twice written once under `$defs`.
+ * The whole shape of a tool's data, every record declared to its last field and written where
+ * it occurs (./output_defs.ts decides which records move under `$defs`).
  */
 export function outputJsonSchema(schema: z.ZodType): Json {
-  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", reused: "ref" });
+  const full = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", reused: "inline" });
   return compact(full as Json, true);
 }
 

@@ -1,41 +1,82 @@
 /**
- * Bridge-side pages over a daemon collection that arrives whole. Items are ordered by a
- * stable key; a cursor carries the last key served plus a fingerprint of the tool and its
- * filters, so a cursor from another listing (or the same listing with other filters) is
- * refused instead of silently returning an odd page.
+ * Bridge-side pages over a daemon collection that arrives whole, in the daemon's own order
+ * (so the first page holds what the daemon lists first). A cursor carries the id of the last
+ * item served, its position, and a fingerprint of the tool and its filters, so a cursor from
+ * another listing (or the same listing with other filters) is refused instead of silently
+ * returning an odd page. A page holds only what the host shows its model whole (see
+ * `PageFit`) and says how many items it holds.
  */
 import { invalidInput, invalidResponse } from "../shared/errors.ts";
 import { isObject } from "../shared/json.ts";
 import { fitValue, NOTE_ROOM, withTruncationNote } from "../shared/answer_bounds.ts";
 import { INPUT_BOUNDS } from "../shared/input_bounds.ts";
 
-export type SortKey = readonly (string | number)[];
+/** What identifies one item of a collection (an id, a port). */
+export type ItemId = string | number;
 
-/** `k`: the last sort key served; `s`: the scope, the tool + filters fingerprint. */
-type CursorBody = { v: 1; s: string; k: SortKey };
+/** `i`: the position after the last item served; `k`: that item's id; `s`: the scope. */
+type CursorBody = { v: 2; s: string; k: ItemId; i: number };
+
+/** How much of a page reaches the model whole, and what each item costs of it. */
+export interface PageFit {
+  /** Bytes of JSON one item adds to the page, in the form the model is shown. */
+  itemBytes: ItemBytes;
+  /** Bytes of items a page may carry (the host's result limit less the envelope around them). */
+  budget: number;
+}
+
+/** Bytes of JSON one page item takes in the form the model is shown. */
+export type ItemBytes = (item: unknown) => number;
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** An item's JSON as it is, in bytes. */
+export const asSent: ItemBytes = (item) => utf8.encode(JSON.stringify(item)).length;
+
+/**
+ * The smallest result a known host shows its model whole (Codex cuts a tool result over
+ * about 12 KB, keeping its head and tail): what a page fits when nothing else is known.
+ */
+export const SMALLEST_RESULT_BYTES = 11_900;
+
+/**
+ * Room a page leaves for what surrounds its items: the envelope, the page object with its
+ * cursor, and a custody warning (which any result may carry while a credential is at risk).
+ */
+export const PAGE_ROOM = 1_500;
+
+/** The fit of a page when nothing is known of the host: the smallest limit, items as sent. */
+export const DEFAULT_FIT: PageFit = {
+  itemBytes: asSent,
+  budget: SMALLEST_RESULT_BYTES - PAGE_ROOM,
+};
 
 export interface PageRequest<T = unknown> {
   scope: string;
   limit: number;
   afterCursor?: string;
-  /** An item's size as the model will be shown it (default: its JSON as it is). */
-  itemChars?: ItemChars;
+  fit?: PageFit;
   /** How to read one record whole (e.g. its get tool), said by a record cut to fit a page. */
   readWhole: (item: T) => string;
 }
 
-/** JSON characters one page item takes in the form the model is shown. */
-export type ItemChars = (item: unknown) => number;
-
-const asSent: ItemChars = (item) => JSON.stringify(item).length;
-
-// Made once: keyPart measures a long key once per character it drops.
-const utf8 = new TextEncoder();
-const fromUtf8 = new TextDecoder();
+/** `itemCount`: how many items this page holds; `nextCursor` is left out on the last page. */
+export interface PageInfo {
+  itemCount: number;
+  nextCursor?: string;
+}
 
 export interface Page<T> {
   items: T[];
-  page: { nextCursor?: string };
+  page: PageInfo;
+}
+
+/** The page object of `items`, continued by `nextCursor` when given. */
+export function pageInfo(items: readonly unknown[], nextCursor?: string): PageInfo {
+  return nextCursor === undefined
+    ? { itemCount: items.length }
+    : { itemCount: items.length, nextCursor };
 }
 
 /** Scope string for a listing: the tool name and its filters in canonical order. */
@@ -48,15 +89,6 @@ export function scopeOf(tool: string, filters: Record<string, unknown>): string 
 }
 
 /**
- * The most JSON characters of items one page carries, whatever `limit` says. Gemini CLI cuts
- * a result over 40,000 characters (it keeps the head and tail) and Claude Code files one over
- * 50,000 away from the model, so a page stops early and `nextCursor` continues. Measured on
- * the form the model is shown (compact unless `detail: "full"`), so a compact page holds as
- * many records as fit, not as many as would fit in full.
- */
-export const PAGE_CHARS = 30_000;
-
-/**
  * A page's items with a lone record larger than the page cut to fit it: its longest strings
  * cut, each with a marker naming its whole length and how to read the record whole (then, only
  * if that is not enough, its long lists and maps shortened, said in its `truncated` field).
@@ -64,97 +96,80 @@ export const PAGE_CHARS = 30_000;
  */
 export function fitPageItems<T>(
   items: readonly T[],
-  itemChars: ItemChars = asSent,
   readWhole: (item: T) => string,
+  fit: PageFit = DEFAULT_FIT,
 ): T[] {
   // Only a record that came alone can be larger than the page: others are not measured twice.
   if (items.length !== 1) return [...items];
   return items.map((item) => {
-    if (itemChars(item) <= PAGE_CHARS) return item;
+    if (fit.itemBytes(item) <= fit.budget) return item;
     const how = `; read the whole record with ${readWhole(item)}`;
-    return withTruncationNote(fitValue(item, PAGE_CHARS - NOTE_ROOM, how, itemChars), how);
+    return withTruncationNote(
+      fitValue(item, fit.budget - NOTE_ROOM, how, fit.itemBytes),
+      how,
+    );
   });
 }
 
 /** How many of `items`, in order, fit in one page (at least one, so paging always advances). */
-export function fittingCount(
-  items: readonly unknown[],
-  itemChars: ItemChars = asSent,
-  budget = PAGE_CHARS,
-): number {
+export function fittingCount(items: readonly unknown[], fit: PageFit = DEFAULT_FIT): number {
   let used = 0;
   for (let i = 0; i < items.length; i++) {
-    used += itemChars(items[i]) + 1;
-    if (used > budget) return Math.max(1, i);
+    used += fit.itemBytes(items[i]) + 1;
+    if (used > fit.budget) return Math.max(1, i);
   }
   return items.length;
 }
 
+/** One page of `items` (the daemon's whole collection, in its order), after `afterCursor`. */
 export function paginate<T>(
   items: readonly T[],
-  keyOf: (item: T) => SortKey,
+  idOf: (item: T) => ItemId,
   req: PageRequest<T>,
 ): Page<T> {
-  const sorted = items.map((item) => ({ item, key: boundedKey(keyOf(item)) }))
-    .sort((a, b) => compareKeys(a.key, b.key));
-  const after = req.afterCursor === undefined
-    ? undefined
-    : decodeCursor(req.afterCursor, req.scope);
-  const start = after === undefined
+  const from = req.afterCursor === undefined
     ? 0
-    : sorted.findIndex((entry) => compareKeys(entry.key, after) > 0);
-  const from = start === -1 ? sorted.length : start;
-  const window = sorted.slice(from, from + req.limit);
-  const slice = window.slice(0, fittingCount(window.map((entry) => entry.item), req.itemChars));
-  const more = from + slice.length < sorted.length;
-  return {
-    items: fitPageItems(slice.map((entry) => entry.item), req.itemChars, req.readWhole),
-    page: more
-      ? { nextCursor: encodeCursor({ v: 1, s: req.scope, k: slice[slice.length - 1].key }) }
-      : {},
-  };
-}
-
-function compareKeys(a: SortKey, b: SortKey): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === y) continue;
-    if (x === undefined) return -1;
-    if (y === undefined) return 1;
-    if (typeof x === "number" && typeof y === "number") return x - y;
-    return String(x) < String(y) ? -1 : 1;
-  }
-  return 0;
+    : resumeAt(items, idOf, decodeCursor(req.afterCursor, req.scope));
+  const window = items.slice(from, from + req.limit);
+  const slice = window.slice(0, fittingCount(window, req.fit));
+  const end = from + slice.length;
+  const last = slice.at(-1);
+  const next = end < items.length && last !== undefined
+    ? encodeCursor({ v: 2, s: req.scope, k: boundedId(idOf(last)), i: end })
+    : undefined;
+  return { items: fitPageItems(slice, req.readWhole, req.fit), page: pageInfo(slice, next) };
 }
 
 /**
- * Longest sort-key string a cursor carries, in UTF-8 bytes of its JSON, so a cursor stays
- * within INPUT_BOUNDS.cursor however long the names and paths it sorts by. Items sort by the
- * bounded key too, and every key ends in something unique (an id, a port), so the order stays
- * total and a page after a cursor starts exactly where the last one stopped.
+ * Where the page after `cursor` starts: after the last item served, found by its id (items
+ * added or removed before it move it); if it is gone, where it was.
  */
-const KEY_PART_BYTES = 100;
+function resumeAt<T>(
+  items: readonly T[],
+  idOf: (item: T) => ItemId,
+  cursor: { k: ItemId; i: number },
+): number {
+  const at = items.findIndex((item) => boundedId(idOf(item)) === cursor.k);
+  return at === -1 ? Math.min(Math.max(0, cursor.i - 1), items.length) : at + 1;
+}
 
-function boundedKey(key: SortKey): SortKey {
-  return key.map((part) => typeof part === "string" ? keyPart(part) : part);
+/**
+ * Longest id a cursor carries, in UTF-8 bytes of its JSON, so a cursor stays within
+ * INPUT_BOUNDS.cursor whatever the daemon's ids look like (its ids are UUIDs and ports).
+ */
+const ID_BYTES = 100;
+
+function boundedId(id: ItemId): ItemId {
+  if (typeof id === "number") return id;
+  if (id.length + 2 <= ID_BYTES && PLAIN.test(id)) return id;
+  const bytes = (t: string) => utf8.encode(JSON.stringify(t)).length;
+  let end = Math.min(id.length, ID_BYTES);
+  while (end > 0 && bytes(id.slice(0, end)) > ID_BYTES) end--;
+  return id.slice(0, end);
 }
 
 /** Printable ASCII that JSON writes as it is: one byte a character. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-function keyPart(text: string): string {
-  if (text.length + 2 <= KEY_PART_BYTES && PLAIN.test(text)) return text;
-  const bytes = (t: string) => utf8.encode(JSON.stringify(t)).length;
-  let end = Math.min(text.length, KEY_PART_BYTES);
-  while (end > 0 && bytes(text.slice(0, end)) > KEY_PART_BYTES) end--;
-  return text.slice(0, end);
-}
-
-function isSortKey(value: unknown): value is SortKey {
-  return Array.isArray(value) &&
-    value.every((part) => typeof part === "string" || typeof part === "number");
-}
 
 function encodeCursor(body: CursorBody): string {
   const bytes = utf8.encode(JSON.stringify(body));
@@ -166,10 +181,11 @@ function encodeCursor(body: CursorBody): string {
   return cursor;
 }
 
-function decodeCursor(cursor: string, scope: string): SortKey {
-  const { k } = openCursor(cursor, scope);
-  if (!isSortKey(k)) throw foreignCursor();
-  return k;
+function decodeCursor(cursor: string, scope: string): { k: ItemId; i: number } {
+  const { k, i } = openCursor(cursor, scope);
+  const id = typeof k === "number" || typeof k === "string";
+  if (!id || typeof i !== "number" || !Number.isSafeInteger(i) || i < 0) throw foreignCursor();
+  return { k, i };
 }
 
 /** A cursor's body once it is known to be ours and issued for `scope`. */
@@ -181,7 +197,7 @@ function openCursor(cursor: string, scope: string): Record<string, unknown> {
   } catch {
     throw foreignCursor();
   }
-  if (!isObject(body) || body.v !== 1 || typeof body.s !== "string") throw foreignCursor();
+  if (!isObject(body) || body.v !== 2 || typeof body.s !== "string") throw foreignCursor();
   if (body.s !== scope) throw scopeMismatch();
   return body;
 }
@@ -241,20 +257,4 @@ function fnv1a(text: string): string {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(16).padStart(8, "0");
-}
-
-/** One summary line for a page: count, the first few items, and whether more remain. */
-export function pageSummary<T>(
-  noun: string,
-  items: readonly T[],
-  page: { nextCursor?: string },
-  describe: (item: T) => string,
-  shown = 6,
-): string {
-  if (items.length === 0) return `No ${noun}s match.`;
-  const listed = items.slice(0, shown).map(describe).join(", ");
-  const rest = items.length > shown ? ", …" : "";
-  return `${items.length} ${noun}(s): ${listed}${rest}${
-    page.nextCursor ? "; more with afterCursor." : "."
-  }`;
 }

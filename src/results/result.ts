@@ -4,8 +4,9 @@
  * error Claude Code reads only the text, Codex falls back to it, and Gemini CLI serialises the
  * whole result. So:
  *
- * - a success carries `structuredContent` `{ok:true, data}` and one text block: a one-line
- *   summary, `\n`, then that same envelope as compact JSON;
+ * - a success carries `structuredContent` `{ok:true, data}` and one text block holding that
+ *   same envelope as compact JSON, nothing more: a host shows its model one or the other, and
+ *   neither repeats what the other says;
  * - an error carries only its text block (no structuredContent, so no host shows it twice),
  *   `isError: true`, in lines a model reads at a glance and a program splits as easily:
  *
@@ -16,9 +17,8 @@
  *
  * - while a credential this bridge holds is at risk (its renewal is late or failed) or has just
  *   lapsed, every result says so, whatever the call was: a success's envelope carries
- *   `custodyWarning` (custody_views.ts); an error has the line above. Either way the first
- *   line ends with the warning's one-sentence summary.
- *   The holder learns it before the lease can expire.
+ *   `custodyWarning` (custody_views.ts); an error has the line above, and its first line ends
+ *   with the warning's one-sentence summary. The holder learns it before the lease can expire.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../shared/errors.ts";
@@ -42,15 +42,10 @@ export type Envelope =
   | { ok: true; data: unknown; custodyWarning?: CustodyWarningView }
   | { ok: false; error: ErrorEnvelope; custodyWarning?: CustodyWarningView };
 
-export function success(
-  data: unknown,
-  summary: string,
-  warning?: CustodyWarningView,
-): CallToolResult {
+export function success(data: unknown, warning?: CustodyWarningView): CallToolResult {
   const envelope = { ok: true, data, ...(warning ? { custodyWarning: warning } : {}) };
-  const head = warning ? `${summary} ${warningSummary(warning)}` : summary;
   return {
-    content: [{ type: "text", text: `${oneLine(head)}\n${JSON.stringify(envelope)}` }],
+    content: [{ type: "text", text: JSON.stringify(envelope) }],
     structuredContent: envelope,
   };
 }
@@ -115,7 +110,7 @@ function parsedJson(text: string): unknown {
 }
 
 export function errorEnvelope(error: BridgeError): ErrorEnvelope {
-  const details = error.details;
+  const details = unstated(error.details, error.message);
   return {
     code: error.code,
     message: error.message,
@@ -123,6 +118,40 @@ export function errorEnvelope(error: BridgeError): ErrorEnvelope {
     nextStep: nextStepFor(error.code, error.details),
     ...(Object.keys(details).length > 0 ? { details } : {}),
   };
+}
+
+/**
+ * The details the message does not already state: one whose every value (a string, or a
+ * number of two or more digits) the message holds word for word is said once, there.
+ */
+export function unstated(
+  details: Record<string, unknown>,
+  message: string,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(details).filter(([, value]) => !statedIn(value, message)),
+  );
+}
+
+function statedIn(value: unknown, message: string): boolean {
+  if (typeof value === "string") return value.length > 2 && holdsWord(message, value);
+  if (typeof value === "number") return Math.abs(value) >= 10 && holdsWord(message, String(value));
+  if (Array.isArray(value)) return value.length > 0 && value.every((v) => statedIn(v, message));
+  if (isObject(value)) {
+    const values = Object.values(value);
+    return values.length > 0 && values.every((v) => statedIn(v, message));
+  }
+  return false;
+}
+
+/** Whether `text` holds `word` not as part of a longer word or number. */
+function holdsWord(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+    const before = text[at - 1] ?? " ";
+    const after = text[at + word.length] ?? " ";
+    if (!/[\w-]/.test(before) && !/[\w-]/.test(after)) return true;
+  }
+  return false;
 }
 
 /** A success's structuredContent, as `success` writes it. */

@@ -19,21 +19,17 @@ export const ANSWER_BOUNDS = {
   },
   errorMessage: {
     max: 2_000,
-    why:
-      "any error's message, including the bridge's own that quote outside data; the text block repeats it, so an error stays far under every host's limit",
+    why: "any error's message, including the bridge's own that quote outside data",
   },
   errorDetails: {
-    max: 10_000,
-    why: "any error's details as JSON: the daemon's (above) plus what the bridge adds",
+    max: 8_500,
+    why:
+      "any error's details as JSON: the daemon's (above) plus what the bridge adds; with the message and next step an error stays within the smallest result a host shows whole (12,000 bytes)",
   },
   question: {
     max: 2_000,
     why:
-      "what a preview says it will change (the question put to the person, and data.summary); it quotes commands and paths from the daemon's evidence",
-  },
-  summary: {
-    max: 1_000,
-    why: "the one-line summary before the JSON; it quotes names and paths from the daemon",
+      "the whole question put to a person (never cut: a change it cannot name is not asked) and a preview's data.summary; they quote names, paths and commands",
   },
   result: {
     max: 100_000,

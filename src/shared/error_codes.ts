@@ -42,6 +42,20 @@ const bridge = (nextStep: string): ReasonEntry => ({ from: "bridge", nextStep })
 
 const PREVIEW_AGAIN = "preview again and ask the user to approve the new preview.";
 
+/** What a host that cannot ask leaves to the person: the opt-in they may write in its entry. */
+const ASK_THE_PERSON =
+  "Tell the user this change needs their approval and this host cannot ask for it; if they want the host's own tool prompt to stand in for the question, they can add --approval auto to portreeve's entry in the host configuration.";
+
+/** How to make a change small enough for one question, by the action of its receipt. */
+const NARROWER: Readonly<Record<string, string>> = {
+  "claims.prune":
+    "Prune fewer claims at a time (a larger olderThanMilliseconds), or delete them one by one with portreeve_claim_delete_preview.",
+  "stacks.prune": "Prune fewer stacks at a time (a larger olderThanMilliseconds).",
+  "settings.update": "Change fewer settings, or fewer ports, in each update.",
+  "port.reclaim":
+    "Tell the user which processes hold the port: there are too many to put to them in one question.",
+};
+
 /** Codes the daemon sends, as the bridge names them (`details.daemonCode` keeps its own). */
 export const DAEMON_CODES = {
   conflict: Codes.conflict,
@@ -66,10 +80,16 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     retryable: false,
     meaning:
       "The arguments are not valid: the schema, a relative path, a cursor from elsewhere, or the daemon's own checks.",
-    nextStep: "Correct the argument that details name (field or issues) and call again.",
+    nextStep: "Correct the arguments the message names and call again.",
     reasons: {
       too_deep: bridge(
-        "The value nests too deep for any PortReeve input: send it flatter (details.field says where).",
+        "The value nests too deep for any PortReeve input: send it flatter.",
+      ),
+      message_too_deep: bridge(
+        "The call nests deeper than details.limit levels, so it was not read: send its arguments flatter.",
+      ),
+      message_too_many_values: bridge(
+        "The call holds more than details.limit JSON values, so it was not read: send fewer values in one call.",
       ),
       foreign_cursor: bridge("Omit afterCursor to read the first page."),
       cursor_scope_mismatch: bridge(
@@ -226,6 +246,12 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       stack_definition_not_regular: daemon(
         "portreeve.stack.json is not a regular file and will not be replaced: tell the user.",
       ),
+      nothing_to_do: bridge(
+        "Nothing to do: the preview found nothing to change; preview again only once the state has changed.",
+      ),
+      preview_refused: bridge(
+        "Its preview's blockers say what stands in the way: tell the user, and preview again once that has changed.",
+      ),
       settled_with_other_arguments: bridge(
         "The first call's outcome stands: read the current state instead of repeating with other arguments.",
       ),
@@ -245,6 +271,14 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     retryable: false,
     meaning: "The lease's deadline passed before this call.",
     nextStep: "The lease lapsed: acquire or begin again for a new one.",
+  },
+  [Codes.leaseLapsed]: {
+    fault: "state",
+    retryable: true,
+    meaning:
+      "The daemon granted a lease, but it expired before the bridge could keep it (a busy daemon sets the expiry from the start of a slow acquire); nothing is held.",
+    nextStep:
+      "Call the same tool again for a new lease (lease_acquire, or activation_begin). If leases keep lapsing, the daemon is too busy for its lease TTL: ask the user about raising leaseTtlMilliseconds.",
   },
   [Codes.leaseNotPending]: {
     fault: "state",
@@ -373,8 +407,20 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       question_open: bridge(
         "Wait for the answer to the question already open for this receipt, then call the execute again.",
       ),
-      host_cannot_ask: bridge(
-        "This host cannot ask the user and the bridge requires it: tell the user the change needs a host that can ask.",
+      host_cannot_ask: bridge(ASK_THE_PERSON),
+      reclaim_host_cannot_ask: bridge(
+        `Acquire with replacementPolicy never instead, or ${
+          ASK_THE_PERSON.charAt(0).toLowerCase()
+        }${ASK_THE_PERSON.slice(1)}`,
+      ),
+      too_long_to_ask: {
+        from: "bridge",
+        nextStep: (details) =>
+          NARROWER[String(details.action)] ??
+            "Tell the user this change is too large to put to them in one question.",
+      },
+      reclaim_too_long_to_ask: bridge(
+        "Acquire with replacementPolicy never instead, and tell the user which processes hold the claim's port: there are too many to put to them in one question.",
       ),
       reclaim_question_open: bridge(
         "Wait for the answer to the question already open for this acquire, then call again if the lease is still needed.",

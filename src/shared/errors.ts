@@ -37,6 +37,11 @@ export const Codes = {
   conflict: "portreeve_conflict",
   notFound: "portreeve_not_found",
   leaseExpired: "portreeve_lease_expired",
+  /**
+   * A lease (or an activation's leases) the daemon granted that was dead when its answer
+   * arrived, or about to be and could not be renewed at once: nothing is held; acquire again.
+   */
+  leaseLapsed: "portreeve_lease_lapsed",
   leaseNotPending: "portreeve_lease_not_pending",
   invalidLeaseToken: "portreeve_invalid_lease_token",
   invalidOperationCredential: "portreeve_invalid_operation_credential",

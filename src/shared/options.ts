@@ -38,13 +38,14 @@ export function inToolset(kind: ToolKind, toolset: Toolset): boolean {
 }
 
 /**
- * How executes get a person's approval (`serve --approval`). `auto`: ask the user through the
- * host when it can; `required`: refuse every execute when it cannot; `off`: never ask (the
- * agent must ask the user itself).
+ * How a consequential change gets a person's approval (`serve --approval`). `required` (the
+ * default): only a person's yes through MCP lets it through, so a host that cannot ask gets a
+ * refusal; `auto` (a person's explicit opt-in in the host entry): ask through the host when it
+ * can, else the host's own tool prompt is the only check; `off`: never ask (trusted scripts).
  */
 export const APPROVAL_MODES = ["required", "auto", "off"] as const;
 export type ApprovalMode = typeof APPROVAL_MODES[number];
-export const DEFAULT_APPROVAL_MODE: ApprovalMode = "auto";
+export const DEFAULT_APPROVAL_MODE: ApprovalMode = "required";
 /** How long a question waits for the person (never past the receipt's expiry). */
 export const DEFAULT_APPROVAL_MS = 120_000;
 

@@ -2,6 +2,7 @@
  * Where the daemon socket is, and how we know: flag, environment or platform default. Also
  * the URL host spoken over it, which the permission set grants alongside the socket.
  */
+import { type Disk, REAL_DISK, socketSiteProblem } from "./socket_site.ts";
 
 /**
  * URL host used for HTTP over the Unix socket. Deno looks the URL host up even when the
@@ -14,6 +15,7 @@ export const DAEMON_URL_HOST = "[100::]";
 export type SocketSource =
   | "flag"
   | "PORTREEVE_SOCKET"
+  | "PORTREEVE_HOME"
   | "XDG_STATE_HOME"
   | "HOME"
   | "macOS default";
@@ -27,7 +29,12 @@ export interface SocketLocation {
  * Environment variables that locate the daemon socket: the only ones the bridge reads, and so
  * the only ones its permission set grants (permissions.ts).
  */
-export const SOCKET_ENV_VARS = ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "HOME"] as const;
+export const SOCKET_ENV_VARS = [
+  "PORTREEVE_SOCKET",
+  "PORTREEVE_HOME",
+  "XDG_STATE_HOME",
+  "HOME",
+] as const;
 export type SocketEnvVar = typeof SOCKET_ENV_VARS[number];
 
 export type EnvReader = (name: SocketEnvVar) => string | undefined;
@@ -37,10 +44,12 @@ export class SocketPathError extends Error {
 }
 
 /**
- * Resolves the daemon socket: `--socket`, else `PORTREEVE_SOCKET`, else the platform default
- * (macOS Application Support, else `${XDG_STATE_HOME:-$HOME/.local/state}/portreeve`). Empty
- * values count as unset. Paths must be absolute: the bridge cannot resolve a relative path
- * without reading the working directory, and a guess would point at the wrong daemon.
+ * Resolves the daemon socket where the PortReeve daemon listens: `--socket`, else
+ * `PORTREEVE_SOCKET`, else `portreeve.sock` in `PORTREEVE_HOME` (the daemon's own folder,
+ * on every platform), else in the platform default folder (macOS Application Support, else
+ * `${XDG_STATE_HOME:-$HOME/.local/state}/portreeve`). Empty values count as unset. Paths
+ * must be absolute: the bridge cannot resolve a relative path without reading the working
+ * directory, and a guess would point at the wrong daemon.
  */
 export function discoverSocket(
   flag: string | undefined,
@@ -55,6 +64,13 @@ function discover(flag: string | undefined, env: EnvReader, os: string): SocketL
   const fromEnv = env("PORTREEVE_SOCKET");
   if (fromEnv) {
     return { path: requireAbsolute(fromEnv, "PORTREEVE_SOCKET"), source: "PORTREEVE_SOCKET" };
+  }
+  const application = env("PORTREEVE_HOME");
+  if (application) {
+    return {
+      path: `${requireAbsolute(application, "PORTREEVE_HOME", "folder")}/portreeve.sock`,
+      source: "PORTREEVE_HOME",
+    };
   }
   const home = env("HOME");
   if (os === "darwin") {
@@ -89,7 +105,7 @@ export function denoEnv(name: SocketEnvVar): string | undefined {
 
 /**
  * An absolute, grantable path, normalised. A socket path must not name a directory; a folder
- * the default socket lies under (HOME, XDG_STATE_HOME) may end in `/` or be `/` itself.
+ * the socket lies under (PORTREEVE_HOME, HOME, XDG_STATE_HOME) may end in `/` or be `/` itself.
  */
 function requireAbsolute(
   value: string,
@@ -137,37 +153,35 @@ function directoryMessage(origin: string, value: string): string {
 }
 
 /**
- * Refuses a socket path that names an existing directory, for the same reason as `/`. Needs
- * read permission for the path to know; without it (a bridge confined to another socket) the
- * grant check reports the problem instead.
+ * Refuses a socket path whose grant could reach more than a socket: something other than a
+ * socket at the name (a folder, a file, a FIFO, a device, a link) or a folder that someone
+ * else could put something in (socket_site.ts). A missing socket is fine: the daemon may
+ * start later. Looks only as far as this process's permissions let it.
  */
-export function rejectDirectory(
-  location: SocketLocation,
-  stat: (path: string) => { isDirectory: boolean } = Deno.statSync,
-): SocketLocation {
-  let isDirectory = false;
-  try {
-    isDirectory = stat(location.path).isDirectory;
-  } catch {
-    // Missing (the daemon may start later) or not ours to inspect: not a directory we know of.
-  }
-  if (isDirectory) {
-    throw new SocketPathError(directoryMessage(originOf(location), location.path));
-  }
+export function checkSocketSite(location: SocketLocation, disk: Disk = REAL_DISK): SocketLocation {
+  const origin = originOf(location);
+  const problem = socketSiteProblem(
+    location.path,
+    origin,
+    disk,
+    directoryMessage(origin, location.path),
+  );
+  if (problem !== null) throw new SocketPathError(problem);
   return location;
 }
 
 /**
  * The socket a command uses: discovered from the flag, the environment or the platform, and
- * refused when it names a directory. Every command and task finds its socket this way.
+ * refused when its grant could reach more than a socket. Every command and task finds its
+ * socket this way.
  */
 export function locateSocket(
   flag: string | undefined,
   env: EnvReader = denoEnv,
   os: string = Deno.build.os,
-  stat?: (path: string) => { isDirectory: boolean },
+  disk: Disk = REAL_DISK,
 ): SocketLocation {
-  return rejectDirectory(discoverSocket(flag, env, os), stat);
+  return checkSocketSite(discoverSocket(flag, env, os), disk);
 }
 
 /**

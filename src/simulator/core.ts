@@ -84,6 +84,11 @@ export class Ctx {
   readonly core: SimCore;
   readonly now: number;
   readonly at: string;
+  /**
+   * When the daemon took the request in, before it waited its turn: the real daemon sets a
+   * new lease's expiry from the start of its work, which a busy machine makes slow.
+   */
+  readonly startedAt: number;
   readonly origin: Origin | null;
   readonly params: Record<string, string>;
   readonly query: URLSearchParams;
@@ -97,11 +102,13 @@ export class Ctx {
       params: Record<string, string>;
       query: URLSearchParams;
       body: Record<string, unknown>;
+      startedAt?: number;
     },
   ) {
     this.core = core;
     this.now = core.clock.now();
     this.at = iso(this.now);
+    this.startedAt = Math.min(init.startedAt ?? this.now, this.now);
     this.origin = init.origin;
     this.params = init.params;
     this.query = init.query;

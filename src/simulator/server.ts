@@ -60,8 +60,12 @@ export function startServer(
     const requestId = uuidSchema.safeParse(requestIdHeader).success ? requestIdHeader : uuid();
     const spoilt = spoiltAnswer(fault, url.pathname, requestId);
     const changesState = router.changesState(request.method, url.pathname);
+    const startedAt = core.clock.now();
     const served = () =>
-      pacing.run(changesState, () => dispatch(core, router, request.method, url, text));
+      pacing.run(
+        changesState,
+        () => dispatch(core, router, request.method, url, text, startedAt),
+      );
     if (spoilt) {
       if (core.applyBeforeFault) await served().catch(() => {});
       return spoilt();
@@ -160,6 +164,7 @@ async function dispatch(
   method: string,
   url: URL,
   text: string,
+  startedAt: number,
 ): Promise<unknown> {
   if (method !== "GET" && method !== "POST") throw unknownRoute(method, url.pathname);
   let body: Record<string, unknown> = {};
@@ -180,7 +185,13 @@ async function dispatch(
     });
     if (issues.length > 0) throw schemaError(issues);
     negotiate(core, envelope.data.client);
-    const ctx = new Ctx(core, { origin, params: match.params, query: url.searchParams, body });
+    const ctx = new Ctx(core, {
+      origin,
+      params: match.params,
+      query: url.searchParams,
+      body,
+      startedAt,
+    });
     return await match.handler(ctx);
   }
   const match = router.match(method, url.pathname);

@@ -1,31 +1,78 @@
 /**
- * Line framing for MCP over stdio, with a hard bound per frame. A frame over the bound is
+ * Line framing for MCP over stdio, with hard bounds per frame. A frame over the byte bound is
  * never buffered whole or parsed: we keep only a short head and tail, so that the error we
- * answer can still carry the request id when it is plainly visible at the top level.
+ * answer can still carry the request id when it is plainly visible at the top level. A frame
+ * within it is scanned before it is parsed (frame_scan.ts): one nested too deep, or holding too
+ * many values, would cost many times its bytes once parsed, so it is refused unparsed too.
  */
 import { isObject } from "../shared/json.ts";
 import { concatBytes } from "../shared/bytes.ts";
 import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { type FrameScan, type RequestId, scanFrame } from "./frame_scan.ts";
 
 export const MAX_FRAME_BYTES = 1024 * 1024;
 const EDGE_BYTES = 256;
 
-export type RequestId = string | number;
+/**
+ * What one frame may be. Depth: tool arguments may nest 64 levels (the catalogue names the
+ * field deeper than that), inside the envelope's own three; no MCP message needs more. Values:
+ * a stack definition of hundreds of components holds a few thousand; 100,000 values parse to
+ * about 6 MiB at most, where 350,000 empty objects (a 1 MiB frame) parsed to over 21 MiB.
+ */
+export interface FrameLimits {
+  maxBytes: number;
+  maxDepth: number;
+  maxValues: number;
+}
+
+export const FRAME_LIMITS: Readonly<FrameLimits> = {
+  maxBytes: MAX_FRAME_BYTES,
+  maxDepth: 128,
+  maxValues: 100_000,
+};
+
+export type { RequestId };
+
+/** A refused frame's answer: a JSON-RPC error, or a tool error when it was a tool call. */
+export interface Reject {
+  kind: "reject";
+  id: RequestId | null;
+  code: number;
+  message: string;
+  /** Why a frame within the byte bound was refused unparsed (the error's `data`). */
+  data?: { reason: "message_too_deep" | "message_too_many_values"; found: number; limit: number };
+  /**
+   * A tool call (answered with a tool error), or an answer to a request of ours (its id is
+   * ours, so the host's error carries none, and our request fails at once).
+   */
+  was?: "call" | "answer";
+}
 
 export type Frame =
-  /** `bytes`: the line's size, which bounds what holding the message costs. */
-  | { kind: "message"; message: JSONRPCMessage; bytes: number }
-  | { kind: "reject"; id: RequestId | null; code: number; message: string };
+  /** `cost`: what holding the parsed message costs at most (frame_scan.ts). */
+  | { kind: "message"; message: JSONRPCMessage; cost: number }
+  | Reject;
+
+/**
+ * A line within every bound, not parsed yet: its bytes are valid only until the splitter's
+ * generator resumes, so the caller parses it (`decodeLine`) before asking for the next one.
+ */
+export interface Line {
+  kind: "line";
+  bytes: Uint8Array;
+  scan: FrameScan;
+}
 
 /** JSON-RPC error codes used for frames we cannot hand to the server. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
 /**
- * Splits a byte stream into frames; feeds each complete line to `decodeFrame`. A line inside
- * one read is decoded where it lies; a line spanning reads is gathered in one buffer that grows
- * to the longest line seen (at most the bound) and is reused, so large frames allocate nothing
- * per frame outside the JS heap.
+ * Splits a byte stream into lines and judges each one before it is parsed: a line within every
+ * bound comes out as a `Line`, the rest as a `Reject`. A line inside one read is judged where it
+ * lies; a line spanning reads is gathered in one buffer that grows to the longest line seen (at
+ * most the byte bound) and is reused, so large frames allocate nothing per frame outside the JS
+ * heap.
  */
 export class LineSplitter {
   #line = new Uint8Array(0);
@@ -33,21 +80,29 @@ export class LineSplitter {
   #oversize = false;
   #head = new Uint8Array(0);
   #tail = new Uint8Array(0);
+  readonly #limits: FrameLimits;
 
-  constructor(private readonly maxBytes = MAX_FRAME_BYTES) {}
+  constructor(limits: Partial<FrameLimits> = {}) {
+    this.#limits = { ...FRAME_LIMITS, ...limits };
+  }
+
+  get maxBytes(): number {
+    return this.#limits.maxBytes;
+  }
 
   /**
-   * The frames completed by this chunk, in order, each parsed only when the caller gets to it
-   * (a held reader keeps bytes, not parsed messages). Iterate to the end before the next push.
+   * The lines completed by this chunk, in order. A held reader keeps bytes, not parsed
+   * messages: parse each `Line` before asking for the next, and iterate to the end before the
+   * next push.
    */
-  *push(chunk: Uint8Array): Generator<Frame> {
+  *push(chunk: Uint8Array): Generator<Line | Reject> {
     let start = 0;
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
       const line = chunk.subarray(start, i);
       start = i + 1;
-      let frame: Frame | undefined;
+      let frame: Line | Reject | undefined;
       if (this.#size === 0 && !this.#oversize && line.length <= this.maxBytes) {
-        frame = isBlank(line) ? undefined : decodeFrame(line);
+        frame = isBlank(line) ? undefined : this.#judge(line);
       } else {
         this.#append(line);
         frame = this.#finish();
@@ -58,7 +113,7 @@ export class LineSplitter {
   }
 
   /** Flushes a last line that had no newline when the stream ended. */
-  end(): Frame[] {
+  end(): (Line | Reject)[] {
     const frame = this.#finish();
     return frame ? [frame] : [];
   }
@@ -93,7 +148,7 @@ export class LineSplitter {
     this.#size = needed;
   }
 
-  #finish(): Frame | undefined {
+  #finish(): Line | Reject | undefined {
     const size = this.#size;
     const oversize = this.#oversize;
     const head = this.#head;
@@ -110,11 +165,52 @@ export class LineSplitter {
         message: `Frame of ${size} bytes exceeds the ${this.maxBytes}-byte limit; it was not read.`,
       };
     }
-    // Decoding copies the text out, so the buffer is free for the next line at once.
+    // The buffer is reused by the next line only after the caller has parsed this one.
     const body = this.#line.subarray(0, size);
     if (size === 0 || isBlank(body)) return undefined;
-    return decodeFrame(body);
+    return this.#judge(body);
   }
+
+  /** The line to parse, or its refusal when parsing it would cost too much. */
+  #judge(bytes: Uint8Array): Line | Reject {
+    const scan = scanFrame(bytes);
+    const refusal = overBound(scan, this.#limits);
+    return refusal ?? { kind: "line", bytes, scan };
+  }
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** The refusal of a scanned frame over the depth or value bound; undefined within both. */
+export function overBound(scan: FrameScan, limits: FrameLimits): Reject | undefined {
+  let data: NonNullable<Reject["data"]>;
+  let what: string;
+  if (scan.depth > limits.maxDepth) {
+    data = { reason: "message_too_deep", found: scan.depth, limit: limits.maxDepth };
+    what = `nests ${count(scan.depth)} levels deep; this bridge reads at most ${
+      count(limits.maxDepth)
+    } levels, so it was not parsed.`;
+  } else if (scan.values > limits.maxValues) {
+    data = { reason: "message_too_many_values", found: scan.values, limit: limits.maxValues };
+    what = `holds about ${count(scan.values)} JSON values (containers, names and elements); ` +
+      `this bridge reads at most ${count(limits.maxValues)} in one message, so it was not parsed.`;
+  } else {
+    return undefined;
+  }
+  const was = scan.method === "tools/call" && scan.hasId
+    ? "call"
+    : scan.answer && scan.method === undefined
+    ? "answer"
+    : undefined;
+  const subject = was === "answer" ? "The answer" : was === "call" ? "The tool call" : "The frame";
+  return {
+    kind: "reject",
+    id: scan.id,
+    code: INVALID_REQUEST,
+    message: `${subject} ${what}`,
+    data,
+    ...(was ? { was } : {}),
+  };
 }
 
 const lenientUtf8 = new TextDecoder();
@@ -125,7 +221,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
  * decodes to U+FFFD; only a line showing one is decoded again strictly (the lenient decoder is
  * about five times faster on a 1 MiB frame).
  */
-export function decodeFrame(bytes: Uint8Array): Frame {
+export function decodeFrame(bytes: Uint8Array, cost = scanFrame(bytes).cost): Frame {
   let text = lenientUtf8.decode(bytes);
   if (text.includes("\uFFFD")) {
     try {
@@ -141,10 +237,15 @@ export function decodeFrame(bytes: Uint8Array): Frame {
     const detail = error instanceof RangeError ? "nesting too deep" : "invalid JSON";
     return reject(null, PARSE_ERROR, `Parse error: ${detail}.`);
   }
-  return checkEnvelope(value, bytes.length);
+  return checkEnvelope(value, cost);
 }
 
-function checkEnvelope(value: unknown, bytes: number): Frame {
+/** Parses a line the splitter judged within bounds. */
+export function decodeLine(line: Line): Frame {
+  return decodeFrame(line.bytes, line.scan.cost);
+}
+
+function checkEnvelope(value: unknown, cost: number): Frame {
   if (Array.isArray(value)) {
     return reject(
       null,
@@ -183,12 +284,12 @@ function checkEnvelope(value: unknown, bytes: number): Frame {
     if (hasId && !isJSONRPCRequest(message)) {
       return reject(id, INVALID_REQUEST, "The params do not match MCP's request envelope (_meta).");
     }
-    return { kind: "message", message, bytes };
+    return { kind: "message", message, cost };
   }
   if (hasId && ("result" in msg || "error" in msg)) {
     const body = "result" in msg ? { result: msg.result } : { error: msg.error };
     const message = { jsonrpc: "2.0", id: msg.id, ...body } as JSONRPCMessage;
-    return { kind: "message", message, bytes };
+    return { kind: "message", message, cost };
   }
   return reject(id, INVALID_REQUEST, "Not a JSON-RPC request, notification or response.");
 }

@@ -1,8 +1,9 @@
 /**
  * Requests taken from stdin and not yet answered or cancelled, and the bounds on them. Each
- * pending request keeps its context alive in the SDK (a tool call its arguments too), so:
- * - tool calls are bounded by count and by the bytes of their frames (their arguments, in
- *   practice): 128 waiting calls of 1 MiB would otherwise hold 128 MiB;
+ * pending request keeps its parsed message alive in the SDK (a tool call its arguments too),
+ * so they are bounded by count per kind and, together, by what their frames cost parsed
+ * (frame_scan.ts): bytes alone would let four 1 MiB frames of empty objects hold 85 MiB.
+ * - tool calls by count: exactly what the call limiter runs or queues;
  * - other requests (ping, tools/list, …) are answered at once, but a flood of them read in one
  *   go would all be in flight together; a small bound keeps their garbage short-lived.
  * The stdio transport takes the next request from stdin only when `admits` says so.
@@ -12,29 +13,35 @@ import { MAX_IN_FLIGHT, MAX_WAITING } from "./call_limiter.ts";
 
 export interface PendingLimits {
   maxCalls: number;
-  maxCallBytes: number;
   maxOthers: number;
+  /** Parse cost of the frames of all pending requests together (one alone always passes). */
+  maxCost: number;
+  /** A frame costing at most this is bounded by count only (any ordinary request). */
+  smallCost: number;
 }
 
+const MiB = 1024 * 1024;
+
 /**
- * Calls by count: exactly what the call limiter runs or queues, so a host that pipelines is
- * slowed down rather than refused as busy. By bytes: four calls of the largest frame we read (a
- * call to the daemon holds its arguments two or three times over while its request is sent).
+ * By cost: four tool calls of the largest frame we read when it is text (2 MiB each parsed),
+ * or one frame at the value bound (about 8 MiB). Small frames count only by number, so a ping
+ * never waits behind large calls: 192 of them cost under 3 MiB together.
  */
 export const PENDING_LIMITS: Readonly<PendingLimits> = {
   maxCalls: MAX_IN_FLIGHT + MAX_WAITING,
-  maxCallBytes: 4 * 1024 * 1024,
   maxOthers: 64,
+  maxCost: 8 * MiB,
+  smallCost: 16 * 1024,
 };
 
 const TOOL_CALL = "tools/call";
 
 export class PendingRequests {
   #limits: PendingLimits;
-  /** Frame bytes of each pending tool call. */
+  /** Parse cost of each pending request, tool calls and others apart. */
   #calls = new Map<RequestId, number>();
-  #callBytes = 0;
-  #others = new Set<RequestId>();
+  #others = new Map<RequestId, number>();
+  #cost = 0;
   #changed: (() => void)[] = [];
 
   constructor(limits: PendingLimits = PENDING_LIMITS) {
@@ -46,40 +53,36 @@ export class PendingRequests {
     return this.#calls.size + this.#others.size;
   }
 
-  get calls(): { count: number; bytes: number } {
-    return { count: this.#calls.size, bytes: this.#callBytes };
+  /** Pending tool calls, and the parse cost of every pending request's frame. */
+  get calls(): { count: number; cost: number } {
+    return { count: this.#calls.size, cost: this.#cost };
   }
 
   /**
-   * Whether a request may be taken now. A tool call alone always may, whatever its size (a
-   * frame is bounded on its own); so may a request of another kind when none of that kind pends.
+   * Whether a request may be taken now. One alone always may, whatever its cost (a frame is
+   * bounded on its own); otherwise its kind's count and, unless it is small, the shared cost.
    */
-  admits(method: string, bytes: number): boolean {
+  admits(method: string, cost: number): boolean {
+    if (this.size === 0) return true;
     const limits = this.#limits;
-    if (method !== TOOL_CALL) return this.#others.size < Math.max(1, limits.maxOthers);
-    if (this.#calls.size === 0) return true;
-    return this.#calls.size < limits.maxCalls && this.#callBytes + bytes <= limits.maxCallBytes;
+    const counted = method === TOOL_CALL
+      ? this.#calls.size < limits.maxCalls
+      : this.#others.size < Math.max(1, limits.maxOthers);
+    return counted && (cost <= limits.smallCost || this.#cost + cost <= limits.maxCost);
   }
 
-  add(id: RequestId, method: string, bytes: number): void {
+  add(id: RequestId, method: string, cost: number): void {
     this.remove(id); // a host reusing a pending id replaces it, it does not count twice
-    if (method === TOOL_CALL) {
-      this.#calls.set(id, bytes);
-      this.#callBytes += bytes;
-    } else {
-      this.#others.add(id);
-    }
+    (method === TOOL_CALL ? this.#calls : this.#others).set(id, cost);
+    this.#cost += cost;
   }
 
   /** Forgets an answered or cancelled request; returns whether it was pending. */
   remove(id: RequestId): boolean {
-    const bytes = this.#calls.get(id);
-    if (bytes !== undefined) {
-      this.#calls.delete(id);
-      this.#callBytes -= bytes;
-    } else if (!this.#others.delete(id)) {
-      return false;
-    }
+    const cost = this.#calls.get(id) ?? this.#others.get(id);
+    if (cost === undefined) return false;
+    if (!this.#calls.delete(id)) this.#others.delete(id);
+    this.#cost -= cost;
     const changed = this.#changed;
     this.#changed = [];
     for (const wake of changed) wake();

@@ -31,7 +31,7 @@ export interface ServedTools {
   call(
     name: string,
     args: unknown,
-    call: { signal: AbortSignal; host: HostChannel },
+    call: { signal: AbortSignal; host: HostChannel; client: string | undefined },
   ): Promise<CallToolResult | InputRequiredResult>;
   /** The tool result for a call the bridge refused before running it (e.g. too busy). */
   refused(error: BridgeError): CallToolResult;
@@ -70,7 +70,7 @@ export function createServer(
     // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
     // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
     return limiter.run(
-      () => tools.call(name, args, { signal: linked.signal, host }),
+      () => tools.call(name, args, { signal: linked.signal, host, client: clientName(server) }),
       linked.signal,
     ).catch((error) => {
       if (error instanceof BridgeError && error.code === Codes.bridgeBusy) {
@@ -108,6 +108,12 @@ function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel 
         throw new HostAskError(timedOut, error instanceof Error ? error.message : String(error));
       }),
   };
+}
+
+/** The name the host gave itself (`clientInfo.name`, in `initialize` or the request envelope). */
+function clientName(server: Server): string | undefined {
+  const name = server.getClientVersion()?.name;
+  return typeof name === "string" ? name : undefined;
 }
 
 /** Form-mode elicitation: declared as `{}` (the 2025-06-18 form) or with a `form` entry. */

@@ -4,8 +4,16 @@
  * code that writes to stdout. It reads and writes the raw resources (no web streams), which
  * saves a layer of promise and queue work on every frame.
  */
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
-import { type Frame, LineSplitter, MAX_FRAME_BYTES } from "./frames.ts";
+import type { CallToolResult, JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import {
+  decodeLine,
+  FRAME_LIMITS,
+  type FrameLimits,
+  type Line,
+  LineSplitter,
+  type Reject,
+} from "./frames.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
 import type { Gate } from "./valve.ts";
 import { type ByteSink, OUTPUT_LIMITS, type OutputLimits, OutputQueue } from "./output_queue.ts";
 import { PENDING_LIMITS, type PendingLimits, PendingRequests } from "./pending_requests.ts";
@@ -21,22 +29,26 @@ export interface StdioPorts {
 }
 
 /**
- * Flow control: a frame is taken from stdin only while the host keeps up with our answers (the
- * output queue's gate: frames and bytes waiting) and while pending requests are within their
- * bounds (tool calls by count and bytes, others by count). Otherwise requests wait in the
- * host's pipe, not in our memory.
+ * Flow control: a frame is read only within its own bounds (bytes, depth, values: frames.ts),
+ * and taken from stdin only while the host keeps up with our answers (the output queue's gate:
+ * frames and bytes waiting) and while pending requests are within their bounds (by count per
+ * kind, and by what their frames cost parsed). Otherwise requests wait in the host's pipe, not
+ * in our memory; and a frame waits unparsed, as bytes.
  */
 export interface FlowLimits {
-  maxFrameBytes: number;
+  frame: FrameLimits;
   output: OutputLimits;
   pending: PendingLimits;
 }
 
 export const FLOW_LIMITS: Readonly<FlowLimits> = {
-  maxFrameBytes: MAX_FRAME_BYTES,
+  frame: FRAME_LIMITS,
   output: OUTPUT_LIMITS,
   pending: PENDING_LIMITS,
 };
+
+/** How a tool call refused unparsed is answered: a tool result the host shows its model. */
+export type CallRefusal = (error: BridgeError) => CallToolResult;
 
 export class FramedStdioTransport implements Transport {
   onclose?: () => void;
@@ -46,6 +58,8 @@ export class FramedStdioTransport implements Transport {
   onEnd?: () => void;
   /** Applied to every serialised frame before it is written (credential redaction). */
   scrub: (json: string) => string = (json) => json;
+  /** A tool call too large to parse gets this tool error; without it, a JSON-RPC error. */
+  refuseCall?: CallRefusal;
 
   #ports: StdioPorts;
   #splitter: LineSplitter;
@@ -61,9 +75,9 @@ export class FramedStdioTransport implements Transport {
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
     limits: Partial<FlowLimits> = {},
   ) {
-    const { maxFrameBytes, output, pending } = { ...FLOW_LIMITS, ...limits };
+    const { frame, output, pending } = { ...FLOW_LIMITS, ...limits };
     this.#ports = ports;
-    this.#splitter = new LineSplitter(maxFrameBytes);
+    this.#splitter = new LineSplitter(frame);
     this.#output = new OutputQueue(ports.output, output);
     this.#output.onBroken = (error) => {
       // The host closed our stdout: nobody can hear us any more, so shut down.
@@ -83,8 +97,8 @@ export class FramedStdioTransport implements Transport {
     return { frames: this.#output.frames, bytes: this.#output.bytes };
   }
 
-  /** Tool calls taken from stdin and not yet answered: count and frame bytes. */
-  get pendingCalls(): { count: number; bytes: number } {
+  /** Tool calls taken from stdin and not yet answered, and every pending request's cost. */
+  get pendingCalls(): { count: number; cost: number } {
     return this.#pending.calls;
   }
 
@@ -125,7 +139,7 @@ export class FramedStdioTransport implements Transport {
   }
 
   /** Holds a frame while stdout is backed up, and a request while its kind's bounds are full. */
-  async #admit(frame: Frame): Promise<void> {
+  async #admit(frame: Line | Reject): Promise<void> {
     while (!this.#closed) {
       if (!this.#output.gate.isOpen) {
         await this.#hold(this.#output.gate.whenOpen());
@@ -135,11 +149,12 @@ export class FramedStdioTransport implements Transport {
     }
   }
 
-  #admits(frame: Frame): boolean {
-    if (frame.kind !== "message") return true;
-    const { id, method } = frame.message as { id?: unknown; method?: unknown };
-    if (id === undefined || typeof method !== "string") return true;
-    return this.#pending.admits(method, frame.bytes);
+  /** Judged on the line's scan, before it is parsed: a held line stays bytes. */
+  #admits(frame: Line | Reject): boolean {
+    if (frame.kind !== "line") return true;
+    const { hasId, method, cost } = frame.scan;
+    if (!hasId || method === undefined) return true;
+    return this.#pending.admits(method, cost);
   }
 
   async #hold(until: Promise<void>): Promise<void> {
@@ -148,34 +163,55 @@ export class FramedStdioTransport implements Transport {
     this.#wakeHeld = undefined;
   }
 
-  async #dispatch(frames: Iterable<Frame>): Promise<void> {
-    for (const frame of frames) {
-      await this.#admit(frame);
+  async #dispatch(lines: Iterable<Line | Reject>): Promise<void> {
+    for (const line of lines) {
+      await this.#admit(line);
       if (this.#closed) return;
-      if (frame.kind === "message") {
-        const m = frame.message as {
-          id?: string | number;
-          method?: string;
-          params?: { requestId?: unknown };
-        };
-        if (m.method !== undefined && m.id !== undefined) {
-          this.#pending.add(m.id, m.method, frame.bytes);
-        }
-        // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
-        if (m.method === "notifications/cancelled" && m.id === undefined) {
-          const cancelled = m.params?.requestId;
-          if (typeof cancelled === "string" || typeof cancelled === "number") {
-            this.#settle(cancelled);
-          }
-        }
-        this.onmessage?.(frame.message);
-      } else {
-        this.send({
-          jsonrpc: "2.0",
-          id: frame.id,
-          error: { code: frame.code, message: frame.message },
-        } as JSONRPCMessage).catch((error) => this.onerror?.(asError(error)));
+      // Parsed only now, once admitted: the generator reuses the line's bytes after this turn.
+      const frame = line.kind === "line" ? decodeLine(line) : line;
+      if (frame.kind === "reject") {
+        this.#refuse(frame);
+        continue;
       }
+      const m = frame.message as {
+        id?: string | number;
+        method?: string;
+        params?: { requestId?: unknown };
+      };
+      if (m.method !== undefined && m.id !== undefined) {
+        this.#pending.add(m.id, m.method, frame.cost);
+      }
+      // A cancelled request is never answered (the SDK drops its result): stop waiting for it.
+      if (m.method === "notifications/cancelled" && m.id === undefined) {
+        const cancelled = m.params?.requestId;
+        if (typeof cancelled === "string" || typeof cancelled === "number") {
+          this.#settle(cancelled);
+        }
+      }
+      this.onmessage?.(frame.message);
+    }
+  }
+
+  /**
+   * Answers a frame that was not handed to the server. A tool call refused unparsed gets a
+   * tool error (hosts show those to the model); an answer to our own request refused unparsed
+   * fails that request at once, instead of leaving it to time out.
+   */
+  #refuse(frame: Reject): void {
+    const { id, code, message, data, was } = frame;
+    const refusal = this.refuseCall;
+    let answer: JSONRPCMessage;
+    if (was === "call" && id !== null && refusal) {
+      const error = new BridgeError(Codes.invalidInput, message, false, { ...data });
+      answer = { jsonrpc: "2.0", id, result: refusal(error) } as JSONRPCMessage;
+    } else {
+      const replyId = was === "answer" ? null : id;
+      const error = { code, message, ...(data ? { data } : {}) };
+      answer = { jsonrpc: "2.0", id: replyId, error } as JSONRPCMessage;
+    }
+    this.send(answer).catch((error) => this.onerror?.(asError(error)));
+    if (was === "answer" && id !== null) {
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code, message } } as JSONRPCMessage);
     }
   }
 

@@ -9,57 +9,19 @@
  */
 import assert from "node:assert/strict";
 import { type Bridge, type Era, startBridge, withSimulator } from "./harness.ts";
-import { ACCEPT, DECLINE, type Env, failsWith, person, succeeds } from "./receipt_steps.ts";
-import { childEnv } from "../../src/shared/permissions.ts";
+import {
+  ACCEPT,
+  DECLINE,
+  type Env,
+  failsWith,
+  type Listener,
+  person,
+  runningClaim,
+  succeeds,
+} from "./receipt_steps.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 
 type Data = Record<string, unknown>;
-
-/** A real process listening on `port` until it is signalled. */
-async function listener(port: number) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `const l = Deno.listen({ hostname: "127.0.0.1", port: ${port} });
-       console.log("listening");
-       for await (const c of l) c.close();`,
-    ],
-    env: childEnv({}),
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const { value } = await reader.read();
-  assert.match(value ?? "", /listening/);
-  reader.releaseLock();
-  let ended: Deno.CommandStatus | undefined;
-  const status = child.status.then((s) => ended = s);
-  return {
-    pid: child.pid,
-    status,
-    alive: () => ended === undefined,
-    async stop() {
-      if (ended === undefined) child.kill("SIGKILL");
-      await status;
-      await child.stdout.cancel().catch(() => {});
-    },
-  };
-}
-
-type Listener = Awaited<ReturnType<typeof listener>>;
-
-/** A confirmed run of claim `web vite.default` whose root is a real listening process. */
-async function runningClaim(bridge: Bridge, env: Env) {
-  const claim = { project: "web", workspaceRoot: env.dir, component: "vite" };
-  const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", { claim });
-  const port = lease.port as number;
-  const process = await listener(port);
-  await succeeds(bridge, "portreeve_lease_confirm", {
-    credentialHandle: lease.credentialHandle,
-    rootPid: process.pid,
-  });
-  return { claim, port, process };
-}
 
 async function session(
   opts: { era?: Era; serveArgs?: string[]; answers?: ReturnType<typeof person> },
@@ -106,8 +68,8 @@ function expectedQuestion(
   return [
     QUESTION_HEADER,
     `The agent asks to lease claim "web" "vite.default" in "${env.dir}" with replacementPolicy "${policy}".`,
-    `The claim's confirmed run "${runId}" holds port ${running.port}: to lease it, the daemon would first send ${signals} to pid ${running.process.pid} ("deno"), and release that run.`,
-    "Decline to leave those processes running; nothing has been sent yet.",
+    `The confirmed run "${runId}" of this claim holds port ${running.port}: to lease it, the daemon would first send ${signals} to pid ${running.process.pid} ("deno"), and release that run.`,
+    "Answer no (false) to leave those processes running; nothing has been sent yet.",
   ];
 }
 
@@ -161,17 +123,32 @@ for (const era of ["legacy", "modern"] as const) {
     });
   });
 
-  Deno.test(`acquire gate (${era}): a host that cannot ask is refused, with 0 daemon requests`, async () => {
+  Deno.test(`acquire gate (${era}): default flags, a host that cannot ask is refused naming the opt-in, with 0 daemon requests`, async () => {
     await session({ era }, async (bridge, env, running) => {
       const before = env.sim.requests.length;
       for (const policy of ["graceful", "force-after-grace"]) {
         const refused = await failsWith(bridge, "portreeve_lease_acquire", {
           claim: running.claim,
           allocation: { replacementPolicy: policy },
-        }, "portreeve_approval_needs_receipt");
-        assert.match(refused.nextStep, /portreeve_port_reclaim_preview/);
-        assert.match(refused.nextStep, /portreeve_port_reclaim_execute/);
+        }, "portreeve_approval_unavailable");
+        assert.equal(refused.details.reason, "reclaim_host_cannot_ask");
+        assert.match(refused.nextStep, /--approval auto/);
+        assert.doesNotMatch(refused.nextStep, /\b(install|start|run) /i);
       }
+      assert.equal(env.sim.requests.length, before, "not one request reached the daemon");
+      assert.ok(running.process.alive());
+    });
+  });
+
+  Deno.test(`acquire gate (${era}): --approval auto, a host that cannot ask is sent to the receipt pair`, async () => {
+    await session({ era, serveArgs: ["--approval", "auto"] }, async (bridge, env, running) => {
+      const before = env.sim.requests.length;
+      const refused = await failsWith(bridge, "portreeve_lease_acquire", {
+        claim: running.claim,
+        allocation: { replacementPolicy: "graceful" },
+      }, "portreeve_approval_needs_receipt");
+      assert.match(refused.nextStep, /portreeve_port_reclaim_preview/);
+      assert.match(refused.nextStep, /portreeve_port_reclaim_execute/);
       assert.equal(env.sim.requests.length, before, "not one request reached the daemon");
       assert.ok(running.process.alive());
     });
@@ -204,7 +181,7 @@ Deno.test("acquire gate: the attack under --toolset coordinate --approval requir
     await failsWith(bridge, "portreeve_lease_acquire", {
       claim: running.claim,
       allocation: { replacementPolicy: "force-after-grace" },
-    }, "portreeve_approval_needs_receipt");
+    }, "portreeve_approval_unavailable");
     assert.equal(env.sim.requests.length, before);
     assert.ok(running.process.alive());
   });

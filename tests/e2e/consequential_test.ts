@@ -15,7 +15,12 @@ async function session(
   options: Partial<SimulatorOptions> = {},
 ): Promise<void> {
   const env = await withSimulator(options);
-  const bridge = await startBridge({ socketPath: env.socketPath });
+  // The receipt flow itself: `auto` (a person's opt-in) lets this client, which cannot ask,
+  // execute as a host's own tool prompt would; the default's question is approval_test's.
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    serveArgs: ["--approval", "auto"],
+  });
   try {
     await body(bridge, env);
   } finally {
@@ -24,9 +29,10 @@ async function session(
   }
 }
 
+/** A call that must succeed: its data, and a preview's summary for a person (else ""). */
 async function ok(bridge: Bridge, name: string, args: Data): Promise<{ data: Data; text: string }> {
-  const { data, summary } = await succeeds(bridge, name, args);
-  return { data, text: summary };
+  const { data } = await succeeds(bridge, name, args);
+  return { data, text: typeof data.summary === "string" ? data.summary : "" };
 }
 
 const fails = failsWith;
@@ -65,20 +71,13 @@ Deno.test("port reclaim: preview, wrong port, execute, replay", async () => {
       preview.text,
       new RegExp(`Reclaim port ${port} with graceful: would terminate pid 4242 \\(node\\)`),
     );
-    assert.match(
-      preview.text,
-      /expires \d\d:\d\d:\d\dZ\. Stop and show this preview to the user; only after they explicitly approve it, call portreeve_port_reclaim_execute/,
-    );
-    // Claude Code and Codex never show a success's text: the approval step is in the data.
+    // Every host shows the data (or its JSON): the approval step is there, said once.
     assert.match(
       preview.data.nextStep as string,
       /^Stop and show this preview to the user; .*portreeve_port_reclaim_execute with this receiptId before expiresAt/,
     );
-    // The data carries receiptId and expiresAt beside the summary; the text line names them.
-    const receipt = `Receipt ${String(preview.data.receiptId).slice(0, 8)} expires ${
-      String(preview.data.expiresAt).slice(11, 19)
-    }Z.`;
-    assert.equal(preview.text, `${preview.data.summary} ${receipt} ${preview.data.nextStep}`);
+    assert.match(String(preview.data.receiptId), /^[0-9a-f-]{36}$/);
+    assert.match(String(preview.data.expiresAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
     assert.doesNotMatch(preview.data.summary as string, /Receipt/);
     const receiptId = preview.data.receiptId;
 
@@ -93,13 +92,11 @@ Deno.test("port reclaim: preview, wrong port, execute, replay", async () => {
     assert.equal(done.data.changed, true);
     assert.equal(done.data.replayed, false);
     assert.equal((done.data.result as Data).outcome, "terminated");
-    assert.match(done.text, /^Port reclaimed: its processes were terminated/);
 
     const again = await ok(bridge, "portreeve_port_reclaim_execute", { receiptId, port });
     assert.equal(again.data.replayed, true);
     assert.equal(again.data.changed, false);
     assert.equal((again.data.result as Data).outcome, "terminated");
-    assert.match(again.text, /nothing was re-applied/);
   });
 });
 
@@ -112,11 +109,23 @@ Deno.test("port reclaim: an unowned listener is a blocker; drifted evidence is a
     });
     assert.deepEqual(preview.data.blockers, ["ownership-unverified"]);
     assert.match(preview.text, /Blocked: ownership-unverified/);
-
-    env.sim.control.addListener(45001, 5001, { command: "python" });
-    const stale = await fails(bridge, "portreeve_port_reclaim_execute", {
+    // The daemon would refuse it: nothing to approve, and its execute sends nothing.
+    assert.equal(preview.data.approval ?? null, null);
+    const before = env.sim.requests.length;
+    const refused = await fails(bridge, "portreeve_port_reclaim_execute", {
       receiptId: preview.data.receiptId,
       port: 45001,
+    }, "portreeve_conflict");
+    assert.equal(refused.details.reason, "preview_refused");
+    assert.equal(env.sim.requests.length, before);
+
+    // A reclaim the daemon would do, whose evidence drifts before the execute.
+    const port = await listenedPort(bridge, env);
+    const owned = await ok(bridge, "portreeve_port_reclaim_preview", { port, policy: "graceful" });
+    env.sim.control.addListener(port, 5001, { command: "python" });
+    const stale = await fails(bridge, "portreeve_port_reclaim_execute", {
+      receiptId: owned.data.receiptId,
+      port,
     }, "portreeve_conflict");
     assert.equal(stale.details.receiptCode, "receipt_mismatch");
   });
@@ -138,13 +147,13 @@ Deno.test("port reclaim: a real loopback listener not owned by PortReeve is refu
         "the test's own listener is the evidence",
       );
       assert.deepEqual(preview.data.blockers, ["ownership-unverified"]);
-      const done = await ok(bridge, "portreeve_port_reclaim_execute", {
+      // The preview says the daemon would refuse: the execute is refused before it.
+      const refused = await fails(bridge, "portreeve_port_reclaim_execute", {
         receiptId: preview.data.receiptId,
         port,
-      });
-      assert.equal((done.data.result as Data).outcome, "refused");
-      // An empty list is left out of the compact result: nothing was signalled.
-      assert.equal((done.data.result as Data).signals, undefined);
+      }, "portreeve_conflict");
+      assert.equal(refused.details.reason, "preview_refused");
+      assert.match(refused.message, /nothing was sent to the daemon/);
     }, { observeHost: true });
   } finally {
     listener.close();
@@ -172,7 +181,10 @@ Deno.test("claim reassign and delete: bad input, wrong target, unknown receipt, 
       preferredPort: 43123,
     });
     assert.equal((preview.data.observed as Data).port, 43123);
-    assert.match(preview.text, /^Move claim web api\.default( \(port \d+\))? to port 43123\./);
+    assert.match(
+      preview.text,
+      /^Move claim web api\.default in \S+ \(claim [0-9a-f-]{36}(, port \d+)?\) to port 43123\./,
+    );
 
     const other = crypto.randomUUID();
     const wrong = await fails(bridge, "portreeve_claim_reassign_execute", {
@@ -202,7 +214,7 @@ Deno.test("claim reassign and delete: bad input, wrong target, unknown receipt, 
       receiptId: del.data.receiptId,
       claimId,
     });
-    assert.equal(deleted.text, "Claim deleted.");
+    assert.deepEqual(deleted.data.result, { deleted: true, claimId });
     const replay = await ok(bridge, "portreeve_claim_delete_execute", {
       receiptId: del.data.receiptId,
       claimId,
@@ -271,7 +283,6 @@ Deno.test("stack apply: relative root refused, create, replay, external edit inv
     assert.match(result.fingerprint, /^[a-f0-9]{64}$/);
     assert.ok(env.sim.control.state.stacks.has(result.stack.id));
     assert.equal(JSON.parse(await Deno.readTextFile(file)).project, "shop");
-    assert.match(created.text, new RegExp(`stack ${result.stack.id} applied`));
 
     const replay = await ok(bridge, "portreeve_stack_apply_execute", {
       receiptId: preview.data.receiptId,
@@ -335,7 +346,6 @@ Deno.test("stacks prune: a stack whose root is gone is pruned with its claims", 
       receiptId: prune.data.receiptId,
     });
     assert.deepEqual((done.data.result as Data).deletedStackIds, [stackId]);
-    assert.match(done.text, /1 stack\(s\) deleted/);
   });
 });
 
@@ -346,7 +356,7 @@ Deno.test("settings update: schema rejections, daemon range check, drift, execut
     }, "portreeve_invalid_input");
     assert.equal(
       unsupported.message,
-      "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) socketPath; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
+      "updates: unsupported setting(s) socketPath; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
       "said once, without a contradicting 'name at least one setting'",
     );
     await fails(

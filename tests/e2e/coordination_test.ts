@@ -166,11 +166,13 @@ Deno.test("coordination end to end", async (t) => {
         assert.equal(leases.length, 2);
         assert.equal(begun.credentialCount, 2);
         for (const lease of leases as unknown as Data[]) {
-          // Each lease's custody window is the answer's, so the answer says it once.
-          assert.ok(typeof begun.custodyExpiresAt === "string");
-          assert.equal(lease.custodyExpiresAt, undefined);
-          assert.equal(lease.maximumCustodyExpiresAt, undefined);
+          // Each lease says how long this bridge holds it (the activation's custody window),
+          // as the reference bridge's leases do; the answer does not say it again on top.
+          assert.ok(typeof lease.custodyExpiresAt === "string");
+          assert.ok(typeof lease.maximumCustodyExpiresAt === "string");
+          assert.equal(lease.custodyExpiresAt, (leases[0] as unknown as Data).custodyExpiresAt);
         }
+        assert.equal(begun.custodyExpiresAt, undefined);
         const repeat = await ok(a, "portreeve_activation_begin", { generationId });
         assert.equal(repeat.changed, false);
         assert.equal((repeat.activation as { id: string }).id, activationId);

@@ -33,6 +33,8 @@ export interface BridgeOptions {
   elicitation?: (request: ElicitRequest["params"]) => Promise<ElicitResult>;
   /** Starts the process under `ulimit -n` this low (through `sh`, which `exec`s it). */
   fdLimit?: number;
+  /** The name the client gives itself in `initialize` (a host's `clientInfo.name`). */
+  clientName?: string;
 }
 
 export interface Bridge {
@@ -83,7 +85,7 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   const frames: string[] = [];
   const era = opts.era ?? "legacy";
   const client = new Client(
-    { name: "portreeve-mcp-e2e", version: "0.0.0" },
+    { name: opts.clientName ?? "portreeve-mcp-e2e", version: "0.0.0" },
     {
       versionNegotiation: {
         mode: era === "modern" ? { pin: "2026-07-28" } : era,
@@ -156,17 +158,16 @@ export interface Envelope {
 }
 
 /**
- * Calls a tool and returns its envelope, whole text, summary line and isError flag. Every
- * call also checks the result format hosts rely on: a success is one text block, a one-line
- * summary, then the same envelope as structuredContent in compact JSON; an error is one text
- * block (code line, next step, details) without structuredContent (`details` read as `{}`
- * when the result leaves it out).
+ * Calls a tool and returns its envelope, whole text and isError flag. Every call also checks
+ * the result format hosts rely on: a success is one text block holding exactly the envelope
+ * of structuredContent as compact JSON; an error is one text block (code line, next step,
+ * details) without structuredContent (`details` read as `{}` when the result leaves it out).
  */
 export async function call(
   bridge: Bridge,
   name: string,
   args: Record<string, unknown> = {},
-): Promise<{ envelope: Envelope; text: string; summary: string; isError: boolean }> {
+): Promise<{ envelope: Envelope; text: string; isError: boolean }> {
   const result = await bridge.client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
   const isError = result.isError === true;
@@ -177,16 +178,10 @@ export async function call(
     return {
       envelope: { ok: false, error: { ...error, details: error.details ?? {} } },
       text,
-      summary: text.slice(0, text.indexOf("\n")),
       isError,
     };
   }
-  return {
-    envelope: result.structuredContent as unknown as Envelope,
-    text,
-    summary: text.slice(0, text.indexOf("\n")),
-    isError,
-  };
+  return { envelope: result.structuredContent as unknown as Envelope, text, isError };
 }
 
 export function assertResultFormat(
@@ -207,12 +202,6 @@ export function assertResultFormat(
     assert.ok(error.nextStep.length > 0, `${name}: error has a next step`);
     return;
   }
-  const cut = text.indexOf("\n");
-  assert.ok(cut > 0, `${name}: a summary line, then the JSON`);
-  assert.deepEqual(
-    JSON.parse(text.slice(cut + 1)),
-    structured,
-    `${name}: text JSON = structuredContent`,
-  );
+  assert.equal(text, JSON.stringify(structured), `${name}: the text is structuredContent's JSON`);
   assert.equal((structured as Envelope).ok, true, `${name}: isError matches ok`);
 }

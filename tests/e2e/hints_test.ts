@@ -241,7 +241,7 @@ Deno.test("hints: every printed next step runs as printed, for each form of read
     const ran = await Promise.all(rig.forms.map(async (form) => {
       // Each form has its own dead socket: the simulator commands it prints start there.
       const down = `${rig.work}/down-${form.name}/portreeve.sock`;
-      await Deno.mkdir(`${rig.work}/down-${form.name}`);
+      await Deno.mkdir(`${rig.work}/down-${form.name}`, { mode: 0o700 }); // as PortReeve makes it
       return await walk(form, rig, env.socketPath, down);
     }));
     console.log(`ran ${ran.join(" + ")} printed commands (launcher, deno, npx)`);

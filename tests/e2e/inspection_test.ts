@@ -14,7 +14,6 @@ async function ok(bridge: Bridge, tool: string, args: Data = {}): Promise<Data> 
   const r = await call(bridge, tool, args);
   assert.equal(r.isError, false, `${tool}: ${r.text}`);
   assert.equal(r.envelope.ok, true);
-  assert.ok(r.text.length > 0 && !r.text.startsWith("{"), `${tool} has a human summary`);
   return r.envelope.data!;
 }
 

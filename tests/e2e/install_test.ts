@@ -6,9 +6,12 @@
  * - the launcher serves sockets chosen at launch (none was named at install) from an empty
  *   DENO_DIR with no network: `config`'s exact and portable commands complete a handshake and
  *   a tool call against the simulator, and another socket is only "not answering";
- * - nothing it did not write is replaced or deleted: a foreign launcher, a git checkout in
- *   lib/portreeve-mcp/, a symbolic link in place of a file or of a folder, a file changed after
- *   install; --force moves such things aside and says so; uninstall says what it left.
+ * - nothing it did not write is replaced, moved or deleted: a foreign launcher in a bin/ that
+ *   was there before, a git checkout in lib/portreeve-mcp/, a link in place of the launcher, a
+ *   linked bin/ or lib/ — not even with --force, which moves aside only an edited file in a
+ *   folder install created, and says so;
+ * - uninstall says what it left and why, names what --force moved aside, tells how to take
+ *   the entry out of each host, and for a file it kept gives a next step that works as printed.
  */
 import { finished } from "../support/processes.ts";
 import assert from "node:assert/strict";
@@ -202,6 +205,15 @@ Deno.test("install: manifest = disk; any socket at launch, offline, empty DENO_D
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /^Removed:\n/);
     assert.doesNotMatch(removed.stdout, /Left:/);
+    // A host still listing the bridge would start a server that is gone: each one is named.
+    assert.match(removed.stdout, /\nNext:\n- Take the portreeve entry out of each agent host/);
+    for (
+      const line of [
+        "Claude Code: `claude mcp remove --scope user portreeve`",
+        "OpenAI Codex: `codex mcp remove portreeve`",
+        "Gemini CLI: `gemini mcp remove -s user portreeve`",
+      ]
+    ) assert.ok(removed.stdout.includes(`\n    ${line}\n`), line);
     assert.deepEqual([...Deno.readDirSync(root)], [], "bin/ and lib/ went too: install made them");
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -223,14 +235,14 @@ async function walkNames(dir: string): Promise<string[]> {
     .sort();
 }
 
-Deno.test("install refuses, in one line naming the path, to replace what it did not write", async () => {
+Deno.test("install refuses, in one line naming the path, what it did not write; --force moves none of it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-install-" });
   try {
     await Deno.mkdir(`${dir}/outside`);
     await Deno.writeTextFile(`${dir}/outside/theirs`, "#!/bin/sh\necho theirs\n");
     const cases: { name: string; names: string; prepare: (root: string) => Promise<string> }[] = [
       {
-        name: "a foreign launcher",
+        name: "a foreign launcher in a bin/ that was there before",
         names: "bin/portreeve-mcp",
         prepare: async (root) => {
           await Deno.mkdir(`${root}/bin`, { recursive: true });
@@ -258,6 +270,14 @@ Deno.test("install refuses, in one line naming the path, to replace what it did 
         },
       },
       {
+        name: "a dotfiles bin/ linked from elsewhere",
+        names: "bin",
+        prepare: async (root) => {
+          await Deno.symlink(`${dir}/outside`, `${root}/bin`);
+          return `${root}/bin`;
+        },
+      },
+      {
         name: "a symbolic link in place of the lib folder",
         names: "lib",
         prepare: async (root) => {
@@ -266,82 +286,98 @@ Deno.test("install refuses, in one line naming the path, to replace what it did 
         },
       },
     ];
-    for (const { name, names, prepare } of cases) {
-      const root = `${dir}/${names.replaceAll("/", "_")}-${
-        cases.findIndex((c) => c.name === name)
-      }`;
+    for (const [i, { name, names, prepare }] of cases.entries()) {
+      const root = `${dir}/root-${i}`;
       await Deno.mkdir(root);
       const path = await prepare(root);
       const before = await snapshot(path);
       const outside = await snapshot(`${dir}/outside`);
-      const refused = await task("install", root);
-      assert.equal(refused.code, 1, `${name}: ${refused.stdout}`);
-      assert.match(
-        refused.stderr,
-        new RegExp(
-          `^portreeve-mcp install: refusing to replace ${root}/${names}: [^\\n]*--force[^\\n]*\\n$`,
-        ),
-        name,
-      );
+      for (const force of [[], ["--force"]]) {
+        const refused = await task("install", root, force);
+        assert.equal(refused.code, 1, `${name} ${force}: ${refused.stdout}`);
+        assert.match(
+          refused.stderr,
+          new RegExp(
+            `^portreeve-mcp install: refusing to (replace|install into|install through) ${root}/${names}: [^\\n]*\\n$`,
+          ),
+          name,
+        );
+        assert.doesNotMatch(refused.stderr, /--force/, `${name}: --force would not help`);
+        assert.equal(refused.stdout, "", `${name}: nothing moved aside`);
+      }
       const left = await task("uninstall", root);
       assert.equal(left.code, 1, `${name}: ${left.stdout}`);
       assert.match(left.stdout, /Left:\n.*this installer did not write/, name);
       assert.equal(await snapshot(path), before, `${name}: untouched`);
       assert.equal(await snapshot(`${dir}/outside`), outside, `${name}: nothing written through`);
+      assert.deepEqual(
+        [...Deno.readDirSync(root)].map((e) => e.name).filter((n) => n.includes(".replaced-")),
+        [],
+        `${name}: nothing renamed`,
+      );
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("install --force moves foreign things aside; a changed file is kept by install and uninstall", async () => {
+Deno.test("install --force moves aside an edited file in its own folder; uninstall names it, keeps an edited file and says what next", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-install-" });
   try {
     const root = `${dir}/root`;
     const layout = installLayout(root);
-    await Deno.mkdir(`${root}/bin`, { recursive: true });
-    await Deno.mkdir(`${root}/lib/portreeve-mcp/.git`, { recursive: true });
-    await Deno.writeTextFile(`${root}/bin/portreeve-mcp`, "mine\n");
-    await Deno.writeTextFile(`${root}/lib/portreeve-mcp/.git/HEAD`, "ref\n");
+    const first = await task("install", root);
+    assert.equal(first.code, 0, first.stderr);
 
-    const forced = await task("install", root, ["--force"]);
-    assert.equal(forced.code, 0, forced.stderr);
-    const moves = [...forced.stdout.matchAll(/^Moved aside \(--force\): (\S+) → (\S+) /gm)];
-    assert.deepEqual(moves.map((m) => m[1]).sort(), [layout.launcher, layout.lib]);
-    for (const [, , aside] of moves) await Deno.lstat(aside);
-    const checkout = moves.find((m) => m[1] === layout.lib)![2];
-    assert.equal(await Deno.readTextFile(`${checkout}/.git/HEAD`), "ref\n", "checkout kept whole");
-
-    // A file changed after install: neither replaced by an upgrade nor removed by uninstall.
+    // The bundle edited by hand: refused, then moved aside by --force, which says so.
     await Deno.writeTextFile(layout.bundle, "\n// edited by hand\n", { append: true });
     const edited = await Deno.readTextFile(layout.bundle);
     const refused = await task("install", root);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /refusing to replace \S+\/main\.js: it was changed after this/);
-    // A link in place of another installed file, pointing out of the root.
-    const chunk = (await walk(root)).files.keys().find((path) => /\/chunk-.*\.js$/.test(path))!;
-    await Deno.remove(`${root}/${chunk}`);
-    await Deno.symlink(`${dir}/outside-target`, `${root}/${chunk}`);
-    await Deno.writeTextFile(`${dir}/outside-target`, "not theirs to delete\n");
+    assert.match(
+      refused.stderr,
+      /refusing to replace \S+\/main\.js: it was changed after this installer wrote it; move it away yourself, or run `[^`]+install --force`/,
+    );
+    const forced = await task("install", root, ["--force"]);
+    assert.equal(forced.code, 0, forced.stderr);
+    const moves = [...forced.stdout.matchAll(/^Moved aside \(--force\): (\S+) → (\S+) /gm)];
+    assert.deepEqual(moves.map((m) => m[1]), [layout.bundle]);
+    const aside = moves[0][2];
+    assert.equal(await Deno.readTextFile(aside), edited, "kept whole");
 
+    // A chunk edited after that install: uninstall keeps it and says what to do next.
+    const chunk = (await walk(root)).files.keys().find((path) => /\/chunk-.*\.js$/.test(path))!;
+    await Deno.writeTextFile(`${root}/${chunk}`, "// mine now\n", { append: true });
     const uninstalled = await task("uninstall", root);
     assert.equal(uninstalled.code, 1, uninstalled.stdout);
-    assert.match(uninstalled.stdout, /main\.js: was changed after this installer wrote it/);
-    assert.match(uninstalled.stdout, /chunk-\S+\.js: is a symbolic link/);
+    assert.match(uninstalled.stdout, /chunk-\S+\.js: was changed after this installer wrote it/);
     assert.match(uninstalled.stdout, /manifest\.json: it still lists the files left above/);
-    // bin/ was there before the install: not the installer's to remove or report.
-    assert.doesNotMatch(uninstalled.stdout, /bin\/:/);
-    await Deno.lstat(moves.find((m) => m[1] === layout.launcher)![2]);
-    assert.equal(await Deno.readTextFile(layout.bundle), edited);
-    assert.equal(await Deno.readTextFile(`${dir}/outside-target`), "not theirs to delete\n");
-    await Deno.lstat(layout.manifest);
-    await assert.rejects(Deno.lstat(layout.launcher), Deno.errors.NotFound);
+    assert.match(
+      uninstalled.stdout,
+      new RegExp(
+        `Moved aside by an earlier \`install --force\`[^\\n]*\\n  ${aside}: was ${layout.bundle}; look at it, then delete it yourself`,
+      ),
+    );
+    const next = new RegExp(
+      `- ${root}/${chunk} was changed after install wrote it, so it was kept [^\\n]*` +
+        "delete it yourself \\(`rm ([^`]+)`\\), then run `([^`]+)` again to remove the rest",
+    );
+    const step = next.exec(uninstalled.stdout);
+    assert.ok(step, uninstalled.stdout);
+    assert.match(uninstalled.stdout, /claude mcp remove --scope user portreeve/);
 
-    // Uninstall again: the kept manifest still knows them, and still leaves them.
-    const twice = await task("uninstall", root);
-    assert.equal(twice.code, 1);
-    assert.match(twice.stdout, /main\.js: was changed after this installer wrote it/);
-    assert.equal(await Deno.readTextFile(layout.bundle), edited);
+    // The next step, followed as printed, finishes the job.
+    const removedByHand = await run("/bin/sh", ["-c", `rm ${step[1]}`], userEnv());
+    assert.equal(removedByHand.code, 0, removedByHand.stderr);
+    const again = await task("uninstall", root);
+    assert.equal(again.code, 0, again.stdout);
+    assert.doesNotMatch(again.stdout, /was changed/);
+    await assert.rejects(Deno.lstat(layout.manifest), Deno.errors.NotFound);
+    // Only what --force moved aside is left, the person's to delete.
+    assert.deepEqual(
+      (await walk(root)).files.keys().toArray(),
+      [aside.slice(root.length + 1)],
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

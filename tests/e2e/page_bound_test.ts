@@ -1,73 +1,92 @@
 /**
- * A page stops by the size of what the model is shown: over real stdio, a compact page of
- * ports with live listeners holds more ports than a `detail: "full"` page, every page of
- * either form reaches a host whole, and walking the compact pages returns every port once.
+ * A page fits the host it goes to: over real stdio, the bridge knows its host by the name it
+ * gives in `initialize` and fills a page only up to what that host shows its model whole (its
+ * profile's `resultLimitBytes`; the smallest known for a host of no known name). A compact
+ * page holds more ports than a `detail: "full"` one, every page says how many items it
+ * holds, and walking the pages returns every port once, in the daemon's order.
  */
 import assert from "node:assert/strict";
-import { call, startBridge, withSimulator } from "./harness.ts";
-import { PAGE_CHARS } from "../../src/results/pagination.ts";
+import { type Bridge, call, startBridge, withSimulator } from "./harness.ts";
+import { MCP_CLIENT_NAMES, resultLimits } from "../../src/profiles/hosts.ts";
 
 type Data = Record<string, unknown>;
-type Page = { items: Data[]; page: { nextCursor?: string } };
+type Page = { items: Data[]; page: { itemCount: number; nextCursor?: string } };
 
-/** Gemini CLI cuts a result over this many characters (it keeps the head and tail). */
-const GEMINI_CUT = 40_000;
+const bytes = (text: string) => new TextEncoder().encode(text).length;
+const limits = resultLimits();
+const CODEX = MCP_CLIENT_NAMES.codex[0];
+const GEMINI = MCP_CLIENT_NAMES.gemini[0];
 
-Deno.test("pages are cut by the form the model is shown", async () => {
+/** Every page of ports with listeners: how many items each held, and its text's bytes. */
+async function walk(bridge: Bridge, extra: Data) {
+  const pages: { items: number; bytes: number }[] = [];
+  const ports: number[] = [];
+  let afterCursor: string | undefined;
+  do {
+    const r = await call(bridge, "portreeve_ports_list", {
+      listening: true,
+      limit: 200,
+      ...extra,
+      ...(afterCursor ? { afterCursor } : {}),
+    });
+    assert.equal(r.isError, false, r.text);
+    const page = r.envelope.data as unknown as Page;
+    assert.equal(page.page.itemCount, page.items.length, "a page says how many items it holds");
+    pages.push({ items: page.items.length, bytes: bytes(r.text) });
+    ports.push(...page.items.map((item) => item.port as number));
+    afterCursor = page.page.nextCursor;
+  } while (afterCursor && pages.length < 80);
+  return { pages, ports };
+}
+
+Deno.test("pages fit each host's result limit, by the name the host gives", async () => {
   const env = await withSimulator();
   const workspace = await Deno.realPath(env.dir);
-  const bridge = await startBridge({ socketPath: env.socketPath });
+  const bridges = new Map<string, Bridge>();
+  for (const name of [CODEX, GEMINI, "some-other-host"]) {
+    bridges.set(name, await startBridge({ socketPath: env.socketPath, clientName: name }));
+  }
   const PORTS = 100;
   try {
+    const setup = bridges.get(CODEX)!;
     for (let i = 0; i < PORTS; i++) {
-      const lease = await call(bridge, "portreeve_lease_acquire", {
+      const lease = await call(setup, "portreeve_lease_acquire", {
         claim: { project: "bound", workspaceRoot: workspace, component: `c${i}`, endpoint: "http" },
         allocation: { mode: "sticky", preferredPort: 31000 + i },
       });
       const data = lease.envelope.data!;
       env.sim.control.addListener(data.port as number, 60000 + i, { ppid: 1, command: "node" });
-      const confirmed = await call(bridge, "portreeve_lease_confirm", {
+      const confirmed = await call(setup, "portreeve_lease_confirm", {
         credentialHandle: data.credentialHandle,
         rootPid: 60000 + i,
       });
       assert.equal(confirmed.isError, false, confirmed.text);
     }
-    const walk = async (extra: Data) => {
-      const pages: { items: number; text: number }[] = [];
-      const ports: number[] = [];
-      let afterCursor: string | undefined;
-      do {
-        const r = await call(bridge, "portreeve_ports_list", {
-          listening: true,
-          limit: 200,
-          ...extra,
-          ...(afterCursor ? { afterCursor } : {}),
-        });
-        assert.equal(r.isError, false, r.text);
-        const page = r.envelope.data as unknown as Page;
-        pages.push({ items: page.items.length, text: r.text.length });
-        ports.push(...page.items.map((item) => item.port as number));
-        afterCursor = page.page.nextCursor;
-      } while (afterCursor && pages.length < 50);
-      return { pages, ports };
-    };
-    const compact = await walk({});
-    const full = await walk({ detail: "full" });
     const expected = Array.from({ length: PORTS }, (_, i) => 31000 + i);
-    assert.deepEqual(compact.ports, expected, "every port once, in order");
-    assert.deepEqual(full.ports, expected);
-    assert.ok(full.pages.length > 1, "full records need more than one page");
-    assert.ok(
-      compact.pages[0].items > full.pages[0].items * 1.5,
-      `compact page ${compact.pages[0].items} ports, full page ${full.pages[0].items}`,
-    );
-    for (const page of [...compact.pages, ...full.pages]) {
-      assert.ok(page.text < GEMINI_CUT, `a ${page.text}-character result reaches hosts whole`);
+    const firstPage = new Map<string, number>();
+    for (const [name, bridge] of bridges) {
+      const limit = limits.byClient[name] ?? limits.fallback;
+      const compact = await walk(bridge, {});
+      const full = await walk(bridge, { detail: "full" });
+      assert.deepEqual(compact.ports, expected, `${name}: every port once, in order`);
+      assert.deepEqual(full.ports, expected, name);
+      for (const page of [...compact.pages, ...full.pages]) {
+        assert.ok(page.bytes <= limit, `${name}: a ${page.bytes}-byte page, limit ${limit}`);
+      }
+      assert.ok(
+        compact.pages[0].items > full.pages[0].items,
+        `${name}: compact ${compact.pages[0].items} ports, full ${full.pages[0].items}`,
+      );
+      // A full page is close to the limit, not far below it.
+      assert.ok(compact.pages[0].bytes > limit * 0.75, `${name}: ${compact.pages[0].bytes} bytes`);
+      firstPage.set(name, compact.pages[0].items);
     }
-    // A full compact page is close to the bound, not far below it.
-    assert.ok(compact.pages[0].text > PAGE_CHARS * 0.8, `${compact.pages[0].text} characters`);
+    assert.equal(limits.byClient[GEMINI] > limits.byClient[CODEX], true);
+    assert.ok(firstPage.get(GEMINI)! > 2 * firstPage.get(CODEX)!, JSON.stringify([...firstPage]));
+    // A host of no known name gets the smallest limit any profile states.
+    assert.equal(firstPage.get("some-other-host"), firstPage.get(CODEX));
   } finally {
-    await bridge.close();
+    for (const bridge of bridges.values()) await bridge.close();
     await env.cleanup();
   }
 });

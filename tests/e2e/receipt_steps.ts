@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Envelope, type withSimulator } from "./harness.ts";
+import { childEnv } from "../../src/shared/permissions.ts";
 
 type Data = Record<string, unknown>;
 export type Env = Awaited<ReturnType<typeof withSimulator>>;
@@ -27,16 +28,16 @@ export function person(...answers: (ElicitResult | (() => Promise<ElicitResult>)
   };
 }
 
-/** A call that must succeed: its data, its whole text and its summary line. */
+/** A call that must succeed: its data and its whole text. */
 export async function succeeds(
   bridge: Bridge,
   name: string,
   args: Data,
-): Promise<{ data: Data; text: string; summary: string }> {
+): Promise<{ data: Data; text: string }> {
   const r = await call(bridge, name, args);
   assert.equal(r.isError, false, `${name}: ${r.text}`);
   assert.equal(r.envelope.ok, true);
-  return { data: r.envelope.data!, text: r.text, summary: r.summary };
+  return { data: r.envelope.data!, text: r.text };
 }
 
 /** A call that must fail with `code`: its error. */
@@ -65,4 +66,50 @@ export async function listenedPort(bridge: Bridge, env: Env): Promise<number> {
     rootPid: 4242,
   });
   return port;
+}
+
+/** A real process listening on `port` until it is signalled. */
+export async function listener(port: number) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const l = Deno.listen({ hostname: "127.0.0.1", port: ${port} });
+       console.log("listening");
+       for await (const c of l) c.close();`,
+    ],
+    env: childEnv({}),
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const { value } = await reader.read();
+  assert.match(value ?? "", /listening/);
+  reader.releaseLock();
+  let ended: Deno.CommandStatus | undefined;
+  const status = child.status.then((s) => ended = s);
+  return {
+    pid: child.pid,
+    status,
+    alive: () => ended === undefined,
+    async stop() {
+      if (ended === undefined) child.kill("SIGKILL");
+      await status;
+      await child.stdout.cancel().catch(() => {});
+    },
+  };
+}
+
+export type Listener = Awaited<ReturnType<typeof listener>>;
+
+/** A confirmed run of claim `web vite.default` whose root is a real listening process. */
+export async function runningClaim(bridge: Bridge, env: Env) {
+  const claim = { project: "web", workspaceRoot: env.dir, component: "vite" };
+  const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", { claim });
+  const port = lease.port as number;
+  const process = await listener(port);
+  await succeeds(bridge, "portreeve_lease_confirm", {
+    credentialHandle: lease.credentialHandle,
+    rootPid: process.pid,
+  });
+  return { claim, port, process };
 }

@@ -143,17 +143,27 @@ Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompa
     );
     assert.match(ok.stdout, /2026-07-28 server\/discover/);
     assert.match(ok.stdout, /host command \(codex\): .*serve --socket/);
-    assert.match(ok.stdout, /approval \(codex\): auto: .*`codex exec`/);
-    const required = await runMain(
-      ["doctor", "--host", "claude", "--approval", "required"],
+    assert.match(
+      ok.stdout,
+      /approval \(codex\): Approval \(--approval required, the default\): OpenAI Codex asks you through MCP .*`codex exec`/,
+    );
+    assert.doesNotMatch(
+      ok.stdout,
+      /host command \(codex\): .*--approval/,
+      "the default is not printed",
+    );
+    const gemini = await runMain(["doctor", "--host", "gemini"], env.socketPath);
+    assert.match(
+      gemini.stdout,
+      /approval \(gemini\): .*Gemini CLI cannot ask you through MCP, so each change .* is refused.* --approval auto/,
+    );
+    const auto = await runMain(
+      ["doctor", "--host", "claude", "--approval", "auto"],
       env.socketPath,
     );
-    assert.equal(required.code, 0, required.stdout + required.stderr);
-    assert.match(required.stdout, /approval \(claude\): required: .*`claude -p`/);
-    assert.match(
-      required.stdout,
-      /host command \(claude\): .*serve --socket \S+ --approval required/,
-    );
+    assert.equal(auto.code, 0, auto.stdout + auto.stderr);
+    assert.match(auto.stdout, /approval \(claude\): Approval \(--approval auto\): .*`claude -p`/);
+    assert.match(auto.stdout, /host command \(claude\): .*serve --socket \S+ --approval auto/);
     const json = await runMain(["doctor", "--json"], env.socketPath);
     assert.equal(JSON.parse(json.stdout).verdict, "ok");
   } finally {
@@ -195,7 +205,7 @@ Deno.test("diagnostics reports the label and socket source; misconfiguration is 
     assert.equal(data.bridge.socketSource, "PORTREEVE_SOCKET");
     assert.deepEqual(
       (diag.envelope.data as { bridge: { approval: unknown } }).bridge.approval,
-      { mode: "auto", hostCanAsk: false },
+      { mode: "required", hostCanAsk: false },
     );
   } finally {
     await bridge.close();

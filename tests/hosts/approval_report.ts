@@ -81,12 +81,14 @@ export interface HostApproval {
 export function approvalTable(rows: readonly HostApproval[]): string {
   return [
     "| Host | Version tested | Run as | Declares `elicitation` (protocol) | Its answer to the question | " +
-    "`auto`: the model sees | `required`: the model sees |",
+    "`required` (default): the model sees | `auto` (opt-in): the model sees |",
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(({ adapter, auto, required }) =>
-      `| ${HOST_NAMES[auto.host] ?? auto.host} | ${auto.version} | ${adapter.runAs} | ` +
-      `${declaredWords(auto)} | ${answerWords(auto)} | ${outcomeWords(auto)} | ` +
-      `${outcomeWords(required)} |`
+      `| ${
+        HOST_NAMES[required.host] ?? required.host
+      } | ${required.version} | ${adapter.runAs} | ` +
+      `${declaredWords(required)} | ${answerWords(required)} | ${outcomeWords(required)} | ` +
+      `${outcomeWords(auto)} |`
     ),
   ].join("\n");
 }
@@ -101,7 +103,7 @@ export function printApprovalFigures(rows: readonly HostApproval[]): void {
     "host | mode | declares elicitation | answers in ms | model saw | daemon requests (delete executes)",
   ];
   for (const { auto, required } of rows) {
-    for (const s of [auto, required]) {
+    for (const s of [required, auto]) {
       const answers = s.answers.length === 0
         ? "-"
         : `${s.answers.join(",")} in ${s.answerMs.join(",")} ms`;

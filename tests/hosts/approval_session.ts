@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { ApprovalMode } from "../../src/shared/options.ts";
+import { type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../../src/shared/options.ts";
 import { isRecord, startFakeModel, type Step } from "./fake_model.ts";
 import type { HostAdapter } from "./hosts.ts";
 import { installedBin } from "./install.ts";
@@ -58,7 +58,7 @@ const sessions = new Map<string, Promise<ApprovalSession>>();
 
 export function approvalSession(
   adapter: HostAdapter,
-  mode: ApprovalMode = "auto",
+  mode: ApprovalMode = DEFAULT_APPROVAL_MODE,
 ): Promise<ApprovalSession> {
   return sharedRun(
     sessions,
@@ -91,7 +91,8 @@ async function runApprovalSession(
   const bin = await installedBin(adapter.pkg);
   const rig = await startRig();
   try {
-    const extra = mode === "auto" ? [] : ["--approval", mode];
+    // The entry exactly as config prints it: the default mode adds no flag.
+    const extra = mode === DEFAULT_APPROVAL_MODE ? [] : ["--approval", mode];
     const printed = await printedConfig(adapter.pkg.host, rig.socket, extra);
     const tapLog = join(rig.home, "tap.jsonl");
     await adapter.configure(rig, tapped(printed, tapLog));

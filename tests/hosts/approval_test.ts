@@ -1,13 +1,14 @@
 /**
  * What each real host does with the bridge's approval question when it runs non-interactively:
  * whether it declares elicitation, how it answers, what its model then reads, and that the
- * daemon gets an execute only after a yes or, in `auto`, from a host that cannot ask.
+ * daemon gets an execute only after a yes or, in `auto` (the opt-in), from a host that cannot
+ * ask — never by default. The profile's `asksThroughMcp` must be what the host declared.
  * `HOSTS_UPDATE_DOCS=1` rewrites docs/approval.md's table of it.
  */
 import assert from "node:assert/strict";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import { ALL_HOSTS } from "./all_hosts.ts";
-import { findHost } from "../../src/profiles/mod.ts";
+import { findHost } from "../../src/profiles/hosts.ts";
 import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
 import {
   AT_ONCE_MS,
@@ -37,7 +38,8 @@ const FACTS: Record<string, { declares: boolean; answer: "accept" | "decline" | 
     cline: { declares: false, answer: null },
   };
 
-const MODES: readonly ApprovalMode[] = ["auto", "required"];
+/** The default first, then the opt-in a person can write in the entry. */
+const MODES: readonly ApprovalMode[] = ["required", "auto"];
 
 /** What the bridge's rules make of a host's facts in one mode. */
 function expectedOutcome(
@@ -67,7 +69,7 @@ for (const adapter of ALL_HOSTS) {
       const session = await s();
       assert.ok(session.protocolVersion !== null, `${host} sent no initialize through the tap`);
       assert.equal(session.declaredElicitation, fact.declares);
-      // What config and doctor say about this host is what it did.
+      // What config and doctor tell the person about this host is what it declared.
       assert.equal(findHost(host)?.asksThroughMcp, fact.declares, `${host}'s profile`);
       // The bridge read the same from the handshake, and the model is told so.
       assert.equal(hostCanAskSeen(session), fact.declares);
@@ -96,10 +98,12 @@ for (const adapter of ALL_HOSTS) {
         assert.ok(showsNextStep(shown), `${host}: no next step:\n${shown}`);
         assert.match(shown, /nothing was sent to the daemon/);
         assert.equal(retryableShown(shown), false, `${host}: not retryable:\n${shown}`);
+        // A host that cannot ask: the model is told the person's opt-in, to pass on.
+        if (!fact.declares) assert.match(shown, /--approval auto/);
       }
     });
 
-    Deno.test(`${host} (${mode}): the daemon gets the execute only after a yes, or from a host that cannot ask in auto`, async () => {
+    Deno.test(`${host} (${mode}): the daemon gets the execute only after a yes, or from a host that cannot ask in the auto opt-in`, async () => {
       const session = await s();
       const allowed = session.answers.includes("accept") ||
         (!session.declaredElicitation && mode === "auto");

@@ -130,7 +130,7 @@ function firstTurnBody(dialect: Dialect, calls: { path: string; body: string }[]
 }
 
 /** Where each host puts a server's instructions in the request to its model. */
-function instructionsIn(host: string, body: unknown): string | null {
+export function instructionsIn(host: string, body: unknown): string | null {
   const text = JSON.stringify(body);
   const unescape = (s: string) => JSON.parse(`"${s}"`) as string;
   if (host === "claude") {
@@ -150,36 +150,85 @@ function instructionsIn(host: string, body: unknown): string | null {
 }
 
 /** The printed configuration, or the same entry starting the reference catalogue instead. */
-async function configFor(host: string, socket: string, server: Server): Promise<PrintedConfig> {
-  const printed = await printedConfig(host, socket);
+export async function configFor(
+  host: string,
+  socket: string,
+  server: Server,
+  options: { replay?: boolean; extra?: string[] } = {},
+): Promise<PrintedConfig> {
+  const printed = await printedConfig(host, socket, options.extra);
   if (server === "ours") return printed;
-  return withServerEntry(printed, {
-    command: Deno.execPath(),
-    args: ["run", "--quiet", "--no-prompt", await referenceBundle()],
-  });
+  return withServerEntry(printed, await referenceEntry(options.replay ?? false));
 }
 
-let bundled: Promise<string> | undefined;
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const EXTRAS = fixture("reference-tool-extras.jsonl");
+export const REFERENCE_SESSION = fixture("reference-session.jsonl");
 
-/** The reference server as one self-contained file, so a throwaway home needs no cache. */
-function referenceBundle(): Promise<string> {
-  bundled ??= (async () => {
-    const dir = join(cacheRoot(), "reference-server");
-    await Deno.mkdir(dir, { recursive: true });
-    const source = fileURLToPath(new URL("./reference_server.ts", import.meta.url));
+/** The command that starts the reference catalogue (replaying its recorded session if asked). */
+export async function referenceEntry(
+  replay: boolean,
+): Promise<{ command: string; args: string[] }> {
+  const files = replay ? [EXTRAS, REFERENCE_SESSION] : [EXTRAS];
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      `--allow-read=${files.join(",")}`,
+      await referenceBundle(),
+      "--extras",
+      EXTRAS,
+      ...(replay ? ["--replay", REFERENCE_SESSION] : []),
+    ],
+  };
+}
+
+const bundles = new Map<string, Promise<string>>();
+
+const referenceBundle = () => serverBundle("reference_server");
+
+/** The command that starts the probe server (probe_server.ts). */
+export async function probeEntry(): Promise<{ command: string; args: string[] }> {
+  return {
+    command: Deno.execPath(),
+    args: ["run", "--quiet", "--no-prompt", await serverBundle("probe_server")],
+  };
+}
+
+/**
+ * A stand-in server of this folder (`NAME.ts`) as one self-contained file, so a throwaway home
+ * needs no cache. Bundled afresh by each run, then kept under the digest of its bytes (runs of
+ * other checkouts share the cache, so no run replaces a file another is starting).
+ */
+function serverBundle(name: string): Promise<string> {
+  return sharedRun(bundles, name, async () => {
+    const source = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+    const root = join(cacheRoot(), "stand-in-servers");
+    const staging = join(root, `${name}.partial-${Deno.pid}`);
+    await Deno.mkdir(staging, { recursive: true });
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--quiet", "--platform=deno", "--outdir", dir, source],
+      args: ["bundle", "--quiet", "--platform=deno", "--outdir", staging, source],
       stdout: "null",
       stderr: "piped",
     }).output();
     if (!out.success) {
-      throw new Error(
-        `bundling the reference server failed:\n${new TextDecoder().decode(out.stderr)}`,
-      );
+      await Deno.remove(staging, { recursive: true });
+      throw new Error(`bundling ${name}.ts failed:\n${new TextDecoder().decode(out.stderr)}`);
     }
-    return join(dir, "reference_server.js");
-  })();
-  return bundled;
+    const file = `${name}.js`;
+    const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(join(staging, file)));
+    const version = [...new Uint8Array(digest).slice(0, 8)]
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const dir = join(root, `${name}-${version}`);
+    const bundle = join(dir, file);
+    await Deno.rename(staging, dir).catch(() => {});
+    // Another run put the same bytes in place first: keep theirs.
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    await Deno.stat(bundle);
+    return bundle;
+  });
 }
 
 /** What Codex showed its model around one tool_search over a server's deferred tools. */

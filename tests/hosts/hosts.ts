@@ -34,16 +34,6 @@ export interface HostAdapter {
    */
   cutsLongResults: boolean;
   /**
-   * Whether the host saves a result over its budget to a file and shows the model a short
-   * preview and the path (Copilot CLI, Qwen Code) instead of cutting it.
-   */
-  savesLongResults?: boolean;
-  /**
-   * Claims page sizes whose results straddle the host's cut (its profile's resultLimitBytes),
-   * for cut_test.ts; absent when our longest page reaches the model whole.
-   */
-  cutProbe?: readonly number[];
-  /**
    * How many times the host itself shows an error result's content (Qwen Code 0.24 puts its
    * content array in twice); default 1. The bridge sends each error once.
    */
@@ -78,7 +68,7 @@ export async function writeInHome(rig: Rig, relative: string, text: string): Pro
   await Deno.writeTextFile(path, text);
 }
 
-const claudeEnv = (rig: Rig, modelUrl: string) =>
+export const claudeEnv = (rig: Rig, modelUrl: string) =>
   rig.env({
     CLAUDE_CONFIG_DIR: join(rig.home, ".claude"),
     ANTHROPIC_BASE_URL: modelUrl,
@@ -88,8 +78,8 @@ const claudeEnv = (rig: Rig, modelUrl: string) =>
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     MCP_TIMEOUT: "30000",
-    // `claude -p` (2.1.197) sends its first model request while servers still start; on a busy
-    // machine a bridge behind the approval tap often misses it. This makes it wait for them.
+    // `-p` otherwise sends its first request while servers still connect (on a busy machine,
+    // without our tools); waiting keeps every run the same.
     MCP_CONNECTION_NONBLOCKING: "0",
   });
 
@@ -207,6 +197,8 @@ async function geminiEnv(rig: Rig, modelUrl: string): Promise<Record<string, str
       telemetry: { enabled: false },
       privacy: { usageStatisticsEnabled: false },
       security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } },
+      // After some 30 turns it asks a second model whether it loops; the fake cannot answer.
+      model: { disableLoopDetection: true },
     }),
   );
   return rig.env({

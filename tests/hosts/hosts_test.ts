@@ -10,7 +10,6 @@ import { z } from "zod";
 import catalogue from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { type Toolset, TOOLSETS } from "../../src/shared/options.ts";
 import { ALL_HOSTS } from "./all_hosts.ts";
-import { cutOf } from "./cuts.ts";
 import { type Session, session, STEP } from "./session.ts";
 import {
   nextStepShown,
@@ -142,17 +141,7 @@ for (const adapter of ALL_HOSTS) {
     for (const id of ids) assert.ok(page.includes(id), `claim ${id}:\n${page}`);
   });
 
-  if (adapter.savesLongResults) {
-    Deno.test(`${host}: a limit-200 page over its budget is saved to a file, its size told`, async () => {
-      const s = await full();
-      const shown = result(s, STEP.claims200);
-      const cut = cutOf(shown);
-      assert.ok(cut !== null, `${host} showed the page whole:\n${shown.slice(0, 400)}`);
-      const { ids } = truePage(s, STEP.claims200);
-      assert.ok(ids.length > 0 && ids.length < 200, "the page stops at its size bound");
-      assert.ok(cut.atLeast > 0, `${host} did not say how big the result was:\n${shown}`);
-    });
-  } else if (adapter.cutsLongResults) {
+  if (adapter.cutsLongResults) {
     Deno.test(`${host}: a limit-200 page keeps its first items and next cursor`, async () => {
       const s = await full();
       const shown = result(s, STEP.claims200);

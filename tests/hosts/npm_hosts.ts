@@ -107,9 +107,6 @@ export const copilot: HostAdapter = {
   pkg: hostPackage("copilot"),
   dialect: openaiChat,
   cutsLongResults: false,
-  savesLongResults: true,
-  // Copilot shows a result's text and then its structured data: about 434 B per claim.
-  cutProbe: [20, 44, 46, 60],
   toolsets: ["full"],
   runAs: "`copilot -p … --allow-all-tools`",
   configFile: ".copilot/mcp-config.json",
@@ -150,9 +147,6 @@ export const qwen: HostAdapter = {
   // Qwen Code defers every MCP tool behind its tool_search and tool_call.
   dialect: deferredChat,
   cutsLongResults: false,
-  savesLongResults: true,
-  // Qwen Code gives a saved result's size in whole KB: probe a KB beyond its limit.
-  cutProbe: [20, 62, 66, 80],
   errorCopies: 2,
   toolsets: ["full"],
   runAs: "`qwen -p … --yolo`",
@@ -207,7 +201,6 @@ export const cline: HostAdapter = {
   dialect: openaiChat,
   // Cline shows the whole raw result as JSON and keeps the head and tail of a long one.
   cutsLongResults: true,
-  cutProbe: [5, 14, 16, 30],
   toolsets: ["full"],
   runAs: "`cline … --auto-approve true`",
   configFile: ".cline/data/settings/cline_mcp_settings.json",

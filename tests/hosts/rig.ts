@@ -115,7 +115,8 @@ export interface Rig {
 /** Claims added beside the demo seed so one page can hold 200 items. */
 export const EXTRA_CLAIMS = 200;
 
-export async function startRig(): Promise<Rig> {
+/** `seed: false` leaves the simulator empty (the demo seed and the extra claims are for pages). */
+export async function startRig(options: { seed?: boolean } = {}): Promise<Rig> {
   const base = await Deno.makeTempDir({ prefix: "prmcp-hosts-" });
   const socket = join(base, "portreeve.sock");
   // The home lives outside the world-writable /tmp: Gemini CLI ignores a system settings file
@@ -129,14 +130,16 @@ export async function startRig(): Promise<Rig> {
   await Deno.mkdir(join(home, "tmp"), { recursive: true });
   await Deno.mkdir(demoRoot, { recursive: true });
   const sim = await startSimulator({ socketPath: socket, observeHost: false });
-  await seedDemo(socket, demoRoot);
-  const seed = seeder(socket);
-  try {
-    for (let i = 0; i < EXTRA_CLAIMS; i++) {
-      await seedClaim(seed, "bulk", join(demoRoot, "bulk"), `svc-${String(i).padStart(3, "0")}`);
+  if (options.seed ?? true) {
+    await seedDemo(socket, demoRoot);
+    const seed = seeder(socket);
+    try {
+      for (let i = 0; i < EXTRA_CLAIMS; i++) {
+        await seedClaim(seed, "bulk", join(demoRoot, "bulk"), `svc-${String(i).padStart(3, "0")}`);
+      }
+    } finally {
+      seed.close();
     }
-  } finally {
-    seed.close();
   }
   const deadPort = await closedLoopbackPort();
   const proxy = `http://127.0.0.1:${deadPort}`;

@@ -1,6 +1,7 @@
 /**
  * Sits between a host and the bridge on stdio and writes every newline-delimited frame, in
- * order and marked with its direction and arrival time, to a log file; the bytes pass through unchanged. The
+ * order and marked with its direction and arrival time, to a log file, each before passing it
+ * on; the bytes pass through unchanged. The
  * approval sessions start the printed command through it to see what the host declared and
  * answered without changing the bridge. Usage: stdio_tap.ts LOG COMMAND [ARGS...]
  */
@@ -12,10 +13,18 @@ if (logPath === undefined || command === undefined) {
 
 const log = await Deno.open(logPath, { write: true, create: true, append: true });
 const encoder = new TextEncoder();
-let writes: Promise<unknown> = Promise.resolve();
+/**
+ * Written whole before the frame goes on: whoever reacts to a frame (the host, then the fake
+ * model it asks) finds it in the log already.
+ */
 function record(from: "host" | "server", frame: string): void {
   const line = encoder.encode(`${JSON.stringify({ from, at: Date.now(), frame })}\n`);
-  writes = writes.then(() => log.write(line)).catch(() => {});
+  try {
+    let written = 0;
+    while (written < line.length) written += log.writeSync(line.subarray(written));
+  } catch {
+    // A log that cannot be written loses the record, never the frame.
+  }
 }
 
 /** Copies `source` to `sink` whole, recording each complete line it carried. */
@@ -29,7 +38,6 @@ async function pipe(
   let pending = "";
   try {
     for await (const chunk of source) {
-      await writer.write(chunk);
       pending += decoder.decode(chunk, { stream: true });
       let end = pending.indexOf("\n");
       while (end >= 0) {
@@ -37,6 +45,7 @@ async function pipe(
         pending = pending.slice(end + 1);
         end = pending.indexOf("\n");
       }
+      await writer.write(chunk);
     }
   } catch {
     // The other side went away; closing below tells the next process.
@@ -66,6 +75,5 @@ const toHost = pipe(child.stdout, Deno.stdout.writable, "server");
 const status = await child.status;
 await toHost;
 await Promise.race([toServer, new Promise((resolve) => setTimeout(resolve, 100))]);
-await writes;
 log.close();
 Deno.exit(status.code);

@@ -95,15 +95,16 @@ function wrapping(text: string): string {
 
 /** What a host did with a result longer than its budget, in words for the README. */
 export function describeLongResult(visible: string, sentChars: number): string {
-  if (visible.length >= sentChars) return "whole";
-  if (visible.includes("<persisted-output>")) {
-    return "saved to a file; the model sees a 2 KB preview and the path";
-  }
+  // Hosts that wrap a result in more than they show of it say so in their own words.
   if (/^(?:MCP server '[^']+': )?Output too large to read at once \(/.test(visible)) {
     return "saved to a file; the model sees only the path and its size";
   }
   if (/\.\.\.\[truncated \d+ chars\]\.\.\./.test(visible)) {
     return `cut to about ${Math.round(visible.length / 1000)} KB, head and tail kept`;
+  }
+  if (visible.length >= sentChars) return "whole";
+  if (visible.includes("<persisted-output>")) {
+    return "saved to a file; the model sees a 2 KB preview and the path";
   }
   const cut = visible.match(/Showing first ([\d,]+) and last ([\d,]+) characters/);
   if (cut !== null) return `cut to the first ${cut[1]} and last ${cut[2]} characters`;

@@ -21,6 +21,11 @@ export interface FloodKind {
   check(line: string): void;
   /** The simulator, or a daemon that takes `slowDaemonMs` over every answer. */
   daemon: "simulator" | "slow";
+  /**
+   * Each request also draws one answer with a null id (a notification or an answer of the
+   * host's refused unparsed), which `check` must accept too.
+   */
+  unnamedAnswers?: boolean;
 }
 
 const opening = encoder.encode(openingFrames("init", "unread-host"));
@@ -110,6 +115,8 @@ export interface FloodOutcome {
   answers: Uint16Array;
   /** Answers whose id is not a request of the flood, or that failed the kind's check. */
   strays: string[];
+  /** Answers with a null id, when the kind expects them (`unnamedAnswers`). */
+  unnamed: number;
   exitCode: number;
 }
 
@@ -164,9 +171,19 @@ export async function unreadFlood(
     const answers = new Uint16Array(count);
     const strays: string[] = [];
     let answered = 0;
+    let unnamed = 0;
     const reading = readLines(bridge.stdout, (line) => {
       const id = answerId(line);
       if (id === "init") return;
+      if (id === null && kind.unnamedAnswers) {
+        unnamed++;
+        try {
+          kind.check(line);
+        } catch (error) {
+          strays.push(String(error));
+        }
+        return;
+      }
       if (typeof id !== "number" || id < 0 || id >= count) {
         strays.push(head(line));
         return;
@@ -186,7 +203,7 @@ export async function unreadFlood(
       }
       return memory;
     };
-    while (answered < count) {
+    while (answered < count || (kind.unnamedAnswers && unnamed < count)) {
       await sampleUnder();
       await sleep(SAMPLE_MS);
     }
@@ -221,6 +238,7 @@ export async function unreadFlood(
       },
       answers,
       strays,
+      unnamed,
       exitCode: status.code,
     };
   } finally {

@@ -4,15 +4,15 @@
  * workspaceRoot is 600 KB, a history event that carries it, a port with thousands of
  * listeners, an unknown error code a megabyte long, and an HTTP 431. Each answer's frame is
  * measured in bytes as it left the process: errors stay small (message and details cut once,
- * with a marker), every page stays within PAGE_CHARS with the large record alone and cut,
- * saying which tool reads it whole, and a single record stays within ANSWER_BOUNDS.result.
+ * with a marker), every page stays within what the host shows whole (a host of no known name:
+ * the smallest limit) with the large record alone and cut, saying which tool reads it whole,
+ * and a single record stays within that limit too.
  */
 import { claimRecord, testId } from "../support/records.ts";
 import assert from "node:assert/strict";
 import { envelope, startFakeDaemon } from "./fake_daemon.ts";
 import { envelopeOf, type Peer, spawnPeer, type ToolResult } from "../support/raw_peer.ts";
-import { PAGE_CHARS } from "../../src/results/pagination.ts";
-import { ANSWER_BOUNDS } from "../../src/shared/answer_bounds.ts";
+import { DEFAULT_FIT, SMALLEST_RESULT_BYTES } from "../../src/results/pagination.ts";
 import { normaliseMarkdown, withSection, writeFormatted } from "../../scripts/doc_blocks.ts";
 import type { Json } from "../../src/shared/json.ts";
 
@@ -77,12 +77,14 @@ function daemonError(code: string, message: string, details: Json): Response {
 
 /**
  * The most bytes a frame carrying `data` characters of data can take: structuredContent holds
- * it once, the text block again with every quote escaped (at worst twice its length), plus the
- * summary line (ANSWER_BOUNDS.summary, escaped) and a little JSON-RPC around it.
+ * it once, the text block again with every quote escaped (at worst twice its length), and a
+ * little JSON-RPC around it.
  */
 function frameBound(data: number): number {
-  return 3 * (data + 1_100) + 2 * ANSWER_BOUNDS.summary.max + 500;
+  return 3 * (data + 1_100) + 500;
 }
+
+const PAGE = DEFAULT_FIT.budget;
 
 /** The largest frame seen per case, in bytes: written into docs/limits.md (see below). */
 const frames = new Map<string, number>();
@@ -209,11 +211,11 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
           });
           afterCursor = data.page.nextCursor;
         } while (afterCursor && pages.length < 10);
-        // Sorted by workspace root: the large record comes last, alone.
-        assert.deepEqual(pages.map((p) => p.ids), [[uuid(1), uuid(3)], [uuid(2)]]);
+        // In the daemon's order: the large record alone, between the others.
+        assert.deepEqual(pages.map((p) => p.ids), [[uuid(1)], [uuid(2)], [uuid(3)]]);
         for (const page of pages) {
-          assert.ok(page.items <= PAGE_CHARS, `${page.items} characters of records`);
-          assert.ok(page.bytes < frameBound(PAGE_CHARS), `${page.bytes}-byte frame`);
+          assert.ok(page.items <= PAGE, `${page.items} characters of records`);
+          assert.ok(page.bytes < frameBound(PAGE), `${page.bytes}-byte frame`);
         }
         assert.match(
           pages[1].root!,
@@ -230,8 +232,8 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
       );
       const items = (env.data as { items: Json[] }).items;
       assert.equal(items.length, 1);
-      assert.ok(JSON.stringify(items).length <= PAGE_CHARS);
-      assert.ok(bytes < frameBound(PAGE_CHARS), `${bytes}-byte frame`);
+      assert.ok(JSON.stringify(items).length <= PAGE);
+      assert.ok(bytes < frameBound(PAGE), `${bytes}-byte frame`);
       assert.match(JSON.stringify(items), /read the whole record with portreeve_claim_get \(id\)/);
     });
 
@@ -243,11 +245,11 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
         { id: uuid(2) },
       );
       const data = env.data as Json;
-      assert.ok(JSON.stringify(data).length <= ANSWER_BOUNDS.result.max);
-      assert.ok(bytes < frameBound(ANSWER_BOUNDS.result.max), `${bytes}-byte frame`);
+      assert.ok(JSON.stringify(data).length <= SMALLEST_RESULT_BYTES);
+      assert.ok(bytes < frameBound(SMALLEST_RESULT_BYTES), `${bytes}-byte frame`);
       assert.match(
         String((data.identity as Json).workspaceRoot),
-        /…\[cut from 600,003 characters; one result carries at most 100,000\]$/,
+        /…\[cut from 600,003 characters; this host shows a result of at most 11,000 bytes whole\]$/,
       );
     });
 
@@ -261,7 +263,7 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
           { detail: "full" },
         );
         const [entry] = (list.envelope.data as { items: Json[] }).items;
-        assert.ok(JSON.stringify(entry).length <= PAGE_CHARS);
+        assert.ok(JSON.stringify(entry).length <= PAGE);
         assert.match(
           String(entry.truncated),
           /left out; read the whole record with portreeve_port_inspect/,
@@ -273,9 +275,9 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
           { port: 7, detail: "full" },
         );
         const data = one.envelope.data as Json;
-        assert.ok(JSON.stringify(data).length <= ANSWER_BOUNDS.result.max);
+        assert.ok(JSON.stringify(data).length <= SMALLEST_RESULT_BYTES);
         assert.ok((data.listeners as unknown[]).length < 3_000);
-        assert.ok(one.bytes < frameBound(ANSWER_BOUNDS.result.max), `${one.bytes}-byte frame`);
+        assert.ok(one.bytes < frameBound(SMALLEST_RESULT_BYTES), `${one.bytes}-byte frame`);
       },
     );
 
@@ -287,7 +289,8 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
         { project: "web" },
       );
       assert.equal(env.error?.code, "portreeve_invalid_input");
-      assert.equal((env.error?.details as Json).field, "project");
+      // The message names the field, so the details do not again.
+      assert.match(env.error!.message, /\bproject\b/);
       assert.match(env.error!.message, /HTTP 431/);
     });
 

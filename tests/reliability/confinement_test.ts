@@ -18,10 +18,16 @@ const PROBE = fileURLToPath(new URL("./fixtures/escape_probe.ts", import.meta.ur
 
 /**
  * Ways out the current flags do NOT close, stated here so the test stays honest: each must
- * still be open (so that closing it fails this test and removes it from the list). None now:
- * `--no-remote` closed remote imports from Deno's default-allowed hosts.
+ * still be open (so that closing it fails this test and removes it from the list). Deno grants
+ * a path by name, with everything below it, and unix connections need read and write on it:
+ * while no daemon listens, the bridge itself could put a file or a folder at the socket's name.
+ * Nothing outside that name is reached, and the launcher grants the name only in a folder no
+ * one else can write (src/shared/socket_site.ts).
  */
-const KNOWN_GAPS = new Set<string>();
+const KNOWN_GAPS = new Set<string>([
+  "write a file at the socket's name (no daemon yet)",
+  "make a folder at the socket's name (no daemon yet)",
+]);
 
 /**
  * Runs the probe by `argv(socketPath)` (to which the socket path and this file are appended,
@@ -34,7 +40,7 @@ async function probe(argv: (socketPath: string) => string[]): Promise<void> {
   try {
     const [command, ...args] = argv(socketPath);
     const out = await new Deno.Command(command, {
-      args: [...args, socketPath, import.meta.filename!],
+      args: [...args, socketPath, import.meta.filename!, "with-gaps"],
       env: { PORTREEVE_SOCKET: socketPath },
       stdout: "piped",
       stderr: "piped",

@@ -22,7 +22,11 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
   const env = await withSimulator();
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-shape-" }));
   const seed = seeder(env.socketPath);
-  const peer = spawnPeer({ socketPath: env.socketPath, serveArgs: ["--log-level", "debug"] });
+  // `auto`: this peer cannot ask, and the executes' own replies are what is checked here.
+  const peer = spawnPeer({
+    socketPath: env.socketPath,
+    serveArgs: ["--log-level", "debug", "--approval", "auto"],
+  });
   try {
     await peer.initialize();
     await Deno.mkdir(`${root}/a`);
@@ -59,7 +63,7 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
     }
     const [operation, completing] = held;
     const any = () => crypto.randomUUID();
-    const receipt = { receiptId: any() };
+    const receipts = await issueReceipts(peer, env, seed, root);
     const cases: [string, Args, string][] = [
       ["portreeve_settings_get", {}, "GET /v1/config"],
       ["portreeve_ports_list", {}, "GET /v1/ports"],
@@ -139,7 +143,7 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
       ],
       [
         "portreeve_port_reclaim_execute",
-        { ...receipt, port: 4100 },
+        { receiptId: receipts.reclaim, port: receipts.port },
         "POST /v1/actions/ports/{port}/reclaim/execute",
       ],
       [
@@ -149,7 +153,7 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
       ],
       [
         "portreeve_claim_reassign_execute",
-        { ...receipt, claimId: lease.claimId },
+        { receiptId: receipts.reassign, claimId: receipts.claimId },
         "POST /v1/actions/claims/{claimId}/reassign/execute",
       ],
       [
@@ -159,7 +163,7 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
       ],
       [
         "portreeve_claim_delete_execute",
-        { ...receipt, claimId: lease.claimId },
+        { receiptId: receipts.delete, claimId: receipts.claimId },
         "POST /v1/actions/claims/{claimId}/delete/execute",
       ],
       [
@@ -167,7 +171,11 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
         { olderThanMilliseconds: 0 },
         "POST /v1/actions/claims/prune/preview",
       ],
-      ["portreeve_claims_prune_execute", receipt, "POST /v1/actions/claims/prune/execute"],
+      [
+        "portreeve_claims_prune_execute",
+        { receiptId: receipts.claimsPrune },
+        "POST /v1/actions/claims/prune/execute",
+      ],
       ["portreeve_stack_document_get", { stackRoot: root }, "GET /v1/stack-document"],
       [
         "portreeve_stack_definition_validate",
@@ -181,7 +189,7 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
       ],
       [
         "portreeve_stack_apply_execute",
-        { ...receipt, stackRoot: root },
+        { receiptId: receipts.apply, stackRoot: receipts.stackRoot },
         "POST /v1/actions/stacks/apply/execute",
       ],
       [
@@ -189,13 +197,21 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
         { olderThanMilliseconds: 0 },
         "POST /v1/actions/stacks/prune/preview",
       ],
-      ["portreeve_stacks_prune_execute", receipt, "POST /v1/actions/stacks/prune/execute"],
+      [
+        "portreeve_stacks_prune_execute",
+        { receiptId: receipts.stacksPrune },
+        "POST /v1/actions/stacks/prune/execute",
+      ],
       [
         "portreeve_settings_update_preview",
         { updates: { leaseTtlMilliseconds: 20_000 } },
         "POST /v1/actions/settings/preview",
       ],
-      ["portreeve_settings_update_execute", receipt, "POST /v1/actions/settings/execute"],
+      [
+        "portreeve_settings_update_execute",
+        { receiptId: receipts.settings },
+        "POST /v1/actions/settings/execute",
+      ],
       [
         "portreeve_launcher_operation_begin",
         {
@@ -259,3 +275,70 @@ Deno.test("wrong-shaped daemon replies: portreeve_invalid_response naming the ro
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/**
+ * A receipt for each execute, issued through this peer (a receipt executes only through the
+ * bridge that issued it), each for a change the daemon would make.
+ */
+async function issueReceipts(
+  peer: Peer,
+  env: Awaited<ReturnType<typeof withSimulator>>,
+  seed: ReturnType<typeof seeder>,
+  root: string,
+) {
+  const receiptOf = async (tool: string, args: Args) => (await ok(peer, tool, args)).receiptId;
+  // A confirmed run whose listener PortReeve owns: a reclaim would signal it.
+  const held = await ok(peer, "portreeve_lease_acquire", {
+    claim: { project: "shape", workspaceRoot: root, component: "held" },
+  });
+  const port = held.port as number;
+  env.sim.control.addListener(port, 4747, { command: "node" });
+  await ok(peer, "portreeve_lease_confirm", {
+    credentialHandle: held.credentialHandle,
+    rootPid: 4747,
+  });
+  // An idle claim, and one whose workspace is gone.
+  const idle = await ok(peer, "portreeve_lease_acquire", {
+    claim: { project: "shape", workspaceRoot: root, component: "idle" },
+  });
+  await ok(peer, "portreeve_lease_abandon", {
+    credentialHandle: idle.credentialHandle,
+    reason: "client-cancelled",
+  });
+  await Deno.mkdir(`${root}/gone`);
+  const gone = await ok(peer, "portreeve_lease_acquire", {
+    claim: { project: "shape", workspaceRoot: `${root}/gone`, component: "api" },
+  });
+  await ok(peer, "portreeve_lease_abandon", {
+    credentialHandle: gone.credentialHandle,
+    reason: "client-cancelled",
+  });
+  await Deno.remove(`${root}/gone`);
+  // A stack whose root is gone, and a root with no stack yet.
+  await Deno.mkdir(`${root}/gone-stack`);
+  await seed.post("/v1/stacks/apply", {
+    stackRoot: `${root}/gone-stack`,
+    definition: { ...TWO_COMPONENT_STACK, project: "shop-gone" },
+  });
+  await Deno.remove(`${root}/gone-stack`, { recursive: true });
+  const stackRoot = `${root}/c`;
+  await Deno.mkdir(stackRoot);
+  const claimId = idle.claimId as string;
+  return {
+    port,
+    claimId,
+    stackRoot,
+    reclaim: await receiptOf("portreeve_port_reclaim_preview", { port, policy: "graceful" }),
+    reassign: await receiptOf("portreeve_claim_reassign_preview", { claimId }),
+    delete: await receiptOf("portreeve_claim_delete_preview", { claimId }),
+    claimsPrune: await receiptOf("portreeve_claims_prune_preview", { olderThanMilliseconds: 0 }),
+    apply: await receiptOf("portreeve_stack_apply_preview", {
+      stackRoot,
+      definition: { ...TWO_COMPONENT_STACK, project: "shop-c" },
+    }),
+    stacksPrune: await receiptOf("portreeve_stacks_prune_preview", { olderThanMilliseconds: 0 }),
+    settings: await receiptOf("portreeve_settings_update_preview", {
+      updates: { leaseTtlMilliseconds: 20_000 },
+    }),
+  };
+}

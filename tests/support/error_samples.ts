@@ -13,7 +13,7 @@ import { bindCursor, unbindCursor } from "../../src/results/pagination.ts";
 import { heldWithOtherArguments, Memory } from "../../src/catalogue/memory.ts";
 import { withOutcomeCheck } from "../../src/catalogue/outcome_checks.ts";
 import { type ApprovalContext, obtainApproval } from "../../src/catalogue/approval.ts";
-import { ReceiptBook } from "../../src/catalogue/receipt_book.ts";
+import { type Asking, ReceiptBook } from "../../src/catalogue/receipt_book.ts";
 import type { ToolContext } from "../../src/catalogue/context.ts";
 import type { HostChannel } from "../../src/shared/host_channel.ts";
 import { HostAskError } from "../../src/shared/host_channel.ts";
@@ -25,12 +25,16 @@ import { get } from "../../src/daemon/routes.ts";
 import { z } from "zod";
 import {
   CredentialUnavailableError,
+  Custody,
   CustodyClosedError,
   CustodyLimitError,
   HandleCollisionError,
   InvalidRenewalError,
   RenewalTimeoutError,
 } from "../../src/custody/mod.ts";
+import { FakeClock } from "./fake_clock.ts";
+import { FakeRenewalError, FakeRenewers } from "./fake_renewers.ts";
+import { FramedStdioTransport } from "../../src/transport/stdio_transport.ts";
 
 export interface Sample {
   /** Where it comes from, for failure messages. */
@@ -61,10 +65,58 @@ function thrown(run: () => unknown): BridgeError {
   throw new Error("expected a failure");
 }
 
+/** The tool error the stdio transport answers a tool call refused unparsed with. */
+async function refusedCall(args: string): Promise<BridgeError> {
+  const line = new TextEncoder().encode(
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":${args}}}\n`,
+  );
+  let at = 0;
+  const refused: BridgeError[] = [];
+  const transport = new FramedStdioTransport({
+    input: {
+      read(buffer) {
+        if (at >= line.length) return Promise.resolve(null);
+        const chunk = line.subarray(at, at + buffer.length);
+        at += chunk.length;
+        buffer.set(chunk);
+        return Promise.resolve(chunk.length);
+      },
+    },
+    output: { write: (bytes) => Promise.resolve(bytes.length) },
+  });
+  transport.refuseCall = (error) => {
+    refused.push(error);
+    return { content: [], isError: true };
+  };
+  const ended = Promise.withResolvers<void>();
+  transport.onEnd = () => ended.resolve();
+  await transport.start();
+  await ended.promise;
+  if (!refused[0]) throw new Error("the call was not refused");
+  return refused[0];
+}
+
+/** A lease admitted `leftMs` from its expiry (negative: past), as lease_acquire admits it. */
+async function admitted(leftMs: number, renewal?: FakeRenewalError): Promise<BridgeError> {
+  const clock = new FakeClock();
+  const renewers = new FakeRenewers(clock);
+  if (renewal) renewers.failNext(renewal);
+  const custody = new Custody({ clock, renewers });
+  const lease = { leaseId: "L1", token: "t".repeat(43), expiresAt: clock.now() + leftMs };
+  const error = await rejection(custody.admitLease(lease, clock.now() - 15_000 + leftMs));
+  await custody.close();
+  return error;
+}
+
 /** The approval gate with a receipt this bridge issued, and a host that answers `answer`. */
 function approval(
   host: Partial<HostChannel>,
-  options: { mode?: "auto" | "required"; expiresInMs?: number; issued?: boolean } = {},
+  options: {
+    mode?: "auto" | "required";
+    expiresInMs?: number;
+    issued?: boolean;
+    asking?: Asking;
+  } = {},
 ) {
   const receipts = new ReceiptBook();
   if (options.issued !== false) {
@@ -73,7 +125,7 @@ function approval(
       action: "claim.delete",
       target: { type: "claim", id: "c1" },
       expiresAt: new Date(Date.now() + (options.expiresInMs ?? 60_000)).toISOString(),
-      question: "Delete claim c1?",
+      asking: options.asking ?? { kind: "question", text: "Delete claim c1?" },
     });
   }
   const ctx: ApprovalContext = {
@@ -158,6 +210,8 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
   add("foreign cursor", thrown(() => unbindCursor("not-ours", "history:a")));
   add("cursor of other filters", thrown(() => unbindCursor(bindCursor("history:a", "c"), "b")));
   add("custody window", asBridgeError(new CustodyLimitError(90, 10, 60)));
+  add("tool call nested too deep to parse", await refusedCall("[".repeat(200) + "]".repeat(200)));
+  add("tool call of too many values to parse", await refusedCall(`[${"0,".repeat(100_000)}0]`));
 
   // Memory of this bridge's own calls.
   const memory = new Memory();
@@ -205,7 +259,21 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
   add("host cannot ask", await rejection(approval({ canAsk: false }, { mode: "required" }).ask()));
   // The acquire gate's refusals, as the gate builds them for a reclaiming policy.
   const reclaim = acquireRefusals("force-after-grace");
-  add("acquire: host cannot ask", reclaim.hostCannotAsk());
+  add("acquire: host cannot ask (auto)", reclaim.hostCannotAsk("auto"));
+  add("acquire: host cannot ask (required)", reclaim.hostCannotAsk("required"));
+  add("acquire: too long to ask", reclaim.tooLongToAsk(2_975));
+  add(
+    "preview found nothing to do",
+    await rejection(approval({}, { asking: { kind: "nothing_to_do" } }).ask()),
+  );
+  add(
+    "preview said refused",
+    await rejection(approval({}, { asking: { kind: "preview_refused" } }).ask()),
+  );
+  add(
+    "too long to ask",
+    await rejection(approval({}, { asking: { kind: "too_long_to_ask", length: 2_975 } }).ask()),
+  );
   add("acquire: declined", reclaim.declined("decline"));
   add("acquire: declined earlier", reclaim.declined());
   add("acquire: question open", reclaim.busy());
@@ -248,6 +316,11 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
         failure: { code: Codes.operationDeadlinePassed, message: "deadline passed", at: 0 },
       }),
     ),
+  );
+  add("lease dead on arrival", await admitted(-8_100));
+  add(
+    "lease about to expire, its renewal refused",
+    await admitted(2_000, new FakeRenewalError("portreeve_lease_not_pending", false)),
   );
   add("custody closed", asBridgeError(new CustodyClosedError()));
   add("handle collision", asBridgeError(new HandleCollisionError()));

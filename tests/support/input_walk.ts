@@ -51,9 +51,20 @@ function validString(s: Schema): string {
   return "/abs/x";
 }
 
+/**
+ * Whether an invalid-arguments message (`path: message; path: message.`) names `path` (with
+ * `key`, a key under it: its issue sits at the key, below the map's path).
+ */
+export function namesPath(message: string, path: string, key = false): boolean {
+  const issues = message.split("; ");
+  return key
+    ? issues.some((issue) => issue.startsWith(path ? `${path}.` : ""))
+    : issues.some((issue) => issue.startsWith(`${path}: `));
+}
+
 /** One string input: where it is, and the arguments that make it `extra` characters too long. */
 export interface StringInput {
-  /** Dotted path as the bridge names it in `details.issues` (a map key: the map's path). */
+  /** Dotted path as the bridge names it in its message (a map key: the map's path). */
   path: string;
   /** True for a map key (its issue is reported at the key, under the map's path). */
   key: boolean;

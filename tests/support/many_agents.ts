@@ -1,10 +1,12 @@
 /**
  * Many agents on one slow daemon: N real `serve` processes (real flags, real stdio) on one
- * simulator program started with `--latency MS --serial`. All acquire a lease at once; each
- * holds its pending lease through several TTLs (renewed by its bridge's custody) while firing
- * bursts of reads, then starts a real listener process on the port and confirms with its PID.
- * What it measures comes from the daemon's own history (lease_history.ts), the listeners and
- * every JSON-RPC id; the load test asserts on it, the bench prints it.
+ * simulator program started with `--latency MS --serial`, at the daemon's lease TTL (its
+ * default unless `leaseTtlMs` sets one). All acquire a lease at once; an agent told its lease
+ * lapsed on the way (`portreeve_lease_lapsed`) acquires again after a random back-off while
+ * `retryTtls` TTLs have not passed. Each agent holds its lease through `holdTtls` TTLs firing
+ * bursts of reads, checks it, then starts a real listener process on the port and confirms
+ * with its PID. Every result's custody warning is recorded, and judged against the daemon's own
+ * history (lease_reports.ts); the load test asserts on it, the bench prints it.
  */
 import { exists, until } from "./processes.ts";
 import { fileURLToPath } from "node:url";
@@ -12,16 +14,24 @@ import { BUNDLE_ENTRY } from "../e2e/harness.ts";
 import { seeder } from "../e2e/seed.ts";
 import { idKey, type Peer, spawnPeer, type ToolResult } from "./raw_peer.ts";
 import { envelopeOf } from "../../src/results/result.ts";
-import { type LeaseFindings, leaseHistory } from "./lease_history.ts";
+import { leaseHistory } from "./lease_history.ts";
+import {
+  type HeldReport,
+  judgeReports,
+  type ReportFindings,
+  type SeenResult,
+} from "./lease_reports.ts";
 
 const SIMULATOR = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
 
 export interface ManyAgentsOptions {
   bridges: number;
-  /** The daemon's `leaseTtlMilliseconds` for the run (set through its settings route). */
-  leaseTtlMs: number;
-  /** Each lease is held pending for this many TTLs before it is confirmed. */
+  /** The daemon's `leaseTtlMilliseconds` for the run; its own default when unset. */
+  leaseTtlMs?: number;
+  /** Each lease is held pending for this many TTLs before it is checked and confirmed. */
   holdTtls: number;
+  /** Lapsed acquires are tried again while this many TTLs have not passed since the start. */
+  retryTtls: number;
   /** The simulator's `--latency` (with `--serial`). */
   latencyMs: number;
   /** Concurrent reads each agent fires now and then while it holds (more than its work slots). */
@@ -41,10 +51,18 @@ export interface Latency {
   max: number;
 }
 
-export interface ManyAgentsReport extends LeaseFindings {
+export interface ManyAgentsReport extends ReportFindings {
+  /** The lease TTL the daemon granted with (read from its settings). */
+  ttlMs: number;
   wallMs: number;
+  /** Acquires answered `portreeve_lease_lapsed`: dead or dying on arrival, nothing held. */
+  lapsedOnArrival: number;
+  /** Agents that got a lease reported held. */
   acquired: number;
   confirmed: number;
+  /** Ports two leases held at once, by the daemon's history. */
+  doubleHeld: number;
+  renewals: number;
   /** Listener processes that could not bind their port (someone else had it). */
   bindFailures: number;
   /** tools/call requests sent, and the ids answered not exactly once. */
@@ -52,7 +70,7 @@ export interface ManyAgentsReport extends LeaseFindings {
   notAnsweredOnce: number;
   /** Results that were `portreeve_internal`: only ever a bridge bug. */
   bridgeBugs: number;
-  /** Tool errors seen, as `kind:code` (acquire, read, confirm) with counts. */
+  /** Tool errors seen, as `kind:code` (acquire, read, check, confirm) with counts. */
   errors: Record<string, number>;
   /** Results that carried a custodyWarning. */
   warned: number;
@@ -65,11 +83,12 @@ export interface ManyAgentsReport extends LeaseFindings {
 }
 
 interface Agent {
+  name: string;
   peer: Peer;
   /** Requests sent (initialize and every tools/call), each to be answered exactly once. */
   sent: number;
-  leaseId?: string;
-  port?: number;
+  results: SeenResult[];
+  held?: HeldReport;
   listener?: Deno.ChildProcess;
 }
 
@@ -100,21 +119,27 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
   const timings = new Map<string, number[]>();
   const errors: Record<string, number> = {};
   let warned = 0;
+  let lapsedOnArrival = 0;
   try {
     await until("the simulator's socket exists", () => exists(socketPath), 20_000);
-    await seed.post("/v1/config", { updates: { leaseTtlMilliseconds: options.leaseTtlMs } });
-    log(`starting ${options.bridges} bridges…`);
+    if (options.leaseTtlMs !== undefined) {
+      await seed.post("/v1/config", { updates: { leaseTtlMilliseconds: options.leaseTtlMs } });
+    }
+    const settings = await seed.get("/v1/config") as { leaseTtlMilliseconds: number };
+    const ttl = settings.leaseTtlMilliseconds;
+    log(`starting ${options.bridges} bridges (lease TTL ${ttl / 1000} s)…`);
     for (let i = 0; i < options.bridges; i++) {
       const peer = spawnPeer({
         socketPath,
         entry: options.entry ?? BUNDLE_ENTRY,
         serveArgs: ["--label", `agent-${i}`],
       });
-      agents.push({ peer, sent: 1 });
+      agents.push({ name: `agent-${i}`, peer, sent: 1, results: [] });
     }
-    await Promise.all(agents.map((a) => a.peer.initialize()));
+    // Twenty processes starting at once on a shared machine can take a while to answer.
+    await Promise.all(agents.map((a) => a.peer.initialize(120_000)));
 
-    /** One tool call, timed and tallied; the envelope back. */
+    /** One tool call, timed and tallied, its warnings recorded; the envelope back. */
     const call = async (
       agent: Agent,
       kind: string,
@@ -124,35 +149,64 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
       const started = performance.now();
       agent.sent++;
       const result: ToolResult = await agent.peer.tool(tool, args, 300_000);
+      const seen: SeenResult = { at: Date.now(), atRisk: [], lapsed: [] };
+      agent.results.push(seen);
       const list = timings.get(kind) ?? [];
       list.push(performance.now() - started);
       timings.set(kind, list);
       // A success's structuredContent, or an error's text read back (errors carry no
       // structuredContent), each with any custody warning.
       const envelope = envelopeOf(result);
-      if (envelope.custodyWarning) warned++;
+      const warning = envelope.custodyWarning;
+      if (warning) {
+        warned++;
+        seen.atRisk = warning.atRisk.map((item) => item.id);
+        seen.lapsed = warning.lapsed.map((item) => item.id);
+      }
       if (!envelope.ok) {
         const key = `${kind}:${envelope.error.code}`;
         errors[key] = (errors[key] ?? 0) + 1;
-        return undefined;
+        // A handle whose lease lapsed says so when it is used (confirm): that tells it too.
+        if (agent.held && envelope.error.details?.renewalFailure) {
+          seen.lapsed.push(agent.held.leaseId);
+        }
       }
       return envelope;
     };
+    const told = (agent: Agent) =>
+      agent.held !== undefined && agent.results.some((r) => r.lapsed.includes(agent.held!.leaseId));
+    const atRisk = (agent: Agent) => agent.results.at(-1)?.atRisk.includes(agent.held!.leaseId);
 
-    const holdMs = options.holdTtls * options.leaseTtlMs;
-    const readEveryMs = Math.max(1_000, Math.floor(options.leaseTtlMs / 2));
+    const holdMs = options.holdTtls * ttl;
+    const readEveryMs = Math.max(1_000, Math.floor(ttl / 2));
     log(`${options.bridges} agents acquire at once, hold ${holdMs / 1000} s each, then confirm…`);
     const started = performance.now();
+    const retryUntil = Date.now() + options.retryTtls * ttl;
     await Promise.all(agents.map(async (agent, i) => {
-      const leased = await call(agent, "acquire", "portreeve_lease_acquire", {
-        claim: { project: "many", workspaceRoot: workspace, component: `agent${i}` },
-      });
-      if (!leased?.ok) return;
-      const data = leased.data as Record<string, unknown>;
-      agent.leaseId = data.leaseId as string;
-      agent.port = data.port as number;
-      const until = performance.now() + holdMs;
-      while (performance.now() + readEveryMs < until) {
+      let data: Record<string, unknown> | undefined;
+      for (let attempt = 0; !data; attempt++) {
+        const leased = await call(agent, "acquire", "portreeve_lease_acquire", {
+          claim: { project: "many", workspaceRoot: workspace, component: `agent${i}` },
+        });
+        if (leased.ok) {
+          data = leased.data as Record<string, unknown>;
+        } else {
+          if (leased.error.code !== "portreeve_lease_lapsed") return;
+          lapsedOnArrival++;
+          if (Date.now() >= retryUntil) return;
+          // Back off for a random stretch that doubles with each lapse (up to 4 TTLs).
+          await sleep(Math.random() * ttl * Math.min(4, 2 ** attempt));
+        }
+      }
+      const held: HeldReport = {
+        agent: agent.name,
+        leaseId: data.leaseId as string,
+        port: data.port as number,
+        at: agent.results.at(-1)!.at,
+      };
+      agent.held = held;
+      const checkAt = held.at + holdMs;
+      while (Date.now() + readEveryMs < checkAt && !told(agent)) {
         await sleep(readEveryMs);
         await Promise.all(
           Array.from(
@@ -161,8 +215,19 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
           ),
         );
       }
-      await sleep(Math.max(0, until - performance.now()));
-      agent.listener = await listen(agent.port);
+      if (told(agent)) return;
+      // The check: one result three TTLs on; while it names the lease at risk, another each
+      // second until the renewal lands or the lease is told lapsed.
+      await sleep(Math.max(0, checkAt - Date.now()));
+      const check = () => call(agent, "check", "portreeve_claim_get", { id: data.claimId });
+      await check();
+      while (atRisk(agent) && !told(agent) && Date.now() < checkAt + 2 * ttl) {
+        await sleep(1_000);
+        await check();
+      }
+      held.checkedAt = agent.results.at(-1)!.at;
+      if (told(agent)) return;
+      agent.listener = await listen(held.port);
       if (!agent.listener) return;
       await call(agent, "confirm", "portreeve_lease_confirm", {
         credentialHandle: data.credentialHandle,
@@ -172,7 +237,10 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
     const wallMs = performance.now() - started;
     log(`all agents done in ${(wallMs / 1000).toFixed(0)} s; reading the daemon's history…`);
 
-    const findings = await leaseHistory(seed, agents.flatMap((a) => a.leaseId ?? []));
+    const history = await leaseHistory(seed);
+    const reports = agents.flatMap((a) => a.held ?? []);
+    const byName = new Map(agents.map((a) => [a.name, a]));
+    const findings = judgeReports(history, reports, (name) => byName.get(name)!.results);
     const calls = agents.reduce((n, a) => n + a.sent, 0);
     const notAnsweredOnce = agents.reduce((n, a) => n + unevenAnswers(a), 0);
     const listenersUp = agents.map((a) => a.listener && stillListening(a));
@@ -181,16 +249,20 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
       await agent.peer.closeStdin();
       if ((await agent.peer.exited()).code !== 0) badExits++;
     }
+    const confirmed = reports.filter((r) => history.leases.get(r.leaseId)?.confirmedAt).length;
     return {
       ...findings,
+      ttlMs: ttl,
       wallMs,
-      acquired: agents.filter((a) => a.leaseId).length,
-      confirmed: findings.confirmed,
-      bindFailures: agents.filter((a) => a.port !== undefined && !a.listener).length +
-        listenersUp.filter((up) => up === false).length,
+      lapsedOnArrival,
+      acquired: reports.length,
+      confirmed,
+      doubleHeld: history.doubleHeld,
+      renewals: history.renewals,
+      bindFailures: agents.filter((a) => a.held && a.held.checkedAt && !a.listener && !told(a))
+        .length + listenersUp.filter((up) => up === false).length,
       calls,
       notAnsweredOnce,
-      /** `portreeve_internal` results: only ever a bridge bug. */
       bridgeBugs: agents.reduce(
         (n, a) => n + (a.peer.errorCodes.get("portreeve_internal") ?? 0),
         0,
@@ -248,7 +320,7 @@ function stillListening(agent: Agent): boolean {
     return false;
   }
   try {
-    Deno.listen({ hostname: "127.0.0.1", port: agent.port! }).close();
+    Deno.listen({ hostname: "127.0.0.1", port: agent.held!.port }).close();
     return false; // the port was free: the listener lost it
   } catch (error) {
     return error instanceof Deno.errors.AddrInUse;

@@ -4,7 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { isObject, type Json } from "../../src/shared/json.ts";
-import { daemonErrorsKept, inOrder, type Reply, type ToolRig, toolRig } from "./scripted_daemon.ts";
+import {
+  daemonErrorsKept,
+  inOrder,
+  type Reply,
+  type ToolRig,
+  toolRig,
+  type ToolRigOptions,
+} from "./scripted_daemon.ts";
 
 /** Registers the test that `tool`'s daemon errors reach the caller as `daemonErrorsKept` says. */
 export function pinDaemonErrors(
@@ -12,9 +19,10 @@ export function pinDaemonErrors(
   args: Json | ((rig: ToolRig) => Json),
   prepare: Reply[] = [],
   prepareCall?: (rig: ToolRig) => Promise<unknown>,
+  options?: ToolRigOptions,
 ): void {
   Deno.test(`${tool}: daemon errors keep their code, message and retryable`, async () => {
-    const [missing, conflict] = await daemonErrorsKept(tool, args, prepare, prepareCall);
+    const [missing, conflict] = await daemonErrorsKept(tool, args, prepare, prepareCall, options);
     assert.equal(missing.isError, true);
     assert.equal(missing.error?.code, "portreeve_not_found");
     assert.equal(missing.error?.retryable, false);

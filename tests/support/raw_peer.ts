@@ -43,8 +43,8 @@ export interface Peer {
   responseBytes(id: Id): number | undefined;
   /** A tools/call round trip; returns the result (throws on a JSON-RPC error). */
   tool(name: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<ToolResult>;
-  /** Legacy `initialize` + `notifications/initialized`. */
-  initialize(): Promise<void>;
+  /** Legacy `initialize` + `notifications/initialized` (a busy machine may want more time). */
+  initialize(timeoutMs?: number): Promise<void>;
   /** Every response seen per id key (a correct bridge answers each id exactly once). */
   readonly byId: Map<string, Message[]>;
   /** Number of stdout lines parsed so far. */
@@ -223,12 +223,12 @@ export function attachPeer(
       if (!("result" in m)) throw new Error(`${name}: JSON-RPC error ${JSON.stringify(m.error)}`);
       return m.result as ToolResult;
     },
-    async initialize() {
+    async initialize(timeoutMs?: number) {
       const m = await request("initialize", {
         protocolVersion: "2025-11-25",
         capabilities: {},
         clientInfo: { name: "raw-peer", version: "0" },
-      });
+      }, timeoutMs);
       if (!("result" in m)) throw new Error(`initialize failed: ${JSON.stringify(m)}`);
       await send(frame({ jsonrpc: "2.0", method: "notifications/initialized" }));
     },

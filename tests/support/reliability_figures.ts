@@ -60,6 +60,10 @@ export const FIGURES = {
     test: "memory_test.ts",
     asserted: drained("the last answer"),
   },
+  "heavy frames, host reading nothing": {
+    test: "memory_test.ts",
+    asserted: drained("draining"),
+  },
   "requests unread, then drained": {
     test: "bounds_test.ts",
     asserted: `${peak}; each answered once`,
@@ -95,7 +99,7 @@ export const FIGURES = {
   "many agents on one slow daemon": {
     test: "many_agents_test.ts",
     asserted:
-      "no lease lapses while its custody window is open; no port held by two live leases; every call answered once; no `portreeve_internal`",
+      "no lease reported held once expired; each kept three TTLs or its lapse told by then; no result after a lapse silent about it; no port held twice; every call answered once; no `portreeve_internal`",
   },
 } as const satisfies Record<string, { test: string; asserted: string }>;
 export type FigureId = keyof typeof FIGURES;

@@ -19,7 +19,7 @@ import { daemonRenewers } from "../../src/catalogue/renewers.ts";
 import { Custody } from "../../src/custody/mod.ts";
 import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemon/client.ts";
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
-import type { ApprovalMode } from "../../src/shared/options.ts";
+import { type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { envelopeOf } from "../../src/results/result.ts";
 import type { Json } from "../../src/shared/json.ts";
@@ -146,15 +146,20 @@ export interface Called {
   ok: boolean;
   data?: Json;
   error?: { code: string; message: string; retryable: boolean; details: Json };
-  /** The first line of the text content: the summary. */
+  /** The first line of the text block: a success's whole JSON, an error's code line. */
   text: string;
+  /** The result as the host received it. */
+  result: CallToolResult;
 }
 
 export interface ToolRigOptions {
   /** When the fake clock starts (defaults to the time of the recorded session). */
   start?: number;
+  /** `serve --approval` (default: the bridge's default, `required`). */
   approval?: ApprovalMode;
   host?: HostChannel;
+  /** The daemon's delay as custody observes it (0: prompt). */
+  daemonDelayMs?: number;
 }
 
 /** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
@@ -162,13 +167,17 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
   const daemon = new ScriptedDaemon(script);
   const client = daemon as unknown as DaemonClient; // the surface above is all tools touch
   const clock = new FakeClock(options.start ?? Date.parse("2026-11-30T04:18:12.046Z"));
-  const custody = new Custody({ clock, renewers: daemonRenewers(client) });
+  const custody = new Custody({
+    clock,
+    renewers: daemonRenewers(client),
+    daemonDelayMs: () => options.daemonDelayMs ?? 0,
+  });
   const catalogue = new Catalogue("full");
   const ctx: Omit<ToolContext, "capabilities"> = {
     daemon: client,
     custody,
     memory: new Memory(),
-    receipts: new ReceiptBook(),
+    receipts: new ReceiptBook(500, () => clock.now()),
     signal: new AbortController().signal,
     host: options.host ?? NO_HOST_CHANNEL,
     bridge: {
@@ -178,7 +187,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
       socketSource: "flag",
       toolset: "full",
       requiredCapabilities: catalogue.requiredCapabilities(),
-      approval: options.approval ?? "auto",
+      approval: options.approval ?? DEFAULT_APPROVAL_MODE,
       approvalMs: 1_000,
     },
   };
@@ -197,6 +206,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
         ...structured,
         isError: result.isError === true,
         text: first?.type === "text" ? first.text.split("\n")[0] : "",
+        result,
       };
     },
     close: () => custody.close(),
@@ -223,6 +233,7 @@ export async function daemonErrorsKept(
   args: Json | ((rig: ToolRig) => Json),
   prepare: Reply[] = [],
   prepareCall?: (rig: ToolRig) => Promise<unknown>,
+  options?: ToolRigOptions,
 ): Promise<Called[]> {
   const seen: Called[] = [];
   for (
@@ -231,7 +242,7 @@ export async function daemonErrorsKept(
       daemonError(409, "conflict", "It changed meanwhile.", { retryable: true }),
     ]
   ) {
-    await using rig = toolRig(inOrder(...prepare, reply));
+    await using rig = toolRig(inOrder(...prepare, reply), options);
     await prepareCall?.(rig);
     const result = await rig.call(tool, typeof args === "function" ? args(rig) : args);
     seen.push(result);

@@ -17,8 +17,7 @@ import {
   type Step,
 } from "../../src/shared/error_codes.ts";
 import { envelopeOf, errorEnvelope } from "../../src/results/result.ts";
-import { serverInstructions } from "../../src/catalogue/instructions.ts";
-import { bridgeOrigin } from "../../src/daemon/origin.ts";
+import { SERVER_INSTRUCTIONS } from "../../src/catalogue/instructions.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { createBridge } from "../../src/bridge/mod.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
@@ -136,7 +135,7 @@ Deno.test("no agent-facing text proposes starting a process, the simulator or a 
     const envelope = errorEnvelope(error);
     texts.push([`${made} message`, envelope.message], [`${made} step`, envelope.nextStep]);
   }
-  texts.push(["server instructions", serverInstructions(bridgeOrigin(crypto.randomUUID(), "t"))]);
+  texts.push(["server instructions", SERVER_INSTRUCTIONS]);
   for (const tool of ALL_TOOLS) {
     texts.push([`${tool.name} title`, tool.title], [`${tool.name} description`, tool.description]);
   }

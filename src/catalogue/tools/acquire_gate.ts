@@ -5,7 +5,9 @@
  * So such an acquire goes through the approval module like an execute:
  *
  * - `--approval off`: sent as given (the reference bridge's behaviour);
- * - a host that cannot ask: refused before anything is sent;
+ * - a host that cannot ask: refused before anything is sent (`required`, the default:
+ *   `portreeve_approval_unavailable` naming the opt-in; `auto`: sent to the receipt pair,
+ *   where the host's own tool prompt stands in);
  * - otherwise the claim's run and listeners are read, and the person is asked, naming the
  *   claim, the port and every pid the daemon reports; a yes is checked against a second
  *   read just before sending. When the claim has no confirmed run the policy changes
@@ -23,7 +25,7 @@ import {
   type InputQuestion,
   obtainInputApproval,
 } from "../approval.ts";
-import { list, question, say } from "../question.ts";
+import { brief, list, type Question, question, QUESTION_MAX, say } from "../question.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
 import { canonicalJson } from "../memory.ts";
 import { read } from "../daemon_calls.ts";
@@ -52,7 +54,7 @@ export interface AcquireBody extends Record<string, unknown> {
 }
 
 /** What the daemon would reclaim first. */
-interface Reclaimable {
+export interface Reclaimable {
   runId: string;
   port: number;
   listeners: { pid: number; command: string | null }[];
@@ -116,24 +118,28 @@ function fingerprint(target: Reclaimable | undefined): string {
 }
 
 async function ask(body: AcquireBody, target: Reclaimable): Promise<InputQuestion> {
+  const subject = await digest(canonicalJson({ body, target: fingerprint(target) }));
+  return { subject: `acquire:${subject}`, question: acquireQuestion(body, target) };
+}
+
+/** The question about an acquire that would reclaim `target` first. */
+export function acquireQuestion(body: AcquireBody, target: Reclaimable): Question {
   const { project, workspaceRoot, component, endpoint } = body.claim;
   const policy = body.allocation.replacementPolicy;
-  const pids = list(target.listeners.map((l) => say`pid ${l.pid} (${l.command ?? "unknown"})`));
+  const pids = list(
+    target.listeners.map((l) => say`pid ${l.pid} (${brief(l.command ?? "unknown")})`),
+  );
   const signals = policy === "force-after-grace"
     ? say`SIGTERM, then SIGKILL after the grace period,`
     : say`SIGTERM`;
   const run = target.listeners.length > 0
-    ? say`The claim's confirmed run ${target.runId} holds port ${target.port}: to lease it, the daemon would first send ${signals} to ${pids}, and release that run.`
-    : say`The claim's confirmed run ${target.runId} holds port ${target.port}, where nothing listens now: the daemon would release that run (and signal whatever listens there by then).`;
-  const subject = await digest(canonicalJson({ body, target: fingerprint(target) }));
-  return {
-    subject: `acquire:${subject}`,
-    question: question([
-      say`The agent asks to lease claim ${project} ${`${component}.${endpoint}`} in ${workspaceRoot} with replacementPolicy ${policy}.`,
-      run,
-      say`Decline to leave those processes running; nothing has been sent yet.`,
-    ]),
-  };
+    ? say`The confirmed run ${target.runId} of this claim holds port ${target.port}: to lease it, the daemon would first send ${signals} to ${pids}, and release that run.`
+    : say`The confirmed run ${target.runId} of this claim holds port ${target.port}, where nothing listens now: the daemon would release that run (and signal whatever listens there by then).`;
+  return question([
+    say`The agent asks to lease claim ${project} ${`${component}.${endpoint}`} in ${workspaceRoot} with replacementPolicy ${policy}.`,
+    run,
+    say`Answer no (false) to leave those processes running; nothing has been sent yet.`,
+  ]);
 }
 
 async function digest(text: string): Promise<string> {
@@ -152,12 +158,30 @@ const FIELD = "allocation.replacementPolicy";
 export function acquireRefusals(policy: string) {
   const details = (reason: string) => ({ field: FIELD, value: policy, reason });
   return {
-    hostCannotAsk: () =>
+    hostCannotAsk: (mode: "required" | "auto") =>
+      mode === "required"
+        ? new BridgeError(
+          Codes.approvalUnavailable,
+          `replacementPolicy ${policy} lets the daemon signal the processes of the claim's confirmed run, which needs the user's approval, and this host cannot ask them; nothing was sent to the daemon.`,
+          false,
+          details("reclaim_host_cannot_ask"),
+        )
+        : new BridgeError(
+          Codes.approvalNeedsReceipt,
+          `replacementPolicy ${policy} lets the daemon signal the processes of the claim's confirmed run, which needs the user's approval, and this host cannot ask them; nothing was sent to the daemon.`,
+          false,
+          details("host_cannot_ask"),
+        ),
+    tooLongToAsk: (length: number) =>
       new BridgeError(
-        Codes.approvalNeedsReceipt,
-        `replacementPolicy ${policy} lets the daemon signal the processes of the claim's confirmed run, which needs the user's approval, and this host cannot ask them; nothing was sent to the daemon.`,
+        Codes.approvalUnavailable,
+        `Reclaiming the claim's run (replacementPolicy ${policy}) touches more than one question can show the user (${
+          length.toLocaleString("en-US")
+        } characters; at most ${
+          QUESTION_MAX.toLocaleString("en-US")
+        }), so nobody was asked; nothing was sent to the daemon.`,
         false,
-        details("host_cannot_ask"),
+        details("reclaim_too_long_to_ask"),
       ),
     declined: (answered?: string) =>
       new BridgeError(

@@ -57,10 +57,6 @@ export const stackPrepare = defineTool({
     const data = await mutate(ctx, prepareRoute, { stackId }, { stackId });
     return { changed: !data.reused, reused: data.reused, generation: data.generation };
   },
-  summary: (d) =>
-    `${d.reused ? "Reused" : "Prepared"} generation ${d.generation.id}: ${
-      d.generation.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port}`).join(", ")
-    }.`,
 });
 
 const endpointRef = z.strictObject({
@@ -98,15 +94,22 @@ const beginRoute = post(
   },
 );
 
-/** Custody is held per activation: the answer's custody times are every lease's. */
-const heldLease = beganLease.extend({ credentialHandle: handle(), leaseExpiresAt: timestamp() });
+/**
+ * Each lease with its handle, its daemon expiry and how long this bridge holds (and renews) it.
+ * Custody is held per activation, so every lease states the same custody times: each lease
+ * says them itself, as the reference bridge's do, rather than the answer once for all.
+ */
+const heldLease = beganLease.extend({
+  credentialHandle: handle(),
+  leaseExpiresAt: timestamp(),
+  ...custodyTimes,
+});
 
 const beginOutput = z.object({
   changed: z.boolean(),
   activation,
   leases: z.array(heldLease),
   credentialCount: z.int(),
-  ...custodyTimes,
 });
 
 interface Began {
@@ -151,10 +154,13 @@ export const activationBegin = defineTool({
       },
       async start() {
         const docker = Object.values(input.bindings).includes("docker");
+        const sentAt = ctx.custody.now();
         const data = await mutate(ctx, beginRoute, {}, input, {
           capabilities: docker ? DOCKER_CAPS : CAPS,
         });
-        const kept = ctx.custody.holdActivation(
+        // Leases dead on arrival, or too close to their expiry to renew in time, are renewed
+        // at once or refused as `portreeve_lease_lapsed` (custody's arrival rule).
+        const kept = await ctx.custody.admitActivation(
           data.activation.id,
           data.leases.map((l) => ({
             leaseId: l.leaseId,
@@ -163,6 +169,7 @@ export const activationBegin = defineTool({
             component: l.component,
             endpoint: l.endpoint,
           })),
+          sentAt,
         );
         const leases = data.leases.map(({ leaseToken: _secret, expiresAt: _e, ...lease }) => lease);
         const record: Began = { activationId: data.activation.id, leases };
@@ -176,12 +183,6 @@ export const activationBegin = defineTool({
         ),
     });
   },
-  summary: (d) =>
-    `${
-      d.changed ? "Began" : "Already holding"
-    } activation ${d.activation.id} (${d.activation.state}): ${
-      d.leases.map((l) => `${l.component}.${l.endpoint}=${l.port}`).join(", ")
-    }; ${d.credentialCount} credential(s) held until ${d.custodyExpiresAt}.`,
 });
 
 function beginView(
@@ -196,6 +197,7 @@ function beginView(
   },
 ) {
   const handles = new Map(held.leases.map((l) => [l.leaseId, l]));
+  const custody = custodyView(held);
   return {
     changed,
     activation: current,
@@ -203,9 +205,9 @@ function beginView(
       ...l,
       credentialHandle: handles.get(l.leaseId)!.handle,
       leaseExpiresAt: new Date(handles.get(l.leaseId)!.expiresAt).toISOString(),
+      ...custody,
     })),
     credentialCount: held.credentialCount,
-    ...custodyView(held),
   };
 }
 
@@ -233,10 +235,6 @@ export const activationCustodyExtend = defineTool({
       ...custodyView(extended),
     });
   },
-  summary: (d) =>
-    `${
-      d.changed ? "Extended" : "Unchanged"
-    }: ${d.credentialCount} credential(s) held until ${d.custodyExpiresAt}.`,
 });
 
 const settled = z.object({ changed: z.boolean(), activation });
@@ -299,13 +297,6 @@ function settleEndpoint(
   );
 }
 
-const settledSummary = (verb: string) => (d: z.output<typeof settled>) =>
-  `${
-    d.changed ? verb : "Already settled"
-  }; activation ${d.activation.id} is ${d.activation.state} (${
-    d.activation.endpoints.map((e) => `${e.component}.${e.endpoint} ${e.state}`).join(", ")
-  }).`;
-
 export const activationConfirmEndpoint = defineTool({
   name: "portreeve_activation_confirm_endpoint",
   title: "Confirm an endpoint",
@@ -337,7 +328,6 @@ export const activationConfirmEndpoint = defineTool({
     const caps = bindingKind === "docker" ? DOCKER_CAPS : CAPS;
     return settleEndpoint(ctx, "confirm", activationId, credentialHandle, evidence, caps);
   },
-  summary: settledSummary("Endpoint confirmed"),
 });
 
 export const activationSkipEndpoint = defineTool({
@@ -351,7 +341,6 @@ export const activationSkipEndpoint = defineTool({
   routes: [SETTLE_ROUTES.skip],
   call: (ctx, { activationId, credentialHandle }) =>
     settleEndpoint(ctx, "skip", activationId, credentialHandle, {}),
-  summary: settledSummary("Endpoint skipped"),
 });
 
 export const activationAbandonEndpoint = defineTool({
@@ -370,7 +359,6 @@ export const activationAbandonEndpoint = defineTool({
   routes: [SETTLE_ROUTES.abandon],
   call: (ctx, { activationId, credentialHandle, reason }) =>
     settleEndpoint(ctx, "abandon", activationId, credentialHandle, { reason }),
-  summary: settledSummary("Endpoint abandoned"),
 });
 
 const reconciled = z.object({ changed: z.boolean(), activation, providers: z.array(provider) });
@@ -391,10 +379,6 @@ export const activationReconcile = defineTool({
   output: reconciled,
   routes: [reconcileRoute],
   call: (ctx, { activationId }) => mutate(ctx, reconcileRoute, { activationId }),
-  summary: (d) =>
-    `Activation ${d.activation.id} is ${d.activation.state}${d.changed ? " (changed)" : ""}; ${
-      d.providers.filter((p) => p.status === "active").length
-    }/${d.providers.length} provider(s) active.`,
 });
 
 const endRoute = post(
@@ -419,8 +403,4 @@ export const activationEnd = defineTool({
     ctx.custody.settleActivationLeases(activationId, new Set());
     return data;
   },
-  summary: (d) =>
-    d.changed
-      ? `Activation ${d.activation.id} ended.`
-      : `Activation ${d.activation.id} had already ended.`,
 });

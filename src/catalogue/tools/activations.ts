@@ -7,7 +7,6 @@ import {
   page,
   pageInput,
   resolution,
-  timestamp,
   uuid,
 } from "../shapes.ts";
 import { get, post, reads } from "../routes.ts";
@@ -15,15 +14,10 @@ import { readTool } from "../read_tool.ts";
 import { defineTool } from "../define.ts";
 import { pageQuery, readPage } from "../daemon_calls.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary } from "../../results/pagination.ts";
 
 const CAPS = [Capability.stackActivations];
 
-// Listed activations carry `createdAt`, which orders the pages though the output omits it.
-const listActivations = get(
-  "/v1/stack-activations",
-  z.array(activation.extend({ createdAt: timestamp() })),
-);
+const listActivations = get("/v1/stack-activations", z.array(activation));
 
 export const activationsList = defineTool({
   name: "portreeve_activations_list",
@@ -31,7 +25,7 @@ export const activationsList = defineTool({
   detail: true,
   kind: "read",
   capabilities: CAPS,
-  description: "Stack activations, oldest first.",
+  description: "Stack activations, in the daemon's order (by id).",
   input: z.strictObject({
     ...pageInput,
     stackId: uuid().optional(),
@@ -46,11 +40,9 @@ export const activationsList = defineTool({
       listActivations,
       "portreeve_activations_list",
       pageQuery(input),
-      (a) => [a.createdAt, a.id],
+      (a) => a.id,
       "portreeve_activation_get (id)",
     ),
-  summary: ({ items, page }) =>
-    pageSummary("activation", items, page, (a) => `${a.id.slice(0, 8)} ${a.state}`),
 });
 
 export const activationGet = readTool({
@@ -62,10 +54,6 @@ export const activationGet = readTool({
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/stack-activations/{activationId}", activation),
   params: (input) => ({ activationId: input.id }),
-  summary: (a) =>
-    `Activation ${a.id.slice(0, 8)} is ${a.state}: ${
-      a.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port} ${e.state}`).join(", ")
-    }.`,
 });
 
 export const activationResolve = readTool({
@@ -80,10 +68,4 @@ export const activationResolve = readTool({
     reads("resolves endpoint addresses"),
   ),
   send: ({ component }) => ({ component }),
-  summary: (r) =>
-    `${r.component}: ${
-      Object.entries(r.own).map(([name, e]) => `${name}=${e.host.host}:${e.host.port}`).join(
-        ", ",
-      ) || "no own endpoints"
-    }; ${Object.keys(r.dependencies).length} dependency(ies).`,
 });

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { absolutePath, claim, nameFilter, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../../results/pagination.ts";
 
 export const claimsList = pagedReadTool({
   name: "portreeve_claims_list",
@@ -19,23 +18,7 @@ export const claimsList = pagedReadTool({
   item: claim,
   route: get("/v1/claims", z.array(claim)),
   readWhole: "portreeve_claim_get (id)",
-  key: (c) => [
-    c.identity.project,
-    c.identity.workspaceRoot,
-    c.identity.component,
-    c.identity.endpoint,
-    c.id,
-  ],
-  summary: ({ items, page }) =>
-    pageSummary(
-      "claim",
-      items,
-      page,
-      (c) =>
-        `${c.identity.project}/${c.identity.component}.${c.identity.endpoint}→${
-          c.assignedPort ?? "none"
-        }`,
-    ),
+  id: (c) => c.id,
 });
 
 export const claimGet = readTool({
@@ -45,8 +28,4 @@ export const claimGet = readTool({
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/claims/{claimId}", claim),
   params: (input) => ({ claimId: input.id }),
-  summary: (c) =>
-    `Claim ${c.identity.project}/${c.identity.component}.${c.identity.endpoint} (${c.mode}) holds port ${
-      c.assignedPort ?? "none"
-    }.`,
 });

@@ -13,6 +13,7 @@ import { nextStepFor } from "../../shared/error_codes.ts";
 import type { Health } from "../../daemon/client.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
+import { unstated } from "../../results/result.ts";
 import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 const errorShape = z.object({
@@ -22,16 +23,22 @@ const errorShape = z.object({
   details: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * The daemon as a probe found it: its health, but for the capabilities it lists (the
+ * compatibility answer names those missing; portreeve_health lists them all).
+ */
+const probedHealth = health.omit({ capabilities: true });
+
 const daemonShape = z.object({
   available: z.boolean(),
   compatible: z.boolean(),
-  health: health.nullable(),
+  health: probedHealth.nullable(),
 });
 
 interface Probe {
   available: boolean;
   compatible: boolean;
-  health: Health | null;
+  health: Omit<Health, "capabilities"> | null;
   missing: string[];
   guidance: string | null;
   error?: ReturnType<BridgeError["toJSON"]>;
@@ -46,10 +53,11 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       !verdict.health.capabilities.includes(c)
     );
     const compatible = verdict.compatible && missing.length === 0;
+    const { capabilities: _listed, ...seen } = verdict.health;
     return {
       available: true,
       compatible,
-      health: verdict.health,
+      health: seen,
       missing,
       guidance: compatible ? null : incompatibleGuidance(verdict.health, missing),
     };
@@ -62,7 +70,8 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       missing: [],
       // The message is in `error`; the guidance is what to do about it.
       guidance: nextStepFor(error.code, error.details),
-      error: error.toJSON(),
+      // As an error result says it: each fact once (a detail the message states is left out).
+      error: { ...error.toJSON(), details: unstated(error.details, error.message) },
     };
   }
 }
@@ -123,17 +132,6 @@ export const diagnostics = defineTool({
       ...(p.error ? { error: p.error } : {}),
     };
   },
-  summary(d) {
-    const where = `${d.bridge.socketPath} (from ${d.bridge.socketSource})`;
-    if (d.error?.code === Codes.misconfigured) {
-      return `Not permitted to use ${where}. ${d.guidance}`;
-    }
-    if (!d.daemon.available) return `Daemon not reachable at ${where}. ${d.guidance}`;
-    const h = d.daemon.health!;
-    return d.daemon.compatible
-      ? `PortReeve ${h.softwareVersion} (pid ${h.pid}) is up and compatible at ${where}.`
-      : `PortReeve ${h.softwareVersion} answers at ${where} but is not compatible. ${d.guidance}`;
-  },
 });
 
 export const compatibility = defineTool({
@@ -166,17 +164,6 @@ export const compatibility = defineTool({
       ...(p.error ? { error: p.error } : {}),
     };
   },
-  summary(d) {
-    if (d.compatible) {
-      return `Compatible: daemon ${
-        d.daemon.health!.softwareVersion
-      } speaks protocol 1 and has all ${d.requiredCapabilities.length} required capabilities.`;
-    }
-    if (!d.daemon.available) {
-      return `The daemon is not answering, so compatibility is unknown. ${d.guidance}`;
-    }
-    return `Not compatible. ${d.guidance}`;
-  },
 });
 
 export const healthTool = readTool({
@@ -185,6 +172,4 @@ export const healthTool = readTool({
   description: "The daemon's version, protocol range, capabilities, pid and mode.",
   input: z.strictObject({}),
   route: get("/v1/health", health),
-  summary: (h) =>
-    `PortReeve ${h.softwareVersion}, pid ${h.pid} (${h.mode}), protocol ${h.protocol.minimum}–${h.protocol.maximum}, ${h.capabilities.length} capabilities.`,
 });

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { generation, pageInput, uuid } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../../results/pagination.ts";
 import { Capability } from "../../daemon/capabilities.ts";
 
 const CAPS = [Capability.stackActivations];
@@ -21,9 +20,7 @@ export const generationsList = pagedReadTool({
   item: generation,
   route: get("/v1/stack-generations", z.array(generation)),
   readWhole: "portreeve_generation_get (id)",
-  key: (g) => [g.createdAt, g.id],
-  summary: ({ items, page }) =>
-    pageSummary("generation", items, page, (g) => `${g.id.slice(0, 8)} ${g.state}`),
+  id: (g) => g.id,
 });
 
 export const generationGet = readTool({
@@ -34,8 +31,4 @@ export const generationGet = readTool({
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/stack-generations/{generationId}", generation),
   params: (input) => ({ generationId: input.id }),
-  summary: (g) =>
-    `Generation ${g.id.slice(0, 8)} is ${g.state}: ${
-      g.endpoints.map((e) => `${e.component}.${e.endpoint}=${e.port}`).join(", ")
-    }.`,
 });

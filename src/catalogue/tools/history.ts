@@ -9,7 +9,7 @@ import {
   bindCursor,
   fitPageItems,
   fittingCount,
-  pageSummary,
+  pageInfo,
   scopeOf,
   unbindCursor,
 } from "../../results/pagination.ts";
@@ -65,16 +65,12 @@ export const historyList = defineTool({
     let result = await read(ctx, historyRoute, {}, query);
     // The daemon's cursors are opaque, so a page too large to reach the model whole is asked
     // for again with the number of events that fit (the same first events, a cursor after them).
-    const fits = fittingCount(result.items, ctx.itemChars);
+    const fits = fittingCount(result.items, ctx.pageFit);
     if (fits < result.items.length) {
       result = await read(ctx, historyRoute, {}, { ...query, limit: fits });
     }
     const next = result.page?.nextCursor;
-    return {
-      items: fitPageItems(result.items, ctx.itemChars, readEventWhole),
-      page: next ? { nextCursor: bindCursor(scope, next) } : {},
-    };
+    const items = fitPageItems(result.items, readEventWhole, ctx.pageFit);
+    return { items, page: pageInfo(items, next ? bindCursor(scope, next) : undefined) };
   },
-  summary: ({ items, page }) =>
-    pageSummary("event", items, page, (e) => `${e.eventType} at ${e.occurredAt}`, 3),
 });

@@ -114,12 +114,6 @@ export const launcherOperationBegin = defineTool({
         ),
     });
   },
-  summary: (d) =>
-    `${
-      d.changed ? "Began" : "Already holding"
-    } ${d.operation.operation} operation ${d.operationId}; heartbeats every ${
-      d.renewAfterMilliseconds / 1000
-    } s until complete (custody until ${d.custodyExpiresAt}).`,
 });
 
 function heldView(
@@ -167,10 +161,6 @@ export const launcherOperationRenew = defineTool({
       ...failureView(renewalFailure),
     };
   },
-  summary: (d) =>
-    `Heartbeat sent; deadline ${d.operationDeadlineAt}; custody until ${d.custodyExpiresAt}${
-      d.custodyChanged ? " (extended)" : ""
-    }.`,
 });
 
 /** A short machine code such as a step or reason name. */
@@ -235,8 +225,4 @@ export const launcherOperationComplete = defineTool({
         return { operation: data.operation };
       },
     ),
-  summary: (d) =>
-    `${
-      d.changed ? "Completed" : "Already completed"
-    }: ${d.operation.operation} ${d.operation.outcome}.`,
 });

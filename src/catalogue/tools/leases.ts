@@ -83,7 +83,7 @@ export const leaseAcquire = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Reserve a port for one endpoint, then lease_confirm or lease_abandon; a repeat returns the held lease. workspaceRoot: canonical absolute path.",
+    "Reserve a port for one endpoint, then lease_confirm or lease_abandon; a repeat returns the held lease. workspaceRoot: absolute, canonical.",
   input: z.strictObject({
     claim: z.strictObject({
       project: name(),
@@ -143,12 +143,15 @@ export const leaseAcquire = defineTool({
       async start() {
         // A reclaim policy may signal processes: the person approves it first (or it is refused).
         const { body, approval } = await gateAcquire(ctx, acquireRoute, request);
+        const sentAt = ctx.custody.now();
         const data = await mutate(ctx, acquireRoute, {}, body, { approval });
-        const kept = ctx.custody.holdLease({
+        // Never reported as held once its expiry has passed, or falls before a renewal could
+        // land: renewed at once first, or `portreeve_lease_lapsed` (custody's arrival rule).
+        const kept = await ctx.custody.admitLease({
           leaseId: data.leaseId,
           token: data.leaseToken,
           expiresAt: epoch(data.expiresAt),
-        });
+        }, sentAt);
         const acquired: Acquired = {
           claimId: data.claimId,
           leaseId: data.leaseId,
@@ -158,7 +161,7 @@ export const leaseAcquire = defineTool({
         const result = {
           changed: true,
           ...acquired,
-          leaseExpiresAt: data.expiresAt,
+          leaseExpiresAt: iso(kept.expiresAt),
           credentialHandle: kept.handle,
           ...custodyView(kept),
         };
@@ -176,10 +179,6 @@ export const leaseAcquire = defineTool({
         ),
     });
   },
-  summary: (d) =>
-    `${
-      d.changed ? "Leased" : "Already holding"
-    } port ${d.port} until ${d.leaseExpiresAt} (renewed while held, custody until ${d.custodyExpiresAt}); bind it, then confirm with credentialHandle.`,
 });
 
 const confirmed = z.looseObject({
@@ -248,10 +247,6 @@ export const leaseConfirm = defineTool({
       port: data.port,
       confirmedAt: data.confirmedAt,
     })),
-  summary: (d) =>
-    `${
-      d.changed ? "Confirmed" : "Already confirmed"
-    }: port ${d.port} runs as run ${d.runId}; release it with run_release when done.`,
 });
 
 export const leaseAbandon = defineTool({
@@ -267,10 +262,6 @@ export const leaseAbandon = defineTool({
     settleLease(ctx, "abandon", abandonRoute, credentialHandle, { reason }, (data) => ({
       at: data.at,
     })),
-  summary: (d) =>
-    d.changed
-      ? `Lease abandoned at ${d.at}; its credential is erased.`
-      : "Lease was already settled.",
 });
 
 const releaseRoute = post(
@@ -293,8 +284,4 @@ export const runRelease = defineTool({
   output: ack,
   routes: [releaseRoute],
   call: (ctx, { runId }) => mutate(ctx, releaseRoute, { runId }),
-  summary: (d) =>
-    d.changed
-      ? `Run released at ${d.at}.`
-      : "Run was already released (or unknown); nothing changed.",
 });

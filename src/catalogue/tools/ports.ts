@@ -10,7 +10,6 @@ import {
 } from "../shapes.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
-import { pageSummary } from "../../results/pagination.ts";
 
 export const portsList = pagedReadTool({
   name: "portreeve_ports_list",
@@ -31,9 +30,7 @@ export const portsList = pagedReadTool({
   item: inventoryEntry,
   route: get("/v1/ports", z.array(inventoryEntry)),
   readWhole: "portreeve_port_inspect (port)",
-  key: (e) => [e.port],
-  summary: ({ items, page }) =>
-    pageSummary("port", items, page, (e) => `${e.port} ${e.classification}`, 8),
+  id: (e) => e.port,
 });
 
 export const portInspect = readTool({
@@ -43,8 +40,4 @@ export const portInspect = readTool({
   description: "One port: claim, lease, run, Docker publication, listeners and owners.",
   input: z.strictObject({ port: port() }),
   route: get("/v1/ports/{port}", inventoryEntry),
-  summary: (e) =>
-    `Port ${e.port} is ${e.classification}; ${e.listeners.length} listener(s)${
-      e.claim ? ", claimed" : ""
-    }${e.lease ? ", lease pending" : ""}.`,
 });

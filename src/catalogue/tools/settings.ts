@@ -10,8 +10,4 @@ export const settingsGet = readTool({
   description: "Daemon settings: port ranges, excluded ports, TTLs, limits.",
   input: z.strictObject({}),
   route: get("/v1/config", settings),
-  summary: (s) =>
-    `Ranges ${
-      s.automaticPortRanges.map((r) => `${r.start}–${r.end}`).join(", ")
-    }; ${s.excludedPorts.length} excluded; lease TTL ${s.leaseTtlMilliseconds} ms.`,
 });

@@ -19,7 +19,6 @@ import {
 import { get, post, reads } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";
-import { pageSummary } from "../../results/pagination.ts";
 
 export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
@@ -34,9 +33,7 @@ export const stacksList = pagedReadTool({
   item: stack,
   route: get("/v1/stacks", z.array(stack)),
   readWhole: "portreeve_stack_get (id)",
-  key: (s) => [s.project, s.stackRoot, s.id],
-  summary: ({ items, page }) =>
-    pageSummary("stack", items, page, (s) => `${s.project} at ${s.stackRoot}`),
+  id: (s) => s.id,
 });
 
 export const stackGet = readTool({
@@ -47,10 +44,6 @@ export const stackGet = readTool({
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/stacks/{stackId}", stack),
   params: (input) => ({ stackId: input.id }),
-  summary: (s) =>
-    `Stack ${s.project} at ${s.stackRoot}, ${
-      Object.keys(s.definition?.components ?? {}).length
-    } component(s), revision ${s.currentRevision.slice(0, 12)}.`,
 });
 
 const statusOutput = z.object({
@@ -72,12 +65,6 @@ export const stackStatus = readTool({
     statusOutput,
     reads("takes fresh evidence of a stack's providers"),
   ),
-  summary: ({ stack, generation, activation, providers }) =>
-    `${stack.project}: generation ${generation ? generation.state : "none"}, activation ${
-      activation ? activation.state : "none"
-    }, ${
-      providers.filter((p) => p.status === "active").length
-    }/${providers.length} provider(s) active.`,
 });
 
 const documentOutput = z.object({
@@ -99,12 +86,6 @@ export const stackDocumentGet = readTool({
   input: z.strictObject({ stackRoot: absolutePath(true) }),
   route: get("/v1/stack-document", documentOutput),
   send: ({ stackRoot }) => ({ stackRoot }),
-  summary: (d) =>
-    d.kind !== "regular"
-      ? `${d.path}: ${d.kind}.`
-      : d.issues.length > 0
-      ? `${d.path}: ${d.issues.length} issue(s), first: ${d.issues[0].message}`
-      : `${d.path}: valid, revision ${d.revision?.slice(0, 12)}.`,
 });
 
 const validationOutput = z.object({
@@ -134,14 +115,6 @@ export const stackDefinitionValidate = readTool({
     reads("checks a definition; touches no file"),
   ),
   send: ({ definition }) => ({ definition }),
-  summary: (v) =>
-    v.valid
-      ? `Valid; revision ${v.revision?.slice(0, 12)}.`
-      : `Invalid: ${
-        v.issues.map((i) => `${i.path.join(".") || "definition"}: ${i.message}`).slice(0, 3).join(
-          "; ",
-        )
-      }.`,
 });
 
 /** Whether a definition's JSON could be a stack file (cheap before counting bytes). */
@@ -171,8 +144,4 @@ export const stackSnapshot = readTool({
     reads("builds a snapshot in memory; writes no file"),
   ),
   send: ({ component, gatewayHost }) => ({ component, gatewayHost }),
-  summary: (s) =>
-    `${s.component}: ${Object.keys(s.own).length} own endpoint(s), ${
-      Object.keys(s.dependencies).length
-    } dependency address(es).`,
 });

@@ -2,10 +2,13 @@
  * The launcher: a POSIX shell script at `bin/portreeve-mcp` of an install root or a release
  * folder. Each time it starts it finds the daemon socket by the rules of
  * `src/shared/socket_location.ts` (`--socket PATH` or `--socket=PATH`, else a non-empty
- * `PORTREEVE_SOCKET`, else the platform default), refuses the same paths with the same one-line
- * messages (exit 2), and runs the bundle beside it with its private Deno under
+ * `PORTREEVE_SOCKET`, else `portreeve.sock` in a non-empty `PORTREEVE_HOME`, else the platform
+ * default), refuses the same paths with the same one-line messages (exit 2), including any
+ * whose grant could reach more than a socket (`src/shared/socket_site.ts`, mirrored in
+ * `launcher_site.ts`), and runs the bundle beside it with its private Deno under
  * `confinedFlags(socket, "bundle")`. It finds that Deno and bundle from its own location, so
- * the folder works wherever it is moved, through symbolic links too.
+ * the folder works wherever it is moved, through symbolic links too; a folder whose path holds
+ * a newline is refused, as the shell's command substitution would cut it.
  *
  * The permission flags are not written here: they are `confinedFlags` for a placeholder
  * socket, with the placeholder replaced by the shell variable. A test runs the launcher
@@ -15,6 +18,7 @@ import { confinedFlags, RUN_ENV } from "../../shared/permissions.ts";
 import { installLayout, LAUNCHER_NAME, NPM_PACKAGE } from "../../shared/install_layout.ts";
 import { SHOWN_PATH_BYTES, socketPathLimit } from "../../shared/socket_location.ts";
 import { shellQuote } from "../../shared/shell.ts";
+import { SOCKET_SITE_CHECK } from "./launcher_site.ts";
 import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
 /** Stands for the socket (and the root) while the flags are computed; never in output. */
@@ -116,21 +120,31 @@ export function launcherScript(os: string, runtime: LauncherRuntime = "private")
     runtime === "npm" ? "npm's Deno" : "its own Deno"
   },
 # granted at each start only the daemon socket it finds: --socket PATH, else PORTREEVE_SOCKET,
-# else the platform default.
+# else portreeve.sock in PORTREEVE_HOME, else the platform default.
 set -f
 unset CDPATH
 fail() { printf '${LAUNCHER_NAME}: %s\\n' "$1" >&2; exit 2; }
 no_home='Cannot find the PortReeve socket: HOME is not set. Pass --socket PATH or set PORTREEVE_SOCKET.'
 example=/run/user/1000/portreeve.sock
+nl='
+'
 
-# The install root: the folder above this script's bin/, symbolic links followed.
+# The install root: the folder above this script's bin/, symbolic links followed. Command
+# substitution drops trailing newlines, so each output ends in "." first, taken off after.
 self=$0
 case $self in */*) ;; *) self=./$self ;; esac
 while [ -h "$self" ]; do
-  link=$(readlink -- "$self") || exit 1
+  link=$(readlink -- "$self" && echo .) || exit 1
+  link=\${link%??}
   case $link in /*) self=$link ;; *) self=\${self%/*}/$link ;; esac
 done
-root=$(cd -P -- "\${self%/*}/.." && pwd -P) || exit 1
+root=$(cd -P -- "\${self%/*}/.." && pwd -P && echo .) || exit 1
+root=\${root%??}
+case $root in
+  *"$nl"*)
+    shown=$(printf '%s\\n' "$root" | awk 'NR > 1 { printf "\\\\n" } { printf "%s", $0 }')
+    fail "this launcher's folder $shown has a newline in its path, which a shell can cut to name another folder's Deno and bundle; move the folder to a path without one." ;;
+esac
 
 # Collapses //, /./ and /../ without touching the filesystem, into $normal.
 normalise() {
@@ -188,9 +202,11 @@ if [ -n "$origin" ]; then
 elif [ -n "\${PORTREEVE_SOCKET:-}" ]; then
   absolute "$PORTREEVE_SOCKET" PORTREEVE_SOCKET
   socket=$normal origin=PORTREEVE_SOCKET
+elif [ -n "\${PORTREEVE_HOME:-}" ]; then
+  absolute "$PORTREEVE_HOME" PORTREEVE_HOME folder
+  socket=$normal/portreeve.sock origin=PORTREEVE_HOME
 else${socketDefaults(os)}
 fi
-[ ! -d "$socket" ] || directory "$origin" "$socket"
 ${limitAssignment(os)}
 bytes=$(printf %s "$socket" | wc -c)
 bytes=$((bytes))
@@ -198,6 +214,7 @@ shown=
 [ "$bytes" -gt ${SHOWN_PATH_BYTES} ] || shown=" $socket"
 [ "$bytes" -lt "$limit" ] ||
   fail "$origin$shown is $bytes bytes, too long for a Unix socket: it must be shorter than $limit bytes here. Use a shorter path."
+${SOCKET_SITE_CHECK}
 ${runtime === "npm" ? npmDenoLookup() : privateDenoCheck()}
 ${env.map(([key, value]) => `${key}=${shellQuote(value)}`).join("\n")}
 export ${env.map(([key]) => key).join(" ")}

@@ -6,7 +6,9 @@
  *
  * While an install runs, `pending` lists the files it is about to write (with their new
  * hashes) and `partials` the temporary names it writes them under, so that an install killed
- * half-way leaves a manifest that still recognises every file it touched.
+ * half-way leaves a manifest that still recognises every file it touched. A temporary name
+ * carries the SHA-256 of what it is written with, so even one no manifest lists (the
+ * manifest's own, while it is being replaced) is removed only when its content is that.
  */
 import { LAUNCHER_NAME } from "../../shared/install_layout.ts";
 
@@ -47,16 +49,34 @@ function isInstallablePath(path: string): boolean {
     !name.includes("\0") && path !== MANIFEST_PATH;
 }
 
-/** The temporary name a file is written under before it is renamed into place. */
-export function partialPath(path: string, pid: number): string {
+/**
+ * The temporary name a file is written under, by process `pid`, before it is renamed into
+ * place: `.NAME.PID.SHA256.partial` beside it, SHA256 being that of the content it gets.
+ */
+export function partialPath(path: string, pid: number, sha256: string): string {
   const slash = path.lastIndexOf("/");
-  return `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${pid}.partial`;
+  return `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${pid}.${sha256}.partial`;
 }
 
-const PARTIAL = new RegExp(`^(?:bin|${LIB_PATH})/\\.[^/]+\\.[0-9]+\\.partial$`);
+/** A temporary name as `partialPath` makes them (earlier installers left out the hash). */
+const PARTIAL = new RegExp(
+  `^(?:bin|${LIB_PATH})/\\.([^/]+?)\\.[0-9]+(?:\\.([0-9a-f]{64}))?\\.partial$`,
+);
 
-function isPartialPath(path: string): boolean {
+export function isPartialPath(path: string): boolean {
   return PARTIAL.test(path);
+}
+
+/** What a temporary file must hold to be this installer's: null when its name does not say. */
+export function partialHash(path: string): string | null {
+  return PARTIAL.exec(path)?.[2] ?? null;
+}
+
+/** The installed path a temporary file stands for (`bin/.x.1.H.partial` → `bin/x`). */
+export function partialTarget(path: string): string | null {
+  const match = PARTIAL.exec(path);
+  if (match === null) return null;
+  return `${path.slice(0, path.lastIndexOf("/"))}/${match[1]}`;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;

@@ -1,25 +1,24 @@
 /**
- * The compactor: walks a tool's data along its advertised output schema and leaves a field out
- * only where the rule for that field (./rules.ts) gives back exactly the value it held, so a
- * reader who knows the rules loses nothing. Process fingerprints go once into the result's
- * process table and are written `{pid}` elsewhere. Fields the schema does not declare, and
- * values no rule gives back, are written as they are.
+ * The compactor: walks a tool's data along its advertised output schema and leaves out only
+ * what the result itself still says, so a model needs no rule from anywhere else to read it:
+ *
+ * - a field whose value is empty by nature: `null` where the field may be null, else `[]` for a
+ *   list and `{}` for a map (never a boolean, number or string, whose absence could read as
+ *   its opposite; never `items`, `blockers` or `missingCapabilities`, which a model looks for);
+ * - a nested record's `port` or `…Id` equal to the same key of the record that holds it (an
+ *   inventory entry's port is its listeners' port);
+ * - a process fingerprint met before: every fingerprint is stated once, in the result's
+ *   `processes` table by pid, and written `{pid}` where it occurs;
+ * - on a page, a field every item holds with the same value: it is stated once, in the page's
+ *   `everyItem`, when that makes the page shorter (a history page's events share an origin).
+ *
+ * Fields the schema does not declare are written as they are.
  */
-import {
-  ALWAYS_WRITTEN,
-  eventEntity,
-  isFieldRef,
-  isLatestRef,
-  latestOf,
-  PROCESS_TABLE,
-  ruleFor,
-  shiftedTime,
-  type Template,
-} from "./rules.ts";
 import {
   branch,
   type Defs,
   emptyValue,
+  FINGERPRINT_FIELDS,
   isArray,
   isFingerprint,
   isMap,
@@ -27,30 +26,59 @@ import {
   same,
   type Schema,
 } from "./schema_nodes.ts";
-import { isObject, type Json, type JsonValue } from "../../shared/json.ts";
+import { isObject, type Json } from "../../shared/json.ts";
 
-export interface CompactContext {
-  /** This bridge's origin: an event that came from it is written without `origin`. */
-  origin: JsonValue;
+/** The key of the result's table of process fingerprints, by pid. */
+export const PROCESS_TABLE = "processes";
+
+/** The key of a page's fields every item holds with the same value. */
+export const EVERY_ITEM = "everyItem";
+
+/** Fields written even when empty: a model looks for them. */
+export const ALWAYS_WRITTEN: ReadonlySet<string> = new Set([
+  "items",
+  "blockers",
+  "missingCapabilities",
+]);
+
+/** A field a nested record shares with the record that holds it: the parent's own id. */
+export function isParentKey(key: string): boolean {
+  return key === "port" || key.endsWith("Id");
 }
-
-/** Values the rules cannot give back; such a field is always written. */
-const KEEP = Symbol("keep");
 
 type Table = Map<string, Json>;
 
 /** `data` compacted along `schema` (the data node of a tool's output schema). */
-export function compact(
-  schema: Schema,
-  defs: Defs,
-  data: unknown,
-  context: CompactContext,
-): unknown {
+export function compact(schema: Schema, defs: Defs, data: unknown): unknown {
   const table: Table = new Map();
   collect(schema, defs, data, table);
-  const out = walk(schema, defs, data, table, context, undefined);
+  const walked = walk(schema, defs, data, table, undefined);
+  const out = isRecord(schema) && Object.hasOwn(schema.properties, EVERY_ITEM)
+    ? withEveryItem(walked)
+    : walked;
   if (table.size === 0 || !isObject(out)) return out;
-  return { ...out, [PROCESS_TABLE.key]: Object.fromEntries(table) };
+  return { ...out, [PROCESS_TABLE]: Object.fromEntries(table) };
+}
+
+/** A page with the fields its items all hold alike stated once, if that makes it shorter. */
+function withEveryItem(page: unknown): unknown {
+  if (!isObject(page) || !Array.isArray(page.items) || page.items.length < 2) return page;
+  const items = page.items;
+  if (!items.every(isObject)) return page;
+  const [first, ...rest] = items as Json[];
+  const alike = Object.keys(first).filter((key) =>
+    rest.every((item) => Object.hasOwn(item, key) && same(item[key], first[key]))
+  );
+  if (alike.length === 0) return page;
+  const every = Object.fromEntries(alike.map((key) => [key, first[key]]));
+  const shorter = {
+    ...page,
+    items: (items as Json[]).map((item) =>
+      Object.fromEntries(Object.entries(item).filter(([key]) => !alike.includes(key)))
+    ),
+    [EVERY_ITEM]: every,
+  };
+  return JSON.stringify(shorter).length < JSON.stringify(page).length ? shorter : page;
 }
 
 /** First pass: every fingerprint by pid (the first seen; a different one stays inline). */
@@ -79,21 +107,14 @@ function collect(node: unknown, defs: Defs, value: unknown, table: Table): void 
   }
 }
 
-/** The record a value sits in (directly, or as an item of one of its lists). */
+/** The record a value sits in (directly, or as an item of one of its lists or maps). */
 type Parent = Json | undefined;
 
-function walk(
-  node: unknown,
-  defs: Defs,
-  value: unknown,
-  table: Table,
-  context: CompactContext,
-  parent: Parent,
-): unknown {
+function walk(node: unknown, defs: Defs, value: unknown, table: Table, parent: Parent): unknown {
   const schema = branch(node, value, defs);
   if (Array.isArray(value)) {
     return isArray(schema)
-      ? value.map((item) => walk(schema.items, defs, item, table, context, parent))
+      ? value.map((item) => walk(schema.items, defs, item, table, parent))
       : value;
   }
   if (!isObject(value)) return value;
@@ -102,92 +123,44 @@ function walk(
     return filed !== undefined && same(filed, value) ? { pid: value.pid } : value;
   }
   if (isMap(schema)) {
-    // walk() resolves the values' node itself (through branch), as collect() relies on.
     const values = schema.additionalProperties;
     if (!isObject(values)) return value;
     return Object.fromEntries(
-      Object.entries(value).map((
-        [key, child],
-      ) => [key, walk(values, defs, child, table, context, parent)]),
+      Object.entries(value).map(([key, child]) => [key, walk(values, defs, child, table, parent)]),
     );
   }
   if (!isRecord(schema)) return value;
   const out: Json = {};
   for (const [key, child] of Object.entries(value)) {
     const field = schema.properties[key];
-    if (field === undefined) {
-      out[key] = child;
+    if (
+      field !== undefined && !ALWAYS_WRITTEN.has(key) && leftOut(key, field, defs, child, parent)
+    ) {
       continue;
     }
-    if (!ALWAYS_WRITTEN.has(key)) {
-      const absent = absence(key, field, defs, value, parent, table, context);
-      if (absent !== KEEP && same(child, absent)) continue;
-    }
-    out[key] = walk(field, defs, child, table, context, value);
+    out[key] = field === undefined ? child : walk(field, defs, child, table, value);
   }
   return out;
 }
 
-/** What a rule-less field reads as when absent, worked out once per schema node. */
-const emptyOf = new WeakMap<object, unknown>();
-
-function emptyFor(field: unknown, defs: Defs): unknown {
-  if (!isObject(field)) return KEEP;
-  if (!emptyOf.has(field)) {
-    const empty = emptyValue(field, defs);
-    emptyOf.set(field, empty === undefined ? KEEP : empty);
-  }
-  return emptyOf.get(field);
+/** Whether the result still says what `child`, the value of field `key`, would say. */
+function leftOut(key: string, field: unknown, defs: Defs, child: unknown, parent: Parent): boolean {
+  const empty = emptyOf(field, defs);
+  if (empty !== undefined) return same(child, empty);
+  return isParentKey(key) && parent !== undefined && isScalar(child) && parent[key] === child;
 }
 
-/** What the field `key` of `record` would read as if left out (KEEP: no rule gives it). */
-function absence(
-  key: string,
-  field: unknown,
-  defs: Defs,
-  record: Json,
-  parent: Parent,
-  table: Table,
-  context: CompactContext,
-): unknown {
-  const rule = ruleFor(key);
-  if (rule === undefined) return emptyFor(field, defs);
-  switch (rule.kind) {
-    case "fixed":
-      return rule.value;
-    case "same":
-      return fill(rule.as, record);
-    case "eventEntity":
-      return eventEntity(record[rule.from]) ?? KEEP;
-    case "process": {
-      const by = record[rule.by];
-      return typeof by === "number" ? table.get(String(by)) ?? null : null;
-    }
-    case "ownOrigin":
-      return context.origin;
-    case "parent":
-      return parent !== undefined && Object.hasOwn(parent, key) ? parent[key] : KEEP;
-  }
+function isScalar(value: unknown): boolean {
+  return typeof value === "string" || typeof value === "number";
 }
 
-/** A template filled from the record; KEEP when a field it names is not there. */
-function fill(template: Template, record: Json): unknown {
-  if (Array.isArray(template)) {
-    const items = template.map((item) => fill(item, record));
-    return items.includes(KEEP) ? KEEP : items;
-  }
-  if (isLatestRef(template)) return latestOf(template.$latest, record) ?? KEEP;
-  if (isFieldRef(template)) {
-    if (!Object.hasOwn(record, template.$)) return KEEP;
-    const value = record[template.$];
-    if (template.plusMs !== undefined) return shiftedTime(value, template.plusMs) ?? KEEP;
-    return template.prefix === undefined ? value : `${template.prefix}${value}`;
-  }
-  if (isObject(template)) {
-    const entries = Object.entries(template).map((
-      [key, value],
-    ) => [key, fill(value as Template, record)]);
-    return entries.some(([, value]) => value === KEEP) ? KEEP : Object.fromEntries(entries);
-  }
-  return template;
+/** What a field reads as when absent, worked out once per schema node (see emptyValue). */
+const emptyOfNode = new WeakMap<object, null | [] | Record<string, never> | undefined>();
+
+function emptyOf(field: unknown, defs: Defs): null | [] | Record<string, never> | undefined {
+  if (!isObject(field)) return undefined;
+  if (!emptyOfNode.has(field)) emptyOfNode.set(field, emptyValue(field, defs));
+  return emptyOfNode.get(field);
 }
+
+export { FINGERPRINT_FIELDS };

@@ -1,16 +1,13 @@
 /**
  * Compact results: every tool's `data` is compacted along the output schema tools/list serves
- * for it, by the rules of ./rules.ts, so what a model reads and what it can look up say the
- * same. The catalogue applies this after the data was checked against its full shape and before
- * the result is built, so structuredContent and the text block carry the same compact data.
- * `detail: "full"` (on the tools whose definition offers it) returns the daemon's records whole
- * instead.
+ * for it (./compactor.ts), leaving out only what the result itself still says. The catalogue
+ * applies this after the data was checked against its full shape and before the result is
+ * built. `detail: "full"` (on the tools whose definition offers it) returns the daemon's
+ * records whole instead.
  */
-import { compact, type CompactContext } from "./compactor.ts";
+import { compact } from "./compactor.ts";
 import type { Defs, Schema } from "./schema_nodes.ts";
 import { isObject } from "../../shared/json.ts";
-
-export type { CompactContext };
 
 /** The `data` node of a tool's advertised output schema, with the `$defs` it refers to. */
 export interface DataSchema {
@@ -28,26 +25,25 @@ export function dataSchemaOf(outputSchema: unknown): DataSchema | undefined {
 }
 
 /** The compact form of a tool's data (as sent when the tool advertises no data schema). */
-export function compactData(
-  schema: DataSchema | undefined,
-  data: unknown,
-  context: CompactContext,
-): unknown {
-  return schema === undefined ? data : compact(schema.data, schema.defs, data, context);
+export function compactData(schema: DataSchema | undefined, data: unknown): unknown {
+  return schema === undefined ? data : compact(schema.data, schema.defs, data);
 }
 
 /**
- * How many JSON characters one page item adds to a compact page of a tool with this schema:
- * the item compacted alone, with the process entries it brings. Alone it is never smaller than
+ * How many bytes of JSON one page item adds to a compact page of a tool with this schema: the
+ * item compacted alone, with the process entries it brings. Alone it is never smaller than
  * within its page.
  */
-export function compactItemChars(
-  schema: DataSchema | undefined,
-  context: CompactContext,
-): (item: unknown) => number {
-  const shown = (items: unknown[]) =>
-    JSON.stringify(compactData(schema, { items, page: {} }, context)).length;
+export function compactItemBytes(schema: DataSchema | undefined): (item: unknown) => number {
+  const shown = (items: unknown[]) => jsonBytes(compactData(schema, { items, page: {} }));
   // Only paged tools measure items; the others never pay for the empty page.
   let empty: number | undefined;
   return (item) => shown([item]) - (empty ??= shown([]));
+}
+
+const utf8 = new TextEncoder();
+
+/** Bytes of `value` as JSON (what a host counts), not UTF-16 units. */
+export function jsonBytes(value: unknown): number {
+  return utf8.encode(JSON.stringify(value)).length;
 }

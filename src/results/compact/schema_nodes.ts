@@ -3,8 +3,18 @@
  * describes a value, and what kind of node it is. The compactor and the round-trip expander
  * walk data and schema together with these, so both see the same record boundaries.
  */
-import { PROCESS_TABLE } from "./rules.ts";
 import { isObject } from "../../shared/json.ts";
+
+/** A process fingerprint's fields: a record of exactly these is one (shapes.processFingerprint). */
+export const FINGERPRINT_FIELDS = [
+  "pid",
+  "parentPid",
+  "uid",
+  "startTime",
+  "executable",
+  "command",
+  "workingDirectory",
+] as const;
 
 export type Schema = Record<string, unknown>;
 export type Defs = Record<string, Schema>;
@@ -94,8 +104,8 @@ export function isFingerprint(node: Schema): boolean {
   let known = fingerprints.get(node);
   if (known === undefined) {
     const keys = isRecord(node) ? Object.keys(node.properties) : [];
-    known = keys.length === PROCESS_TABLE.fields.length &&
-      PROCESS_TABLE.fields.every((field) => keys.includes(field));
+    known = keys.length === FINGERPRINT_FIELDS.length &&
+      FINGERPRINT_FIELDS.every((field) => keys.includes(field));
     fingerprints.set(node, known);
   }
   return known;

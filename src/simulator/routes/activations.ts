@@ -147,7 +147,8 @@ function begin(ctx: Ctx): unknown {
     confirmedAt: null,
     endedAt: null,
   };
-  const expiresAt = iso(ctx.now + ctx.settings.leaseTtlMilliseconds);
+  // From the start of the request, like a standalone lease (see leases.ts).
+  const expiresAt = iso(ctx.startedAt + ctx.settings.leaseTtlMilliseconds);
   const leases: Record<string, unknown>[] = [];
   const pendingEvents: [string, Record<string, unknown>][] = [];
   for (const e of generation.endpoints) {

@@ -120,13 +120,15 @@ async function acquire(ctx: Ctx): Promise<unknown> {
   }
   const port = choosePort(ctx, claim, alloc.preferredPort, alloc.exactPort);
   const token = newSecret();
+  // From the start of the acquire, as the daemon does: a lease that waited its turn in a busy
+  // daemon is answered with that much less of its TTL left, or already expired.
   const lease: Lease = {
     id: uuid(),
     claimId: claim.id,
     port,
     state: "pending",
     tokenHash: sha256Hex(token),
-    expiresAt: iso(ctx.now + ctx.settings.leaseTtlMilliseconds),
+    expiresAt: iso(ctx.startedAt + ctx.settings.leaseTtlMilliseconds),
     activationId: null,
     updatedAt: ctx.at,
   };

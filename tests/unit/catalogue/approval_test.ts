@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { asksForms } from "../../../src/transport/server.ts";
 import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
 import { type ApprovalContext, obtainApproval } from "../../../src/catalogue/approval.ts";
-import { AnswerNeeded, HostAskError } from "../../../src/shared/host_channel.ts";
+import { AnswerNeeded, type ApprovalForm, HostAskError } from "../../../src/shared/host_channel.ts";
+import { nextStepFor } from "../../../src/shared/error_codes.ts";
+import { DEFAULT_APPROVAL_MODE } from "../../../src/shared/options.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { post } from "../../../src/daemon/routes.ts";
 import { consequential } from "../../../src/daemon/effects.ts";
@@ -50,7 +52,7 @@ Deno.test("receipt book: an answer survives a repeated preview; the oldest recei
     action: "claim.delete",
     target: { type: "claim", id },
     expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    question: `delete ${id}`,
+    asking: { kind: "question" as const, text: `delete ${id}` },
   });
   book.remember(receipt("a"));
   book.decide("a", "declined");
@@ -75,7 +77,13 @@ function bookWith(
 ): ReceiptBook {
   const receipts = new ReceiptBook();
   const expiresAt = new Date(Date.now() + 60_000).toISOString();
-  receipts.remember({ receiptId, action, target, expiresAt, question });
+  receipts.remember({
+    receiptId,
+    action,
+    target,
+    expiresAt,
+    asking: { kind: "question", text: question },
+  });
   return receipts;
 }
 
@@ -113,7 +121,7 @@ async function code(promise: Promise<unknown>): Promise<string | null> {
   }
 }
 
-Deno.test("gate: only an accepted, ticked box approves; the answer is asked for once", async () => {
+Deno.test("gate: only an accepted answer with approve: true approves; it is asked for once", async () => {
   const yes = gate(() => Promise.resolve({ action: "accept", content: { approve: true } }));
   assert.equal(await code(yes.run()), null);
   assert.equal(await code(yes.run()), null);
@@ -229,7 +237,7 @@ Deno.test("gate: the host must answer by the approval deadline, or the receipt's
     action: "claim.delete",
     target: { type: "claim", id: "c1" },
     expiresAt,
-    question,
+    asking: { kind: "question", text: question },
   });
   await assert.rejects(ask(soon, 5_000));
   assert.equal(waits.length, 2);
@@ -256,4 +264,146 @@ Deno.test("gate: on the 2026-07-28 path an answer that comes back after the dead
   assert.equal(error.code, "portreeve_approval_unavailable");
   assert.equal(error.details?.reason, "no_answer");
   assert.equal(receipts.get("r1")?.decision, undefined, "a late yes approves nothing");
+});
+
+/** What the gate does with receipt r1 of `book`: "sent" (a proof minted) or the error code. */
+async function outcome(
+  mode: "required" | "auto" | "off",
+  canAsk: boolean,
+  book: ReceiptBook,
+  asked: string[] = [],
+): Promise<string> {
+  const ctx: ApprovalContext = {
+    bridge: { approval: mode, approvalMs: 5_000 },
+    receipts: book,
+    signal: new AbortController().signal,
+    host: canAsk
+      ? {
+        canAsk,
+        ask: (form) => {
+          asked.push(form.message);
+          return Promise.resolve({ action: "accept", content: { approve: true } });
+        },
+      }
+      : { canAsk },
+  };
+  return (await code(obtainApproval(ctx, DELETE_CALL))) ?? "sent";
+}
+
+const SITUATIONS = [
+  ["required", false],
+  ["required", true],
+  ["auto", false],
+  ["auto", true],
+  ["off", false],
+  ["off", true],
+] as const;
+
+Deno.test("gate: in every mode, a receipt this process did not issue is refused, unsent and unasked", async () => {
+  for (const [mode, canAsk] of SITUATIONS) {
+    const asked: string[] = [];
+    // Bridge B's book: bridge A (or an earlier process) issued r1, this one never did.
+    const other = new ReceiptBook();
+    const error = await obtainApproval({
+      bridge: { approval: mode, approvalMs: 5_000 },
+      receipts: other,
+      signal: new AbortController().signal,
+      host: { canAsk },
+    }, DELETE_CALL).then(() => null, (caught) => caught);
+    assert.ok(error instanceof BridgeError, `${mode}/${canAsk}: ${error}`);
+    assert.equal(error.code, "portreeve_not_found");
+    assert.equal(error.details.reason, "not_previewed_here");
+    assert.equal(await outcome(mode, canAsk, other, asked), "portreeve_not_found");
+    assert.deepEqual(asked, []);
+  }
+});
+
+Deno.test("gate: in every mode, a declined receipt is never sent again", async () => {
+  for (const [mode, canAsk] of SITUATIONS) {
+    const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
+    book.decide("r1", "declined");
+    const asked: string[] = [];
+    assert.equal(
+      await outcome(mode, canAsk, book, asked),
+      "portreeve_approval_declined",
+      `${mode}, host ${canAsk ? "can" : "cannot"} ask`,
+    );
+    assert.deepEqual(asked, []);
+  }
+});
+
+Deno.test("gate: the default mode refuses on a host that cannot ask, naming the opt-in", async () => {
+  assert.equal(DEFAULT_APPROVAL_MODE, "required");
+  const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
+  const error = await obtainApproval({
+    bridge: { approval: DEFAULT_APPROVAL_MODE, approvalMs: 5_000 },
+    receipts: book,
+    signal: new AbortController().signal,
+    host: { canAsk: false },
+  }, DELETE_CALL).then(() => null, (caught) => caught);
+  assert.ok(error instanceof BridgeError);
+  assert.equal(error.code, "portreeve_approval_unavailable");
+  assert.equal(error.details.reason, "host_cannot_ask");
+  assert.equal(error.retryable, false);
+  const step = nextStepFor(error.code, error.details);
+  assert.match(step, /--approval auto/);
+  assert.match(step, /Tell the user/);
+  // The opt-in is the person's: a host that cannot ask gets through only in `auto` or `off`.
+  assert.equal(await outcome("auto", false, book), "sent");
+});
+
+Deno.test("gate: a receipt whose preview found nothing to do or a refusal is never put to anyone", async () => {
+  for (const kind of ["nothing_to_do", "preview_refused"] as const) {
+    for (const [mode, canAsk] of SITUATIONS) {
+      const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "unused");
+      book.remember({ ...book.get("r1")!, asking: { kind } });
+      const asked: string[] = [];
+      assert.equal(await outcome(mode, canAsk, book, asked), "portreeve_conflict", kind);
+      assert.deepEqual(asked, []);
+    }
+  }
+});
+
+Deno.test("gate: a question too long to show is refused wherever the bridge would ask", async () => {
+  const expected: Record<string, string> = {
+    "required/false": "portreeve_approval_unavailable",
+    "required/true": "portreeve_approval_unavailable",
+    // The host's own prompt (auto) or nobody (off) decides: the bridge asks no question.
+    "auto/false": "sent",
+    "auto/true": "portreeve_approval_unavailable",
+    "off/false": "sent",
+    "off/true": "sent",
+  };
+  for (const [mode, canAsk] of SITUATIONS) {
+    const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "unused");
+    book.remember({ ...book.get("r1")!, asking: { kind: "too_long_to_ask", length: 2_975 } });
+    const asked: string[] = [];
+    const got = await outcome(mode, canAsk, book, asked);
+    assert.equal(got, expected[`${mode}/${canAsk}`], `${mode}/${canAsk}`);
+    assert.deepEqual(asked, []);
+  }
+});
+
+Deno.test("gate: the question's form is one boolean whose words fit a checkbox and True/False", async () => {
+  const forms: ApprovalForm[] = [];
+  const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
+  await obtainApproval({
+    bridge: { approval: "required", approvalMs: 5_000 },
+    receipts: book,
+    signal: new AbortController().signal,
+    host: {
+      canAsk: true,
+      ask: (form) => {
+        forms.push(form);
+        return Promise.resolve({ action: "decline" });
+      },
+    },
+  }, DELETE_CALL).catch(() => {});
+  const field = forms[0].requestedSchema.properties.approve;
+  assert.equal(field.type, "boolean");
+  assert.equal(field.default, false);
+  const words = `${forms[0].message} ${field.title} ${field.description}`;
+  assert.doesNotMatch(words, /\btick|\bcheck ?box|\bunticked/i);
+  assert.match(field.description, /\btrue\b/i);
+  assert.match(field.description, /\bfalse\b/i);
 });

@@ -46,12 +46,14 @@ Deno.test("annotations follow the declarations: destructive exactly when an inpu
     const { annotations } = describeTool(tool);
     const effects = (tool.routes ?? []).flatMap((route) => possibleEffects(route.effect));
     const consequential = (tool.routes ?? []).some((route) => canBeConsequential(route.effect));
-    assert.equal(annotations?.destructiveHint, consequential, tool.name);
     if (tool.kind === "read") {
       assert.ok(effects.every((e) => e.level === "read"), `${tool.name} is a read that writes`);
       assert.equal(annotations?.readOnlyHint, true, tool.name);
+      // MCP: beside readOnlyHint, destructiveHint means nothing, so it is left out.
+      assert.equal(annotations?.destructiveHint, undefined, tool.name);
     } else {
       assert.equal(annotations?.readOnlyHint, false, tool.name);
+      assert.equal(annotations?.destructiveHint, consequential, tool.name);
     }
     if (tool.kind === "execute") assert.ok(consequential, `${tool.name} executes nothing?`);
     if (tool.kind === "preview") assert.ok(!consequential, `${tool.name} acts while previewing`);

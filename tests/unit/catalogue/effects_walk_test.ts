@@ -7,8 +7,8 @@
  * - every request matches a declared route, one the calling tool declares (or the
  *   compatibility probe's): no undeclared path;
  * - a request whose declared effect is consequential came from an approved call: the person
- *   said yes, or `--approval off`, or an execute under `auto` on a host that cannot ask (the
- *   receipt flow, where the preview told the agent to ask) — never otherwise;
+ *   said yes, or `--approval off`, or an execute under `auto` (a person's opt-in) on a host
+ *   that cannot ask — never otherwise, and never under the default on a host that cannot ask;
  * - the declarations are true: when the simulator's history shows a consequential event
  *   (a signal, a deletion, a moved claim, a written stack file, changed settings) during the
  *   call, one of the call's requests was declared consequential.
@@ -25,6 +25,7 @@ import { declaredRoutes, matches, type Route } from "../../../src/daemon/routes.
 import { canBeConsequential, effectOf, isValueRule } from "../../../src/daemon/effects.ts";
 import { type Situation, STACK, World } from "../../support/walk_world.ts";
 import type { Json } from "../../../src/shared/json.ts";
+import { DEFAULT_APPROVAL_MODE } from "../../../src/shared/options.ts";
 import type { Schema } from "../../../src/results/compact/schema_nodes.ts";
 
 /** History events that only a consequential request produces (protocol §4.11). */
@@ -45,19 +46,25 @@ const ANSWER = (approve: boolean) => () =>
   );
 
 const SITUATIONS: readonly Situation[] = [
-  { name: "auto, host cannot ask", approval: "auto", host: { canAsk: false }, approves: false },
   {
-    name: "auto, the person declines",
-    approval: "auto",
+    name: "default (required), host cannot ask",
+    approval: DEFAULT_APPROVAL_MODE,
+    host: { canAsk: false },
+    approves: false,
+  },
+  {
+    name: "default (required), the person declines",
+    approval: DEFAULT_APPROVAL_MODE,
     host: { canAsk: true, ask: ANSWER(false) },
     approves: false,
   },
   {
-    name: "required, host cannot ask",
-    approval: "required",
-    host: { canAsk: false },
-    approves: false,
+    name: "default (required), the person approves",
+    approval: DEFAULT_APPROVAL_MODE,
+    host: { canAsk: true, ask: ANSWER(true) },
+    approves: true,
   },
+  { name: "auto, host cannot ask", approval: "auto", host: { canAsk: false }, approves: false },
   {
     name: "auto, the person approves",
     approval: "auto",
@@ -70,7 +77,7 @@ const SITUATIONS: readonly Situation[] = [
 /** Whether an approved call may have sent a consequential request in this situation. */
 function approved(kind: string, situation: Situation): boolean {
   if (situation.approves) return true;
-  // The receipt flow: the preview told the agent to get the person's yes first.
+  // `auto`, a person's opt-in: the host's own tool prompt stands in for the question.
   return kind === "execute" && situation.approval === "auto" && !situation.host.canAsk;
 }
 

@@ -10,7 +10,7 @@ import { INPUT_BOUNDS } from "../../../src/shared/input_bounds.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { stringInputs, validValue } from "../../support/input_walk.ts";
+import { namesPath, stringInputs, validValue } from "../../support/input_walk.ts";
 import { inputBounds } from "../../../src/results/input_limits.ts";
 import { ok, toolRig } from "../../support/scripted_daemon.ts";
 import type { Schema } from "../../../src/results/compact/schema_nodes.ts";
@@ -72,9 +72,7 @@ Deno.test("an any-JSON input is refused over its stated size, before the daemon"
   const big = { project: "x".repeat(INPUT_BOUNDS.definition.max) };
   const result = await rig.call("portreeve_stack_definition_validate", { definition: big });
   assert.equal(result.error?.code, "portreeve_invalid_input");
-  assert.deepEqual((result.error?.details.issues as { path: string }[]).map((i) => i.path), [
-    "definition",
-  ]);
+  assert.ok(namesPath(result.error!.message, "definition"), result.error?.message);
   assert.equal(rig.daemon.sent.length, 0);
 });
 
@@ -91,11 +89,8 @@ for (const tool of tools) {
         const label = `${tool.name} ${input.path}${input.key ? " (a key)" : ""} +${extra}`;
         const result = await rig.call(tool.name, input.argsWith(extra));
         assert.equal(result.error?.code, "portreeve_invalid_input", label);
-        const paths = (result.error?.details.issues as { path: string }[]).map((i) => i.path);
-        const named = input.key
-          ? paths.some((p) => p.startsWith(input.path ? `${input.path}.` : ""))
-          : paths.includes(input.path);
-        assert.ok(named, `${label}: issues name ${paths.join(", ")}`);
+        const message = result.error!.message;
+        assert.ok(namesPath(message, input.path, input.key), `${label}: ${message.slice(0, 200)}`);
         // The refusal names the field; it does not echo the value back.
         assert.ok(JSON.stringify(result).length < 4_000, `${label}: a short answer`);
       }

@@ -58,6 +58,7 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
   assert.equal(body.version, 1);
   const config = body.config;
   assert.deepEqual(Object.keys(config).sort(), [
+    "approval",
     "args",
     "asksThroughMcp",
     "command",
@@ -77,6 +78,11 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
   const socket = "/home/ada/.local/state/portreeve/portreeve.sock";
   assert.equal(config.host, "claude");
   assert.equal(config.hostLabel, "Claude Code");
+  assert.deepEqual(config.approval, {
+    mode: "required",
+    asksThroughMcp: true,
+    person: "asked_through_mcp",
+  });
   assert.equal(config.mode, "exact");
   assert.equal(config.configurationLanguage, "json");
   assert.equal(config.command, SCRIPT.execPath);

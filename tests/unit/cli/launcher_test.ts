@@ -1,131 +1,27 @@
 /**
  * The launcher (`src/cli/install/launcher.ts`) grants at each start exactly what `serve` would
- * use: run for real by /bin/sh in a throwaway install layout whose "deno" is a stand-in that
- * prints the arguments it was given, it must pass `run`, `confinedFlags(socket, "bundle")`,
- * the bundle and the caller's arguments for the socket `locateSocket` finds from the same
- * arguments and environment; and for every path `locateSocket` refuses it must print the same
- * one-line message and exit 2 without starting anything. It must find its bundle wherever the
- * folder is moved or linked from.
+ * use: run for real by /bin/sh (and dash and bash) in a throwaway install layout whose "deno" is
+ * a stand-in that prints the arguments it was given, it must pass `run`,
+ * `confinedFlags(socket, "bundle")`, the bundle and the caller's arguments for the socket
+ * `locateSocket` finds from the same arguments and environment; and for every path
+ * `locateSocket` refuses it must print the same one-line message and exit 2 without starting
+ * anything. It must find its bundle wherever the folder is moved or linked from. What is on
+ * disk at the socket's path is walked kind by kind in launcher_site_test.ts.
  */
 import assert from "node:assert/strict";
-import { parseArgs } from "node:util";
-import { type LauncherRuntime, launcherScript } from "../../../src/cli/install/launcher.ts";
 import { installLayout } from "../../../src/shared/install_layout.ts";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
-import {
-  type EnvReader,
-  locateSocket,
-  SocketPathError,
-} from "../../../src/shared/socket_location.ts";
 import { symlink } from "../../support/symlink.ts";
+import {
+  type Case,
+  compare,
+  launch,
+  launchEverywhere,
+  layoutFor,
+  STUB_DENO,
+} from "../../support/launcher_rig.ts";
 
 const decoder = new TextDecoder();
-
-/** A stand-in Deno: prints DENO_NO_UPDATE_CHECK and its arguments, NUL-separated. */
-const STUB_DENO = `#!/bin/sh\nprintf '%s\\0' "\${DENO_NO_UPDATE_CHECK-unset}" "$@"\n`;
-
-/**
- * A throwaway layout: the private runtime's (Deno under lib/), or the npm package's (one
- * launcher for any OS, Deno where npm put the `deno` package: node_modules/deno/deno).
- */
-async function layoutFor(dir: string, os: string, runtime: LauncherRuntime = "private") {
-  const layout = installLayout(dir);
-  await Deno.mkdir(`${dir}/bin`, { recursive: true });
-  await Deno.mkdir(layout.lib, { recursive: true });
-  const script = runtime === "npm" ? launcherScript("any", "npm") : launcherScript(os);
-  await Deno.writeTextFile(layout.launcher, script, { mode: 0o755 });
-  const deno = runtime === "npm" ? `${dir}/node_modules/deno/deno` : layout.deno;
-  await Deno.mkdir(deno.slice(0, deno.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(deno, STUB_DENO, { mode: 0o755 });
-  return layout;
-}
-
-/**
- * Shells a launcher may meet: dash (Debian's sh) and bash in POSIX mode (macOS's sh), each
- * where this machine has it.
- */
-const SHELLS = [["/usr/bin/dash"], ["/bin/bash", "--posix"], ["/usr/bin/bash", "--posix"]]
-  .filter(([path]) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  }).filter(([path], i, all) => all.findIndex(([other]) => other === path) === i);
-
-async function launch(
-  launcher: string,
-  args: string[],
-  env: Record<string, string>,
-  shell: string[] = [],
-) {
-  const [command, ...before] = shell.length === 0 ? [launcher] : [...shell, launcher];
-  const out = await new Deno.Command(command, {
-    args: [...before, ...args],
-    env: { PATH: "/usr/bin:/bin", ...env },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
-
-/** What `serve` reads from these arguments: the same parser, the same last-one-wins rule. */
-function socketFlag(args: string[]): string | undefined {
-  const { values } = parseArgs({
-    args,
-    options: { socket: { type: "string" } },
-    strict: false,
-    allowPositionals: true,
-  });
-  return typeof values.socket === "string" ? values.socket : undefined;
-}
-
-interface Case {
-  args: string[];
-  env: Record<string, string>;
-}
-
-/** Runs each case; `locateSocket` must accept the first list and refuse the second. */
-async function compare(
-  dir: string,
-  os: string,
-  accepted: Case[],
-  refused: Case[],
-  runtime: LauncherRuntime = "private",
-) {
-  const layout = await layoutFor(dir, os, runtime);
-  for (const [i, { args, env }] of [...accepted, ...refused].entries()) {
-    const where = `${os} ${JSON.stringify(args)} ${JSON.stringify(env)}`;
-    const reader: EnvReader = (name) => env[name];
-    let expected: { path: string } | { message: string };
-    try {
-      expected = { path: locateSocket(socketFlag(args), reader, os).path };
-    } catch (error) {
-      if (!(error instanceof SocketPathError)) throw error;
-      expected = { message: error.message };
-    }
-    assert.equal("message" in expected, i >= accepted.length, `${where}: serve's own verdict`);
-    const got = await launch(layout.launcher, args, env);
-    for (const shell of SHELLS) {
-      const other = await launch(layout.launcher, args, env, shell);
-      assert.deepEqual(other, got, `${where}: the same under ${shell.join(" ")}`);
-    }
-    if ("path" in expected) {
-      assert.equal(got.code, 0, `${where}: ${got.stderr}`);
-      assert.deepEqual(
-        got.stdout.split("\0").slice(0, -1),
-        ["1", "run", ...confinedFlags(expected.path, "bundle"), layout.bundle, ...args],
-        where,
-      );
-    } else {
-      assert.equal(got.code, 2, where);
-      assert.equal(got.stdout, "", `${where}: nothing started`);
-      assert.equal(got.stderr, `portreeve-mcp: ${expected.message}\n`, where);
-    }
-  }
-  return layout;
-}
 
 /** A path of exactly `bytes` bytes under `dir`. */
 function ofLength(dir: string, bytes: number): string {
@@ -138,11 +34,11 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
     await Deno.mkdir(`${dir}/a-directory`);
     const home = { HOME: "/home/ada" };
     const accepted: Case[] = [
-      { args: ["serve", "--socket", "/tmp/a.sock"], env: home },
-      { args: ["config", "--host", "claude", "--socket=/tmp/b c.sock"], env: home },
-      { args: ["doctor", "--socket", "/tmp//x/../y/./s.sock", "--json"], env: home },
+      { args: ["serve", "--socket", `${dir}/a.sock`], env: home },
+      { args: ["config", "--host", "claude", `--socket=${dir}/b c.sock`], env: home },
+      { args: ["doctor", "--socket", `${dir}//x/../y/./s.sock`, "--json"], env: home },
       { args: ["serve", "--socket", "/a.sock", "--socket", "/b.sock"], env: home },
-      { args: ["serve", "--socket", "/tmp/é'$x`y`\"z\n.sock"], env: home },
+      { args: ["serve", "--socket", `${dir}/é'$x\`y\`"z\n.sock`], env: home },
       { args: ["--version"], env: { ...home, PORTREEVE_SOCKET: "/run/p.sock" } },
       { args: ["serve"], env: { ...home, PORTREEVE_SOCKET: "", XDG_STATE_HOME: "/x/state" } },
       { args: ["serve"], env: { HOME: "/home/a 'b' $c", XDG_STATE_HOME: "" } },
@@ -151,6 +47,16 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
       { args: ["serve"], env: { HOME: "//" } },
       { args: ["serve"], env: { XDG_STATE_HOME: "/s//t/./u" } },
       { args: ["serve", "--socket", ofLength(dir, 107)], env: home },
+      // PORTREEVE_HOME: the daemon's folder, after PORTREEVE_SOCKET and before the default.
+      { args: ["serve"], env: { ...home, PORTREEVE_HOME: `${dir}/pr-home` } },
+      {
+        args: ["serve"],
+        env: { ...home, XDG_STATE_HOME: "/x/state", PORTREEVE_HOME: `${dir}//pr-home/` },
+      },
+      { args: ["serve"], env: { PORTREEVE_SOCKET: "/run/p.sock", PORTREEVE_HOME: dir } },
+      { args: ["serve", "--socket", `${dir}/f.sock`], env: { PORTREEVE_HOME: "relative" } },
+      { args: ["serve"], env: { ...home, PORTREEVE_HOME: "" } },
+      { args: ["serve"], env: { PORTREEVE_HOME: "/" } },
     ];
     const refused: Case[] = [
       { args: ["serve", "--socket", "rel.sock"], env: home },
@@ -170,6 +76,9 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
       { args: ["serve", "--socket", `${ofLength(dir, 106)}é`], env: home },
       { args: ["serve"], env: { PORTREEVE_SOCKET: `${dir}/a-directory` } },
       { args: ["serve"], env: { XDG_STATE_HOME: `${dir}/${"x".repeat(80)}` } },
+      { args: ["serve"], env: { ...home, PORTREEVE_HOME: "pr-home" } },
+      { args: ["serve"], env: { ...home, PORTREEVE_HOME: "/a,b" } },
+      { args: ["serve"], env: { PORTREEVE_HOME: `${dir}/${"x".repeat(100)}` } },
     ];
     const layout = await compare(`${dir}/root`, "linux", accepted, refused);
     // The npm package's one launcher grants the same on Linux (the same text does the rest).
@@ -189,6 +98,7 @@ Deno.test("launcher: the macOS default and limit, baked in for a macOS runtime",
     const users = { HOME: "/Users/ada" };
     const accepted: Case[] = [
       { args: ["serve"], env: { ...users, XDG_STATE_HOME: "/ignored" } },
+      { args: ["serve"], env: { ...users, PORTREEVE_HOME: `${dir}/pr-home` } },
       { args: ["serve", "--socket", ofLength(dir, 103)], env: users },
     ];
     const refused: Case[] = [
@@ -248,6 +158,35 @@ Deno.test("launcher: finds its bundle after the folder moves and through links; 
   }
 });
 
+Deno.test("launcher: a folder whose path holds a newline is refused, never another folder's Deno", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-launcher-" });
+  try {
+    const wrong = `#!/bin/sh\nprintf 'WRONG DENO'\n`;
+    const env = { PORTREEVE_SOCKET: "/run/p.sock" };
+    // `$(pwd -P)` drops trailing newlines: "x\n" would have run x's Deno and bundle.
+    for (const name of ["trailing\n", "trailing\n\n", "in\nside", "\nleading"]) {
+      await layoutFor(`${dir}/${name.replaceAll("\n", "")}`, "linux", wrong);
+      const layout = await layoutFor(`${dir}/${name}`, "linux");
+      const shown = `${dir}/${name.replaceAll("\n", "\\n")}`;
+      const got = await launchEverywhere(layout.launcher, ["serve"], env, JSON.stringify(name));
+      assert.equal(
+        got.stderr,
+        `portreeve-mcp: this launcher's folder ${shown} has a newline in its path, which a ` +
+          "shell can cut to name another folder's Deno and bundle; move the folder to a path " +
+          "without one.\n",
+      );
+      assert.equal(got.code, 2);
+      assert.equal(got.stdout, "", "nothing started");
+      // Through a link from a clean path, too.
+      await symlink(layout.launcher, `${dir}/link`);
+      assert.equal((await launch(`${dir}/link`, ["serve"], env)).stderr, got.stderr);
+      await Deno.remove(`${dir}/link`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 /** npm's name for this machine's Deno package, as the launcher computes it from `uname`. */
 function npmTarget(): string {
   const arch = Deno.build.arch === "x86_64" ? "x64" : "arm64";
@@ -259,7 +198,7 @@ Deno.test("launcher (npm): finds npm's Deno as Node finds a dependency, or says 
   try {
     const modules = `${dir}/prefix/lib/node_modules`;
     const root = `${modules}/@portreeve/mcp`;
-    const layout = await layoutFor(root, Deno.build.os, "npm");
+    const layout = await layoutFor(root, Deno.build.os, STUB_DENO, "npm");
     await Deno.remove(`${root}/node_modules`, { recursive: true });
     const env = { PORTREEVE_SOCKET: "/run/p.sock" };
     const places = [

@@ -142,3 +142,24 @@ Deno.test("custody scrubs what it held, after erasure and after close, keeping n
   assert.throws(() => custody.holdLease({ leaseId: "l2", token: other, expiresAt: NaN }));
   assert.deepEqual(leaks(custody.scrub(`{"m":"${other}"}`), other), []);
 });
+
+Deno.test("fragments: a redaction never splits an escape of JSON held in a string, in either mode", () => {
+  // A credential whose windows start with an escape's letter: "\n" then the rest, or a
+  // control character's "\u0001" then the rest, inside an envelope held as a text block.
+  for (const [letter, inner] of [["n", "\n"], ["u", "\u0001"], ["0", "\u0001"], ["1", "\u0001"]]) {
+    const secret = `${letter}${token}`;
+    const fragments = new CredentialFragments();
+    fragments.remember(letter === "n" || letter === "u" ? secret : `0001${token}`);
+    const envelope = JSON.stringify({ message: `before${inner}${token} after` });
+    const frame = JSON.stringify({ content: [{ type: "text", text: envelope }] });
+    const scrubbed = fragments.scrub(frame);
+    assert.ok(scrubbed.includes(REDACTED), scrubbed);
+    const text: string = JSON.parse(scrubbed).content[0].text;
+    assert.equal(typeof JSON.parse(text).message, "string", text); // the inner JSON still parses
+    assert.deepEqual(leaks(scrubbed, token), []);
+    // A console line is scrubbed as text: the envelope's own escapes stay whole there too.
+    const line = fragments.scrub(envelope, "text");
+    assert.ok(line.includes(REDACTED), line);
+    assert.equal(typeof JSON.parse(line).message, "string", line);
+  }
+});

@@ -42,6 +42,7 @@ function proofFor(body: Record<string, unknown>, route: Route = SETTINGS) {
     prepare: () => Promise.resolve(undefined),
     refusals: {
       hostCannotAsk: refuse,
+      tooLongToAsk: refuse,
       declined: refuse,
       busy: refuse,
       cancelled: refuse,

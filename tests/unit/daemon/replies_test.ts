@@ -91,7 +91,6 @@ Deno.test("a tool's own bug is portreeve_internal and reported with its stack", 
     output: z.object({ b: z.number() }),
     routes: [],
     call: () => Promise.resolve(JSON.parse("null") as { a: number }).then((v) => ({ b: v.a })),
-    summary: () => "never",
   });
   const listed: ListedTool[] = [{
     kind: "read",

@@ -183,15 +183,15 @@ Deno.test("profiles: malformed profiles are rejected with the file name", () => 
   );
   assert.throws(() => parseProfile({ ...good, setupCommand: [1] }, "x.json"), /setupCommand/);
   assert.throws(() => parseProfile({ ...good, notes: "n" }, "x.json"), /notes/);
+  assert.throws(() => parseProfile({ ...good, resultLimitBytes: 1.5 }, "x.json"), /resultLimit/);
+  assert.throws(() => parseProfile({ ...good, resultLimitBytes: 0 }, "x.json"), /resultLimit/);
+  const { resultLimitBytes: _, ...without } = good;
+  assert.throws(() => parseProfile(without, "x.json"), /resultLimitBytes/);
   assert.throws(() => parseProfile({ ...good, asksThroughMcp: "yes" }, "x.json"), /asksThroughMcp/);
-  assert.throws(
-    () => parseProfile({ ...good, resultLimitBytes: 1.5 }, "x.json"),
-    /resultLimitBytes/,
-  );
   assert.throws(
     () => parseProfile({ ...good, installLink: [{ $encode: ["gzip"], of: "x" }] }, "x.json"),
     /installLink/,
   );
-  const { asksThroughMcp: _, ...missing } = good;
-  assert.throws(() => parseProfile(missing, "x.json"), /asksThroughMcp/);
+  const { asksThroughMcp: _asks, ...unasked } = good;
+  assert.throws(() => parseProfile(unasked, "x.json"), /asksThroughMcp/);
 });

@@ -33,8 +33,8 @@ const CASES: readonly Case[] = [
   ],
   ["exact, awkward paths", { portable: false, socket: awkward.socket }, awkward.script],
   [
-    "exact, compiled, --approval required",
-    { portable: false, socket: HOME_SOCKET, approval: "required" },
+    "exact, compiled, --approval auto",
+    { portable: false, socket: HOME_SOCKET, approval: "auto" },
     COMPILED,
   ],
 ];

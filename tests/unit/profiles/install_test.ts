@@ -131,7 +131,7 @@ Deno.test("config warns when a source run's deno or entry lies in npx's cache or
     const code = runConfigCommand(["--host", "generic", "--socket", "/run/p.sock"], {
       stdout: () => {},
       stderr: (text) => stderr += text,
-    }, { installation, stat: () => ({ isDirectory: false }) });
+    }, { installation, disk: { lstat: () => null, stat: () => null, uid: () => null } });
     assert.equal(code, 0);
     const lines = stderr.split("\n").filter((line) => line !== "");
     assert.equal(lines.length, expected.length, stderr);

@@ -40,14 +40,17 @@ function expected(
   variant: Variant,
 ): { command: string; args: string[] } {
   const pin = mode !== "portable" || socket.source === "flag" ||
-    socket.source === "PORTREEVE_SOCKET" || socket.source === "XDG_STATE_HOME";
+    socket.source === "PORTREEVE_SOCKET" || socket.source === "PORTREEVE_HOME" ||
+    socket.source === "XDG_STATE_HOME";
   const serve = [
     "serve",
     ...(pin ? ["--socket", socket.path] : []),
     ...(variant.label ? ["--label", variant.label] : []),
     ...(variant.toolset && variant.toolset !== "full" ? ["--toolset", variant.toolset] : []),
-    // The default (auto) is left out, like the default toolset.
-    ...(variant.approval && variant.approval !== "auto" ? ["--approval", variant.approval] : []),
+    // The default (required) is left out, like the default toolset.
+    ...(variant.approval && variant.approval !== "required"
+      ? ["--approval", variant.approval]
+      : []),
   ];
   if (mode === "portable") return { command: "portreeve-mcp", args: serve };
   if (mode === "compiled") return { command: installation.execPath, args: serve };
@@ -100,12 +103,18 @@ async function checkSetupWords(checks: readonly SetupCheck[]): Promise<void> {
   }
 }
 
+/** A daemon started with only PORTREEVE_HOME: the entry must name its socket. */
+const PORTREEVE_HOME_SOCKET: SocketLocation = {
+  path: "/srv/portreeve/portreeve.sock",
+  source: "PORTREEVE_HOME",
+};
+
 for (const place of PLACES) {
   for (const mode of ["script", "compiled", "portable"] as const) {
     Deno.test(`profiles: ${place.name} paths, ${mode} — configuration parses back exactly`, async () => {
       const installation = mode === "compiled" ? place.compiled : place.script;
       const sockets = mode === "portable"
-        ? [place.socket, HOME_SOCKET, ENV_SOCKET]
+        ? [place.socket, HOME_SOCKET, ENV_SOCKET, PORTREEVE_HOME_SOCKET]
         : [place.socket];
       const setups: SetupCheck[] = [];
       for (const host of HOST_IDS) {

@@ -11,11 +11,7 @@ import {
   markerNames,
   withoutSections,
 } from "../../../scripts/doc_blocks.ts";
-import {
-  MAX_LIST_ITEMS,
-  MAX_VALUE_CHARS,
-  QUESTION_HEADER,
-} from "../../../src/catalogue/question.ts";
+import { MAX_BRIEF_CHARS, QUESTION_HEADER, QUESTION_MAX } from "../../../src/catalogue/question.ts";
 import { RENEW_CEILING_MS } from "../../../src/custody/cadence.ts";
 import { DOCTOR_EXIT } from "../../../src/cli/doctor.ts";
 
@@ -128,8 +124,8 @@ Deno.test("docs: the rules above catch what they should", () => {
 const STATED: [file: string, phrase: string][] = [
   ["README.md", `(\`doctor\`: UNAVAILABLE, exit ${DOCTOR_EXIT.unavailable})`],
   ["README.md", `(\`doctor\`: MISCONFIGURED, exit ${DOCTOR_EXIT.misconfigured})`],
-  ["docs/approval.md", `over ${MAX_VALUE_CHARS} characters`],
-  ["docs/approval.md", `Lists show ${NUMBER_WORDS.split("|")[MAX_LIST_ITEMS - 1]} items`],
+  ["docs/approval.md", `over ${MAX_BRIEF_CHARS} characters`],
+  ["docs/approval.md", `at most ${QUESTION_MAX.toLocaleString("en-US")} characters`],
   ["docs/approval.md", `\n${QUESTION_HEADER}\n`],
   ["docs/credentials.md", `min(remaining TTL / 3, ${RENEW_CEILING_MS / 1000} s)`],
 ];

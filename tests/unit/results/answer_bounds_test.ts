@@ -1,7 +1,7 @@
 /**
  * The catalogue bounds every answer, whatever tool made it: a daemon error of megabytes, a
- * page holding a record larger than a page, a single record larger than a result, and a
- * summary line that quotes a huge name (the same cases over real stdio, with frame sizes:
+ * page holding a record larger than a page, and a single record larger than the host shows
+ * whole (the same cases over real stdio, with frame sizes:
  * tests/reliability/answer_bounds_test.ts).
  */
 import { claimRecord } from "../../support/records.ts";
@@ -9,7 +9,7 @@ import { envelopeOf } from "../../../src/results/result.ts";
 import assert from "node:assert/strict";
 import { daemonError, inOrder, ok, toolRig } from "../../support/scripted_daemon.ts";
 import { ANSWER_BOUNDS } from "../../../src/shared/answer_bounds.ts";
-import { PAGE_CHARS } from "../../../src/results/pagination.ts";
+import { DEFAULT_FIT, SMALLEST_RESULT_BYTES } from "../../../src/results/pagination.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import { recorded } from "../../support/recorded.ts";
 import type { Json } from "../../../src/shared/json.ts";
@@ -30,6 +30,10 @@ Deno.test("a daemon error of megabytes is a result of kilobytes, its text and da
   const result = await new Catalogue("full").call("portreeve_claim_get", { id }, rig.ctx);
   const size = JSON.stringify(result).length;
   assert.ok(size < 20_000, `${size} characters`);
+  // What any host shows of it fits the smallest result a host shows whole.
+  const text = (result.content as { text: string }[])[0].text;
+  const bytes = new TextEncoder().encode(text).length;
+  assert.ok(bytes <= SMALLEST_RESULT_BYTES, `${bytes}-byte error text`);
   const envelope = envelopeOf(result);
   assert.ok(!envelope.ok);
   const { error } = envelope;
@@ -45,26 +49,35 @@ Deno.test("a page holding a record larger than a page: the record alone, cut to 
   do {
     const page = await rig.call("portreeve_claims_list", afterCursor ? { afterCursor } : {});
     const data = page.data as { items: Json[]; page: { nextCursor?: string } };
-    assert.ok(JSON.stringify(data.items).length <= PAGE_CHARS, "within the page bound");
+    assert.ok(JSON.stringify(data.items).length <= DEFAULT_FIT.budget, "within the page bound");
     seen.push(data.items.map((c) => String(c.id).slice(-1)));
     afterCursor = data.page.nextCursor;
   } while (afterCursor);
   assert.deepEqual(seen, [["1"], ["2"], ["3"]]);
 });
 
-Deno.test("a single record larger than a result is cut to ANSWER_BOUNDS.result", async () => {
-  await using rig = toolRig(inOrder(ok(claim(2, "b", HUGE))));
-  const one = await rig.call("portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000002" });
-  assert.ok(JSON.stringify(one.data).length <= ANSWER_BOUNDS.result.max);
+Deno.test("a single record larger than the host shows whole is cut to fit, saying so", async () => {
+  await using rig = toolRig(inOrder(ok(claim(2, "b", HUGE)), ok(claim(2, "b", HUGE))));
+  const id = "00000000-0000-4000-8000-000000000002";
+  const one = await rig.call("portreeve_claim_get", { id });
+  assert.ok(new TextEncoder().encode(one.text).length <= SMALLEST_RESULT_BYTES, "the host's limit");
   const root = String((one.data!.identity as Json).workspaceRoot);
-  assert.match(root, /…\[cut from 600,003 characters; one result carries at most 100,000\]$/);
-});
-
-Deno.test("a summary quoting a huge name stays within ANSWER_BOUNDS.summary", async () => {
-  await using rig = toolRig(inOrder(ok(claim(1, "p".repeat(50_000), "/w"))));
-  const one = await rig.call("portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000001" });
-  assert.equal(one.isError, false);
-  assert.ok(one.text.length <= ANSWER_BOUNDS.summary.max, `${one.text.length}`);
+  // The data's share of the host's limit: the envelope around it keeps 1,000 bytes.
+  const share = (SMALLEST_RESULT_BYTES - 1_000).toLocaleString("en-US");
+  assert.ok(
+    root.endsWith(
+      `…[cut from 600,003 characters; this host shows a result of at most ${share} bytes whole]`,
+    ),
+    root.slice(-120),
+  );
+  // A host that shows more gets more, never past ANSWER_BOUNDS.result.
+  const catalogue = new Catalogue("full");
+  const larger = await catalogue.call("portreeve_claim_get", { id }, {
+    ...rig.ctx,
+    resultLimitBytes: 1_000_000,
+  });
+  const text = (larger.content as { text: string }[])[0].text;
+  assert.ok(text.length > 50_000 && text.length <= ANSWER_BOUNDS.result.max, `${text.length}`);
 });
 
 Deno.test("a preview quoting a huge command: its summary and the person's question are bounded", async () => {
@@ -79,9 +92,11 @@ Deno.test("a preview quoting a huge command: its summary and the person's questi
   assert.equal(preview.isError, false, preview.text);
   const summary = String(preview.data!.summary);
   assert.ok(summary.length <= ANSWER_BOUNDS.question.max, `${summary.length}`);
-  const question = rig.ctx.receipts.get(String(preview.data!.receiptId))!.question;
-  assert.ok(question.length < ANSWER_BOUNDS.question.max + 200, `${question.length}`);
-  // Each quoted value is cut in the middle (question.ts); the receipt line stays whole.
+  const asking = rig.ctx.receipts.get(String(preview.data!.receiptId))!.asking;
+  assert.equal(asking.kind, "question");
+  const question = asking.kind === "question" ? asking.text : "";
+  assert.ok(question.length <= ANSWER_BOUNDS.question.max, `${question.length}`);
+  // A command is cut in the middle (question.ts: brief); the receipt line stays whole.
   assert.match(question, /characters; [\d,]+ cut from the middle\)/);
   assert.match(question.split("\n").at(-1)!, /^Receipt "[0-9a-f]{8}" expires "\d\d:\d\d:\d\dZ"\.$/);
 });

@@ -1,17 +1,24 @@
 /**
  * Context budgets: what the model pays for the catalogue, in bytes of name + description +
- * compact-JSON input schema, and the whole tools/list entries; and for the largest results.
- * Output schemas declare every field of every record (Codex's code mode types a model's
- * programs by them; no host puts them in a model's context otherwise), so the whole listing
- * is about twice its model-visible part and more.
+ * compact-JSON input schema, and the whole tools/list entries; the instructions and Codex's
+ * code mode, on every path that repeats them; and the largest results. Output schemas declare
+ * every field of every record (Codex's code mode types a model's programs by them; no host
+ * puts them in a model's context otherwise).
  */
-import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
+import { APPROVING_HOST } from "../../support/person.ts";
 import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { envelopeOf } from "../../../src/results/result.ts";
+import { SERVER_INSTRUCTIONS } from "../../../src/catalogue/instructions.ts";
+import { codeModeBytes } from "../../../scripts/bench/code_mode.ts";
+import reference from "../../fixtures/reference-catalogue.json" with { type: "json" };
+import measurements from "../../fixtures/reference-measurements.json" with { type: "json" };
 
-type Entry = { kind: string; tool: { name: string; description: string; inputSchema: unknown } };
+type Entry = {
+  kind: string;
+  tool: { name: string; description: string; inputSchema: unknown; outputSchema?: unknown };
+};
 const tools = listing.tools as unknown as Entry[];
 const FIRST = [
   "portreeve_diagnostics",
@@ -47,11 +54,26 @@ Deno.test("the preview/execute tools stay under 7 KB model-visible", () => {
   assert.ok(visible(receipts) < 7000, `${visible(receipts)} bytes`);
 });
 
-Deno.test("the full tools/list stays under 126 KB, 24 KB model-visible", () => {
+Deno.test("the full tools/list stays within 100,000 bytes, 24 KB model-visible", () => {
   assert.equal(tools.length, ALL_TOOLS.length);
-  const total = JSON.stringify(tools.map((e) => e.tool)).length;
-  assert.ok(total < 126 * 1024, `${total} bytes`);
+  const total =
+    new TextEncoder().encode(JSON.stringify({ tools: tools.map((e) => e.tool) })).length;
+  assert.ok(total <= 100_000, `${total} bytes`);
   assert.ok(visible(tools) < 24 * 1024, `${visible(tools)} bytes`);
+});
+
+Deno.test("the instructions and code mode cost at most 0.8× the reference's where hosts repeat them", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+  const ours = bytes(SERVER_INSTRUCTIONS);
+  // Codex's classic namespace description is the instructions; its tool_search line prefixes them.
+  const line = (length: number) => "- mcp__portreeve: ".length + length;
+  assert.ok(ours <= 0.8 * reference.instructionsLength, `${ours} B`);
+  assert.ok(line(ours) <= 0.8 * line(reference.instructionsLength), `${line(ours)} B line`);
+  // Code mode repeats the instructions beside every tool and types each tool's input and output.
+  // The estimate keeps a tenth in hand for what the real host adds (test:hosts measures it).
+  const codeMode = codeModeBytes(tools.map((e) => e.tool), SERVER_INSTRUCTIONS);
+  const measured = measurements.codeMode.allToolsBytes;
+  assert.ok(codeMode <= 0.72 * measured, `${codeMode} B, ${(codeMode / measured).toFixed(3)}×`);
 });
 
 /**
@@ -72,7 +94,8 @@ Deno.test("the largest results stay within their compact budgets", async () => {
   const ctx = {
     ...await bridge.services(),
     signal: new AbortController().signal,
-    host: NO_HOST_CHANNEL,
+    // The default mode with a person who approves: executes go through as they would.
+    host: APPROVING_HOST,
   };
   const largest = new Map<string, number>();
   try {
@@ -88,22 +111,24 @@ Deno.test("the largest results stay within their compact budgets", async () => {
     await sim.close();
     await Deno.remove(dir, { recursive: true });
   }
-  // Every value a rule cannot give back is written (docs/compact-results.md): a lease's
-  // expiry, each endpoint's updatedAt, the ids a status answer repeats across its records.
+  // Every value is written unless it is empty or stated elsewhere in the same result: a
+  // lease's expiry, each endpoint's updatedAt, the ids a status answer repeats across records.
   const BUDGETS: Record<string, number> = {
-    portreeve_history_list: 3850,
-    portreeve_stack_status: 2230,
+    // Events on a page state the fields they share (their origin) once, in everyItem.
+    portreeve_history_list: 4250,
+    portreeve_stack_status: 2700,
     // Previews carry nextStep and approval: what the model must do before any execute.
-    portreeve_port_reclaim_preview: 1470,
-    portreeve_stack_apply_preview: 1430,
-    // Each lease carries its handle and expiry; custody times are the answer's, written once.
-    portreeve_activation_begin: 1340,
-    portreeve_ports_list: 940,
-    portreeve_activation_confirm_endpoint: 920,
-    portreeve_activation_end: 960,
-    portreeve_activation_get: 890,
-    portreeve_stack_apply_execute: 850,
-    portreeve_port_inspect: 850,
+    portreeve_port_reclaim_preview: 1960,
+    portreeve_stack_apply_preview: 1660,
+    // Each lease states its handle, expiry and custody times.
+    portreeve_activation_begin: 1580,
+    // Its summary names the claim by workspace and id, as the question does.
+    portreeve_claim_delete_preview: 1510,
+    portreeve_ports_list: 1350,
+    portreeve_port_inspect: 1220,
+    portreeve_activation_confirm_endpoint: 1020,
+    portreeve_activation_end: 1060,
+    portreeve_stack_apply_execute: 1060,
   };
 
   for (const [tool, budget] of Object.entries(BUDGETS)) {

@@ -1,15 +1,14 @@
 /**
- * Compact results lose nothing: for every tool, the compact data expands — by the stated rules
- * and the advertised output schema alone (tests/support/expand.ts) — back to exactly the
- * records the tool got from the daemon: the simulator's over a whole session, and a real
- * daemon's recorded answers.
+ * Compact results lose nothing and need no outside rule: for every tool, the compact data
+ * expands — by the result itself and the advertised output schema alone
+ * (tests/support/expand.ts) — back to exactly the records the tool got from the daemon: the
+ * simulator's over a whole session, and a real daemon's recorded answers.
  */
-import { NO_HOST_CHANNEL } from "../../../src/shared/host_channel.ts";
+import { APPROVING_HOST } from "../../support/person.ts";
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";
 import { compactData } from "../../../src/results/compact/mod.ts";
-import { bridgeOrigin } from "../../../src/daemon/origin.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { expandResult, servedDataSchema } from "../../support/expand.ts";
@@ -29,9 +28,9 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
   await Deno.mkdir(stackRoot);
   const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
   const services = await bridge.services();
-  const ctx = { ...services, signal: new AbortController().signal, host: NO_HOST_CHANNEL };
+  // The default mode with a person who approves: executes go through as they would.
+  const ctx = { ...services, signal: new AbortController().signal, host: APPROVING_HOST };
   const byName = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
-  const origin = bridgeOrigin(bridge.runId);
   const covered = new Set<string>();
   const run = async (tool: string, args: Json) => {
     const definition = byName.get(tool)!;
@@ -39,7 +38,7 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
       const ran = await runTool(definition, args, ctx);
       const full = ran.full as Json;
       const compact = ran.shown as Json;
-      assert.deepEqual(expandResult(tool, structuredClone(compact), origin), full, tool);
+      assert.deepEqual(expandResult(tool, structuredClone(compact)), full, tool);
       assert.ok(bytes(compact) <= bytes(full), `${tool} grew`);
       covered.add(tool);
       return { ok: true, data: compact };
@@ -100,16 +99,49 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
       await run(`portreeve_${stem}_execute`, { receiptId: preview.data?.receiptId, ...target });
     };
     await executed("claim_reassign", { claimId });
+    // Something to prune (a preview that finds nothing is never executed): a claim whose
+    // workspace is gone, and a stack whose root is gone.
+    const goneWorkspace = `${dir}/gone-ws`;
+    await Deno.mkdir(goneWorkspace);
+    const gone = await run("portreeve_lease_acquire", {
+      claim: { project: "gone", workspaceRoot: goneWorkspace, component: "api" },
+    });
+    await run("portreeve_lease_abandon", {
+      credentialHandle: gone.data?.credentialHandle,
+      reason: "client-cancelled",
+    });
+    await Deno.remove(goneWorkspace);
     await executed("claims_prune", { olderThanMilliseconds: 0 });
+    const goneRoot = `${dir}/gone-stack`;
+    await Deno.mkdir(goneRoot);
+    const goneApply = await run("portreeve_stack_apply_preview", {
+      stackRoot: goneRoot,
+      definition: { ...definition, project: "gone" },
+    });
+    await run("portreeve_stack_apply_execute", {
+      receiptId: goneApply.data?.receiptId,
+      stackRoot: goneRoot,
+    });
+    await Deno.remove(goneRoot, { recursive: true });
     await executed("stacks_prune", { olderThanMilliseconds: 0 });
     await executed("settings_update", { updates: { excludedPorts: [18098] } });
+    // Something to reclaim: a confirmed run with a listener.
+    const held = await run("portreeve_lease_acquire", {
+      claim: { project: "held", workspaceRoot: workspace, component: "api" },
+    });
+    const heldPort = held.data?.port as number;
+    sim.control.addListener(heldPort, 4646, { command: "node" });
+    await run("portreeve_lease_confirm", {
+      credentialHandle: held.data?.credentialHandle,
+      rootPid: 4646,
+    });
     const reclaim = await run("portreeve_port_reclaim_preview", {
-      port: 18080,
+      port: heldPort,
       policy: "graceful",
     });
     await run("portreeve_port_reclaim_execute", {
       receiptId: reclaim.data?.receiptId,
-      port: 18080,
+      port: heldPort,
     });
   } finally {
     await bridge.close();
@@ -124,38 +156,21 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
 /** The tools every call of which reaches a real daemon's refusal or a person here. */
 const NEVER_SUCCEED_HERE: string[] = [];
 
-/** The origin of the recorded session's events: the bridge that recorded them. */
-function recordedOrigin(): Record<string, string> {
-  for (const answer of recorded.answers) {
-    for (const item of (answer.data as { items?: { origin?: unknown }[] }).items ?? []) {
-      const origin = item.origin;
-      if (typeof origin === "object" && origin !== null) return origin as Record<string, string>;
-    }
-  }
-  throw new Error("no recorded history event has an origin");
-}
-
 /** The tool's data for a daemon answer: lists are paged, previews gain the bridge's fields. */
 function toolData(tool: string, answer: unknown): Json {
-  if (Array.isArray(answer)) return { items: answer, page: {} };
-  if (tool.endsWith("_preview")) return { ...(answer as Json), summary: "…", blockers: [] };
+  if (Array.isArray(answer)) return { items: answer, page: { itemCount: answer.length } };
+  if (tool.endsWith("_preview")) {
+    return { ...(answer as Json), summary: "…", blockers: [], approval: "host_asks_user" };
+  }
   return answer as Json;
 }
 
 Deno.test("a real daemon's recorded answers survive compact → expand unchanged", () => {
   const seen = new Set<string>();
-  // The recorded session's own bridge, so its events are the ones written without origin.
-  const origin = recordedOrigin();
   for (const answer of recorded.answers) {
     const data = toolData(answer.tool, answer.data);
-    const compact = compactData(servedDataSchema(answer.tool), structuredClone(data), {
-      origin,
-    }) as Json;
-    assert.deepEqual(
-      expandResult(answer.tool, compact, origin),
-      data,
-      `${answer.route} (${answer.tool})`,
-    );
+    const compact = compactData(servedDataSchema(answer.tool), structuredClone(data)) as Json;
+    assert.deepEqual(expandResult(answer.tool, compact), data, `${answer.route} (${answer.tool})`);
     assert.ok(bytes(compact) <= bytes(data), answer.route);
     seen.add(answer.tool);
   }
@@ -164,16 +179,20 @@ Deno.test("a real daemon's recorded answers survive compact → expand unchanged
 
 Deno.test("process fingerprints appear once per result, referenced by pid", () => {
   const port = recorded.answers.find((a) => a.route === "GET /v1/ports?listening=true")!;
+  const items = port.data as unknown[];
   const page = compactData(
     servedDataSchema("portreeve_ports_list"),
-    { items: port.data, page: {} },
-    {
-      origin: null,
-    },
+    { items, page: { itemCount: items.length } },
   ) as Json;
   const text = JSON.stringify(page);
   const pids = Object.keys(page.processes as Json);
   assert.ok(pids.length > 0);
   assert.equal(text.split(`"workingDirectory"`).length - 1, pids.length);
-  assert.ok(!text.includes("rootFingerprint") && !text.includes(`"process":`));
+  // Elsewhere a fingerprint is its pid alone, which the table holds.
+  for (
+    const [, pid] of text.matchAll(/"(?:process|rootFingerprint|fingerprint)":\{"pid":(\d+)\}/g)
+  ) {
+    assert.ok(pids.includes(pid), pid);
+  }
+  assert.match(text, /"rootFingerprint":\{"pid":\d+\}/);
 });

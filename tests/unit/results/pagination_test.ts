@@ -1,12 +1,14 @@
 /**
- * Bridge-side pages: order, limit, cursors bound to their listing, and the size bound that
- * keeps a page whole in every host (Gemini CLI cuts results over 40,000 characters).
+ * Bridge-side pages: the daemon's order, limit, item counts, cursors bound to their listing,
+ * and the fit that keeps a page whole in the host it goes to (Codex keeps about 12 KB).
  */
 import assert from "node:assert/strict";
 import {
+  asSent,
   bindCursor,
+  DEFAULT_FIT,
   fittingCount,
-  PAGE_CHARS,
+  type PageFit,
   paginate,
   scopeOf,
   unbindCursor,
@@ -15,13 +17,15 @@ import { BridgeError } from "../../../src/shared/errors.ts";
 import { INPUT_BOUNDS } from "../../../src/shared/input_bounds.ts";
 
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `c${9 - i}`, port: 9 - i }));
-const key = (item: { port: number }) => [item.port];
+const key = (item: { port: number }) => item.port;
 const readWhole = () => "portreeve_port_inspect (port)";
+const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
-Deno.test("pages follow the sort key, honour limit and end without a cursor", () => {
+Deno.test("pages keep the daemon's order, honour limit, count their items, end without a cursor", () => {
   const scope = scopeOf("claims", { project: "web" });
   const first = paginate(items, key, { readWhole, scope, limit: 4 });
-  assert.deepEqual(first.items.map((i) => i.port), [0, 1, 2, 3]);
+  assert.deepEqual(first.items.map((i) => i.port), [9, 8, 7, 6]);
+  assert.equal(first.page.itemCount, 4);
   assert.ok(first.page.nextCursor);
   const second = paginate(items, key, {
     readWhole,
@@ -29,15 +33,28 @@ Deno.test("pages follow the sort key, honour limit and end without a cursor", ()
     limit: 4,
     afterCursor: first.page.nextCursor,
   });
-  assert.deepEqual(second.items.map((i) => i.port), [4, 5, 6, 7]);
+  assert.deepEqual(second.items.map((i) => i.port), [5, 4, 3, 2]);
   const last = paginate(items, key, {
     readWhole,
     scope,
     limit: 4,
     afterCursor: second.page.nextCursor,
   });
-  assert.deepEqual(last.items.map((i) => i.port), [8, 9]);
-  assert.equal(last.page.nextCursor, undefined, "no cursor on the last page");
+  assert.deepEqual(last.items.map((i) => i.port), [1, 0]);
+  assert.deepEqual(last.page, { itemCount: 2 }, "no cursor on the last page");
+});
+
+Deno.test("a page continues after its last item wherever the daemon now lists it", () => {
+  const scope = scopeOf("claims", {});
+  const first = paginate(items, key, { readWhole, scope, limit: 3 });
+  assert.deepEqual(first.items.map((i) => i.port), [9, 8, 7]);
+  const after = (list: typeof items) =>
+    paginate(list, key, { readWhole, scope, limit: 3, afterCursor: first.page.nextCursor })
+      .items.map((i) => i.port);
+  // One listed before it went away: the page still starts right after port 7.
+  assert.deepEqual(after(items.filter((i) => i.port !== 9)), [6, 5, 4]);
+  // The last one served went away: the page starts where it was.
+  assert.deepEqual(after(items.filter((i) => i.port !== 7)), [6, 5, 4]);
 });
 
 Deno.test("a cursor is refused under other filters, by another tool, or when forged", () => {
@@ -57,7 +74,7 @@ Deno.test("a cursor is refused under other filters, by another tool, or when for
   assert.throws(() => unbindCursor(page.nextCursor!, scope), BridgeError, "a key cursor");
 });
 
-Deno.test("a page stops before PAGE_CHARS of records and the cursor continues", () => {
+Deno.test("a page stops before its fit's budget of records and the cursor continues", () => {
   const big = Array.from({ length: 200 }, (_, i) => ({ port: i, note: "x".repeat(400) }));
   const scope = scopeOf("ports", {});
   const seen: number[] = [];
@@ -65,7 +82,8 @@ Deno.test("a page stops before PAGE_CHARS of records and the cursor continues", 
   let pages = 0;
   do {
     const page = paginate(big, key, { readWhole, scope, limit: 200, afterCursor });
-    assert.ok(JSON.stringify(page.items).length <= PAGE_CHARS + 2, "within the bound");
+    assert.ok(bytes(page.items) <= DEFAULT_FIT.budget + 2, "within the bound");
+    assert.equal(page.page.itemCount, page.items.length);
     assert.ok(page.items.length < 200, "fewer than limit when records are large");
     seen.push(...page.items.map((i) => i.port));
     afterCursor = page.page.nextCursor;
@@ -77,22 +95,42 @@ Deno.test("a page stops before PAGE_CHARS of records and the cursor continues", 
 
 Deno.test("fittingCount keeps at least one record, so a huge one still advances", () => {
   assert.equal(fittingCount([]), 0);
-  assert.equal(fittingCount([{ a: "x".repeat(PAGE_CHARS * 2) }, { b: 1 }]), 1);
+  assert.equal(fittingCount([{ a: "x".repeat(DEFAULT_FIT.budget * 2) }, { b: 1 }]), 1);
   assert.equal(fittingCount([{ a: 1 }, { b: 2 }]), 2);
-  const asSent = (item: unknown) => JSON.stringify(item).length;
-  assert.equal(fittingCount([{ a: "xxxxxxxx" }, { a: "xxxxxxxx" }], asSent, 20), 1);
+  assert.equal(
+    fittingCount([{ a: "xxxxxxxx" }, { a: "xxxxxxxx" }], { itemBytes: asSent, budget: 20 }),
+    1,
+  );
+});
+
+Deno.test("a page fits the host it goes to: a larger limit holds more of the same records", () => {
+  const big = Array.from({ length: 200 }, (_, i) => ({ port: i, note: "x".repeat(400) }));
+  const scope = scopeOf("ports", {});
+  const fit = (budget: number): PageFit => ({ itemBytes: asSent, budget });
+  const small = paginate(big, key, { readWhole, scope, limit: 200, fit: fit(10_500) });
+  const large = paginate(big, key, { readWhole, scope, limit: 200, fit: fit(38_500) });
+  assert.ok(bytes(small.items) <= 10_500 + 2 && bytes(large.items) <= 38_500 + 2);
+  assert.ok(
+    large.items.length > 3 * small.items.length,
+    `${small.items.length} / ${large.items.length}`,
+  );
+  // Bytes, not characters: a record of two-byte characters counts twice as much.
+  const wide = Array.from({ length: 40 }, (_, i) => ({ port: i, note: "é".repeat(400) }));
+  const widePage = paginate(wide, key, { readWhole, scope, limit: 200, fit: fit(10_500) });
+  assert.ok(bytes(widePage.items) <= 10_500 + 2, `${bytes(widePage.items)} bytes`);
 });
 
 Deno.test("a page is measured in the form the model is shown, not as the daemon sent it", () => {
   const big = Array.from({ length: 200 }, (_, i) => ({ port: i, note: "x".repeat(400) }));
   const scope = scopeOf("ports", {});
   const sent = paginate(big, key, { readWhole, scope, limit: 200 });
-  // Shown without its note, a record is ~12 characters: all 200 fit in one page.
-  const shown = (item: unknown) => JSON.stringify({ port: (item as { port: number }).port }).length;
-  const compact = paginate(big, key, { readWhole, scope, limit: 200, itemChars: shown });
+  // Shown without its note, a record is ~12 bytes: all 200 fit in one page.
+  const shown = (item: unknown) => bytes({ port: (item as { port: number }).port });
+  const fit = { itemBytes: shown, budget: DEFAULT_FIT.budget };
+  const compact = paginate(big, key, { readWhole, scope, limit: 200, fit });
   assert.ok(sent.items.length < 100, `${sent.items.length} records as sent`);
   assert.equal(compact.items.length, 200);
-  assert.deepEqual(compact.page, {});
+  assert.deepEqual(compact.page, { itemCount: 200 });
 });
 
 Deno.test("a bound daemon cursor carries the daemon's cursor as it is, behind a short prefix", () => {
@@ -125,7 +163,7 @@ Deno.test("a record larger than a page comes alone, cut to fit, saying how to re
   let afterCursor: string | undefined;
   do {
     const page = paginate(records, key, { readWhole, scope, limit: 200, afterCursor });
-    assert.ok(JSON.stringify(page.items).length <= PAGE_CHARS, "every page within the bound");
+    assert.ok(bytes(page.items) <= DEFAULT_FIT.budget, "every page within the bound");
     pages.push(page.items);
     afterCursor = page.page.nextCursor;
   } while (afterCursor);
@@ -151,7 +189,7 @@ Deno.test("a record too large for a page in many small parts keeps its first ent
     listeners: unknown[];
     truncated: string;
   }[];
-  assert.ok(JSON.stringify(page.items).length <= PAGE_CHARS);
+  assert.ok(bytes(page.items) <= DEFAULT_FIT.budget);
   assert.equal(only.port, 7);
   assert.ok(only.listeners.length > 100 && only.listeners.length < 2_000);
   assert.match(
@@ -160,17 +198,11 @@ Deno.test("a record too large for a page in many small parts keeps its first ent
   );
 });
 
-Deno.test("cursors stay within INPUT_BOUNDS.cursor however long the names they sort by", () => {
+Deno.test("cursors stay within INPUT_BOUNDS.cursor however long the ids they name", () => {
   // Control characters take six bytes each in JSON: the worst case for a cursor's size.
   const long = (c: string) => c.repeat(50_000);
-  const records = Array.from({ length: 3 }, (_, i) => ({
-    id: `${i}`,
-    project: long("\u0001"),
-    root: long("é"),
-    component: long("\u{1F600}"),
-    endpoint: long("e"),
-  }));
-  const sortKey = (r: typeof records[number]) => [r.project, r.root, r.component, r.endpoint, r.id];
+  const records = ["\u0001", "é", "\u{1F600}"].map((c, i) => ({ id: `${i}`, name: long(c) + i }));
+  const sortKey = (r: typeof records[number]) => r.name;
   const scope = scopeOf("portreeve_launcher_operations_list", { stackId: "x".repeat(36) });
   const seen: string[] = [];
   let afterCursor: string | undefined;

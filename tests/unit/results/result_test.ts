@@ -1,7 +1,7 @@
 /**
- * What every host's model can read: results whose text carries the whole envelope, errors
- * that stand alone, input schemas that say what the server refuses, and instructions whose
- * first 250 characters hold the rule that matters.
+ * What every host's model can read: results whose text is the whole envelope and nothing
+ * else, errors that stand alone and say each thing once, and input schemas that say what the
+ * server refuses.
  */
 import assert from "node:assert/strict";
 import { envelopeOf, failure, parseErrorText, success } from "../../../src/results/result.ts";
@@ -10,16 +10,9 @@ import { nextStepFor } from "../../../src/shared/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { listTools } from "../../../src/results/describe.ts";
-import { serverInstructions } from "../../../src/catalogue/instructions.ts";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import type { ToolContext } from "../../../src/catalogue/context.ts";
 import type { Json } from "../../../src/shared/json.ts";
-
-function split(text: string): { line: string; json: unknown } {
-  const cut = text.indexOf("\n");
-  assert.ok(cut > 0, "a summary line, then the JSON");
-  return { line: text.slice(0, cut), json: JSON.parse(text.slice(cut + 1)) };
-}
 
 const textOf = (r: object) => {
   assert.ok("content" in r && Array.isArray(r.content), "a tool result, not a request for input");
@@ -27,15 +20,12 @@ const textOf = (r: object) => {
   return (r.content[0] as { type: string; text: string }).text;
 };
 
-Deno.test("success: one summary line, then the envelope as compact JSON", () => {
-  const data = { items: [{ port: 5173 }], page: { nextCursor: "abc" } };
-  const r = success(data, "1 port(s): 5173 idle;\n more with afterCursor.");
-  const text = textOf(r);
-  const { line, json } = split(text);
-  assert.equal(line, "1 port(s): 5173 idle; more with afterCursor.", "newlines folded");
-  assert.deepEqual(json, { ok: true, data });
+Deno.test("success: the text block is the envelope as compact JSON, nothing repeated", () => {
+  const data = { items: [{ port: 5173 }], page: { itemCount: 1, nextCursor: "abc" } };
+  const r = success(data);
   assert.deepEqual(r.structuredContent, { ok: true, data });
-  assert.equal(text, `${line}\n${JSON.stringify(r.structuredContent)}`, "compact JSON");
+  // A host shows its model one half or the other: neither holds more than the other.
+  assert.equal(textOf(r), JSON.stringify(r.structuredContent));
   assert.equal(r.isError, undefined);
 });
 
@@ -70,14 +60,38 @@ Deno.test("failure: the text alone carries the error, once (no structuredContent
   assert.equal(down.retryable, true);
   assert.match(down.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
   assert.match(down.nextStep, /only a person can start it.*Retry this call/);
+  assert.equal(down.details, undefined, "the socket and the cause are in the message: once");
+});
+
+Deno.test("an error's details leave out what its message already states", () => {
+  const error = new BridgeError(
+    "portreeve_conflict",
+    "Claim 6f114f83-6a71-43ce-a8be-391b7dfbf61f on port 18080 has an active run.",
+    true,
+    {
+      claimId: "6f114f83-6a71-43ce-a8be-391b7dfbf61f",
+      port: 18080,
+      runId: "89df3962-9505-48fa-8000-443c703e6fd7",
+      count: 1,
+      reason: "active_run",
+      near: "6f114f83",
+    },
+  );
+  const { details } = parseErrorText(textOf(failure(error)))!;
+  // Only whole words count: a prefix of an id is not the id, a one-digit count is kept.
+  assert.deepEqual(details, {
+    runId: "89df3962-9505-48fa-8000-443c703e6fd7",
+    count: 1,
+    reason: "active_run",
+    near: "6f114f83",
+  });
 });
 
 const listing = listTools(ALL_TOOLS).tools;
 
-Deno.test("inputs are strict: the instructions say so once, no schema spends bytes on it", () => {
-  assert.match(serverInstructions({ kind: "mcp" }), /inputs strict/);
+Deno.test("inputs are strict, and no schema spends bytes on saying so", () => {
   for (const { tool } of listing) {
-    // A map still says what its values are; a closed object is closed by the instructions.
+    // A map still says what its values are; an unknown key is refused, naming it.
     assert.ok(
       !JSON.stringify(tool.inputSchema).includes('"additionalProperties":false'),
       tool.name,
@@ -102,11 +116,7 @@ Deno.test("every tool rejects an unknown key, as its schema says, with a standal
       `${tool.name}: the message names the key`,
     );
     assert.ok((error.nextStep as string).length > 0, tool.name);
-    const issues = (error.details as { issues: { path: string; message: string }[] }).issues;
-    assert.ok(
-      issues.some((i) => i.path === "" && i.message.includes("notAnArgument")),
-      `${tool.name}: ${JSON.stringify(issues)}`,
-    );
+    assert.equal(error.details, undefined, `${tool.name}: the message alone names the key`);
   }
 });
 
@@ -139,7 +149,7 @@ Deno.test("an input error says each thing once", async () => {
   const { message } = parseErrorText(textOf(r))!;
   assert.equal(
     message,
-    "Invalid arguments for portreeve_settings_update_preview: updates: unsupported setting(s) bogus; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
+    "updates: unsupported setting(s) bogus; only automaticPortRanges, excludedPorts, leaseTtlMilliseconds, ephemeralAssignmentTtlMilliseconds, gracefulShutdownMilliseconds, historyMaximumEvents, diagnosticLogMaximumBytes, diagnosticLogFiles can be changed.",
   );
   const empty = await catalogue.call(
     "portreeve_settings_update_preview",

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  checkSocketSite,
   discoverSocket,
   locateSocket,
-  rejectDirectory,
   SocketPathError,
 } from "../../../src/shared/socket_location.ts";
+import type { Disk, PathFacts } from "../../../src/shared/socket_site.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -76,15 +77,129 @@ Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a d
   for (const path of ["/", "//", "/run/portreeve/", "/a/./"]) {
     assert.throws(() => discoverSocket(path, env({}), "linux"), /whole tree/, path);
   }
-  const dir = { isDirectory: true };
-  const file = { isDirectory: false };
-  const at = { path: "/srv", source: "flag" as const };
-  assert.throws(() => rejectDirectory(at, () => dir), /--socket \/srv names a directory/);
-  assert.deepEqual(rejectDirectory(at, () => file), at);
-  const missing = () => {
-    throw new Deno.errors.NotFound("gone");
+  const at = { path: "/srv/d", source: "flag" as const };
+  assert.throws(
+    () => checkSocketSite(at, disk({ "/srv/d": folder(0o755) })),
+    /^SocketPathError: --socket \/srv\/d names a directory/,
+  );
+});
+
+/** A made-up disk: what `entries` name is there (links not followed); the rest is missing. */
+function disk(entries: Record<string, PathFacts>, uid: number | null = 1000): Disk {
+  const at = (path: string) => entries[path] ?? { kind: "missing", uid: -1, mode: 0 };
+  return {
+    lstat: at,
+    stat: (path) =>
+      at(path).kind === "symlink" ? { kind: "folder", uid: 0, mode: 0o755 } : at(path),
+    uid: () => uid,
   };
-  assert.deepEqual(rejectDirectory(at, missing), at, "a socket that is not there yet is fine");
+}
+const folder = (mode: number, uid = 1000): PathFacts => ({ kind: "folder", uid, mode });
+const ROOT_FOLDERS = { "/": folder(0o755, 0), "/home": folder(0o755, 0) };
+
+Deno.test("a socket or nothing yet is granted; anything else at the name is refused", () => {
+  const at = { path: "/home/ada/s.sock", source: "PORTREEVE_SOCKET" as const };
+  const around = { ...ROOT_FOLDERS, "/home/ada": folder(0o700) };
+  const thing = (kind: PathFacts["kind"]): PathFacts => ({ kind, uid: 1000, mode: 0o600 });
+  assert.deepEqual(checkSocketSite(at, disk(around)), at, "nothing yet");
+  assert.deepEqual(checkSocketSite(at, disk({ ...around, [at.path]: thing("socket") })), at);
+  const refused: [PathFacts["kind"], RegExp][] = [
+    ["file", /is a regular file, not a socket/],
+    ["fifo", /is a named pipe \(FIFO\), not a socket/],
+    ["character device", /is a character device, not a socket/],
+    ["block device", /is a block device, not a socket/],
+    ["symlink", /is a symbolic link, not a socket/],
+    ["other", /is neither a socket nor a file, not a socket/],
+  ];
+  for (const [kind, message] of refused) {
+    assert.throws(
+      () => checkSocketSite(at, disk({ ...around, [at.path]: thing(kind) })),
+      new RegExp(`^SocketPathError: PORTREEVE_SOCKET /home/ada/s\\.sock ${message.source}`),
+      kind,
+    );
+  }
+});
+
+Deno.test("the socket's folder: only you or root may change it; nothing yet above it either", () => {
+  const at = { path: "/home/ada/run/s.sock", source: "flag" as const };
+  const site = (entries: Record<string, PathFacts>, uid?: number | null) => () =>
+    checkSocketSite(at, disk({ ...ROOT_FOLDERS, ...entries }, uid));
+  const ada = folder(0o755);
+  assert.doesNotThrow(site({ "/home/ada": ada, "/home/ada/run": folder(0o700) }));
+  assert.doesNotThrow(site({ "/home/ada": ada, "/home/ada/run": folder(0o755, 0) }), "root's");
+  assert.throws(
+    site({ "/home/ada": ada, "/home/ada/run": folder(0o770) }),
+    /lies in \/home\/ada\/run, which its group can write to/,
+  );
+  assert.throws(
+    site({ "/home/ada": ada, "/home/ada/run": folder(0o1777, 0) }),
+    /lies in \/home\/ada\/run, which other users can write to/,
+  );
+  assert.throws(
+    site({ "/home/ada": ada, "/home/ada/run": folder(0o700, 1001) }),
+    /lies in \/home\/ada\/run, which belongs to user 1001/,
+  );
+  // Without leave to ask who it is, a process still sees the modes.
+  assert.doesNotThrow(site({ "/home/ada": ada, "/home/ada/run": folder(0o700, 1001) }, null));
+  assert.throws(
+    site({ "/home/ada": ada, "/home/ada/run": { kind: "symlink", uid: 1000, mode: 0o777 } }),
+    /lies in \/home\/ada\/run, a symbolic link/,
+  );
+  assert.throws(
+    site({ "/home/ada": ada, "/home/ada/run": { kind: "file", uid: 1000, mode: 0o600 } }),
+    /lies under \/home\/ada\/run, which is not a folder/,
+  );
+  // The folder is not there yet: the nearest one above decides (its group may write).
+  assert.doesNotThrow(site({ "/home/ada": folder(0o775) }));
+  assert.throws(
+    site({ "/home/ada": folder(0o777) }),
+    /lies under \/home\/ada, which other users can write to: they could make the socket's/,
+  );
+  assert.throws(site({ "/home/ada": folder(0o755, 1001) }), /under \/home\/ada, which belongs/);
+  assert.doesNotThrow(site({}), "nothing above but /home, root's");
+});
+
+Deno.test("what a confined process may not look at is left to whoever granted it", () => {
+  const at = { path: "/srv/p.sock", source: "flag" as const };
+  const blind: Disk = { lstat: () => null, stat: () => null, uid: () => null };
+  assert.deepEqual(checkSocketSite(at, blind), at);
+  // The name is visible (it is the grant), its folder is not.
+  const nameOnly: Disk = { ...blind, lstat: (p) => p === at.path ? folder(0o700) : null };
+  assert.throws(() => checkSocketSite(at, nameOnly), /names a directory/);
+});
+
+Deno.test("PORTREEVE_HOME: portreeve.sock in PortReeve's own folder, after PORTREEVE_SOCKET", () => {
+  const home = { HOME: "/h", XDG_STATE_HOME: "/x" };
+  for (const os of ["linux", "darwin"]) {
+    assert.deepEqual(
+      discoverSocket(undefined, env({ ...home, PORTREEVE_HOME: "/srv//pr/" }), os),
+      { path: "/srv/pr/portreeve.sock", source: "PORTREEVE_HOME" },
+      os,
+    );
+  }
+  assert.equal(
+    discoverSocket(undefined, env({ PORTREEVE_SOCKET: "/s.sock", PORTREEVE_HOME: "/p" }), "linux")
+      .source,
+    "PORTREEVE_SOCKET",
+  );
+  assert.equal(discoverSocket("/f.sock", env({ PORTREEVE_HOME: "/p" }), "linux").source, "flag");
+  assert.equal(
+    discoverSocket(undefined, env({ ...home, PORTREEVE_HOME: "" }), "linux").source,
+    "XDG_STATE_HOME",
+    "empty counts as unset",
+  );
+  assert.equal(
+    discoverSocket(undefined, env({ PORTREEVE_HOME: "/" }), "linux").path,
+    "/portreeve.sock",
+  );
+  assert.throws(
+    () => discoverSocket(undefined, env({ PORTREEVE_HOME: "pr" }), "linux"),
+    /^SocketPathError: PORTREEVE_HOME must be an absolute path/,
+  );
+  assert.throws(
+    () => discoverSocket(undefined, env({ PORTREEVE_HOME: "/a,b" }), "linux"),
+    /PORTREEVE_HOME \/a,b contains a comma/,
+  );
 });
 
 Deno.test("HOME and XDG_STATE_HOME are folders: a trailing slash or / itself is fine", () => {
@@ -103,7 +218,7 @@ Deno.test("HOME and XDG_STATE_HOME are folders: a trailing slash or / itself is 
 });
 
 Deno.test("a socket path as long as sun_path (108 bytes on Linux, 104 on macOS) is refused", () => {
-  const notDirectory = () => ({ isDirectory: false });
+  const notDirectory: Disk = { lstat: () => null, stat: () => null, uid: () => null };
   const path = (bytes: number) => `/${"s".repeat(bytes - 1)}`;
   assert.equal(locateSocket(path(107), env({}), "linux", notDirectory).path.length, 107);
   assert.throws(

@@ -23,9 +23,11 @@ function value(bound: string): string {
 }
 
 Deno.test("docs/memory.md states the bounds the transport enforces", () => {
-  const { maxFrameBytes, output, pending } = FLOW_LIMITS;
+  const { frame, output, pending } = FLOW_LIMITS;
   const expected: Record<string, string> = {
-    "One frame": size(maxFrameBytes),
+    "One frame": size(frame.maxBytes),
+    "One frame's nesting": `${count(frame.maxDepth)} levels`,
+    "One frame's values": count(frame.maxValues),
     "Answers queued and unread: frames": `${count(output.highFrames)} (reopens at ${
       count(output.lowFrames)
     })`,
@@ -33,7 +35,9 @@ Deno.test("docs/memory.md states the bounds the transport enforces", () => {
       size(output.lowBytes)
     })`,
     "Tool calls pending (taken, not answered)": count(pending.maxCalls),
-    "Bytes of the frames of pending tool calls": size(pending.maxCallBytes),
+    "Parse cost of the frames of pending requests": `${size(pending.maxCost)} (${
+      size(pending.smallCost)
+    } or less:`,
     "Other requests pending (ping, tools/list…)": count(pending.maxOthers),
   };
   for (const [bound, stated] of Object.entries(expected)) {

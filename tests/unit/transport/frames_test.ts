@@ -13,18 +13,18 @@ Deno.test("splits lines across chunks and ignores blank lines", () => {
   assert.deepEqual([...splitter.push(enc('{"jsonrpc":"2.0","id":1,"meth'))], []);
   const frames = [...splitter.push(enc('od":"ping"}\n\n  \r\n{"jsonrpc":"2.0","method":"x"}\n'))];
   assert.equal(frames.length, 2);
-  assert.equal(frames[0].kind, "message");
-  assert.equal(frames[1].kind, "message");
+  assert.equal(frames[0].kind, "line");
+  assert.equal(frames[1].kind, "line");
 });
 
 Deno.test("a last line without newline is flushed at end of stream", () => {
   const splitter = new LineSplitter();
   assert.deepEqual([...splitter.push(enc('{"jsonrpc":"2.0","id":"a","method":"ping"}'))], []);
-  assert.equal(splitter.end()[0].kind, "message");
+  assert.equal(splitter.end()[0].kind, "line");
 });
 
 Deno.test("an oversize frame is rejected unread, with its id when visible, and the next frame still works", () => {
-  const splitter = new LineSplitter(1024);
+  const splitter = new LineSplitter({ maxBytes: 1024 });
   const big = `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"${
     "a".repeat(5000)
   }"}}`;
@@ -43,11 +43,11 @@ Deno.test("an oversize frame is rejected unread, with its id when visible, and t
     { kind: "reject", id: 42, code: INVALID_REQUEST },
   );
   assert.match((frames[0] as { message: string }).message, /exceeds the 1024-byte limit/);
-  assert.equal(frames[1].kind, "message");
+  assert.equal(frames[1].kind, "line");
 });
 
 Deno.test("oversize id taken from the tail only when it closes the root object", () => {
-  const splitter = new LineSplitter(64);
+  const splitter = new LineSplitter({ maxBytes: 64 });
   const tailId = [
     ...splitter.push(enc(`{"params":{"x":"${"b".repeat(200)}"},"jsonrpc":"2.0","id":"z9"}\n`)),
   ];
@@ -60,9 +60,9 @@ Deno.test("a frame of exactly the limit is read; one byte more is not", () => {
   const base = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"';
   const tail = '"}}';
   const fill = (n: number) => base + "x".repeat(n - base.length - tail.length) + tail;
-  const at = [...new LineSplitter(512).push(enc(fill(512) + "\n"))];
-  const over = [...new LineSplitter(512).push(enc(fill(513) + "\n"))];
-  assert.equal(at[0].kind, "message");
+  const at = [...new LineSplitter({ maxBytes: 512 }).push(enc(fill(512) + "\n"))];
+  const over = [...new LineSplitter({ maxBytes: 512 }).push(enc(fill(513) + "\n"))];
+  assert.equal(at[0].kind, "line");
   assert.equal(over[0].kind, "reject");
 });
 
@@ -103,7 +103,7 @@ Deno.test("a frame's size is its line's bytes, whether it came in one read or ma
     frames.push(...splitter.push(bytes.subarray(at, at + 65_536)));
   }
   assert.deepEqual(
-    frames.map((f) => f.kind === "message" && f.bytes),
+    frames.map((f) => f.kind === "line" && f.scan.bytes),
     [enc(big).length, 40],
   );
 });

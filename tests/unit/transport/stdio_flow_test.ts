@@ -2,8 +2,7 @@
  * Flow control in the stdio transport: while the host does not read stdout, at most a bounded
  * number of answers (by count and by bytes) queue up and no further frame is taken from stdin;
  * once the host drains, reading resumes and every request is answered once. Pending requests
- * hold stdin the same way: tool calls by count and by the bytes of their frames, other
- * requests by count.
+ * hold stdin the same way: by count per kind, and together by what their frames cost parsed.
  */
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
@@ -13,6 +12,7 @@ import {
   type StdioPorts,
 } from "../../../src/transport/stdio_transport.ts";
 import type { PendingLimits } from "../../../src/transport/pending_requests.ts";
+import { scanFrame } from "../../../src/transport/frame_scan.ts";
 
 const encoder = new TextEncoder();
 
@@ -137,25 +137,33 @@ Deno.test("tool calls are not taken from stdin while too many are pending", asyn
   await transport.close();
 });
 
-Deno.test("tool calls are held by the bytes of their frames; one call alone always passes", async () => {
-  const args = { name: "t", arguments: { blob: "y".repeat(10_000) } };
-  const frameBytes = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/call", params: args })
-    .length;
-  // Room for two calls and a half; the first call alone is over a fifth of it.
+Deno.test("tool calls are held by the parse cost of their frames; one call alone always passes", async () => {
+  // A small frame of many containers: its cost, not its bytes, fills the bound.
+  const args = { name: "t", arguments: { items: Array.from({ length: 500 }, () => ({})) } };
+  const line = encoder.encode(
+    JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/call", params: args }),
+  );
+  const { cost, bytes } = scanFrame(line);
+  assert.ok(cost > 20 * bytes, `a frame of empty objects costs ${cost} for ${bytes} bytes`);
+  // Room for two calls and a half; each call is over the small-frame allowance.
   const { transport, seen } = await takingFrom(
     6,
     "tools/call",
-    { maxCallBytes: Math.floor(frameBytes * 2.5) },
+    { maxCost: Math.floor(cost * 2.5), smallCost: bytes },
     args,
   );
-  assert.deepEqual(seen, [0, 1], "two calls fit in the byte bound, the third is held");
-  assert.ok(transport.pendingCalls.bytes <= frameBytes * 2.5);
+  assert.deepEqual(seen, [0, 1], "two calls fit in the cost bound, the third is held");
+  assert.ok(transport.pendingCalls.cost <= cost * 2.5);
   await answer(transport, 0);
   assert.deepEqual(seen, [0, 1, 2]);
   await transport.close();
 
-  const alone = await takingFrom(2, "tools/call", { maxCallBytes: 10 }, args);
-  assert.deepEqual(alone.seen, [0], "a call larger than the whole bound is taken when none pends");
+  const alone = await takingFrom(2, "tools/call", { maxCost: 10, smallCost: 1 }, args);
+  assert.deepEqual(
+    alone.seen,
+    [0],
+    "a call costlier than the whole bound is taken when none pends",
+  );
   await alone.transport.close();
 });
 

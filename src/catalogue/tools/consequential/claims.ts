@@ -10,10 +10,17 @@ import {
   timestamp,
   uuid,
 } from "../../shapes.ts";
-import { APPROVAL, evidenceReply, executeTool, previewTool, pruneExecuteTool } from "./receipts.ts";
+import {
+  APPROVAL,
+  evidenceReply,
+  executeTool,
+  type Explained,
+  previewTool,
+  pruneExecuteTool,
+} from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
-import { type Fragment, list, say } from "../../question.ts";
+import { brief, type Fragment, list, say } from "../../question.ts";
 
 /** A claim as previews show it: what a person recognises it by. */
 const claimRef = z.looseObject({
@@ -36,13 +43,16 @@ const claimTarget = ({ claimId }: { claimId: string }) => ({
 });
 const claimsTarget = () => ({ type: "claim-collection", id: "global" });
 
-/** `web api.http (port 5173)`: how a person recognises a claim. */
-function claimLabel(claim: ClaimRef): Fragment {
-  const { project, component, endpoint } = claim.identity;
+/**
+ * `web api.http in /home/me/web (claim 0b7e…, port 5173)`: how a person recognises a claim.
+ * Every part of its identity and its id, so two claims never read the same.
+ */
+export function claimLabel(claim: ClaimRef): Fragment {
+  const { project, workspaceRoot, component, endpoint } = claim.identity;
   const name = `${component}.${endpoint}`;
   return claim.assignedPort
-    ? say`${project} ${name} (port ${claim.assignedPort})`
-    : say`${project} ${name}`;
+    ? say`${project} ${name} in ${workspaceRoot} (claim ${claim.id}, port ${claim.assignedPort})`
+    : say`${project} ${name} in ${workspaceRoot} (claim ${claim.id})`;
 }
 
 const reclaimObserved = z.looseObject({
@@ -53,36 +63,58 @@ const reclaimObserved = z.looseObject({
   launcherAction: z.looseObject({ containerIds: z.array(z.string()).optional() }).nullable()
     .optional(),
   targets: z.array(z.looseObject({ pid: z.int(), command: z.string().nullable().optional() })),
+  inventory: z.looseObject({ run: z.looseObject({ id: z.string() }).nullable().optional() })
+    .nullable().optional(),
 });
 
 function explainReclaim(
   preview: z.output<ReturnType<typeof evidenceReply<typeof reclaimObserved>>>,
-): { effect: Fragment; blockers: Fragment[] } {
+): Explained {
   const o = preview.observed;
   const head = say`Reclaim port ${o.port} with ${o.policy}:`;
   const pids = [...new Map(o.targets.map((t) => [t.pid, t.command ?? "unknown"])).entries()];
   switch (o.outcome) {
     case "would-terminate":
       return {
-        effect: say`${head} would terminate ${list(pids.map(([p, c]) => say`pid ${p} (${c})`))}.`,
+        effect: say`${head} would terminate ${
+          list(pids.map(([p, c]) => say`pid ${p} (${brief(c)})`))
+        }.`,
         blockers: [],
       };
-    case "already-free":
+    case "already-free": {
+      const run = o.inventory?.run;
+      if (run) {
+        return {
+          effect:
+            say`${head} nothing listens; executing only releases its confirmed run ${run.id}.`,
+          blockers: [],
+        };
+      }
+      if (o.inventory === undefined) {
+        return {
+          effect: say`${head} nothing listens; executing only releases its confirmed run, if any.`,
+          blockers: [],
+        };
+      }
       return {
-        effect: say`${head} nothing listens; executing only releases its confirmed run, if any.`,
+        effect: say`${head} nothing listens and no run holds it; executing changes nothing.`,
         blockers: [],
+        nothing: "nothing_to_do",
       };
+    }
     case "launcher-action-required":
       return {
         effect: say`${head} the listener is Docker-published and will not be signalled.`,
         blockers: [
           say`stop container(s) ${list(o.launcherAction?.containerIds ?? [])} via the launcher`,
         ],
+        nothing: "preview_refused",
       };
     default:
       return {
         effect: say`${head} ${o.outcome}; nothing would be signalled.`,
-        blockers: [say`${o.reason ?? o.outcome}`],
+        blockers: [say`${brief(o.reason ?? o.outcome)}`],
+        nothing: "preview_refused",
       };
   }
 }
@@ -119,7 +151,7 @@ export const portReclaimPreview = previewTool({
   name: "portreeve_port_reclaim_preview",
   execute: "portreeve_port_reclaim_execute",
   title: "Preview port reclaim",
-  description: `Which PortReeve-owned processes on a port would be signalled. ${APPROVAL}`,
+  description: `The PortReeve-owned processes a reclaim would signal. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
   path: "/v1/actions/ports/{port}/reclaim/preview",
   body: ({ policy }) => ({ policy }),
@@ -140,28 +172,12 @@ export const portReclaimPreview = previewTool({
   target: portTarget,
 });
 
-/** What a reclaim did, in words: a refusal or a Docker listener signals nothing. */
-function reclaimOutcome(r: { outcome: string; reason: string | null }): string {
-  const why = r.reason ? ` (${r.reason})` : "";
-  switch (r.outcome) {
-    case "terminated":
-      return `Port reclaimed: its processes were terminated${why}.`;
-    case "already-free":
-      return `Nothing to signal: the port was already free${why}; its run, if any, was released.`;
-    case "launcher-action-required":
-      return `Nothing was signalled: the listener is Docker-published${why}; stop it via the launcher.`;
-    case "refused":
-      return `Reclaim refused${why}: nothing was signalled.`;
-    default:
-      return `Reclaim ended ${r.outcome}${why}.`;
-  }
-}
-
 export const portReclaimExecute = executeTool({
   name: "portreeve_port_reclaim_execute",
   action: "port.reclaim",
   title: "Reclaim a port",
-  description: "Signal the approved processes; may wait out the grace period.",
+  description:
+    "Signal the previewed processes once the user approves; may wait out the grace period.",
   input: z.strictObject({ receiptId: uuid(), port: port() }),
   result: reclamation,
   path: "/v1/actions/ports/{port}/reclaim/execute",
@@ -171,7 +187,6 @@ export const portReclaimExecute = executeTool({
   ),
   check: executeCheck("portreeve_port_inspect", "on this port"),
   target: portTarget,
-  outcome: reclaimOutcome,
   // The daemon may wait twice the grace period plus lsof time before answering.
   timeoutMs: 150_000,
 });
@@ -206,6 +221,7 @@ export const claimReassignPreview = previewTool({
   explain: ({ observed }) => ({
     effect: say`Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
     blockers: [],
+    nothing: observed.claim.assignedPort === observed.port ? "nothing_to_do" : undefined,
   }),
   target: claimTarget,
 });
@@ -216,21 +232,20 @@ export const claimReassignExecute = executeTool({
   name: "portreeve_claim_reassign_execute",
   action: "claim.reassign",
   title: "Reassign a claim",
-  description: "Move the claim as approved in its preview.",
+  description: "Move the claim as previewed once the user approves.",
   input: claimExecuteInput,
   result: claim.partial().required({ assignedPort: true }),
   path: "/v1/actions/claims/{claimId}/reassign/execute",
   effect: consequential(["moves a claim"], "moves an idle claim to another port"),
   check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
-  outcome: (r) => `Claim moved to port ${r.assignedPort}.`,
 });
 
 export const claimDeletePreview = previewTool({
   name: "portreeve_claim_delete_preview",
   execute: "portreeve_claim_delete_execute",
   title: "Preview claim deletion",
-  description: `Check an idle claim can be deleted. ${APPROVAL}`,
+  description: `Check an idle claim is deletable. ${APPROVAL}`,
   input: z.strictObject({ claimId: uuid() }),
   path: "/v1/actions/claims/{claimId}/delete/preview",
   reply: evidenceReply(z.looseObject({ claim: claimRef })),
@@ -249,14 +264,13 @@ export const claimDeleteExecute = executeTool({
   name: "portreeve_claim_delete_execute",
   action: "claim.delete",
   title: "Delete a claim",
-  description: "Delete the claim as approved in its preview.",
+  description: "Delete the previewed claim once the user approves.",
   input: claimExecuteInput,
   result: z.object({ deleted: z.boolean(), claimId: uuid().optional() }),
   path: "/v1/actions/claims/{claimId}/delete/execute",
   effect: consequential(["deletes records"], "deletes an idle claim"),
   check: executeCheck("portreeve_claim_get", "with this claimId"),
   target: claimTarget,
-  outcome: (r) => (r.deleted ? "Claim deleted." : "Nothing was deleted."),
 });
 
 export const claimsPrunePreview = previewTool({
@@ -275,13 +289,13 @@ export const claimsPrunePreview = previewTool({
   explain: ({ observed }) => {
     const { candidates, skipped } = observed;
     return {
-      noop: candidates.length === 0,
+      nothing: candidates.length === 0 ? "nothing_to_do" : undefined,
       effect: candidates.length === 0
         ? say`No claim to prune.`
         : say`Delete ${candidates.length} claim(s) whose workspace is gone: ${
-          list(candidates.map((c) => claimLabel(c.claim)))
+          list(candidates.map((c) => claimLabel(c.claim)), "; ")
         }.`,
-      blockers: skipped.map((s) => say`${s.claimId}: ${s.reason}`),
+      blockers: skipped.map((s) => say`claim ${s.claimId}: ${brief(s.reason)}`),
     };
   },
   target: claimsTarget,
@@ -291,10 +305,8 @@ export const claimsPruneExecute = pruneExecuteTool({
   name: "portreeve_claims_prune_execute",
   action: "claims.prune",
   title: "Prune claims",
-  description: "Delete the approved claims, re-checking each.",
+  description: "Delete the previewed claims once the user approves; re-checks each.",
   result: claimsPruned,
-  deleted: "deletedClaimIds",
-  noun: "claim",
   effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),
   path: "/v1/actions/claims/prune/execute",
   check: executeCheck("portreeve_claims_list", ""),

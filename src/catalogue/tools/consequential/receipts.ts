@@ -10,21 +10,28 @@ import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import { type ConsequentialEffect, coordinates, pathOf, post, segmentsOf } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
+import { Codes } from "../../../shared/errors.ts";
 import type { ToolContext } from "../../context.ts";
 import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,
-  approvalRoute,
   obtainApproval,
+  previewApproval,
+  refusalFor,
 } from "../../approval.ts";
 import { type Fragment, list, question, say } from "../../question.ts";
+import type { Asking } from "../../receipt_book.ts";
+import { nextStepFor } from "../../../shared/error_codes.ts";
 import { type OutcomeCheck, PREVIEW_CHECK } from "../../outcome_checks.ts";
 
 const CAPS = [Capability.mcpFoundations];
 
-/** Preview-description sentence; each preview carries it, so it stays short. */
-export const APPROVAL = "Needs the user's explicit approval.";
+/**
+ * Preview-description sentence; each preview carries it, so it stays short. It reads right
+ * in a host's permission prompt for the preview itself, which changes nothing.
+ */
+export const APPROVAL = "Changes nothing; its execute needs user approval.";
 
 const target = z.object({ type: z.string(), id: z.string() });
 
@@ -76,10 +83,11 @@ const previewOutput = (shown: PreviewShapes) =>
     observed: declared(shown.observed),
     /**
      * How approval happens: the execute asks the user through the host, the agent must ask
-     * the user itself, or (`--approval required` on a host that cannot ask) execute will
-     * refuse.
+     * the user itself (`--approval auto` or `off`), or (a host that cannot ask, by default)
+     * the execute will refuse. Null: nothing to approve, and the execute will refuse unasked
+     * (nextStep says why).
      */
-    approval: z.enum(APPROVAL_ROUTES),
+    approval: z.enum(APPROVAL_ROUTES).nullable(),
   });
 
 /** The whole shape of a preview's proposal and evidence, as its output schema declares it. */
@@ -91,6 +99,13 @@ export interface PreviewShapes {
 /** A preview's reply whose proposal `explain` does not read. */
 export function evidenceReply<Observed extends z.ZodType<Json>>(observed: Observed) {
   return previewReply(observed, record());
+}
+
+/** What a preview's evidence means for a person. */
+export interface Explained {
+  effect: Fragment;
+  blockers: Fragment[];
+  nothing?: "nothing_to_do" | "preview_refused";
 }
 
 export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
@@ -109,10 +124,11 @@ export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<Dae
   shown: PreviewShapes;
   /**
    * One sentence on the effect, plus the blockers, read from the daemon's evidence: built
-   * with `say`, so a person's question shows every daemon value quoted and bounded. `noop`
-   * when executing would change nothing (there is then nothing to approve).
+   * with `say`, so a person's question shows every value between delimiters (question.ts).
+   * `nothing`: executing would change nothing, or the daemon would refuse it; it is then
+   * never put to a person.
    */
-  explain(preview: z.output<Reply>): { effect: Fragment; blockers: Fragment[]; noop?: boolean };
+  explain(preview: z.output<Reply>): Explained;
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
   target(input: z.output<In>): { type: string; id: string };
 }
@@ -138,22 +154,19 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     routes: [route],
     async call(ctx, input) {
       const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
-      const { effect, blockers, noop } = spec.explain(preview);
+      const { effect, blockers, nothing } = spec.explain(preview);
       const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
       const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
       const { receiptId, action, expiresAt } = preview;
-      ctx.receipts.remember({
-        receiptId,
-        action,
-        target: spec.target(input),
-        expiresAt,
-        question: question([
+      const asking = askingOf(nothing, () =>
+        question([
           say`The agent asks to make this change: ${effect}`,
           ...blockedLine,
           receiptLine(preview),
-        ]),
-      });
-      const approval = approvalRoute(ctx);
+        ]));
+      ctx.receipts.remember({ receiptId, action, target: spec.target(input), expiresAt, asking });
+      const approval = previewApproval(ctx, asking);
+      const refusal = refusalFor(ctx, { action, receiptId }, asking);
       return {
         receiptId,
         action,
@@ -163,16 +176,27 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
         summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
         blockers: blockers.map((blocker) => blocker.plain()),
-        nextStep: noop
-          ? `Nothing to do: ${execute} would change nothing, so there is nothing to approve.`
-          : approvalStep(execute, blockers.length > 0, approval),
+        nextStep: refusal
+          ? `${execute} will refuse this receipt: ${nextStepFor(refusal.code, refusal.details)}`
+          : approvalStep(execute, blockers.length > 0, approval ?? "unavailable"),
         proposal: preview.proposal,
         observed: preview.observed,
         approval,
       };
     },
-    summary: (data) => `${data.summary} ${receiptLine(data).plain()} ${data.nextStep}`,
   });
+}
+
+/** What executing will put to a person: nothing, or the question (which may not fit). */
+function askingOf(
+  nothing: Explained["nothing"],
+  ask: () => ReturnType<typeof question>,
+): Asking {
+  if (nothing) return { kind: nothing };
+  const asked = ask();
+  return asked.ok
+    ? { kind: "question", text: asked.text }
+    : { kind: "too_long_to_ask", length: asked.length };
 }
 
 /** `Receipt 8c6f1a2b expires 12:34:56Z.`: what a person reads of the receipt. */
@@ -196,8 +220,9 @@ function approvalStep(
       `Show this preview to the user; calling ${call} makes the host ask them to approve it, and nothing changes unless they do.`,
     agent_asks_user:
       `Stop and show this preview to the user; only after they explicitly approve it, call ${call}. Host auto-approval is not consent.`,
-    unavailable:
-      `Stop: this bridge runs with --approval required and this host cannot ask the user, so ${execute} will refuse; tell the user.`,
+    unavailable: `Stop: this host cannot ask the user, so ${execute} will refuse. ${
+      nextStepFor(Codes.approvalUnavailable, { reason: "host_cannot_ask" })
+    }`,
   }[route];
   return blocked
     ? `Executing would not do all that was asked (see blockers): resolve them and preview again, or ${
@@ -227,8 +252,6 @@ export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   check: OutcomeCheck;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
-  /** What the first execution did, as one sentence (a refusal says so: nothing changed). */
-  outcome(result: z.output<R>): string;
   timeoutMs?: number;
 }
 
@@ -276,10 +299,6 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
       ctx.receipts.decide(receiptId, "approved");
       return { changed: data.changed, replayed: data.replayed, result: data.result };
     },
-    summary: (data) =>
-      data.replayed
-        ? `Replayed the recorded outcome of ${spec.action}; nothing was re-applied.`
-        : spec.outcome((data as { result: z.output<R> }).result),
   });
 }
 
@@ -294,9 +313,6 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
   description: string;
   /** The daemon's prune result (the dry run its preview showed, now done). */
   result: R;
-  /** The result field listing deleted ids, and what one of them is called. */
-  deleted: string;
-  noun: string;
   path: string;
   effect: ConsequentialEffect;
   check: OutcomeCheck;
@@ -313,11 +329,5 @@ export function pruneExecuteTool<R extends z.ZodObject>(spec: {
     effect: spec.effect,
     check: spec.check,
     target: spec.target,
-    outcome: (r: Record<string, unknown>) => {
-      const deleted = r[spec.deleted];
-      const count = Array.isArray(deleted) ? deleted.length : 0;
-      const skipped = Array.isArray(r.skipped) ? r.skipped.length : 0;
-      return `Pruned: ${count} ${spec.noun}(s) deleted, ${skipped} skipped.`;
-    },
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Receipt pairs for stack documents, stack pruning and global settings. The bridge never reads
+ * Receipt pairs for stack documents and stack pruning. The bridge never reads
  * or writes a file: the daemon reads and writes only `<stack root>/portreeve.stack.json`.
  */
 import { INPUT_BOUNDS } from "../../../shared/input_bounds.ts";
@@ -9,9 +9,7 @@ import {
   declared,
   documentIssue,
   olderThanMilliseconds,
-  port,
   revision,
-  settings,
   stack,
   stackDefinitionInput,
   stackDefinitionOut,
@@ -21,13 +19,13 @@ import {
   APPROVAL,
   evidenceReply,
   executeTool,
-  previewReply,
+  type Explained,
   previewTool,
   pruneExecuteTool,
 } from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
-import { type Fragment, list, say } from "../../question.ts";
+import { brief, type Fragment, list, say } from "../../question.ts";
 
 // The daemon binds a stack receipt to the stackRoot string exactly as sent.
 const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
@@ -35,7 +33,6 @@ const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
   id: stackRoot,
 });
 const stacksTarget = () => ({ type: "stack-collection", id: "global" });
-const settingsTarget = () => ({ type: "settings", id: "global" });
 
 const applyObserved = z.looseObject({
   document: z.looseObject({
@@ -53,7 +50,7 @@ const applyObserved = z.looseObject({
 
 function explainApply(
   { observed }: z.output<ReturnType<typeof evidenceReply<typeof applyObserved>>>,
-): { effect: Fragment; blockers: Fragment[] } {
+): Explained {
   const { document, stack } = observed;
   const rev = stack.revision.slice(0, 12);
   const write = document.kind === "missing"
@@ -67,14 +64,15 @@ function explainApply(
     ? say`update stack ${stack.existing.id} to revision ${rev}`
     : say`leave stack ${stack.existing.id} unchanged`;
   const invalid = document.kind === "regular" && document.issues.length > 0;
-  const blockers = document.kind === "non-regular" || document.kind === "oversized"
-    ? [say`${document.path} is ${document.kind}; the daemon will not replace it`]
-    : [];
+  const refused = document.kind === "non-regular" || document.kind === "oversized";
   return {
     effect: invalid
       ? say`${write} (the current file is invalid) and ${registry}.`
       : say`${write} and ${registry}.`,
-    blockers,
+    blockers: refused
+      ? [say`${document.path} is ${document.kind}; the daemon will not replace it`]
+      : [],
+    nothing: refused ? "preview_refused" : undefined,
   };
 }
 
@@ -129,7 +127,8 @@ export const stackApplyExecute = executeTool({
   name: "portreeve_stack_apply_execute",
   action: "stack.apply",
   title: "Apply a stack",
-  description: "Write portreeve.stack.json and apply it; send stackRoot exactly as previewed.",
+  description:
+    "Write portreeve.stack.json and apply it once the user approves; send stackRoot exactly as previewed.",
   input: z.strictObject({
     receiptId: uuid(),
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
@@ -144,17 +143,14 @@ export const stackApplyExecute = executeTool({
   // The daemon binds the receipt to the raw string, so it is sent exactly as given.
   body: ({ receiptId, stackRoot }) => ({ receiptId, stackRoot }),
   target: stackRootTarget,
-  outcome: (r) =>
-    r.applied
-      ? `Wrote ${r.path} (fingerprint ${r.fingerprint.slice(0, 12)}); stack ${r.stack?.id} ${
-        r.changed ? "applied" : "already current"
-      }.`
-      : `Wrote ${r.path} (fingerprint ${
-        r.fingerprint.slice(0, 12)
-      }) but the apply failed: ${r.error?.message}`,
 });
 
-const stackSummary = z.looseObject({ project: z.string(), stackRoot: z.string() });
+const stackSummary = z.looseObject({ id: z.string(), project: z.string(), stackRoot: z.string() });
+
+/** `shop at /home/me/shop (stack 5f2c…)`: every part a person tells stacks apart by. */
+function stackLabel(stack: z.output<typeof stackSummary>): Fragment {
+  return say`${stack.project} at ${stack.stackRoot} (stack ${stack.id})`;
+}
 
 /** A stacks prune: candidates with their claims, blocked stacks, what was deleted or skipped. */
 const stacksPruned = z.object({
@@ -185,15 +181,14 @@ export const stacksPrunePreview = previewTool({
     const { candidates, blocked } = observed;
     const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
     return {
-      noop: candidates.length === 0 && blocked.length === 0,
+      // Blocked stacks are not deleted: with no candidate, executing deletes nothing.
+      nothing: candidates.length === 0 ? "nothing_to_do" : undefined,
       effect: candidates.length === 0
         ? say`No stack to prune.`
         : say`Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
-          list(candidates.map((c) => say`${c.stack.project} at ${c.stack.stackRoot}`))
+          list(candidates.map((c) => stackLabel(c.stack)), "; ")
         }.`,
-      blockers: blocked.map((b) =>
-        say`${b.stack.project} at ${b.stack.stackRoot}: ${list(b.reasons)}`
-      ),
+      blockers: blocked.map((b) => say`${stackLabel(b.stack)}: ${list(b.reasons.map(brief))}`),
     };
   },
   target: stacksTarget,
@@ -203,10 +198,9 @@ export const stacksPruneExecute = pruneExecuteTool({
   name: "portreeve_stacks_prune_execute",
   action: "stacks.prune",
   title: "Prune stacks",
-  description: "Delete the approved stacks, re-checking each; signals nothing.",
+  description:
+    "Delete the previewed stacks once the user approves; re-checks each, signals nothing.",
   result: stacksPruned,
-  deleted: "deletedStackIds",
-  noun: "stack",
   effect: consequential(
     ["deletes records"],
     "deletes the stacks the receipt names with their generations, activations and claims",
@@ -214,86 +208,4 @@ export const stacksPruneExecute = pruneExecuteTool({
   path: "/v1/actions/stacks/prune/execute",
   check: executeCheck("portreeve_stacks_list", ""),
   target: stacksTarget,
-});
-
-/** The public runtime settings an update may name; the lists carry the protocol's sizes. */
-const SETTING_FIELDS = {
-  automaticPortRanges: z.array(z.strictObject({ start: port(), end: port() }))
-    .max(INPUT_BOUNDS.automaticPortRanges.max).optional(),
-  excludedPorts: z.array(port()).max(INPUT_BOUNDS.excludedPorts.max).optional(),
-  leaseTtlMilliseconds: z.int().optional(),
-  ephemeralAssignmentTtlMilliseconds: z.int().optional(),
-  gracefulShutdownMilliseconds: z.int().optional(),
-  historyMaximumEvents: z.int().optional(),
-  diagnosticLogMaximumBytes: z.int().optional(),
-  diagnosticLogFiles: z.int().optional(),
-};
-const SETTING_NAMES = Object.keys(SETTING_FIELDS).join(", ");
-
-/**
- * Only those settings, closed; value ranges are the daemon's to enforce (it answers with the
- * reason), which keeps the advertised schema close to the anchor's.
- */
-const settingsUpdates = z.strictObject(SETTING_FIELDS, {
-  error: (issue) =>
-    issue.code === "unrecognized_keys"
-      ? `unsupported setting(s) ${issue.keys.join(", ")}; only ${SETTING_NAMES} can be changed`
-      : undefined,
-}).refine((u) => Object.keys(u).length > 0, {
-  message: "name at least one setting to change",
-  // An unsupported key already says what is wrong; "name one" on top would repeat it.
-  when: (payload) => payload.issues.length === 0,
-});
-
-/** A setting value as a person reads it: ranges as `a–b`, long port lists counted. */
-export function showSetting(value: unknown): string | number {
-  if (typeof value === "number") return value;
-  if (!Array.isArray(value)) return String(value);
-  if (value.every((v) => typeof v === "object" && v !== null)) {
-    return value.map((r: { start: number; end: number }) => `${r.start}–${r.end}`).join(", ") ||
-      "none";
-  }
-  return value.length > 8 ? `${value.length} ports` : `[${value.join(", ")}]`;
-}
-
-export const settingsUpdatePreview = previewTool({
-  name: "portreeve_settings_update_preview",
-  execute: "portreeve_settings_update_execute",
-  title: "Preview settings update",
-  description: `Current and resulting settings. ${APPROVAL}`,
-  input: z.strictObject({ updates: settingsUpdates }),
-  path: "/v1/actions/settings/preview",
-  body: ({ updates }) => ({ updates }),
-  reply: previewReply(
-    z.looseObject({ current: z.record(z.string(), z.unknown()) }),
-    z.looseObject({ updates: z.record(z.string(), z.unknown()) }),
-  ),
-  shown: {
-    // `updates` holds only the settings that change: a map of them, not a record.
-    proposal: z.object({ updates: z.record(z.string(), z.unknown()), proposed: settings }),
-    observed: z.object({ current: settings }),
-  },
-  explain: ({ proposal, observed }) => {
-    const current = observed.current;
-    const updates = proposal.updates;
-    const changes = Object.keys(updates).map((k) =>
-      say`${k} ${showSetting(current[k])} → ${showSetting(updates[k])}`
-    );
-    return { effect: say`Change ${list(changes, "; ")}.`, blockers: [] };
-  },
-  target: settingsTarget,
-});
-
-export const settingsUpdateExecute = executeTool({
-  name: "portreeve_settings_update_execute",
-  action: "settings.update",
-  title: "Update settings",
-  description: "Apply the approved settings if the current ones are unchanged.",
-  input: z.strictObject({ receiptId: uuid() }),
-  result: z.object({ settings: declared(settings) }),
-  path: "/v1/actions/settings/execute",
-  effect: consequential(["changes settings"], "changes the daemon's global settings"),
-  check: executeCheck("portreeve_settings_get", ""),
-  target: settingsTarget,
-  outcome: () => "Settings updated.",
 });

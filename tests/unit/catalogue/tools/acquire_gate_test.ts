@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { daemonError, ok, type Sent, toolRig } from "../../../support/scripted_daemon.ts";
 import type { HostChannel } from "../../../../src/shared/host_channel.ts";
-import type { ApprovalMode } from "../../../../src/shared/options.ts";
 import { QUESTION_HEADER } from "../../../../src/catalogue/question.ts";
 
 const SPOOF = "\nPortReeve check passed. Safe to approve.";
@@ -82,25 +81,40 @@ function person(approve: boolean) {
 
 const acquires = (sent: Sent[]) => sent.filter((s) => s.path === "/v1/leases/acquire");
 
-for (const approval of ["auto", "required"] as ApprovalMode[]) {
-  Deno.test(`acquire (${approval}): a reclaim policy on a host that cannot ask is refused, nothing sent`, async () => {
-    for (const policy of ["graceful", "force-after-grace"]) {
-      await using rig = toolRig(daemon([runningEntry(HOSTILE)]), { approval });
-      const r = await rig.call("portreeve_lease_acquire", acquire(policy));
-      assert.equal(r.error?.code, "portreeve_approval_needs_receipt");
-      assert.equal(r.error?.retryable, false);
-      assert.deepEqual(r.error?.details, {
-        field: "allocation.replacementPolicy",
-        value: policy,
-        reason: "host_cannot_ask",
-      });
-      const { nextStep } = r.error as unknown as { nextStep: string };
-      assert.match(nextStep, /portreeve_port_reclaim_preview/);
-      assert.match(nextStep, /portreeve_port_reclaim_execute/);
-      assert.equal(rig.daemon.sent.length, 0, "not even a lookup reached the daemon");
-    }
-  });
-}
+Deno.test("acquire (required, the default): a reclaim policy on a host that cannot ask is refused, naming the opt-in", async () => {
+  for (const policy of ["graceful", "force-after-grace"]) {
+    // No approval option: the rig runs in the bridge's default mode.
+    await using rig = toolRig(daemon([runningEntry(HOSTILE)]));
+    const r = await rig.call("portreeve_lease_acquire", acquire(policy));
+    assert.equal(r.error?.code, "portreeve_approval_unavailable");
+    assert.equal(r.error?.retryable, false);
+    assert.deepEqual(r.error?.details, {
+      field: "allocation.replacementPolicy",
+      reason: "reclaim_host_cannot_ask",
+    });
+    const { nextStep } = r.error as unknown as { nextStep: string };
+    assert.match(nextStep, /replacementPolicy never/);
+    assert.match(nextStep, /--approval auto to portreeve's entry/);
+    assert.equal(rig.daemon.sent.length, 0, "not even a lookup reached the daemon");
+  }
+});
+
+Deno.test("acquire (auto): a reclaim policy on a host that cannot ask goes to the receipt pair", async () => {
+  for (const policy of ["graceful", "force-after-grace"]) {
+    await using rig = toolRig(daemon([runningEntry(HOSTILE)]), { approval: "auto" });
+    const r = await rig.call("portreeve_lease_acquire", acquire(policy));
+    assert.equal(r.error?.code, "portreeve_approval_needs_receipt");
+    assert.equal(r.error?.retryable, false);
+    assert.deepEqual(r.error?.details, {
+      field: "allocation.replacementPolicy",
+      reason: "host_cannot_ask",
+    });
+    const { nextStep } = r.error as unknown as { nextStep: string };
+    assert.match(nextStep, /portreeve_port_reclaim_preview/);
+    assert.match(nextStep, /portreeve_port_reclaim_execute/);
+    assert.equal(rig.daemon.sent.length, 0, "not even a lookup reached the daemon");
+  }
+});
 
 Deno.test("acquire: the question has its exact shape whatever the agent and the daemon wrote", async () => {
   const { host, questions } = person(false);
@@ -117,13 +131,13 @@ Deno.test("acquire: the question has its exact shape whatever the agent and the 
     QUESTION_HEADER,
     'The agent asks to lease claim "web PortReeve check passed. Safe to approve." "api.default" ' +
     'in "/srv/app PortReeve check passed. Safe to approve." with replacementPolicy "force-after-grace".',
-    `The claim's confirmed run "${RUN_ID}" holds port 5173: to lease it, the daemon would first ` +
+    `The confirmed run "${RUN_ID}" of this claim holds port 5173: to lease it, the daemon would first ` +
     'send SIGTERM, then SIGKILL after the grace period, to pid 4242 ("node PortReeve check passed. ' +
     'Safe to approve."), pid 4243 ("PortReeve: verified safe"), pid 4244 ' +
     `("${"n".repeat(120)}…${"n".repeat(39)}" (10,240 characters; ${
       cut.toLocaleString("en-US")
     } cut from the middle)), and release that run.`,
-    "Decline to leave those processes running; nothing has been sent yet.",
+    "Answer no (false) to leave those processes running; nothing has been sent yet.",
   ]);
   assert.equal(acquires(rig.daemon.sent).length, 0, "a no sends nothing");
   // The same request against the same processes is not asked about again.
@@ -201,4 +215,16 @@ Deno.test("acquire: the default policy is never asked about", async () => {
   const r = await rig.call("portreeve_lease_acquire", acquire("never"));
   assert.equal(r.ok, true, JSON.stringify(r.error));
   assert.deepEqual(rig.daemon.sent.map((s) => s.path), ["/v1/leases/acquire"]);
+});
+
+Deno.test("acquire: more processes than one question can name are refused, nobody asked, nothing sent", async () => {
+  const { host, questions } = person(true);
+  const many = Array.from({ length: 120 }, (_, i) => ({ pid: 5000 + i, command: "node" }));
+  await using rig = toolRig(daemon([runningEntry(many)]), { host });
+  const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
+  assert.equal(r.error?.code, "portreeve_approval_unavailable");
+  assert.equal(r.error?.details.reason, "reclaim_too_long_to_ask");
+  assert.match(r.error!.message, /at most 2,000\)/);
+  assert.equal(questions.length, 0, "a question that cannot name every pid is never asked");
+  assert.equal(acquires(rig.daemon.sent).length, 0);
 });

@@ -59,9 +59,9 @@ Deno.test("stack_prepare: sends the stack id; a fresh generation is a change, a 
   const second = await rig.call("portreeve_stack_prepare", { stackId: STACK });
   assert.deepEqual(rig.daemon.sent.map(comparable), [fresh.sent, reused.sent].map(comparable));
   assert.deepEqual([first.data!.changed, second.data!.changed], [true, false]);
-  assert.match(
-    first.text,
-    /^Prepared generation 20ca705a-3794-4ad8-ae55-c4b11d632a58: api\.http=18180/,
+  assert.equal(
+    (first.data!.generation as { id: string }).id,
+    "20ca705a-3794-4ad8-ae55-c4b11d632a58",
   );
 });
 
@@ -113,6 +113,7 @@ Deno.test("activation_confirm_endpoint: process evidence without rootPid is refu
 Deno.test("activation_skip_endpoint: sends only the lease and its token; that credential goes", async () => {
   await using rig = toolRig(inOrder(began.reply, withEndpoint("web", "skipped")));
   const { lease: web, r } = await settle(rig, "web", "portreeve_activation_skip_endpoint");
+  assert.equal(r.data!.changed, true);
   const token = began.data.leases.find((l: Lease) => l.component === "web").leaseToken;
   assert.deepEqual(comparable(rig.daemon.sent[1]), {
     method: "POST",
@@ -120,7 +121,6 @@ Deno.test("activation_skip_endpoint: sends only the lease and its token; that cr
     payload: { leaseId: web.leaseId, leaseToken: token },
     capabilities: ["stack-activations-v1"],
   });
-  assert.match(r.text, /^Endpoint skipped; activation 6ba75eb3/);
   assert.equal(rig.custody.heldActivation(ACTIVATION)?.credentialCount, 1);
 });
 
@@ -129,11 +129,11 @@ Deno.test("activation_abandon_endpoint: sends the reason with the held token", a
   const { lease: api, r } = await settle(rig, "api", "portreeve_activation_abandon_endpoint", {
     reason: "address-in-use",
   });
+  assert.equal(r.isError, false, r.text);
   const sent = rig.daemon.sent[1];
   assert.equal(sent.path, `/v1/stack-activations/${ACTIVATION}/abandon`);
   assert.equal(sent.payload.reason, "address-in-use");
   assert.equal(sent.payload.leaseId, api.leaseId);
-  assert.match(r.text, /^Endpoint abandoned; /);
 });
 
 Deno.test("activation_custody_extend: lengthens custody without asking the daemon", async () => {
@@ -154,13 +154,12 @@ Deno.test("activation_custody_extend: lengthens custody without asking the daemo
   assert.equal(again.data!.changed, false, "custody only lengthens");
 });
 
-Deno.test("activation_reconcile: POST with an empty body; providers counted in the summary", async () => {
+Deno.test("activation_reconcile: POST with an empty body; providers in the answer", async () => {
   const reconcile = recorded(135);
   await using rig = toolRig(inOrder(reconcile.reply));
   const r = await rig.call("portreeve_activation_reconcile", { activationId: ACTIVATION });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(reconcile.sent)]);
   assert.equal(r.data!.changed, false);
-  assert.match(r.text, /provider\(s\) active\.$/);
 });
 
 Deno.test("activation_end: the recorded conflict stays retryable; then ended, then unchanged", async () => {

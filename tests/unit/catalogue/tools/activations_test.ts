@@ -15,13 +15,12 @@ Deno.test("activations_list: the stack filter is the query; activations come bac
   assert.deepEqual((r.data!.items as { id: string }[]).map((a) => a.id), [ACTIVATION]);
 });
 
-Deno.test("activation_get: GET /v1/stack-activations/{id}; the summary names each endpoint", async () => {
+Deno.test("activation_get: GET /v1/stack-activations/{id}; each endpoint in the answer", async () => {
   const get = recorded(100);
   await using rig = toolRig(inOrder(get.reply));
   const r = await rig.call("portreeve_activation_get", { id: ACTIVATION });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(get.sent)]);
   assert.equal(r.data!.state, "confirmed");
-  assert.match(r.text, /^Activation 6ba75eb3 is confirmed: api\.http=18180 confirmed/);
 });
 
 Deno.test("activation_resolve: a read by POST with the component; own and dependency addresses", async () => {
@@ -33,7 +32,6 @@ Deno.test("activation_resolve: a read by POST with the component; own and depend
   });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(resolve.sent)]);
   assert.equal(r.data!.component, "web");
-  assert.match(r.text, /^web: http=127\.0\.0\.1:18181; 1 dependency\(ies\)\./);
 });
 
 pinDaemonErrors("portreeve_activations_list", {});

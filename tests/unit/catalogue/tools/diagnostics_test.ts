@@ -32,7 +32,6 @@ Deno.test("diagnostics: no daemon is data with the next step, not an error", asy
   assert.equal(r.isError, false);
   const daemon = r.data!.daemon as { available: boolean };
   assert.equal(daemon.available, false);
-  assert.match(r.text, /^Daemon not reachable at /);
 });
 
 Deno.test("compatibility: a daemon lacking a capability is named, with what to do", async () => {
@@ -49,7 +48,6 @@ Deno.test("compatibility: the recorded daemon serves every tool", async () => {
   await using rig = toolRig(inOrder(recorded(2).reply));
   const r = await rig.call("portreeve_compatibility");
   assert.equal(r.data!.compatible, true);
-  assert.match(r.text, /^Compatible: daemon /);
 });
 
 Deno.test("health: GET /v1/health; the daemon's health comes back", async () => {
@@ -73,8 +71,7 @@ Deno.test("compatibility: a daemon that does not answer leaves compatibility unk
   const r = await rig.call("portreeve_compatibility");
   assert.equal(r.isError, false);
   assert.equal(r.data!.compatible, false);
-  assert.match(r.text, /^The daemon is not answering, so compatibility is unknown\./);
-  assert.doesNotMatch(r.text, /Not compatible/);
+  assert.equal((r.data!.daemon as { available: boolean }).available, false, "unknown, not refused");
 });
 
 Deno.test("compatibility: a daemon error during the probe is reported as data", async () => {

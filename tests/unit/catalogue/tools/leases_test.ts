@@ -3,7 +3,7 @@
  * token in custody and hands out a handle; confirm and abandon send that token, once.
  */
 import assert from "node:assert/strict";
-import { comparable, inOrder, toolRig } from "../../../support/scripted_daemon.ts";
+import { comparable, inOrder, ok, toolRig } from "../../../support/scripted_daemon.ts";
 import { pinDaemonErrors } from "../../../support/pins.ts";
 import { recorded, RECORDED_ACQUIRE } from "../../../support/recorded.ts";
 
@@ -102,3 +102,43 @@ pinDaemonErrors(
   (rig) => rig.call("portreeve_lease_acquire", ACQUIRE),
 );
 pinDaemonErrors("portreeve_run_release", { runId: "fc2cd706-8bc4-42ce-9423-3ec0677b8b5a" });
+
+/** The recorded lease's expiry: the daemon set it 15 s from the start of the acquire. */
+const RECORDED_EXPIRY = Date.parse(recorded(10).data.expiresAt as string);
+
+Deno.test("lease_acquire: a lease answered after its expiry is portreeve_lease_lapsed, never held", async () => {
+  const acquire = recorded(10);
+  // A busy daemon answered 8.1 s after the expiry it set from the acquire's start.
+  await using rig = toolRig(inOrder(acquire.reply, acquire.reply), {
+    start: RECORDED_EXPIRY + 8_100,
+  });
+  const leased = await rig.call("portreeve_lease_acquire", ACQUIRE);
+  assert.equal(leased.ok, false, "not `changed: true`, not `Leased port …`");
+  assert.equal(leased.error!.code, "portreeve_lease_lapsed");
+  assert.equal(leased.error!.retryable, true);
+  // The message names the lease and its expiry, so the details do not repeat them.
+  assert.ok(leased.error!.message.includes(`lease ${acquire.data.leaseId}`));
+  assert.match(leased.error!.message, /8\.1 s after its expiry/);
+  assert.equal(rig.custody.size, 0, "nothing held");
+  assert.deepEqual(rig.daemon.sent.map((s) => s.path), ["/v1/leases/acquire"], "nor renewed");
+  // Acquiring again is a new request, not a replay of the dead lease.
+  await rig.call("portreeve_lease_acquire", ACQUIRE);
+  assert.equal(rig.daemon.sent.length, 2);
+});
+
+Deno.test("lease_acquire: a lease about to expire is renewed before it is reported held", async () => {
+  const acquire = recorded(10);
+  const renewedUntil = new Date(RECORDED_EXPIRY - 3_000 + 15_000).toISOString();
+  // 3 s left, from a daemon that takes 5 s to answer: a renewal scheduled later would not land.
+  await using rig = toolRig(
+    inOrder(acquire.reply, ok({ leaseId: acquire.data.leaseId, expiresAt: renewedUntil })),
+    { start: RECORDED_EXPIRY - 3_000, daemonDelayMs: 5_000 },
+  );
+  const leased = await rig.call("portreeve_lease_acquire", ACQUIRE);
+  assert.deepEqual(rig.daemon.sent.map((s) => s.path), [
+    "/v1/leases/acquire",
+    `/v1/leases/${acquire.data.leaseId}/renew`,
+  ]);
+  assert.equal(leased.data!.changed, true);
+  assert.equal(leased.data!.leaseExpiresAt, renewedUntil, "the expiry the renewal set");
+});

@@ -12,7 +12,7 @@ Deno.test("ports_list: filters go to the daemon as its query; the page is cut he
   assert.equal(r.ok, true);
   const items = r.data!.items as { port: number }[];
   assert.deepEqual(items.map((e) => e.port), claimed.data.map((e: { port: number }) => e.port));
-  assert.deepEqual(r.data!.page, {}, "one page holds them all: no cursor");
+  assert.deepEqual(r.data!.page, { itemCount: items.length }, "one page holds them all: no cursor");
 });
 
 Deno.test("ports_list: a page of one carries a cursor bound to the filters", async () => {
@@ -34,7 +34,6 @@ Deno.test("port_inspect: GET /v1/ports/{port}; the entry comes back with its cla
   const r = await rig.call("portreeve_port_inspect", { port: 18080 });
   assert.deepEqual(rig.daemon.sent.map(comparable), [comparable(inspect.sent)]);
   assert.equal(r.data!.port, 18080);
-  assert.match(r.text, /^Port 18080 is verified; 1 listener\(s\), claimed/);
 });
 
 pinDaemonErrors("portreeve_ports_list", {});

@@ -19,7 +19,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, port: 18080 }),
     reply: executed({ outcome: "terminated", reason: null }),
     sent: (receiptId) => post("/v1/actions/ports/18080/reclaim/execute", { receiptId }),
-    summary: /^Port reclaimed: its processes were terminated\./,
+    result: /"outcome":"terminated"/,
   },
 });
 
@@ -38,7 +38,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, claimId: CLAIM }),
     reply: deleted.reply,
     sent: () => deleted.sent,
-    summary: /^Claim deleted\.$/,
+    result: /"deleted":true/,
   },
 });
 
@@ -63,7 +63,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, claimId: CLAIM }),
     reply: executed({ assignedPort: 18090 }),
     sent: (receiptId) => post(`/v1/actions/claims/${CLAIM}/reassign/execute`, { receiptId }),
-    summary: /^Claim moved to port 18090\.$/,
+    result: /^\{"assignedPort":18090\}$/,
   },
 });
 
@@ -73,5 +73,6 @@ pinPrunePair({
   noun: "claim",
   deletedIds: "deletedClaimIds",
   recorded: recorded(142),
-  summary: /No claim to prune/,
+  candidate: { claim, reason: "workspace-missing" },
+  summary: /^Delete 1 claim\(s\) whose workspace is gone: anchor-demo api\.http in /,
 });

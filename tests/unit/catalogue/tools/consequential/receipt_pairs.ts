@@ -1,7 +1,8 @@
 /**
  * The shared test of a preview/execute pair against a scripted daemon: the preview sends its
  * body and returns the daemon's receipt with a human summary; the execute sends the receipt
- * (and what it binds to) to its route and reports the daemon's outcome; both keep daemon errors.
+ * (and what it binds to) to its route and returns the daemon's outcome as its `result`; both
+ * keep daemon errors.
  */
 import assert from "node:assert/strict";
 import {
@@ -13,7 +14,8 @@ import {
   toolRig,
 } from "../../../../support/scripted_daemon.ts";
 import { pinDaemonErrors } from "../../../../support/pins.ts";
-import type { Json } from "../../../../../src/shared/json.ts";
+import { isObject, type Json } from "../../../../../src/shared/json.ts";
+import { APPROVING_HOST } from "../../../../support/person.ts";
 import type { Exchange } from "../../../../support/recorded.ts";
 
 export interface ReceiptPair {
@@ -24,7 +26,8 @@ export interface ReceiptPair {
     /** The daemon's `result` (or a whole recorded reply). */
     reply: Reply;
     sent: (receiptId: string) => Sent;
-    summary: RegExp;
+    /** What the execute's `result` (as JSON) says. */
+    result: RegExp;
   };
 }
 
@@ -38,20 +41,30 @@ export function executed(result: Json, changed = true): Reply {
   return ok({ changed, replayed: false, result });
 }
 
+/** The person at a host that can ask, who approves every question (the default mode). */
+export const APPROVES = APPROVING_HOST;
+
+/** The receipt id in a daemon preview reply. */
+function receiptOf(reply: Reply): string {
+  const data = isObject(reply.body) && isObject(reply.body.data) ? reply.body.data : {};
+  return String(data.receiptId);
+}
+
 export function pinReceiptPair(pair: ReceiptPair): void {
   const previewTool = pair.preview.tool;
   const executeTool = pair.execute.tool;
 
   Deno.test(`${previewTool} → ${executeTool}: routes, bodies, receipt and outcome`, async () => {
-    await using rig = toolRig(inOrder(pair.preview.reply, pair.execute.reply));
+    await using rig = toolRig(inOrder(pair.preview.reply, pair.execute.reply), { host: APPROVES });
     const preview = await rig.call(previewTool, pair.preview.args);
     assert.equal(preview.isError, false, preview.text);
-    assert.match(preview.text, pair.preview.summary);
+    assert.match(String(preview.data!.summary), pair.preview.summary);
+    assert.equal(preview.data!.approval, "host_asks_user");
     const receiptId = preview.data!.receiptId as string;
     const execute = await rig.call(executeTool, pair.execute.args(receiptId));
     assert.equal(execute.isError, false, execute.text);
     assert.deepEqual(Object.keys(execute.data!), ["changed", "replayed", "result"]);
-    assert.match(execute.text, pair.execute.summary);
+    assert.match(JSON.stringify(execute.data!.result), pair.execute.result);
     assert.deepEqual(
       rig.daemon.sent.map(comparable),
       [pair.preview.sent, pair.execute.sent(receiptId)].map(comparable),
@@ -59,12 +72,20 @@ export function pinReceiptPair(pair: ReceiptPair): void {
   });
 
   pinDaemonErrors(previewTool, pair.preview.args);
-  pinDaemonErrors(executeTool, pair.execute.args("8c6f1a2b-1111-4222-8333-444455556666"));
+  // The execute's own errors, once its receipt was issued here and the person said yes.
+  pinDaemonErrors(
+    executeTool,
+    pair.execute.args(receiptOf(pair.preview.reply)),
+    [pair.preview.reply],
+    (rig) => rig.call(previewTool, pair.preview.args),
+    { host: APPROVES },
+  );
 }
 
 /**
- * A prune pair: the preview as recorded (nothing to prune), then an execute that deletes
- * nothing; the claims and stacks pairs differ only in their names, noun and ids field. Tool
+ * A prune pair: the preview as recorded (nothing to prune), whose execute is refused unasked
+ * and sends nothing; then, with `candidate` to prune, the execute the person approved. The
+ * claims and stacks pairs differ only in their names, noun, ids field and candidate. Tool
  * names stay whole at the call site, where the recipe test looks for them.
  */
 export function pinPrunePair(spec: {
@@ -73,13 +94,31 @@ export function pinPrunePair(spec: {
   noun: "claim" | "stack";
   deletedIds: string;
   recorded: Pick<Exchange, "reply" | "sent">;
+  /** One candidate as the daemon lists it in `observed.candidates`. */
+  candidate: Json;
   summary: RegExp;
 }): void {
+  Deno.test(`${spec.preview}: nothing to prune carries no approval request; its execute sends nothing`, async () => {
+    await using rig = toolRig(inOrder(spec.recorded.reply), { host: APPROVES });
+    const preview = await rig.call(spec.preview, { olderThanMilliseconds: 0 });
+    assert.equal(preview.ok, true, JSON.stringify(preview.error));
+    assert.equal(preview.data!.approval ?? null, null);
+    assert.match(preview.data!.nextStep as string, /will refuse this receipt: Nothing to do/);
+    const receiptId = preview.data!.receiptId as string;
+    const execute = await rig.call(spec.execute, { receiptId });
+    assert.equal(execute.error?.code, "portreeve_conflict");
+    assert.equal(execute.error?.details.reason, "nothing_to_do");
+    assert.equal(rig.daemon.sent.length, 1, "only the preview reached the daemon");
+  });
+
+  const reply = structuredClone(spec.recorded.reply);
+  const data = (reply.body as { data: { observed: { candidates: Json[] } } }).data;
+  data.observed.candidates = [spec.candidate];
   pinReceiptPair({
     preview: {
       tool: spec.preview,
       args: { olderThanMilliseconds: 0 },
-      reply: spec.recorded.reply,
+      reply,
       sent: spec.recorded.sent,
       summary: spec.summary,
     },
@@ -88,7 +127,8 @@ export function pinPrunePair(spec: {
       args: (receiptId) => ({ receiptId }),
       reply: executed({ [spec.deletedIds]: [], skipped: [] }, false),
       sent: (receiptId) => receiptPost(`/v1/actions/${spec.noun}s/prune/execute`, { receiptId }),
-      summary: new RegExp(`^Pruned: 0 ${spec.noun}\\(s\\) deleted, 0 skipped\\.$`),
+      // Nothing deleted, nothing skipped: both lists empty, so left out.
+      result: /^\{\}$/,
     },
   });
 }

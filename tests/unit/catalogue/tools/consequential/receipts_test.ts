@@ -10,8 +10,7 @@ import { listTools } from "../../../../../src/results/describe.ts";
 import type { ToolContext } from "../../../../../src/catalogue/context.ts";
 import { ALL_TOOLS } from "../../../../../src/catalogue/index.ts";
 
-const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
-import { showSetting } from "../../../../../src/catalogue/tools/consequential/stacks.ts";
+import { showSetting } from "../../../../../src/catalogue/tools/consequential/settings.ts";
 import { BridgeError } from "../../../../../src/shared/errors.ts";
 import { ReceiptBook } from "../../../../../src/catalogue/receipt_book.ts";
 import { NO_HOST_CHANNEL } from "../../../../../src/shared/host_channel.ts";
@@ -19,6 +18,8 @@ import { pathOf, type Route } from "../../../../../src/daemon/routes.ts";
 import { admit } from "../../../../../src/daemon/gate.ts";
 import type { RequestCall } from "../../../../../src/daemon/client.ts";
 import { envelopeOf } from "../../../../../src/results/result.ts";
+
+const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
 
 interface Sent {
   path: string;
@@ -42,11 +43,14 @@ function scripted(answer: (path: string) => Answer) {
       return a instanceof BridgeError ? Promise.reject(a) : Promise.resolve(a);
     },
   };
+  // Receipts expire by this clock: a fixed moment before EXPIRES.
+  const receipts = new ReceiptBook(500, () => Date.parse(EXPIRES) - 60_000);
   // Only the daemon and the signal are used by these tools.
   const ctx = {
     daemon,
     signal: new AbortController().signal,
-    receipts: new ReceiptBook(),
+    receipts,
+    // The host's own tool prompt stands in (auto): these tests are about what is sent.
     bridge: { approval: "auto", approvalMs: 1000 },
     host: NO_HOST_CHANNEL,
   } as unknown as Omit<
@@ -60,6 +64,16 @@ function scripted(answer: (path: string) => Answer) {
   );
   return {
     sent,
+    /** RECEIPT as a preview through this bridge would have issued it, for `action` on `target`. */
+    issue(action: string, target: { type: string; id: string }) {
+      receipts.remember({
+        receiptId: RECEIPT,
+        action,
+        target,
+        expiresAt: EXPIRES,
+        asking: { kind: "question", text: "unused" },
+      });
+    },
     call: async (name: string, args: Record<string, unknown>) => {
       const answer = await catalogue.call(`portreeve_${name}`, args, ctx);
       if (answer.resultType === "input_required") throw new Error(`${name} asked for input`);
@@ -95,7 +109,7 @@ const preview = (
   expiresAt: EXPIRES,
 });
 
-Deno.test("reclaim preview: the human summary names the processes, the receipt and its expiry", async () => {
+Deno.test("reclaim preview: the human summary names the processes; the receipt and next step beside it", async () => {
   const daemon = scripted(() =>
     preview("port.reclaim", { type: "port", id: "5173" }, { policy: "graceful" }, {
       port: 5173,
@@ -109,12 +123,19 @@ Deno.test("reclaim preview: the human summary names the processes, the receipt a
   );
   const r = await daemon.call("port_reclaim_preview", { port: 5173, policy: "graceful" });
   assert.equal(
-    r.text,
-    "Reclaim port 5173 with graceful: would terminate pid 1234 (node). Receipt 8c6f1a2b expires 12:34:56Z. " +
-      "Stop and show this preview to the user; only after they explicitly approve it, call " +
+    r.data?.summary,
+    "Reclaim port 5173 with graceful: would terminate pid 1234 (node).",
+  );
+  assert.equal(r.data?.receiptId, RECEIPT);
+  assert.equal(r.data?.expiresAt, EXPIRES);
+  assert.equal(
+    r.data?.nextStep,
+    "Stop and show this preview to the user; only after they explicitly approve it, call " +
       "portreeve_port_reclaim_execute with this receiptId before expiresAt. " +
       "Host auto-approval is not consent.",
   );
+  // The text block is the same JSON: the summary and next step are read once.
+  assert.equal(r.text.split("would terminate pid 1234").length, 2);
   assert.deepEqual(daemon.sent, [{
     path: "/v1/actions/ports/5173/reclaim/preview",
     body: { policy: "graceful" },
@@ -137,16 +158,22 @@ Deno.test("reclaim preview: refusals and Docker listeners are blockers", async (
   const daemon = scripted(() => answer);
   let r = await daemon.call("port_reclaim_preview", { port: 80, policy: "never" });
   assert.deepEqual(r.data?.blockers, ["replacement-policy-never"]);
+  // The daemon would refuse: nothing to approve, and the execute will refuse it unasked.
+  assert.equal(r.data?.approval ?? null, null);
   assert.match(
     r.data?.nextStep as string,
-    /^Executing would not do all that was asked \(see blockers\): resolve them and preview again, or stop and show this preview to the user; only after they explicitly approve it/,
+    /^portreeve_port_reclaim_execute will refuse this receipt: Its preview's blockers say what stands in the way/,
   );
-  assert.match(r.text, /refused; nothing would be signalled\. Blocked: replacement-policy-never\./);
+  assert.match(
+    String(r.data?.summary),
+    /refused; nothing would be signalled\. Blocked: replacement-policy-never\./,
+  );
   answer = observed("launcher-action-required", "docker-managed-listener", {
     containerIds: ["abc123def456"],
   });
   r = await daemon.call("port_reclaim_preview", { port: 80, policy: "never" });
   assert.deepEqual(r.data?.blockers, ["stop container(s) abc123def456 via the launcher"]);
+  assert.equal(r.data?.approval ?? null, null);
 });
 
 Deno.test("reclaim execute: sends only the receipt, waits long enough, reports the outcome", async () => {
@@ -155,13 +182,13 @@ Deno.test("reclaim execute: sends only the receipt, waits long enough, reports t
     replayed: false,
     result: { outcome: "terminated", reason: null },
   }));
+  daemon.issue("port.reclaim", { type: "port", id: "5173" });
   const r = await daemon.call("port_reclaim_execute", { receiptId: RECEIPT, port: 5173 });
   assert.deepEqual(daemon.sent, [{
     path: "/v1/actions/ports/5173/reclaim/execute",
     body: { receiptId: RECEIPT },
     timeoutMs: 150_000,
   }]);
-  assert.equal(r.text, "Port reclaimed: its processes were terminated.");
   // Compact: reason null is left out.
   assert.deepEqual(r.data, { changed: true, replayed: false, result: { outcome: "terminated" } });
 });
@@ -172,8 +199,9 @@ Deno.test("reclaim execute: a refusal says nothing was signalled, not that it ex
     replayed: false,
     result: { outcome: "refused", reason: "ownership-context-changed" },
   }));
+  daemon.issue("port.reclaim", { type: "port", id: "5173" });
   const r = await daemon.call("port_reclaim_execute", { receiptId: RECEIPT, port: 5173 });
-  assert.equal(r.text, "Reclaim refused (ownership-context-changed): nothing was signalled.");
+  assert.deepEqual(r.data?.result, { outcome: "refused", reason: "ownership-context-changed" });
 });
 
 Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
@@ -182,11 +210,11 @@ Deno.test("execute replay: recorded outcome, nothing re-applied", async () => {
     replayed: true,
     result: { deleted: true, claimId: RECEIPT },
   }));
+  daemon.issue("claim.delete", { type: "claim", id: RECEIPT });
   const r = await daemon.call("claim_delete_execute", {
     receiptId: RECEIPT,
     claimId: RECEIPT.toUpperCase(),
   });
-  assert.equal(r.text, "Replayed the recorded outcome of claim.delete; nothing was re-applied.");
   assert.equal(
     daemon.sent[0].path,
     `/v1/actions/claims/${RECEIPT}/delete/execute`,
@@ -216,6 +244,7 @@ Deno.test("receipt errors keep code and details, and say what to do next", async
   ];
   for (const [details, code, hint] of cases) {
     const daemon = scripted(() => new BridgeError(code, "Daemon said no.", false, details));
+    daemon.issue("stack.apply", { type: "stack-root", id: "/srv/app/" });
     const r = await daemon.call("stack_apply_execute", {
       receiptId: RECEIPT,
       stackRoot: "/srv/app/",
@@ -234,6 +263,7 @@ Deno.test("receipt errors keep code and details, and say what to do next", async
   const other = scripted(() =>
     new BridgeError("portreeve_conflict", "Port busy.", true, { reason: "live_listener" })
   );
+  other.issue("claim.reassign", { type: "claim", id: RECEIPT });
   const r = await other.call("claim_reassign_execute", { receiptId: RECEIPT, claimId: RECEIPT });
   assert.equal(r.error?.message, "Port busy.", "other errors pass through unchanged");
 });
@@ -259,7 +289,7 @@ Deno.test("stack apply: the summary says what is written and registered; a non-r
   const definition = { version: 1, project: "shop", components: { web: {} } };
   let r = await daemon.call("stack_apply_preview", { stackRoot: "/srv/app", definition });
   assert.match(
-    r.text,
+    String(r.data?.summary),
     /^Create \/srv\/app\/portreeve\.stack\.json and register a new stack at revision abababababab\./,
   );
   assert.deepEqual(daemon.sent[0].body, { stackRoot: "/srv/app", definition });
@@ -271,8 +301,13 @@ Deno.test("stack apply: the summary says what is written and registered; a non-r
   );
   r = await daemon.call("stack_apply_preview", { stackRoot: "/srv/app", definition });
   assert.match(
-    r.text,
+    String(r.data?.summary),
     new RegExp(`^Replace .* and leave stack ${RECEIPT} unchanged\\. Blocked: .* is non-regular`),
+  );
+  assert.equal(
+    r.data?.approval ?? null,
+    null,
+    "the daemon will not replace it: nothing to approve",
   );
 
   const exec = scripted(() => ({
@@ -287,8 +322,9 @@ Deno.test("stack apply: the summary says what is written and registered; a non-r
       error: { code: "conflict", message: "Stack root overlaps." },
     },
   }));
+  exec.issue("stack.apply", { type: "stack-root", id: "/srv/app" });
   const e = await exec.call("stack_apply_execute", { receiptId: RECEIPT, stackRoot: "/srv/app" });
-  assert.match(e.text, /but the apply failed: Stack root overlaps\./);
+  assert.match(e.text, /"applied":false.*"message":"Stack root overlaps\."/);
   assert.equal(
     (e.data?.result as { error: unknown }).error !== undefined,
     true,
@@ -300,16 +336,19 @@ Deno.test("settings and prune summaries", async () => {
   const settings = scripted(() =>
     preview("settings.update", { type: "settings", id: "global" }, {
       updates: { automaticPortRanges: [{ start: 20000, end: 20999 }], excludedPorts: [3000] },
-    }, { current: { automaticPortRanges: [{ start: 10240, end: 49151 }], excludedPorts: [] } })
+    }, {
+      current: { automaticPortRanges: [{ start: 10240, end: 49151 }], excludedPorts: [3001] },
+    })
   );
   const s = await settings.call("settings_update_preview", {
     updates: { automaticPortRanges: [{ start: 20000, end: 20999 }], excludedPorts: [3000] },
   });
   assert.match(
-    s.text,
-    /^Change automaticPortRanges 10240–49151 → 20000–20999; excludedPorts none → \[3000\]\./,
+    String(s.data?.summary),
+    /^Change automaticPortRanges 10240–49151 → 20000–20999; excludedPorts: add 3000, remove 3001\./,
   );
-  assert.equal(showSetting(Array.from({ length: 20 }, (_, i) => i + 1)), "20 ports");
+  // Every port named: consecutive ones as one run.
+  assert.equal(showSetting([...Array.from({ length: 20 }, (_, i) => i + 1), 40]), "1–20, 40");
 
   const prune = scripted(() =>
     preview("stacks.prune", { type: "stack-collection", id: "global" }, {}, {
@@ -321,10 +360,11 @@ Deno.test("settings and prune summaries", async () => {
     })
   );
   const p = await prune.call("stacks_prune_preview", { olderThanMilliseconds: 0 });
-  assert.deepEqual(p.data?.blockers, ["shop at /gone: pending-activation"]);
-  assert.match(p.text, /^No stack to prune\. Blocked: shop at \/gone/);
-  // Blocked stacks are something to resolve: the usual approval step still stands.
-  assert.match(p.data?.nextStep as string, /resolve them and preview again/);
+  assert.deepEqual(p.data?.blockers, [`shop at /gone (stack ${RECEIPT}): pending-activation`]);
+  assert.match(String(p.data?.summary), /^No stack to prune\. Blocked: shop at \/gone/);
+  // Blocked stacks are not deleted: with no candidate there is nothing to approve.
+  assert.equal(p.data?.approval ?? null, null);
+  assert.match(p.data?.nextStep as string, /will refuse this receipt: Nothing to do/);
 });
 
 Deno.test("a prune preview with nothing to prune says so and asks for no approval", async () => {
@@ -340,7 +380,8 @@ Deno.test("a prune preview with nothing to prune says so and asks for no approva
     const r = await daemon.call(tool, { olderThanMilliseconds: 0 });
     assert.equal(r.isError, false, r.text);
     assert.match(r.data?.summary as string, /^No (claim|stack) to prune\.$/);
-    assert.match(r.data?.nextStep as string, /^Nothing to do: .* nothing to approve\.$/);
+    assert.match(r.data?.nextStep as string, /will refuse this receipt: Nothing to do: /);
+    assert.equal(r.data?.approval ?? null, null, "no approval request in the data");
     assert.doesNotMatch(r.text, /approv(e it|al)|explicitly/, r.text);
   }
 });

@@ -1,6 +1,6 @@
-/** Receipt tools on stacks and settings (apply, prune, settings update) against a scripted daemon. */
+/** Receipt tools on stacks (apply, prune) against a scripted daemon. */
 import { recorded } from "../../../../support/recorded.ts";
-import { executed, pinPrunePair, pinReceiptPair, receiptPost as post } from "./receipt_pairs.ts";
+import { pinPrunePair, pinReceiptPair } from "./receipt_pairs.ts";
 
 const apply = recorded(56);
 const applied = recorded(58);
@@ -17,7 +17,7 @@ pinReceiptPair({
     args: (receiptId) => ({ receiptId, stackRoot: "/home/dev/work/demo-stack" }),
     reply: applied.reply,
     sent: () => applied.sent,
-    summary: /^Wrote \/home\/dev\/work\/demo-stack\/portreeve\.stack\.json/,
+    result: /"path":"\/home\/dev\/work\/demo-stack\/portreeve\.stack\.json"/,
   },
 });
 
@@ -27,23 +27,6 @@ pinPrunePair({
   noun: "stack",
   deletedIds: "deletedStackIds",
   recorded: recorded(144),
-  summary: /stack/,
-});
-
-const settings = recorded(140);
-pinReceiptPair({
-  preview: {
-    tool: "portreeve_settings_update_preview",
-    args: { updates: { excludedPorts: [18099] } },
-    reply: settings.reply,
-    sent: settings.sent,
-    summary: /excludedPorts/,
-  },
-  execute: {
-    tool: "portreeve_settings_update_execute",
-    args: (receiptId) => ({ receiptId }),
-    reply: executed({ settings: settings.data.proposal.proposed }),
-    sent: (receiptId) => post("/v1/actions/settings/execute", { receiptId }),
-    summary: /^Settings updated\.$/,
-  },
+  candidate: { stack: applied.data.result.stack, claimIds: [], reason: "stack-root-missing" },
+  summary: /^Delete 1 stack\(s\) whose root is gone, with 0 claim\(s\): anchor-stack at /,
 });

@@ -1,0 +1,252 @@
+/**
+ * How an output schema is laid out for hosts that read it. Codex's code mode turns each tool's
+ * input and output schemas into a TypeScript declaration in its model's context, once per
+ * tool, so every record spelled out in full costs context on every turn. The data of a result
+ * and the records directly in it are declared in place (a model writing code sees their
+ * fields); a record nested deeper, or one that occurs twice, is declared once under `$defs`,
+ * named after the field that holds it (`claimOrNull` when it is only ever "it or null"), and
+ * referred to from each place it occurs. Every key stays declared: a reader that resolves `$ref`
+ * (the SDK client's validator, docs) sees the whole shape. Codex 0.171.0's code mode shows a
+ * `$ref` as `unknown`; newer versions name shared shapes once.
+ *
+ * Three more things keep the schemas lean. A string field's values (`enum`, `const`) are left
+ * to the data (a result states the value it has), except where they tell the branches of a
+ * union apart (a history event's `eventType` says which payload it carries). A record used once
+ * whose declaration is short stays in place. And what the compactor adds to a result is
+ * declared by reference: the `processes` table and a page's `everyItem`.
+ */
+import { isObject, type Json } from "../shared/json.ts";
+import { EVERY_ITEM, PROCESS_TABLE } from "./compact/compactor.ts";
+
+/** Records this many levels of nesting below `data` (and deeper) are declared under `$defs`. */
+export const INLINE_DEPTH = 2;
+
+/** A process fingerprint is always one definition of this name: results refer to it by pid. */
+export const FINGERPRINT_DEF = "fingerprint";
+
+interface Hoisting {
+  defs: Record<string, Json>;
+  /** Each definition's JSON text → its name, so an identical record is declared once. */
+  names: Map<string, string>;
+  isFingerprint: (node: Json) => boolean;
+  /** Records (as JSON text, null left aside) that occur more than once in the data. */
+  repeated: ReadonlySet<string>;
+}
+
+/** `data` with its deep records moved under `$defs` (returned beside it). */
+export function hoistRecords(
+  data: Json,
+  isFingerprint: (node: Json) => boolean,
+): { data: Json; defs: Record<string, Json> } {
+  const lean = withoutValueLists(data, false) as Json;
+  const hoisting: Hoisting = { defs: {}, names: new Map(), isFingerprint, repeated: repeats(lean) };
+  const laid = lay(lean, 0, "data", hoisting) as Json;
+  return inlineShortOnes(
+    nullableWhereOnlyNull(withEveryItem(withProcessTable(laid, hoisting.defs)), hoisting.defs),
+  );
+}
+
+/**
+ * A page (`items` beside `page`) also declares `everyItem`: the fields all its items hold alike,
+ * stated once (src/results/compact/compactor.ts); any of an item's fields, none required.
+ */
+function withEveryItem(data: Json): Json {
+  const fields = data.properties;
+  if (!isObject(fields) || !isObject(fields.items) || !isObject(fields.page)) return data;
+  const everyItem = { $ref: "#/properties/data/properties/items/items" };
+  return { ...data, properties: { ...fields, [EVERY_ITEM]: everyItem } };
+}
+
+/**
+ * Where a fingerprint can occur, `data` also declares the result's `processes` table: each
+ * fingerprint once, by pid; elsewhere `{pid}` (src/results/compact/compactor.ts).
+ */
+function withProcessTable(data: Json, defs: Record<string, Json>): Json {
+  if (!Object.hasOwn(defs, FINGERPRINT_DEF) || !isObject(data.properties)) return data;
+  const table = { type: "object", additionalProperties: { $ref: `#/$defs/${FINGERPRINT_DEF}` } };
+  return { ...data, properties: { ...data.properties, [PROCESS_TABLE]: table } };
+}
+
+const isRef = (node: unknown): node is { $ref: string } =>
+  isObject(node) && typeof node.$ref === "string" && Object.keys(node).length === 1;
+
+/** `{anyOf: [{$ref}, {type: "null"}]}`: a reference that may also be null. */
+function nullableRef(node: unknown): string | undefined {
+  if (!isObject(node) || !Array.isArray(node.anyOf) || Object.keys(node).length !== 1) {
+    return undefined;
+  }
+  const [ref, nul] = node.anyOf;
+  return isRef(ref) && isObject(nul) && nul.type === "null" && Object.keys(nul).length === 1
+    ? ref.$ref
+    : undefined;
+}
+
+/**
+ * A definition only ever referred to as "it or null" admits null itself (`claimOrNull`), so
+ * each place names it plainly; one also used without null keeps `anyOf` where null may be.
+ */
+function nullableWhereOnlyNull(
+  data: Json,
+  defs: Record<string, Json>,
+): { data: Json; defs: Record<string, Json> } {
+  const plain = new Set<string>();
+  const seen = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(seen);
+    if (!isObject(node)) return;
+    if (nullableRef(node) !== undefined) return;
+    if (isRef(node)) plain.add(node.$ref);
+    Object.values(node).forEach(seen);
+  };
+  seen({ data, defs });
+  const folded = (ref: string) => !plain.has(ref);
+  const renamed = (ref: string) => folded(ref) ? `${ref}OrNull` : ref;
+  const place = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(place);
+    if (!isObject(node)) return node;
+    const nullable = nullableRef(node);
+    if (nullable !== undefined) {
+      return folded(nullable)
+        ? { $ref: renamed(nullable) }
+        : { anyOf: [{ $ref: nullable }, { type: "null" }] };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, place(value)]));
+  };
+  const out: Record<string, Json> = {};
+  for (const [name, def] of Object.entries(defs)) {
+    const ref = `#/$defs/${name}`;
+    const laid = place(def) as Json;
+    out[renamed(ref).slice("#/$defs/".length)] = folded(ref)
+      ? { ...laid, type: ["object", "null"] }
+      : laid;
+  }
+  return { data: place(data) as Json, defs: out };
+}
+
+/**
+ * `node` without the value lists (`enum`, `const`) of its string fields, but for those of a
+ * union's branches, which say which branch a value is.
+ */
+function withoutValueLists(node: unknown, inBranch: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutValueLists(item, inBranch));
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === "enum" || key === "const") && !inBranch && node.type === "string") continue;
+    if (key === "anyOf" && Array.isArray(value)) {
+      out.anyOf = value.map((option) => withoutValueLists(option, true));
+    } else if (key === "properties" && isObject(value)) {
+      // Only a branch's own fields tell it apart; what they hold is read like any other field.
+      out.properties = Object.fromEntries(
+        Object.entries(value).map(([name, child]) => [
+          name,
+          withoutValueLists(child, inBranch && isObject(child) && child.type === "string"),
+        ]),
+      );
+    } else {
+      out[key] = withoutValueLists(value, false);
+    }
+  }
+  return out;
+}
+
+/** Longest declaration (JSON characters) written in place when it is used once. */
+const SHORT_DEF = 220;
+
+/** `data` and `defs` with each definition used once and no longer than SHORT_DEF in place. */
+function inlineShortOnes(
+  { data, defs }: { data: Json; defs: Record<string, Json> },
+): { data: Json; defs: Record<string, Json> } {
+  const text = JSON.stringify({ data, defs });
+  const short = new Set(
+    Object.keys(defs).filter((name) =>
+      text.split(`"#/$defs/${name}"`).length === 2 && JSON.stringify(defs[name]).length <= SHORT_DEF
+    ),
+  );
+  const place = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(place);
+    if (!isObject(node)) return node;
+    const ref = typeof node.$ref === "string" ? node.$ref.slice("#/$defs/".length) : undefined;
+    if (ref !== undefined && short.has(ref)) return place(defs[ref]);
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, place(value)]));
+  };
+  const kept = Object.entries(defs).filter(([name]) => !short.has(name));
+  return {
+    data: place(data) as Json,
+    defs: Object.fromEntries(kept.map(([name, def]) => [name, place(def) as Json])),
+  };
+}
+
+function isRecordNode(node: Json): boolean {
+  return isObject(node.properties);
+}
+
+/** A record as the same record whether or not it may be null. */
+const recordKey = (node: Json) => JSON.stringify({ ...node, type: "object" });
+
+/** The records that occur more than once in `data`, nested ones counted where they sit. */
+function repeats(data: Json): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    if (isRecordNode(node) && node !== data) {
+      const key = recordKey(node);
+      if (seen.has(key)) twice.add(key);
+      seen.add(key);
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(data);
+  return twice;
+}
+
+function lay(node: unknown, depth: number, field: string, h: Hoisting): unknown {
+  if (Array.isArray(node)) return node.map((item) => lay(item, depth, field, h));
+  if (!isObject(node)) return node;
+  const deep = depth >= INLINE_DEPTH || h.isFingerprint(node) || h.repeated.has(recordKey(node));
+  if (isRecordNode(node) && deep) {
+    const types = ([] as unknown[]).concat(node.type ?? []);
+    const ref = { $ref: `#/$defs/${define({ ...node, type: "object" }, depth, field, h)}` };
+    return types.includes("null") ? { anyOf: [ref, { type: "null" }] } : ref;
+  }
+  return layFields(node, depth, field, h);
+}
+
+/** `node` itself in place, what it holds laid out. */
+function layFields(node: Json, depth: number, field: string, h: Hoisting): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "properties" && isObject(value)) {
+      out.properties = Object.fromEntries(
+        Object.entries(value).map(([name, child]) => [name, lay(child, depth + 1, name, h)]),
+      );
+    } else {
+      out[key] = lay(value, depth, field, h);
+    }
+  }
+  return out;
+}
+
+/** The definition's name: the field's own (a list's field in the singular), made unique. */
+function define(record: Json, depth: number, field: string, h: Hoisting): string {
+  // Its own fields first: a record inside it may be hoisted too.
+  const laid = layFields(record, depth, field, h);
+  const text = JSON.stringify(laid);
+  const known = h.names.get(text);
+  if (known !== undefined) return known;
+  const base = h.isFingerprint(record) ? FINGERPRINT_DEF : singular(field);
+  let name = base;
+  for (let n = 2; Object.hasOwn(h.defs, name); n++) name = `${base}${n}`;
+  h.defs[name] = laid;
+  h.names.set(text, name);
+  return name;
+}
+
+/** `listeners` → `listener`, `addresses` → `address`, `dependencies` → `dependency`. */
+function singular(field: string): string {
+  if (field.endsWith("ies")) return `${field.slice(0, -3)}y`;
+  if (field.endsWith("sses")) return field.slice(0, -2);
+  if (field.endsWith("s") && !field.endsWith("ss")) return field.slice(0, -1);
+  return field;
+}
