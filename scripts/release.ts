@@ -18,7 +18,7 @@ import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 import { parseOptions, UsageError } from "../src/cli/options.ts";
 
 /** The Deno every form of the bridge is built and tested with. */
-const DENO_VERSION = "2.9.6";
+export const DENO_VERSION = "2.9.6";
 
 /** Release targets: the OS the launcher is written for and npm's package for that runtime. */
 export const TARGETS = {

@@ -104,6 +104,11 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
     "--quiet",
     "scripts/release.ts",
   ]),
+  "package:npm": program("[--out DIR] [--repository URL]", [
+    ...LOCAL,
+    "--quiet",
+    "scripts/npm_package.ts",
+  ]),
   bundle: {
     args: "",
     help: "Takes no arguments. Replaces dist/ with main.js and its chunks.",

@@ -18,6 +18,7 @@ import {
 } from "../shared/hints.ts";
 import { type CommandIO, parseOptions, UsageError } from "./options.ts";
 import { startDaemonHint } from "./daemon_hint.ts";
+import { wrappedList } from "./host_list.ts";
 
 /** Seams for tests; each defaults to the real process. */
 export interface ConfigDeps {
@@ -32,8 +33,7 @@ export interface ConfigDeps {
   listening?: (path: string) => boolean | null;
 }
 
-export const CONFIG_USAGE =
-  `usage: portreeve-mcp config --host ${HOST_IDS.join("|")} [--portable] [--label NAME] ` +
+export const CONFIG_USAGE = `usage: portreeve-mcp config --host HOST [--portable] [--label NAME] ` +
   `[--toolset ${TOOLSETS.join("|")}] [--approval ${
     APPROVAL_MODES.join("|")
   }] [--socket PATH] [--json]`;
@@ -55,7 +55,8 @@ export const CONFIG_HELP = `${CONFIG_USAGE}
 Prints the configuration of an agent host for this installation and the command that
 registers it. Reads and writes no host file.
 
-  --host HOST       ${HOST_IDS.join(" | ")} (required)
+  --host HOST       the host (required), one of
+                    ${wrappedList(HOST_IDS, ", ", " ".repeat(20))}
   --portable        print the bare \`portreeve-mcp\` command (for users who keep it on PATH)
                     instead of this installation's absolute command
   --label NAME      passed to serve --label (1-64 of A-Z a-z 0-9 . _ -)

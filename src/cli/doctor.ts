@@ -19,6 +19,7 @@ import { findHost, HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
 import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../shared/hints.ts";
 import { startDaemonHint } from "./daemon_hint.ts";
+import { wrappedList } from "./host_list.ts";
 import { detectInstallation } from "../shared/installation.ts";
 import { configureLogging } from "../shared/logging.ts";
 import { envelopeOf } from "../results/result.ts";
@@ -67,7 +68,8 @@ compatibility, health and the host command. Prints a checklist and one verdict.
   --socket PATH     daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
   --label NAME      the label a host entry would pass to serve
   --toolset SET     ${TOOLSETS.join(" | ")} (default full)
-  --host HOST       whose host command to show: ${HOST_IDS.join(" | ")} (default generic)
+  --host HOST       whose host command to show (default generic): one of
+                    ${wrappedList(HOST_IDS, ", ", " ".repeat(20))}
   --approval MODE   the serve --approval mode to check: ${
   APPROVAL_MODES.join(" | ")
 } (default ${DEFAULT_APPROVAL_MODE});

@@ -13,6 +13,8 @@ const UNATTENDED: Record<string, string> = {
     `Run non-interactively (\`claude -p\`, 2.1.197) it answers "cancel" unseen, so changes there end in ${Codes.approvalDeclined}.`,
   codex:
     `Run as \`codex exec\` (0.171.0) it answers "decline" unseen, so changes there end in ${Codes.approvalDeclined}.`,
+  copilot:
+    `Run as \`copilot -p\` (1.0.102) it answers "decline" unseen, so changes there end in ${Codes.approvalDeclined}.`,
 };
 
 export function approvalReport(mode: ApprovalMode, host: string): string {

@@ -3,6 +3,7 @@ import { APPROVAL_MODES, PRODUCT, SOFTWARE_VERSION, TOOLSETS } from "../shared/o
 import { SocketPathError } from "../shared/socket_location.ts";
 import { type CommandIO, UsageError } from "./options.ts";
 import { commandLine } from "../shared/hints.ts";
+import { wrappedList } from "./host_list.ts";
 
 export const EXIT = { ok: 0, usage: 2 } as const;
 
@@ -16,16 +17,18 @@ Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset ${toolsets}]
                        [--log-level error|warn|info|debug] [--custody-ms MS]
                        [--approval ${approvals}] [--approval-ms MS]
-  ${PRODUCT} config --host ${hosts.join("|")} [--portable] [--label NAME]
+  ${PRODUCT} config --host HOST [--portable] [--label NAME]
                        [--toolset ${toolsets}] [--approval ${approvals}]
                        [--socket PATH] [--json]
   ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ${toolsets}]
-                       [--host ${hosts.join("|")}] [--approval ...] [--json]
+                       [--host HOST] [--approval ...] [--json]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)
 config   prints the host configuration for this installation; never edits host files
 doctor   checks the whole path from a host to the daemon and says what to fix
+
+Hosts:  ${wrappedList(hosts, ", ", "        ")}
 
 Socket: --socket, else $PORTREEVE_SOCKET, else $PORTREEVE_HOME/portreeve.sock, else the
         platform default (\${XDG_STATE_HOME:-$HOME/.local/state}/portreeve/portreeve.sock;

@@ -7,6 +7,15 @@ import claude from "../../config-profiles/claude.json" with { type: "json" };
 import codex from "../../config-profiles/codex.json" with { type: "json" };
 import gemini from "../../config-profiles/gemini.json" with { type: "json" };
 import generic from "../../config-profiles/generic.json" with { type: "json" };
+import opencode from "../../config-profiles/opencode.json" with { type: "json" };
+import copilot from "../../config-profiles/copilot.json" with { type: "json" };
+import qwen from "../../config-profiles/qwen.json" with { type: "json" };
+import cline from "../../config-profiles/cline.json" with { type: "json" };
+import vscode from "../../config-profiles/vscode.json" with { type: "json" };
+import cursor from "../../config-profiles/cursor.json" with { type: "json" };
+import zed from "../../config-profiles/zed.json" with { type: "json" };
+import windsurf from "../../config-profiles/windsurf.json" with { type: "json" };
+import claudeDesktop from "../../config-profiles/claude-desktop.json" with { type: "json" };
 import { type HostProfile, parseProfile } from "./profile.ts";
 import type { ResultLimits } from "../shared/result_limits.ts";
 
@@ -15,6 +24,15 @@ export const HOST_PROFILES: readonly HostProfile[] = [
   parseProfile(codex, "codex.json"),
   parseProfile(gemini, "gemini.json"),
   parseProfile(generic, "generic.json"),
+  parseProfile(opencode, "opencode.json"),
+  parseProfile(copilot, "copilot.json"),
+  parseProfile(qwen, "qwen.json"),
+  parseProfile(cline, "cline.json"),
+  parseProfile(vscode, "vscode.json"),
+  parseProfile(cursor, "cursor.json"),
+  parseProfile(zed, "zed.json"),
+  parseProfile(windsurf, "windsurf.json"),
+  parseProfile(claudeDesktop, "claude-desktop.json"),
 ];
 
 export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profile.id);
@@ -27,6 +45,11 @@ export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
   claude: ["claude-code"],
   codex: ["codex-mcp-client"],
   gemini: ["gemini-cli-mcp-client"],
+  opencode: ["opencode"],
+  copilot: ["copilot-cli"],
+  // Qwen Code names itself after the entry: "qwen-cli-mcp-client-" + the server's name.
+  qwen: ["qwen-cli-mcp-client-portreeve"],
+  cline: ["@cline/core"],
 };
 
 /**

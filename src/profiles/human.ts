@@ -15,6 +15,9 @@ export function formatHuman(result: ConfigResult): string {
   if (result.setupCommand !== null) {
     lines.push("", "Or register it from a terminal:", "", `  ${result.setupCommand}`);
   }
+  if (result.installLink !== null) {
+    lines.push("", "Or open this install link:", "", `  ${result.installLink}`);
+  }
   if (result.notes.length > 0) {
     lines.push("", "Notes:", ...result.notes.map((note) => `- ${note}`));
   }

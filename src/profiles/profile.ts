@@ -14,6 +14,12 @@ const json: z.ZodType<JsonValue> = z.lazy(() =>
   )
 );
 
+/** `{"$encode": ["json", "base64", "uri"], "of": TEMPLATE}`: see template.ts. */
+const encoded = z.strictObject({
+  $encode: z.array(z.enum(["json", "base64", "uri"])).min(1),
+  of: json,
+}, "a word must be a string or an $encode template");
+
 const profileSchema = z.strictObject({
   /** Value of `--host`. */
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, "id must be a lower-case word"),
@@ -23,7 +29,8 @@ const profileSchema = z.strictObject({
    * Whether the host asks its user through MCP (declares form elicitation, or answers
    * input_required): then a person approves each change in the host's own question; else,
    * by default, each change is refused unless the entry opts into `--approval auto`. Null
-   * where it depends on the host (generic). Measured by `deno task test:hosts`.
+   * where it depends on the host (generic). Measured by `deno task test:hosts` where the host
+   * runs here, else from the host's published capabilities.
    */
   asksThroughMcp: z.boolean("asksThroughMcp must be true, false or null").nullable(),
   configurationLanguage: z.enum(
@@ -36,8 +43,30 @@ const profileSchema = z.strictObject({
   server: json,
   /** The whole configuration text's value; may use `${server}`. */
   configuration: json,
-  /** Words of the registration command, or null when the host has none. */
-  setupCommand: z.array(z.string(), "setupCommand must be null or string[]").nullable(),
+  /**
+   * Words of the registration command, or null when the host has none. A word is a string
+   * (which may be a placeholder) or an `$encode` template, which renders to one string.
+   */
+  setupCommand: z.array(
+    z.union([z.string(), encoded]),
+    "setupCommand must be null or a list of words",
+  )
+    .nullable(),
+  /**
+   * The host's install link, as parts joined into one string (for example a literal prefix and
+   * the base64 of the entry), or null when the host has none.
+   */
+  installLink: z.array(
+    z.union([z.string(), encoded]),
+    "installLink must be null or a list of parts",
+  )
+    .nullable(),
+  /**
+   * The words that take the entry out again, where `PROGRAM mcp remove portreeve` (derived from
+   * the setup command) is wrong; null when the host has no such command (OpenCode 1.18).
+   */
+  removeCommand: z.array(z.string(), "removeCommand must be null or string[]").nullable()
+    .optional(),
   notes: z.array(z.string(), "notes must be string[]"),
   /**
    * The largest tool result (bytes of what the host shows its model) the host shows whole, the

@@ -55,6 +55,12 @@ export interface ConfigResult {
   configurationTarget: string;
   configuration: string;
   setupCommand: string | null;
+  /** The host's own install link for this entry, or null when it has none. */
+  installLink: string | null;
+  /** Whether the host asks its user through MCP; null when it depends on the host. */
+  asksThroughMcp: boolean | null;
+  /** The largest tool result the host shows its model whole, in bytes; null when unknown. */
+  resultLimitBytes: number | null;
   /** The socket passed with `--socket`, or null when the bridge finds it at start-up. */
   socket: string | null;
   /** What a person gets before a consequential change; a note says it in words. */
@@ -174,6 +180,10 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
     configurationTarget: profile.configurationTarget,
     configuration,
     setupCommand,
+    installLink: profile.installLink === null ? null : expandWords(profile.installLink, values)
+      .join(""),
+    asksThroughMcp: profile.asksThroughMcp,
+    resultLimitBytes: profile.resultLimitBytes,
     socket,
     approval: { mode, asksThroughMcp: profile.asksThroughMcp, person: personGets(mode, profile) },
     notes: [

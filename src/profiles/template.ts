@@ -8,6 +8,11 @@
  *   "${env:flags}"   ["--env", "K=V", ...] spliced into an array (nothing when empty)
  *   "${server}"      the expanded server entry
  *   "${server:json}" the server entry as one compact JSON string
+ *
+ * One object form turns any template into one string, for hosts that take an entry as a
+ * command-line word or inside a link: `{"$encode": STEPS, "of": TEMPLATE}` expands TEMPLATE,
+ * then applies each step in order: "json" (compact JSON text), "base64" (of the text's UTF-8
+ * bytes) and "uri" (percent-encoded for a URL query value).
  */
 import type { JsonValue } from "../shared/json.ts";
 
@@ -27,6 +32,7 @@ export function expand(template: JsonValue, values: TemplateValues): JsonValue |
   if (typeof template === "string") return expandString(template, values);
   if (Array.isArray(template)) return expandArray(template, values);
   if (template === null || typeof template !== "object") return template;
+  if (ENCODE in template) return encodeTemplate(template, values);
   const out: { [key: string]: JsonValue } = {};
   for (const [key, item] of Object.entries(template)) {
     if (key.includes("${")) throw new TemplateError(`placeholders are not allowed in keys: ${key}`);
@@ -37,7 +43,7 @@ export function expand(template: JsonValue, values: TemplateValues): JsonValue |
 }
 
 /** Expands a list of words (a setup command), splicing list placeholders. */
-export function expandWords(words: readonly string[], values: TemplateValues): string[] {
+export function expandWords(words: readonly JsonValue[], values: TemplateValues): string[] {
   const out: string[] = [];
   for (const word of expandArray(words, values)) {
     if (typeof word !== "string") throw new TemplateError("setup command words must be strings");
@@ -85,4 +91,40 @@ function envFlags(env: Readonly<Record<string, string>>): string[] {
 function requireServer(values: TemplateValues): JsonValue {
   if (values.server === undefined) throw new TemplateError("${server} used inside the server");
   return values.server;
+}
+
+const ENCODE = "$encode";
+type Step = "json" | "base64" | "uri";
+const STEPS: readonly Step[] = ["json", "base64", "uri"];
+
+function isStep(value: JsonValue): value is Step {
+  return typeof value === "string" && (STEPS as readonly string[]).includes(value);
+}
+
+/** `{"$encode": [...steps], "of": TEMPLATE}` as one string. */
+function encodeTemplate(template: { [key: string]: JsonValue }, values: TemplateValues): string {
+  const { [ENCODE]: steps, of, ...rest } = template;
+  if (
+    Object.keys(rest).length > 0 || !Array.isArray(steps) || steps.length === 0 || of === undefined
+  ) {
+    throw new TemplateError('an $encode template is {"$encode": [steps], "of": TEMPLATE}');
+  }
+  let value: JsonValue | undefined = expand(of, values);
+  for (const step of steps) {
+    if (!isStep(step)) throw new TemplateError(`unknown $encode step ${JSON.stringify(step)}`);
+    if (step === "json") value = JSON.stringify(value ?? null);
+    else if (typeof value !== "string") {
+      throw new TemplateError(`$encode step "${step}" needs text: put "json" before it`);
+    } else value = step === "base64" ? base64(value) : encodeURIComponent(value);
+  }
+  if (typeof value !== "string") {
+    throw new TemplateError('an $encode template must end in text: add a "json" step');
+  }
+  return value;
+}
+
+function base64(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { denoEnv, discoverSocket, type SocketEnvVar } from "./socket_location.ts";
 import { detectInstallation, type Installation } from "./installation.ts";
 import { shellJoin, shellQuote } from "./shell.ts";
+import { LAUNCHER_NAME, NPM_PACKAGE } from "./install_layout.ts";
 
 export const PORTREEVE_PROJECT = "https://github.com/TrentBrown/portreeve";
 
@@ -169,6 +170,16 @@ export function unstablePathWarnings(
   installation: Installation,
   form: ReaderForm = readerForm(installation),
 ): string[] {
+  const launcher = installation.kind === "installed" ? installation.launcher : undefined;
+  if (launcher !== undefined && NPX_CACHE.test(launcher)) {
+    // `npx -y @portreeve/mcp config …`: a first look, not a place for a host entry to point.
+    return [
+      `Warning: this ${LAUNCHER_NAME} runs from npx's cache (${launcher}), which npm may ` +
+      "delete at any time, and a host will fail to start the bridge once it is gone. " +
+      `\`npm install -g ${NPM_PACKAGE}\` installs a copy that stays; then use the entry its ` +
+      `\`${LAUNCHER_NAME} config\` prints.`,
+    ];
+  }
   if (installation.kind !== "script") return [];
   const paths = [
     { role: "the Deno executable", path: installation.execPath },

@@ -33,7 +33,7 @@ export interface ApprovalSession {
   host: string;
   version: string;
   mode: ApprovalMode;
-  /** The client's `initialize` as the bridge received it. */
+  /** The client's handshake (`initialize`, or `server/discover` in 2026-07-28) as received. */
   protocolVersion: string | null;
   clientInfo: unknown;
   /** Whether `capabilities.elicitation` was present (form mode, as the bridge reads it). */
@@ -195,10 +195,61 @@ type Wire = Pick<
   | "executeReply"
 >;
 
-/** What the frames say: the client's initialize, each question and answer, the execute reply. */
-function readWire(frames: readonly Frame[]): Wire {
-  const init = frames.find((f) => f.from === "host" && f.message.method === "initialize");
+/**
+ * The client's handshake: the 2025 era's `initialize`, or the 2026-07-28 `server/discover`,
+ * whose version, client and capabilities ride in `_meta`.
+ */
+function handshake(frames: readonly Frame[]): Record<string, unknown> {
+  const init = frames.find((f) =>
+    f.from === "host" &&
+    (f.message.method === "initialize" || f.message.method === "server/discover")
+  );
   const params = isRecord(init?.message.params) ? init.message.params : {};
+  if (init?.message.method === "initialize") return params;
+  const meta = isRecord(params._meta) ? params._meta : {};
+  return {
+    protocolVersion: meta["io.modelcontextprotocol/protocolVersion"],
+    clientInfo: meta["io.modelcontextprotocol/clientInfo"],
+    capabilities: meta["io.modelcontextprotocol/clientCapabilities"],
+  };
+}
+
+/**
+ * The 2026-07-28 rounds: an execute answered `input_required`, and the host's retry of that
+ * call carrying `inputResponses.approval` (the person's answer) and the echoed state.
+ */
+function modernRounds(frames: readonly Frame[]): { answers: HostAnswer[]; answerMs: number[] } {
+  const answers: HostAnswer[] = [];
+  const answerMs: number[] = [];
+  for (const ask of frames) {
+    const result = ask.message.result;
+    if (ask.from !== "server" || !isRecord(result) || result.resultType !== "input_required") {
+      continue;
+    }
+    const retry = frames.find((f) => {
+      const p = f.message.params;
+      // The state is one UUID per question; the tap may log a quick retry a moment early.
+      return f.from === "host" && f.message.method === "tools/call" && isRecord(p) &&
+        p.requestState === result.requestState;
+    });
+    const params = isRecord(retry?.message.params) ? retry.message.params : {};
+    const responses = isRecord(params.inputResponses) ? params.inputResponses : {};
+    if (retry !== undefined) answerMs.push(Math.max(0, retry.at - ask.at));
+    const parsed = elicitResult.safeParse(responses.approval);
+    answers.push(
+      retry === undefined
+        ? "error: no retry"
+        : parsed.success
+        ? parsed.data.action
+        : `error: ${JSON.stringify(responses)}`,
+    );
+  }
+  return { answers, answerMs };
+}
+
+/** What the frames say: the client's handshake, each question and answer, the execute reply. */
+function readWire(frames: readonly Frame[]): Wire {
+  const params = handshake(frames);
   const capabilities = isRecord(params.capabilities) ? params.capabilities : {};
   const elicitation = capabilities.elicitation;
   const declared = isRecord(elicitation) &&
@@ -221,16 +272,22 @@ function readWire(frames: readonly Frame[]): Wire {
       );
     }
   }
-  const call = frames.find((f) => {
+  const modern = modernRounds(frames);
+  answers.push(...modern.answers);
+  answerMs.push(...modern.answerMs);
+  // The execute's final reply: a retried call's, not the input_required that asked.
+  const calls = frames.filter((f) => {
     const p = f.message.params;
     return f.from === "host" && f.message.method === "tools/call" && isRecord(p) &&
       p.name === "portreeve_claim_delete_execute";
   });
-  const reply = call === undefined
-    ? undefined
-    : frames.find((f) =>
+  const reply = calls.map((call) =>
+    frames.find((f) =>
       f.from === "server" && f.message.id === call.message.id && f.message.method === undefined
-    );
+    )
+  ).findLast((f) =>
+    !(isRecord(f?.message.result) && f.message.result.resultType === "input_required")
+  );
   return {
     protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : null,
     clientInfo: params.clientInfo ?? null,

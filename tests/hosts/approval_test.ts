@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { ApprovalMode } from "../../src/shared/options.ts";
-import { HOSTS } from "./hosts.ts";
+import { ALL_HOSTS } from "./all_hosts.ts";
 import { findHost } from "../../src/profiles/hosts.ts";
 import { APPROVAL_STEP, type ApprovalSession, approvalSession } from "./approval_session.ts";
 import {
@@ -31,6 +31,11 @@ const FACTS: Record<string, { declares: boolean; answer: "accept" | "decline" | 
     codex: { declares: true, answer: "decline" },
     // It never declares elicitation, so it is never asked.
     gemini: { declares: false, answer: null },
+    opencode: { declares: false, answer: null },
+    // `-p` with --allow-all-tools, MCP 2026-07-28: it answers input_required with a decline.
+    copilot: { declares: true, answer: "decline" },
+    qwen: { declares: false, answer: null },
+    cline: { declares: false, answer: null },
   };
 
 /** The default first, then the opt-in a person can write in the entry. */
@@ -53,7 +58,7 @@ function codeSent(s: ApprovalSession): string | null {
     (/"ok":true/.test(reply) ? "executed" : null);
 }
 
-for (const adapter of HOSTS) {
+for (const adapter of ALL_HOSTS) {
   const host = adapter.pkg.host;
   const fact = FACTS[host];
 
@@ -113,7 +118,7 @@ for (const adapter of HOSTS) {
 
 async function allRows(): Promise<HostApproval[]> {
   const rows: HostApproval[] = [];
-  for (const adapter of HOSTS) {
+  for (const adapter of ALL_HOSTS) {
     rows.push({
       adapter,
       auto: await approvalSession(adapter, "auto"),

@@ -26,6 +26,8 @@ import { PROBE_TOOL, probeRecord } from "./probe_server.ts";
 import { type ScriptedRequest, startScriptedModel } from "./scripted_model.ts";
 import { sharedRun } from "./shared_run.ts";
 import { describeLongResult, shownForm } from "./visible.ts";
+import { NPM_HOSTS } from "./npm_hosts.ts";
+import { HOST_NAMES } from "./report.ts";
 
 /** Sizes the bisection starts between: hosts show the low one whole and cut the high one. */
 export const PROBE_LOW = 1024;
@@ -251,6 +253,17 @@ export const PROBE_PATHS: readonly ProbePath[] = [
     ...dialectPath(gemini),
     ask: listedAsk(gemini),
   },
+  // The npm hosts beside the three, each on the one path it takes (Qwen Code's deferred tools
+  // are fetched with its tool_search and called through its tool_call by its dialect).
+  ...NPM_HOSTS.map((adapter): ProbePath => ({
+    id: adapter.pkg.host,
+    label: `${HOST_NAMES[adapter.pkg.host] ?? adapter.pkg.host} ${adapter.pkg.version}`,
+    pkg: adapter.pkg,
+    adapter,
+    run: (bin, rig, url) => adapter.run(bin, rig, url),
+    ...dialectPath(adapter.dialect),
+    ask: listedAsk(adapter.dialect),
+  })),
 ];
 
 function inputsOf(body: unknown, type: string): Record<string, unknown>[] {

@@ -24,6 +24,11 @@ export const PROFILE_PATHS: Record<string, readonly string[]> = {
   claude: ["claude", "claude-latest"],
   codex: ["codex-classic", "codex-search", "codex-code"],
   gemini: ["gemini"],
+  opencode: ["opencode"],
+  copilot: ["copilot"],
+  qwen: ["qwen"],
+  // Cline's cut (about 3,983 B: it shows the raw result, text escaped and structured data) is
+  // measured but not carried: stating it would shrink every unnamed host's pages to it.
 };
 
 /** A profile may carry a cut at most this much below the measured one. */

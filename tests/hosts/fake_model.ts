@@ -57,11 +57,14 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-/** Our tool name inside a host's name (`mcp__portreeve__x`, `namespace:x`, or `x`). */
+/**
+ * Our tool name inside a host's name (`mcp__portreeve__x`, `namespace:x`, Copilot CLI's
+ * `portreeve-x`, or `x`).
+ */
 export function ourToolName(hostName: string): string | null {
   // Every tool of ours is `portreeve_<words>`; hosts only ever prefix it.
   const at = hostName.lastIndexOf("portreeve_");
-  if (at < 0 || (at > 0 && !"_:".includes(hostName[at - 1]))) return null;
+  if (at < 0 || (at > 0 && !"_:-".includes(hostName[at - 1]))) return null;
   const name = hostName.slice(at);
   return /^portreeve_[a-z_]+$/.test(name) ? name : null;
 }

@@ -12,10 +12,11 @@ import { parse as parseToml } from "smol-toml";
 import { type HostPackage, hostPackage } from "./install.ts";
 import type { PrintedConfig, Rig, RunResult } from "./rig.ts";
 import { runBounded } from "./rig.ts";
+import type { Toolset } from "../../src/shared/options.ts";
 
 export const HOST_RUN_TIMEOUT_MS = 180_000;
-const CHECK_TIMEOUT_MS = 60_000;
-const PROMPT = "Use the portreeve tools as the steps require.";
+export const CHECK_TIMEOUT_MS = 60_000;
+export const PROMPT = "Use the portreeve tools as the steps require.";
 
 /** What the host's own connection check said. */
 export interface ConnectionCheck {
@@ -32,26 +33,36 @@ export interface HostAdapter {
    * (Codex), so no page size reaches its model whole.
    */
   cutsLongResults: boolean;
+  /**
+   * How many times the host itself shows an error result's content (Qwen Code 0.24 puts its
+   * content array in twice); default 1. The bridge sends each error once.
+   */
+  errorCopies?: number;
+  /** The toolsets whose sessions the suite runs for this host (default: every toolset). */
+  toolsets?: readonly Toolset[];
   /** How `run` starts the host non-interactively, in words for docs/approval.md. */
   runAs: string;
   /** Where the printed configuration was written, relative to the throwaway home. */
   configFile: string;
+  /** Where the host's own setup command writes, when not `configFile`. */
+  setupFile?: string;
   /** The portreeve server entry inside the text of the host's configuration file. */
   serverEntry(text: string): unknown;
   /** Writes the printed configuration (and nothing else) into the host's own file. */
   configure(rig: Rig, config: PrintedConfig): Promise<void>;
   /** Runs one non-interactive session against the fake model at `modelUrl`. */
   run(bin: string, rig: Rig, modelUrl: string): Promise<RunResult>;
-  check(bin: string, rig: Rig, modelUrl: string): Promise<ConnectionCheck>;
+  /** The host's own connection check; absent where the host has none without a terminal. */
+  check?(bin: string, rig: Rig, modelUrl: string): Promise<ConnectionCheck>;
 }
 
 /** `mcpServers.portreeve` of a JSON configuration file. */
-function jsonEntry(text: string): unknown {
+export function jsonEntry(text: string): unknown {
   const parsed: unknown = JSON.parse(text);
   return isRecord(parsed) && isRecord(parsed.mcpServers) ? parsed.mcpServers.portreeve : null;
 }
 
-async function writeInHome(rig: Rig, relative: string, text: string): Promise<void> {
+export async function writeInHome(rig: Rig, relative: string, text: string): Promise<void> {
   const path = join(rig.home, relative);
   await Deno.mkdir(join(path, ".."), { recursive: true });
   await Deno.writeTextFile(path, text);

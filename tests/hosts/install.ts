@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { sharedRun } from "./shared_run.ts";
 
 export interface HostPackage {
-  host: "claude" | "codex" | "gemini";
+  host: "claude" | "codex" | "gemini" | "opencode" | "copilot" | "qwen" | "cline";
   name: string;
   version: string;
   bin: string;
@@ -17,6 +17,10 @@ export const HOST_PACKAGES: readonly HostPackage[] = [
   { host: "claude", name: "@anthropic-ai/claude-code", version: "2.1.197", bin: "claude" },
   { host: "codex", name: "@openai/codex", version: "0.171.0", bin: "codex" },
   { host: "gemini", name: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  { host: "opencode", name: "opencode-ai", version: "1.18.33", bin: "opencode" },
+  { host: "copilot", name: "@github/copilot", version: "1.0.102", bin: "copilot" },
+  { host: "qwen", name: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
+  { host: "cline", name: "cline", version: "3.0.65", bin: "cline" },
 ];
 
 export function hostPackage(host: HostPackage["host"]): HostPackage {

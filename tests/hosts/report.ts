@@ -12,6 +12,10 @@ export const HOST_NAMES: Record<string, string> = {
   claude: "Claude Code",
   codex: "OpenAI Codex",
   gemini: "Gemini CLI",
+  opencode: "OpenCode",
+  copilot: "GitHub Copilot CLI",
+  qwen: "Qwen Code",
+  cline: "Cline",
 };
 
 /** UTF-8 bytes of a server's tool definitions as the host sent them to the model. */
@@ -116,7 +120,7 @@ function row(s: Session): string {
     ? describeLongResult(sawPage, JSON.stringify(page.structured).length)
     : "not observed";
   const check = s.check === null
-    ? "not run"
+    ? "none outside its terminal interface; the run lists the tools"
     : `\`${s.check.command}\`: ${s.check.connected ? "connected" : "NOT connected"}`;
   return `| ${HOST_NAMES[s.host] ?? s.host} | ${s.version} | ${successView} | ${errorView} | ` +
     `${pageView} | ` +

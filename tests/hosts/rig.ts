@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BUNDLE_ENTRY = join(ROOT, "dist", "main.js");
 
 /** The parts of `config --json` the suite uses. */
-const configOutput = z.object({
+export const configOutput = z.object({
   version: z.literal(1),
   config: z.object({
     host: z.string(),
@@ -86,10 +86,14 @@ export function withServerEntry(
     return { ...config, configuration: stringifyToml(parsed) };
   }
   const parsed: unknown = JSON.parse(config.configuration);
-  if (!isRecord(parsed) || !isRecord(parsed.mcpServers) || !isRecord(parsed.mcpServers.portreeve)) {
+  // Most hosts list servers under "mcpServers"; OpenCode under "mcp", as one command list.
+  const servers = isRecord(parsed) ? parsed.mcpServers ?? parsed.mcp : undefined;
+  if (!isRecord(parsed) || !isRecord(servers) || !isRecord(servers.portreeve)) {
     throw new Error(`no ${config.host} entry in the printed configuration`);
   }
-  Object.assign(parsed.mcpServers.portreeve, entry);
+  if (Array.isArray(servers.portreeve.command)) {
+    servers.portreeve.command = [entry.command, ...entry.args];
+  } else Object.assign(servers.portreeve, entry);
   return { ...config, configuration: JSON.stringify(parsed, null, 2) };
 }
 

@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { BUNDLE_ENTRY, call, startBridge } from "../e2e/harness.ts";
+import { MCP_CLIENT_NAMES } from "../../src/profiles/hosts.ts";
 import type { Toolset } from "../../src/shared/options.ts";
 import { type RecordedCall, startFakeModel, type Step } from "./fake_model.ts";
 import type { ConnectionCheck, HostAdapter } from "./hosts.ts";
@@ -124,16 +125,19 @@ async function runSession(adapter: HostAdapter, toolset: Toolset): Promise<Sessi
       .find((claim) => claim.project === "demo-stack")?.id;
     if (demoClaimId === undefined) throw new Error("the demo seed made no demo-stack claim");
     const steps = full ? scenario(rig, demoClaimId) : [];
-    const truth = full ? await directResults(rig, steps) : new Map<number, Truth>();
+    const clientName = MCP_CLIENT_NAMES[adapter.pkg.host]?.[0];
+    const truth = full
+      ? await directResults(rig, steps, TRUTH_STEPS, clientName)
+      : new Map<number, Truth>();
     const fake = startFakeModel(adapter.dialect, steps);
     try {
-      const check = full ? await adapter.check(bin, rig, fake.url) : null;
+      const check = full ? await adapter.check?.(bin, rig, fake.url) ?? null : null;
       const setupEntry = full ? await runSetupCommand(adapter, bin, rig, config) : null;
       const run = await adapter.run(bin, rig, fake.url);
       // The daemon is gone now (the scenario's last step stopped it): the error a direct
       // client gets for the same call is the one the host was given.
       if (full) {
-        const down = await directResults(rig, steps, [STEP.daemonDown]);
+        const down = await directResults(rig, steps, [STEP.daemonDown], clientName);
         truth.set(STEP.daemonDown, down.get(STEP.daemonDown)!);
       }
       const first = fake.firstTurn();
@@ -194,8 +198,10 @@ async function directResults(
   rig: Rig,
   steps: Step[],
   indices: readonly number[] = TRUTH_STEPS,
+  clientName?: string,
 ): Promise<Map<number, Truth>> {
-  const bridge = await startBridge({ socketPath: rig.socket, entry: BUNDLE_ENTRY });
+  // Named as the host names itself, so the bridge fits results to the same limit.
+  const bridge = await startBridge({ socketPath: rig.socket, entry: BUNDLE_ENTRY, clientName });
   try {
     const truth = new Map<number, Truth>();
     for (const index of indices) {
@@ -230,6 +236,9 @@ async function runSetupCommand(
   const env = {
     ...rig.env(),
     HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
     CLAUDE_CONFIG_DIR: join(home, ".claude"),
     CODEX_HOME: join(home, ".codex"),
     PATH: `${join(bin, "..")}:${rig.env().PATH}`,
@@ -242,6 +251,6 @@ async function runSetupCommand(
   if (result.code !== 0) {
     throw new Error(`the printed setup command failed (exit ${result.code}):\n${tail(result)}`);
   }
-  const text = await Deno.readTextFile(join(home, adapter.configFile));
+  const text = await Deno.readTextFile(join(home, adapter.setupFile ?? adapter.configFile));
   return adapter.serverEntry(text);
 }

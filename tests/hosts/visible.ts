@@ -65,7 +65,9 @@ export function describeSuccess(visible: string, truth: Truth): string {
     : summary
     ? "summary line only (no data)"
     : "neither half recognisably";
-  return what + wrapping(text);
+  // Some hosts show the text block and then structuredContent, so the data arrives twice.
+  const copies = text.split(JSON.stringify(truth.structured)).length - 1;
+  return what + (copies > 1 ? ` (the envelope ${copies} times)` : "") + wrapping(text);
 }
 
 export function describeError(visible: string, truth: Truth, code: string): string {
@@ -93,6 +95,13 @@ function wrapping(text: string): string {
 
 /** What a host did with a result longer than its budget, in words for the README. */
 export function describeLongResult(visible: string, sentChars: number): string {
+  // Hosts that wrap a result in more than they show of it say so in their own words.
+  if (/^(?:MCP server '[^']+': )?Output too large to read at once \(/.test(visible)) {
+    return "saved to a file; the model sees only the path and its size";
+  }
+  if (/\.\.\.\[truncated \d+ chars\]\.\.\./.test(visible)) {
+    return `cut to about ${Math.round(visible.length / 1000)} KB, head and tail kept`;
+  }
   if (visible.length >= sentChars) return "whole";
   if (visible.includes("<persisted-output>")) {
     return "saved to a file; the model sees a 2 KB preview and the path";

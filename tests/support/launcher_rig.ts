@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
-import { launcherScript } from "../../src/cli/install/launcher.ts";
+import { type LauncherRuntime, launcherScript } from "../../src/cli/install/launcher.ts";
 import { installLayout } from "../../src/shared/install_layout.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
 import { type EnvReader, locateSocket, SocketPathError } from "../../src/shared/socket_location.ts";
@@ -17,12 +17,24 @@ const decoder = new TextDecoder();
 /** A stand-in Deno: prints DENO_NO_UPDATE_CHECK and its arguments, NUL-separated. */
 export const STUB_DENO = `#!/bin/sh\nprintf '%s\\0' "\${DENO_NO_UPDATE_CHECK-unset}" "$@"\n`;
 
-export async function layoutFor(dir: string, os: string, deno = STUB_DENO) {
+/**
+ * A throwaway layout: the private runtime's (Deno under lib/), or the npm package's (one
+ * launcher for any OS, Deno where npm put the `deno` package: node_modules/deno/deno).
+ */
+export async function layoutFor(
+  dir: string,
+  os: string,
+  deno = STUB_DENO,
+  runtime: LauncherRuntime = "private",
+) {
   const layout = installLayout(dir);
   await Deno.mkdir(`${dir}/bin`, { recursive: true });
   await Deno.mkdir(layout.lib, { recursive: true });
-  await Deno.writeTextFile(layout.launcher, launcherScript(os), { mode: 0o755 });
-  await Deno.writeTextFile(layout.deno, deno, { mode: 0o755 });
+  const script = runtime === "npm" ? launcherScript("any", "npm") : launcherScript(os);
+  await Deno.writeTextFile(layout.launcher, script, { mode: 0o755 });
+  const denoPath = runtime === "npm" ? `${dir}/node_modules/deno/deno` : layout.deno;
+  await Deno.mkdir(denoPath.slice(0, denoPath.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(denoPath, deno, { mode: 0o755 });
   return layout;
 }
 
@@ -112,8 +124,14 @@ export interface Case {
  * `confinedFlags` for what it accepts and print its one line, exit 2 and start nothing for what
  * it refuses.
  */
-export async function compare(dir: string, os: string, accepted: Case[], refused: Case[]) {
-  const layout = await layoutFor(dir, os);
+export async function compare(
+  dir: string,
+  os: string,
+  accepted: Case[],
+  refused: Case[],
+  runtime: LauncherRuntime = "private",
+) {
+  const layout = await layoutFor(dir, os, STUB_DENO, runtime);
   const disk = await testDisk();
   for (const [i, { args, env }] of [...accepted, ...refused].entries()) {
     const where = `${os} ${JSON.stringify(args)} ${JSON.stringify(env)}`;

@@ -15,7 +15,7 @@
  * against a stand-in Deno and compares what it received with `confinedFlags`.
  */
 import { confinedFlags, RUN_ENV } from "../../shared/permissions.ts";
-import { installLayout, LAUNCHER_NAME } from "../../shared/install_layout.ts";
+import { installLayout, LAUNCHER_NAME, NPM_PACKAGE } from "../../shared/install_layout.ts";
 import { SHOWN_PATH_BYTES, socketPathLimit } from "../../shared/socket_location.ts";
 import { shellQuote } from "../../shared/shell.ts";
 import { SOCKET_SITE_CHECK } from "./launcher_site.ts";
@@ -32,20 +32,60 @@ function wordWith(text: string, placeholder: string, variable: string): string {
   );
 }
 
+/**
+ * Where the launcher's Deno comes from: "private", the copy under `lib/` that install and the
+ * release archive lay down; "npm", the `deno` package npm installed as a dependency of the
+ * npm package, found at each start as Node finds a dependency (see `npmDenoLookup`).
+ */
+export type LauncherRuntime = "private" | "npm";
+
+/** The shell word naming the Deno executable, set before the command runs. */
+function denoWord(runtime: LauncherRuntime): string {
+  return runtime === "npm"
+    ? '"$deno"'
+    : wordWith(installLayout(ROOT_PLACEHOLDER).deno, ROOT_PLACEHOLDER, "root");
+}
+
 /** The Deno command line, with `"$socket"`, `"$root"` and `"$@"` left to the shell. */
-function commandWords(): string {
+function commandWords(runtime: LauncherRuntime): string {
   const flags = confinedFlags(SOCKET_PLACEHOLDER, "bundle");
   if (!flags.some((flag) => flag.includes(SOCKET_PLACEHOLDER))) {
     throw new Error("confinedFlags no longer names the socket; the launcher cannot grant it");
   }
   const layout = installLayout(ROOT_PLACEHOLDER);
   return [
-    wordWith(layout.deno, ROOT_PLACEHOLDER, "root"),
+    denoWord(runtime),
     "run",
     ...flags.map((flag) => wordWith(flag, SOCKET_PLACEHOLDER, "socket")),
     wordWith(layout.bundle, ROOT_PLACEHOLDER, "root"),
     '"$@"',
   ].join(" ");
+}
+
+/**
+ * The default socket and the socket path limit, as the shell computes them (see
+ * `discoverSocket`): for one `os`, or, for "any" (the npm package, one launcher for Linux and
+ * macOS), chosen by `uname -s` at each start.
+ */
+function socketDefaults(os: string): string {
+  if (os !== "any") return defaultSocket(os);
+  return `
+  case $(uname -s) in
+  Darwin)${indented(defaultSocket("darwin"))} ;;
+  *)${indented(defaultSocket("linux"))} ;;
+  esac`;
+}
+
+/** The longest socket path the platform takes, plus one, as a shell assignment. */
+function limitAssignment(os: string): string {
+  if (os !== "any") return `limit=${socketPathLimit(os)}`;
+  return `case $(uname -s) in Darwin) limit=${socketPathLimit("darwin")} ;; *) limit=${
+    socketPathLimit("linux")
+  } ;; esac`;
+}
+
+function indented(block: string): string {
+  return block.replaceAll("\n  ", "\n    ");
 }
 
 /** Where the default socket lies for `os`, as the shell computes it (see `discoverSocket`). */
@@ -75,13 +115,18 @@ function exampleLine(os: string): string {
   return `if [ -n "\${PORTREEVE_HOME:-}" ]; then example="\${PORTREEVE_HOME%/}/portreeve.sock"; else example=${fallback}; fi`;
 }
 
-/** The launcher's text for a Deno built for `os` (`Deno.build.os` of its runtime). */
-export function launcherScript(os: string): string {
+/**
+ * The launcher's text for a Deno built for `os` (`Deno.build.os` of its runtime), or for
+ * "any" OS the shell finds itself on; its Deno is the private copy or npm's (`runtime`).
+ */
+export function launcherScript(os: string, runtime: LauncherRuntime = "private"): string {
   const env = Object.entries(RUN_ENV);
-  const layout = installLayout(ROOT_PLACEHOLDER);
+  const platform = os === "any" ? "Linux and macOS" : os;
   return `#!/bin/sh
-# ${LAUNCHER_NAME} ${SOFTWARE_VERSION} launcher for ${os}. Generated from src/shared/permissions.ts by
-# src/cli/install/launcher.ts; see docs/install.md. Runs the bundled bridge with its own Deno,
+# ${LAUNCHER_NAME} ${SOFTWARE_VERSION} launcher for ${platform}. Generated from src/shared/permissions.ts by
+# src/cli/install/launcher.ts; see docs/install.md. Runs the bundled bridge with ${
+    runtime === "npm" ? "npm's Deno" : "its own Deno"
+  },
 # granted at each start only the daemon socket it finds: --socket PATH, else PORTREEVE_SOCKET,
 # else portreeve.sock in PORTREEVE_HOME, else the platform default.
 set -f
@@ -168,23 +213,61 @@ elif [ -n "\${PORTREEVE_SOCKET:-}" ]; then
 elif [ -n "\${PORTREEVE_HOME:-}" ]; then
   absolute "$PORTREEVE_HOME" PORTREEVE_HOME folder
   socket=$normal/portreeve.sock origin=PORTREEVE_HOME
-else${defaultSocket(os)}
+else${socketDefaults(os)}
 fi
+${limitAssignment(os)}
 bytes=$(printf %s "$socket" | wc -c)
 bytes=$((bytes))
 shown=
 [ "$bytes" -gt ${SHOWN_PATH_BYTES} ] || shown=" $socket"
-[ "$bytes" -lt ${socketPathLimit(os)} ] ||
-  fail "$origin$shown is $bytes bytes, too long for a Unix socket: it must be shorter than ${
-    socketPathLimit(os)
-  } bytes here. Use a shorter path."
+[ "$bytes" -lt "$limit" ] ||
+  fail "$origin$shown is $bytes bytes, too long for a Unix socket: it must be shorter than $limit bytes here. Use a shorter path."
 ${SOCKET_SITE_CHECK}
-[ -x ${wordWith(layout.deno, ROOT_PLACEHOLDER, "root")} ] || {
-  printf '${LAUNCHER_NAME}: %s\\n' "$root/lib/${LAUNCHER_NAME} is missing or incomplete; reinstall ${LAUNCHER_NAME} or unpack its release folder again." >&2
-  exit 1
-}
+${runtime === "npm" ? npmDenoLookup() : privateDenoCheck()}
 ${env.map(([key, value]) => `${key}=${shellQuote(value)}`).join("\n")}
 export ${env.map(([key]) => key).join(" ")}
-exec ${commandWords()}
+exec ${commandWords(runtime)}
 `;
+}
+
+/** The private Deno must be there; a folder missing it was unpacked or copied only in part. */
+function privateDenoCheck(): string {
+  return `
+[ -x ${denoWord("private")} ] || {
+  printf '${LAUNCHER_NAME}: %s\\n' "$root/lib/${LAUNCHER_NAME} is missing or incomplete; reinstall ${LAUNCHER_NAME} or unpack its release folder again." >&2
+  exit 1
+}`;
+}
+
+/**
+ * npm's Deno: the \`deno\` package's executable, which its install script copies into the
+ * package (node_modules/deno/deno), or, when install scripts did not run, the per-platform
+ * package's (node_modules/@deno/<target>/deno). Looked for as Node resolves a dependency:
+ * in node_modules of the package's root, then of each folder above it.
+ */
+function npmDenoLookup(): string {
+  return `
+case $(uname -s)-$(uname -m) in
+  Linux-x86_64) target=linux-x64-glibc ;;
+  Linux-aarch64 | Linux-arm64) target=linux-arm64-glibc ;;
+  Darwin-x86_64) target=darwin-x64 ;;
+  Darwin-arm64) target=darwin-arm64 ;;
+  *) target=unsupported ;;
+esac
+deno='' dir=$root
+while [ -z "$deno" ]; do
+  case $dir in
+    */node_modules) ;;
+    *)
+      for candidate in "$dir/node_modules/deno/deno" "$dir/node_modules/@deno/$target/deno"; do
+        if [ -f "$candidate" ] && [ -x "$candidate" ]; then deno=$candidate; break; fi
+      done ;;
+  esac
+  [ -n "$dir" ] || break
+  dir=\${dir%/*}
+done
+[ -n "$deno" ] || {
+  printf '${LAUNCHER_NAME}: %s\\n' "cannot find the Deno runtime npm installs with ${NPM_PACKAGE} (the deno package, in node_modules from $root upward); install the package again with npm." >&2
+  exit 1
+}`;
 }

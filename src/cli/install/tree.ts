@@ -2,11 +2,12 @@
  * Builds the tree an install root and a release folder share (see `src/shared/install_layout.ts`):
  * the launcher, a fresh self-contained bundle of the bridge and a Deno runtime, in `dir`.
  * `install` copies it into the install root through its manifest writer; the release script
- * packs it as `portreeve-mcp-<target>/`.
+ * packs it as `portreeve-mcp-<target>/`. The npm package (scripts/npm_package.ts) is the same
+ * tree without a runtime: its one launcher runs npm's Deno on Linux and macOS alike.
  */
 import { fileURLToPath } from "node:url";
 import { installLayout } from "../../shared/install_layout.ts";
-import { launcherScript } from "./launcher.ts";
+import { type LauncherRuntime, launcherScript } from "./launcher.ts";
 import { tlsHint } from "../../shared/tls_hint.ts";
 import { taskCommand } from "../../shared/hints.ts";
 
@@ -58,6 +59,21 @@ export async function buildTree(dir: string, runtime: string, os: string): Promi
   await Deno.copyFile(runtime, layout.deno);
   await Deno.chmod(layout.deno, 0o755);
   await Deno.writeTextFile(layout.launcher, launcherScript(os), { mode: 0o755 });
+  await Deno.chmod(layout.launcher, 0o755);
+  return await filesUnder(dir);
+}
+
+/**
+ * Writes the npm package's tree under `dir` (empty or missing): the launcher for any OS that
+ * runs npm's Deno, and the bundle. Returns every file written, relative to `dir`, sorted.
+ */
+export async function buildNpmTree(dir: string): Promise<string[]> {
+  const layout = installLayout(dir);
+  const runtime: LauncherRuntime = "npm";
+  await Deno.mkdir(`${dir}/bin`, { recursive: true });
+  await Deno.mkdir(layout.lib, { recursive: true });
+  await bundle(layout.lib);
+  await Deno.writeTextFile(layout.launcher, launcherScript("any", runtime), { mode: 0o755 });
   await Deno.chmod(layout.launcher, 0o755);
   return await filesUnder(dir);
 }

@@ -1,5 +1,6 @@
 /** `runConfigCommand`: argv parsing, usage errors, exit codes and the --json shape. */
 import assert from "node:assert/strict";
+import { HOST_IDS } from "../../../src/profiles/mod.ts";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
 import { type ConfigDeps, runConfigCommand } from "../../../src/cli/config.ts";
 import { detectInstallation, entryPathOf } from "../../../src/shared/installation.ts";
@@ -83,6 +84,7 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
   assert.deepEqual(Object.keys(config).sort(), [
     "approval",
     "args",
+    "asksThroughMcp",
     "command",
     "configuration",
     "configurationLanguage",
@@ -90,8 +92,10 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
     "env",
     "host",
     "hostLabel",
+    "installLink",
     "mode",
     "notes",
+    "resultLimitBytes",
     "setupCommand",
     "socket",
   ]);
@@ -154,11 +158,10 @@ Deno.test("config: portable mode with a HOME default leaves discovery to the bri
 });
 
 Deno.test("config: --host is required and must be known", () => {
-  assertUsage([], /--host is required \(one of claude, codex, gemini, generic\)/);
-  assertUsage(
-    ["--host", "cursor"],
-    /unknown --host "cursor"; valid hosts: claude, codex, gemini, generic/,
-  );
+  const hosts = "claude, codex, gemini, generic, opencode, copilot, qwen, cline, vscode, " +
+    "cursor, zed, windsurf, claude-desktop";
+  assertUsage([], new RegExp(`--host is required \\(one of ${hosts}\\)`));
+  assertUsage(["--host", "atom"], new RegExp(`unknown --host "atom"; valid hosts: ${hosts}`));
   assertUsage(["--host"], /'--host <value>' argument missing/);
   assertUsage(["--host", "--portable"], /'--host' argument is ambiguous/);
 });
@@ -190,7 +193,7 @@ Deno.test("config: with --json, errors are also a JSON object on stdout", () => 
     version: 1,
     error: {
       code: "usage",
-      message: 'unknown --host "nope"; valid hosts: claude, codex, gemini, generic',
+      message: `unknown --host "nope"; valid hosts: ${HOST_IDS.join(", ")}`,
     },
   });
 });
@@ -224,10 +227,11 @@ Deno.test("config: a compiled binary refuses a socket its permissions do not cov
 Deno.test("config: --help prints usage and exits 0", () => {
   const result = run(["--help"]);
   assert.equal(result.code, 0);
-  assert.match(
-    result.stdout,
-    /^usage: portreeve-mcp config --host claude\|codex\|gemini\|generic /,
-  );
+  assert.match(result.stdout, /^usage: portreeve-mcp config --host HOST /);
+  // Every host is listed, and no help line is wider than the help is written for.
+  for (const host of HOST_IDS) assert.match(result.stdout, new RegExp(`[ ,]${host}(,|\n)`));
+  const widest = Math.max(...result.stdout.split("\n").slice(1).map((line) => line.length));
+  assert.ok(widest <= 92, `a help line of ${widest} characters`);
 });
 
 Deno.test("installation: detected from the running deno and entry module", () => {

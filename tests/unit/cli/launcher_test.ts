@@ -10,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { installLayout } from "../../../src/shared/install_layout.ts";
+import { confinedFlags } from "../../../src/shared/permissions.ts";
 import { symlink } from "../../support/symlink.ts";
 import {
   type Case,
@@ -17,6 +18,7 @@ import {
   launch,
   launchEverywhere,
   layoutFor,
+  STUB_DENO,
 } from "../../support/launcher_rig.ts";
 
 const decoder = new TextDecoder();
@@ -79,6 +81,10 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
       { args: ["serve"], env: { PORTREEVE_HOME: `${dir}/${"x".repeat(100)}` } },
     ];
     const layout = await compare(`${dir}/root`, "linux", accepted, refused);
+    // The npm package's one launcher grants the same on Linux (the same text does the rest).
+    if (Deno.build.os === "linux") {
+      await compare(`${dir}/npm-root`, "linux", accepted.slice(0, 8), refused.slice(7, 12), "npm");
+    }
     // serve's strict parser refuses `--socket --json` as ambiguous; so does the launcher.
     assert.equal((await launch(layout.launcher, ["serve", "--socket", "--json"], home)).code, 2);
   } finally {
@@ -176,6 +182,56 @@ Deno.test("launcher: a folder whose path holds a newline is refused, never anoth
       assert.equal((await launch(`${dir}/link`, ["serve"], env)).stderr, got.stderr);
       await Deno.remove(`${dir}/link`);
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** npm's name for this machine's Deno package, as the launcher computes it from `uname`. */
+function npmTarget(): string {
+  const arch = Deno.build.arch === "x86_64" ? "x64" : "arm64";
+  return Deno.build.os === "darwin" ? `darwin-${arch}` : `linux-${arch}-glibc`;
+}
+
+Deno.test("launcher (npm): finds npm's Deno as Node finds a dependency, or says it is missing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-launcher-npm-" });
+  try {
+    const modules = `${dir}/prefix/lib/node_modules`;
+    const root = `${modules}/@portreeve/mcp`;
+    const layout = await layoutFor(root, Deno.build.os, STUB_DENO, "npm");
+    await Deno.remove(`${root}/node_modules`, { recursive: true });
+    const env = { PORTREEVE_SOCKET: "/run/p.sock" };
+    const places = [
+      `${root}/node_modules/deno/deno`, // nested, its install script run
+      `${modules}/deno/deno`, // hoisted beside the package
+      `${modules}/@deno/${npmTarget()}/deno`, // install scripts skipped
+    ];
+    for (const place of places) {
+      await Deno.mkdir(place.slice(0, place.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(place, STUB_DENO, { mode: 0o755 });
+      const got = await launch(layout.launcher, ["serve"], env);
+      assert.equal(got.code, 0, `${place}: ${got.stderr}`);
+      assert.deepEqual(
+        got.stdout.split("\0").slice(0, -1),
+        ["1", "run", ...confinedFlags("/run/p.sock", "bundle"), layout.bundle, "serve"],
+        place,
+      );
+      await Deno.remove(place);
+    }
+    // Nearest first: a nested copy wins over a hoisted one, as in Node.
+    await Deno.mkdir(`${root}/node_modules/deno`, { recursive: true });
+    await Deno.writeTextFile(`${root}/node_modules/deno/deno`, STUB_DENO, { mode: 0o755 });
+    await Deno.writeTextFile(`${modules}/deno/deno`, "#!/bin/sh\nexit 9\n", { mode: 0o755 });
+    assert.equal((await launch(layout.launcher, ["serve"], env)).code, 0);
+    await Deno.remove(`${root}/node_modules`, { recursive: true });
+    await Deno.remove(`${modules}/deno/deno`);
+    const gone = await launch(layout.launcher, ["serve"], env);
+    assert.equal(gone.code, 1);
+    assert.equal(gone.stdout, "");
+    assert.match(
+      gone.stderr,
+      /^portreeve-mcp: cannot find the Deno runtime npm installs [^\n]*\n$/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -123,6 +123,41 @@ Deno.test("templates: unknown or partial placeholders are profile errors", () =>
   assert.throws(() => expand("${server}", values), { name: "TemplateError" });
 });
 
+Deno.test("templates: $encode renders any template as one string, step by step", () => {
+  const values = { command: "/c d", args: ["a"], env: { K: "v+/=" } };
+  const server = expand({ command: "${command}", args: "${args}", env: "${env}" }, values)!;
+  const text = JSON.stringify(server);
+  const withServer = { ...values, server };
+  assert.equal(expand({ $encode: ["json"], of: "${server}" }, withServer), text);
+  const base64 = btoa(text);
+  assert.equal(expand({ $encode: ["json", "base64"], of: "${server}" }, withServer), base64);
+  assert.equal(
+    expand({ $encode: ["json", "base64", "uri"], of: "${server}" }, withServer),
+    encodeURIComponent(base64),
+  );
+  // Non-ASCII text is base64 of its UTF-8 bytes.
+  const utf8 = expand({ $encode: ["base64"], of: "日本 é" }, values);
+  assert.equal(
+    new TextDecoder().decode(Uint8Array.from(atob(String(utf8)), (c) => c.charCodeAt(0))),
+    "日本 é",
+  );
+  // As a setup word, it is one word.
+  assert.deepEqual(expandWords(["code", { $encode: ["json"], of: { name: "p" } }], values), [
+    "code",
+    '{"name":"p"}',
+  ]);
+});
+
+Deno.test("templates: an $encode that cannot end in text is a profile error", () => {
+  const values = { command: "/c", args: [], env: {} };
+  assert.throws(() => expand({ $encode: ["base64"], of: { a: 1 } }, values), /needs text/);
+  assert.throws(() => expand({ $encode: ["zip"], of: "x" }, values), /unknown \$encode step/);
+  assert.throws(() => expand({ $encode: [], of: "x" }, values), { name: "TemplateError" });
+  assert.throws(() => expand({ $encode: ["json"], of: "x", extra: 1 }, values), {
+    name: "TemplateError",
+  });
+});
+
 Deno.test("profiles: every shipped profile is valid and named after its file", async () => {
   const dir = new URL("../../../config-profiles/", import.meta.url);
   const files: string[] = [];
@@ -152,4 +187,11 @@ Deno.test("profiles: malformed profiles are rejected with the file name", () => 
   assert.throws(() => parseProfile({ ...good, resultLimitBytes: 0 }, "x.json"), /resultLimit/);
   const { resultLimitBytes: _, ...without } = good;
   assert.throws(() => parseProfile(without, "x.json"), /resultLimitBytes/);
+  assert.throws(() => parseProfile({ ...good, asksThroughMcp: "yes" }, "x.json"), /asksThroughMcp/);
+  assert.throws(
+    () => parseProfile({ ...good, installLink: [{ $encode: ["gzip"], of: "x" }] }, "x.json"),
+    /installLink/,
+  );
+  const { asksThroughMcp: _asks, ...unasked } = good;
+  assert.throws(() => parseProfile(unasked, "x.json"), /asksThroughMcp/);
 });

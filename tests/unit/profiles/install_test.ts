@@ -24,6 +24,50 @@ Deno.test("install layout: recognised from the executable and bundle paths alone
   assert.equal(installRootOf(layout.deno, "/home/ada/src/main.ts"), null, "a checkout");
 });
 
+Deno.test("install layout: the npm package is recognised with npm's Deno, nested or hoisted", () => {
+  const modules = "/usr/local/lib/node_modules";
+  const npm = installLayout(`${modules}/@portreeve/mcp`);
+  const denos = [
+    `${npm.root}/node_modules/deno/deno`,
+    `${modules}/deno/deno`,
+    `${modules}/@deno/linux-x64-glibc/deno`,
+    "/node_modules/deno/deno",
+  ];
+  for (const deno of denos) assert.equal(installRootOf(deno, npm.bundle), npm.root, deno);
+  // A Deno in some other package's node_modules, or not npm's, does not make an install.
+  assert.equal(installRootOf("/srv/app/node_modules/deno/deno", npm.bundle), null);
+  assert.equal(installRootOf(`${modules}/deno/bin/deno`, npm.bundle), null);
+  assert.equal(installRootOf(`${modules}/deno/deno`, "/home/ada/src/main.ts"), null);
+});
+
+Deno.test("config from npx's cache warns that the entry points into it; a global install does not", () => {
+  const cases: [string, number][] = [
+    ["/home/ada/.npm/_npx/6f1c/node_modules/@portreeve/mcp", 1],
+    ["/usr/local/lib/node_modules/@portreeve/mcp", 0],
+  ];
+  for (const [root, warnings] of cases) {
+    const layout = installLayout(root);
+    const installation: Installation = {
+      kind: "installed",
+      execPath: `${root}/node_modules/deno/deno`,
+      entryPath: layout.bundle,
+      launcher: layout.launcher,
+    };
+    let stderr = "";
+    const code = runConfigCommand(["--host", "claude", "--socket", "/run/p.sock"], {
+      stdout: () => {},
+      stderr: (text) => stderr += text,
+    }, { installation, socketGranted: () => true });
+    assert.equal(code, 0);
+    const lines = stderr.split("\n").filter((line) => line !== "");
+    assert.equal(lines.length, warnings, stderr);
+    if (warnings > 0) {
+      assert.match(lines[0], /npx's cache \(\/home\/ada\/\.npm\/_npx\/6f1c\/.*\)/);
+      assert.match(lines[0], /`npm install -g @portreeve\/mcp`/);
+    }
+  }
+});
+
 Deno.test("config for an installation prints the launcher in exact mode, the bare name portably", () => {
   const exact = renderConfig({ host: "claude", portable: false, socket: HOME_SOCKET }, INSTALLED);
   assert.equal(exact.command, "/home/ada/.deno/bin/portreeve-mcp");

@@ -25,6 +25,24 @@ Deno.test("removal: `PROGRAM mcp remove`, in the scope the entry was added to", 
   ]);
 });
 
+Deno.test("removal: the npm hosts as their own CLIs take it (checked against each one's --help)", () => {
+  assert.deepEqual(removalCommand(byId("copilot")), ["copilot", "mcp", "remove", "portreeve"]);
+  assert.deepEqual(removalCommand(byId("qwen")), [
+    "qwen",
+    "mcp",
+    "remove",
+    "-s",
+    "user",
+    "portreeve",
+  ]);
+  assert.deepEqual(removalCommand(byId("cline")), ["cline", "mcp", "remove", "portreeve"]);
+  // OpenCode 1.18 adds with `opencode mcp add` but has no `mcp remove`.
+  assert.equal(removalCommand(byId("opencode")), null);
+  assert.match(removalStep(byId("opencode")), /^OpenCode: delete the "portreeve" entry from /);
+  // VS Code's `code --add-mcp` has no counterpart either.
+  assert.equal(removalCommand(byId("vscode")), null);
+});
+
 Deno.test("removal: a host with no `mcp add` command is told where to delete the entry", () => {
   assert.equal(removalCommand(byId("generic")), null);
   assert.match(

@@ -1,9 +1,9 @@
 /**
  * Every host × exact/compiled/portable × label/toolset × awkward install paths: the emitted JSON,
- * TOML and shell command must all give back exactly the command and arguments we rendered.
+ * TOML, shell command and install link must all give back exactly the entry each host's
+ * expectation (expected.ts) describes for the command and arguments we rendered.
  */
 import assert from "node:assert/strict";
-import { parse as parseToml } from "smol-toml";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
 import {
   type ConfigResult,
@@ -14,6 +14,7 @@ import {
 } from "../../../src/profiles/mod.ts";
 import { ENV_SOCKET, HOME_SOCKET, PLACES, SCRIPT, shellWordsOfEach } from "./golden/fixtures.ts";
 import type { SocketLocation } from "../../../src/shared/socket_location.ts";
+import { entryOf, EXPECTED, type Launch } from "./expected.ts";
 
 interface Variant {
   label?: string;
@@ -59,61 +60,47 @@ function expected(
   };
 }
 
-/** The server entry each host's configuration must contain, parsed back from its text. */
-function parsedServer(result: ConfigResult): unknown {
-  if (result.host === "codex") {
-    // smol-toml builds null-prototype objects; a JSON copy compares with plain literals.
-    const toml = JSON.parse(JSON.stringify(parseToml(result.configuration))) as {
-      mcp_servers: { portreeve: unknown };
-    };
-    assert.deepEqual(Object.keys(toml), ["mcp_servers"]);
-    assert.deepEqual(Object.keys(toml.mcp_servers), ["portreeve"]);
-    return toml.mcp_servers.portreeve;
-  }
-  const json = JSON.parse(result.configuration);
-  if (result.host === "claude" || result.host === "gemini") {
-    assert.deepEqual(Object.keys(json), ["mcpServers"]);
-    assert.deepEqual(Object.keys(json.mcpServers), ["portreeve"]);
-    return json.mcpServers.portreeve;
-  }
-  return json;
-}
-
 /** Every printed entry turns off Deno's update check, its only network use. */
 const ENV = { DENO_NO_UPDATE_CHECK: "1" };
 
-function expectedServer(host: string, command: string, args: string[]): unknown {
-  if (host === "codex") {
-    return { command, args, env: ENV, startup_timeout_sec: 20, tool_timeout_sec: 180 };
-  }
-  if (host === "gemini") return { command, args, env: ENV };
-  return { type: "stdio", command, args, env: ENV };
+Deno.test("profiles: every profile has its hand-written expectation", () => {
+  assert.deepEqual([...HOST_IDS].sort(), Object.keys(EXPECTED).sort());
+});
+
+/** A setup command and the words its program must receive. */
+interface SetupCheck {
+  command: string;
+  words: string[];
+  where: string;
 }
 
-/** The words the host CLI receives from the setup command, before shell quoting. */
-function expectedSetupWords(host: string, command: string, args: string[]): string[] | null {
-  if (host === "claude") {
-    const server = JSON.stringify({ type: "stdio", command, args, env: ENV });
-    return ["mcp", "add-json", "--scope", "user", "portreeve", server];
+/** Checks one rendering against the host's expectation; returns its setup command's check. */
+function checkRendering(result: ConfigResult, want: Launch, where: string): SetupCheck | null {
+  const expected = EXPECTED[result.host];
+  const entry = entryOf(expected.parse(result.configuration), expected.entryAt);
+  assert.deepEqual(entry, expected.entry(want), `${where}: the configuration's entry`);
+  if (expected.link === null) assert.equal(result.installLink, null, where);
+  else {
+    const link = result.installLink ?? "";
+    assert.ok(link.startsWith(expected.link.prefix), `${where}: ${link}`);
+    const decoded = expected.link.decode(link.slice(expected.link.prefix.length));
+    assert.deepEqual(decoded, expected.link.entry(want), `${where}: the install link's entry`);
   }
-  if (host === "codex") {
-    return ["mcp", "add", "portreeve", "--env", "DENO_NO_UPDATE_CHECK=1", "--", command, ...args];
+  if (expected.setup === null) {
+    assert.equal(result.setupCommand, null, where);
+    return null;
   }
-  if (host === "gemini") {
-    return [
-      "mcp",
-      "add",
-      "--env",
-      "DENO_NO_UPDATE_CHECK=1",
-      "-s",
-      "user",
-      "portreeve",
-      command,
-      "--",
-      ...args,
-    ];
+  const command = result.setupCommand ?? "";
+  assert.ok(command.startsWith(`${expected.setup.program} `), `${where}: ${command}`);
+  return { command, words: expected.setup.words(want), where };
+}
+
+/** Runs every setup command in bash and in dash, one process each. */
+async function checkSetupWords(checks: readonly SetupCheck[]): Promise<void> {
+  for (const shell of ["bash", "dash"]) {
+    const got = await shellWordsOfEach(shell, checks.map((check) => check.command));
+    checks.forEach((check, i) => assert.deepEqual(got[i], check.words, `${shell}: ${check.where}`));
   }
-  return null;
 }
 
 /** A daemon started with only PORTREEVE_HOME: the entry must name its socket. */
@@ -129,7 +116,7 @@ for (const place of PLACES) {
       const sockets = mode === "portable"
         ? [place.socket, HOME_SOCKET, ENV_SOCKET, PORTREEVE_HOME_SOCKET]
         : [place.socket];
-      const setups: { command: string; words: string[]; where: string }[] = [];
+      const setups: SetupCheck[] = [];
       for (const host of HOST_IDS) {
         for (const socket of sockets) {
           for (const variant of VARIANTS) {
@@ -143,24 +130,14 @@ for (const place of PLACES) {
             assert.deepEqual(result.args, want.args, where);
             assert.deepEqual(result.env, ENV, `${where}: update check off`);
             assert.equal(result.mode, mode === "portable" ? "portable" : "exact");
-            assert.deepEqual(parsedServer(result), expectedServer(host, want.command, want.args));
-            const words = expectedSetupWords(host, want.command, want.args);
-            if (words === null) {
-              assert.equal(result.setupCommand, null);
-              continue;
-            }
-            setups.push({ command: result.setupCommand!, words, where });
+            const setup = checkRendering(result, { ...want, env: ENV }, where);
+            if (setup !== null) setups.push(setup);
           }
         }
       }
-      assert.equal(setups.length, 3 * sockets.length * VARIANTS.length);
-      // Every setup command, as each shell reads it: one process per shell.
-      for (const shell of ["bash", "dash"]) {
-        const got = await shellWordsOfEach(shell, setups.map((setup) => setup.command));
-        setups.forEach((setup, i) =>
-          assert.deepEqual(got[i], setup.words, `${shell}: ${setup.where}`)
-        );
-      }
+      const withSetup = HOST_IDS.filter((host) => EXPECTED[host].setup !== null).length;
+      assert.equal(setups.length, withSetup * sockets.length * VARIANTS.length);
+      await checkSetupWords(setups);
     });
   }
 }

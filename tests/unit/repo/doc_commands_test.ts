@@ -3,11 +3,13 @@
  * npm. Every fence names its language; each line of a `sh` fence is one of:
  * - a task through `npx -y deno@2.9.6` (never a bare `deno`, which such a machine lacks): the
  *   task exists, and every flag it passes is one the program accepts;
- * - the installed launcher (`~/.deno/bin/portreeve-mcp`) or a release folder's
- *   (`~/opt/portreeve-mcp-<target>/bin/portreeve-mcp`, a real target): a real subcommand whose
- *   flags parse with the program's own parser, and whose host, toolset, approval mode and label
- *   are ones it accepts;
- * - one of the few system commands the release archive needs, on an archive of a real target.
+ * - the installed launcher (`~/.deno/bin/portreeve-mcp`), a release folder's
+ *   (`~/opt/portreeve-mcp-<target>/bin/portreeve-mcp`, a real target), the npm package's on PATH
+ *   (`portreeve-mcp`, after `npm install -g @portreeve/mcp`) or npx's (`npx -y @portreeve/mcp`):
+ *   a real subcommand whose flags parse with the program's own parser, and whose host, toolset,
+ *   approval mode and label are ones it accepts;
+ * - one of the few system commands the release archive and the npm package need, on an archive
+ *   of a real target.
  * Inline `deno task NAME` mentions must name real tasks.
  */
 import assert from "node:assert/strict";
@@ -17,7 +19,7 @@ import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
 import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
 import { HOST_IDS } from "../../../src/profiles/hosts.ts";
 import { APPROVAL_MODES, TOOLSETS } from "../../../src/shared/options.ts";
-import { LAUNCHER_NAME } from "../../../src/shared/install_layout.ts";
+import { LAUNCHER_NAME, NPM_PACKAGE } from "../../../src/shared/install_layout.ts";
 import { TARGETS } from "../../../scripts/release.ts";
 import config from "../../../deno.json" with { type: "json" };
 import { documents, fences, words } from "../../support/doc_fences.ts";
@@ -26,9 +28,13 @@ const TASKS = Object.keys(config.tasks);
 const NPX_DENO = "npx -y deno@2.9.6";
 const TARGET = `(?:${Object.keys(TARGETS).join("|")})`;
 const ARCHIVE = `${LAUNCHER_NAME}-${TARGET}\\.tar\\.gz`;
-/** The installed launcher, and a release folder's unpacked anywhere under the home folder. */
+/**
+ * The installed launcher, a release folder's unpacked anywhere under the home folder, the npm
+ * package's on PATH, and npx's.
+ */
 const LAUNCHER = new RegExp(
-  `^(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}(?: |$)`,
+  `^(?:(?:~/\\.deno|~/[\\w./-]*${LAUNCHER_NAME}-${TARGET})/bin/${LAUNCHER_NAME}|${LAUNCHER_NAME}|` +
+    `npx -y ${NPM_PACKAGE})(?: |$)`,
 );
 /**
  * System commands the release archive needs, and a host's own check that shows the server
@@ -40,6 +46,7 @@ const SYSTEM = [
   /^mkdir -p ~\/[\w./-]+$/,
   /^cd dist$/,
   /^(claude|codex|gemini) mcp list$/,
+  new RegExp(`^npm install -g ${NPM_PACKAGE}$`),
 ];
 
 /** The parser options of each launcher subcommand. */
@@ -207,7 +214,7 @@ Deno.test("docs check: what it must refuse, it refuses", () => {
   assert.equal(problems("deno task serve").length, 1);
   assert.equal(problems(`${NPX_DENO} task nosuch`).length, 1);
   assert.equal(problems(`${NPX_DENO} task config --host claude --nosuch`).length, 1);
-  assert.equal(problems(`${NPX_DENO} task config --host vscode`).length, 1);
+  assert.equal(problems(`${NPX_DENO} task config --host atom`).length, 1);
   assert.equal(problems("~/.deno/bin/portreeve-mcp config --host claude --toolset most").length, 1);
   assert.equal(problems("~/.deno/bin/portreeve-mcp doctor --approval maybe").length, 1);
   assert.equal(problems("~/.deno/bin/portreeve-mcp config --host codex --label 'a b'").length, 1);
@@ -223,4 +230,10 @@ Deno.test("docs check: what it must refuse, it refuses", () => {
   assert.deepEqual(inlineCommands("try `deno task simulator --hostile` by hand"), [
     `${NPX_DENO} task simulator --hostile`,
   ]);
+  assert.deepEqual(problems("npm install -g @portreeve/mcp"), []);
+  assert.deepEqual(problems("portreeve-mcp config --host opencode"), []);
+  assert.deepEqual(problems("npx -y @portreeve/mcp config --host claude"), []);
+  assert.equal(problems("npm install -g portreeve").length, 1);
+  assert.equal(problems("portreeve-mcp config --host atom").length, 1);
+  assert.equal(problems("npx -y @portreeve/mcp install").length, 1);
 });

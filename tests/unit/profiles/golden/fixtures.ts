@@ -49,33 +49,34 @@ function placeAt(name: string, dir: string): Place {
   };
 }
 
-/** Runs a setup command in `shell` with the host CLIs replaced by an argument printer. */
+/** Runs a setup command in `shell`; see `shellWordsOfEach`. */
 export async function shellWords(shell: string, setupCommand: string): Promise<string[]> {
   return (await shellWordsOfEach(shell, [setupCommand]))[0];
 }
 
 /**
- * The words each setup command gives its host CLI, all read by one `shell` process: each
- * command runs in a subshell of its own after a record separator, so one cannot leak into the
- * next, and a shell costs one process however many commands a test renders.
+ * Runs setup commands in one `shell` process, each with its program (the first word, a plain
+ * name) replaced by an argument printer, and returns the words each program would have
+ * received. Each command ends its record with a byte no argument here contains.
  */
-export async function shellWordsOfEach(shell: string, commands: string[]): Promise<string[][]> {
-  const script = [
-    `claude() { printf '%s\\0' "$@"; }`,
-    `codex() { printf '%s\\0' "$@"; }`,
-    `gemini() { printf '%s\\0' "$@"; }`,
-    ...commands.map((command) => `printf '\\036'; (\n${command}\n) || exit 1`),
-  ].join("\n");
+export async function shellWordsOfEach(
+  shell: string,
+  setupCommands: readonly string[],
+): Promise<string[][]> {
+  const lines: string[] = [];
+  for (const command of setupCommands) {
+    const program = command.match(/^[a-z][a-z-]*(?= )/)?.[0];
+    if (program === undefined) throw new Error(`no program name opens: ${command}`);
+    lines.push(`${program}() { printf '%s\\0' "$@"; }`, command, `printf '\\001'`);
+  }
   const output = await new Deno.Command(shell, {
-    args: ["-c", script],
+    args: ["-c", lines.join("\n")],
     stdout: "piped",
     stderr: "piped",
   }).output();
   const stderr = new TextDecoder().decode(output.stderr);
   if (!output.success) throw new Error(`${shell} failed: ${stderr}`);
-  const records = new TextDecoder().decode(output.stdout).split("\x1e").slice(1);
-  if (records.length !== commands.length) {
-    throw new Error(`${shell}: ${records.length} outputs for ${commands.length} commands`);
-  }
+  const records = new TextDecoder().decode(output.stdout).split("\u0001").slice(0, -1);
+  if (records.length !== setupCommands.length) throw new Error(`${shell}: lost a record`);
   return records.map((record) => record.split("\0").slice(0, -1));
 }
