@@ -26,7 +26,10 @@ import {
  * ours outside backticks fails the test, as do `npx` printed for a reader of `deno task` and a
  * bare `deno task` printed for a reader of npx or of the launcher.
  */
-const NOT_OURS = ["portreeve", "claude", "codex", "gemini"];
+const NOT_OURS = [
+  "portreeve",
+  ...["claude", "codex", "gemini", "opencode", "copilot", "qwen", "cline", "code", "cursor"],
+];
 
 interface Printed {
   printer: string;

@@ -27,6 +27,8 @@ export const CROSS_FILE: Readonly<Record<string, string>> = {
   "cli/install_walk_test.ts": "every change install and uninstall make, stopped at each (install/)",
   "cli/installer_test.ts": "the installer's bookkeeping across install/ (see install/)",
   "cli/launcher_site_test.ts": "every kind of path at the socket, launcher and locateSocket alike",
+  "cli/npm_package_test.ts":
+    "the npm package's manifest (scripts/npm_package.ts) against the project",
   "cli/launcher_test.ts": "the launcher against serve's own socket rules, every source",
   "cli/uninstall_report_test.ts":
     "what uninstall says for every outcome (install/uninstall_report.ts)",
@@ -37,6 +39,7 @@ export const CROSS_FILE: Readonly<Record<string, string>> = {
   "profiles/format_test.ts": "the profiles' building blocks: quoting, TOML, templates",
   "profiles/golden_test.ts": "every host's human output, byte for byte",
   "profiles/install_test.ts": "config for every kind of installation",
+  "profiles/published_format_test.ts": "every profile against its host's published format",
   "profiles/result_limits_test.ts": "every profile's result limit, through serve's client names",
   "results/answer_bounds_test.ts": "every tool's answers, at their bounds",
   "results/budget_test.ts": "the context every tool costs a model",

@@ -57,7 +57,7 @@ Deno.test("config from npx's cache warns that the entry points into it; a global
     const code = runConfigCommand(["--host", "claude", "--socket", "/run/p.sock"], {
       stdout: () => {},
       stderr: (text) => stderr += text,
-    }, { installation, socketGranted: () => true });
+    }, { installation, socketGranted: () => true, listening: () => true });
     assert.equal(code, 0);
     const lines = stderr.split("\n").filter((line) => line !== "");
     assert.equal(lines.length, warnings, stderr);
