@@ -105,7 +105,7 @@ export class Catalogue {
       // The text block is the envelope's JSON: within the bound, the data is (no second pass).
       const limit = resultBytes(ctx);
       if (textBytes(result) <= limit) return result;
-      return success(boundedData(shown, limit - ENVELOPE_ROOM), warning);
+      return success(boundedData(shown, limit), warning);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
@@ -251,13 +251,14 @@ function textBytes(result: CallToolResult): number {
 }
 
 /**
- * A result's data within `max` bytes: pages are already smaller (their records were fitted to
- * the page), so this cuts only a single record or answer that is larger, saying so where.
+ * A result's data within what a host showing `limit` bytes whole can take beside the envelope:
+ * pages are already smaller (their records were fitted to the page), so this cuts only a
+ * single record or answer that is larger, saying so where, and naming the host's own limit.
  */
-function boundedData(data: unknown, max: number): unknown {
-  const how = `; this host shows a result of at most ${max.toLocaleString("en-US")} bytes whole`;
+function boundedData(data: unknown, limit: number): unknown {
+  const how = `; this host shows a result of at most ${limit.toLocaleString("en-US")} bytes whole`;
   const measure = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
-  const fitted = fitValue(data, max - NOTE_ROOM, how, measure);
+  const fitted = fitValue(data, limit - ENVELOPE_ROOM - NOTE_ROOM, how, measure);
   return fitted.value === data ? data : withTruncationNote(fitted, how);
 }
 

@@ -62,11 +62,11 @@ Deno.test("a single record larger than the host shows whole is cut to fit, sayin
   const one = await rig.call("portreeve_claim_get", { id });
   assert.ok(new TextEncoder().encode(one.text).length <= SMALLEST_RESULT_BYTES, "the host's limit");
   const root = String((one.data!.identity as Json).workspaceRoot);
-  // The data's share of the host's limit: the envelope around it keeps 1,000 bytes.
-  const share = (SMALLEST_RESULT_BYTES - 1_000).toLocaleString("en-US");
+  // The note names the host's own limit (the data gets what the envelope leaves of it).
+  const limit = SMALLEST_RESULT_BYTES.toLocaleString("en-US");
   assert.ok(
     root.endsWith(
-      `…[cut from 600,003 characters; this host shows a result of at most ${share} bytes whole]`,
+      `…[cut from 600,003 characters; this host shows a result of at most ${limit} bytes whole]`,
     ),
     root.slice(-120),
   );
