@@ -22,6 +22,9 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
   "docs/confinement.md": {
     "permission-flags": "deno task gen",
   },
+  "docs/results.md": {
+    "default-views": "deno task gen",
+  },
   "docs/approval.md": {
     "approval-hosts": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
   },

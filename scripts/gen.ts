@@ -1,7 +1,8 @@
 /**
  * `deno task gen`: derives the served tools/list (src/catalogue/tools_list.json, pretty-printed
  * so a review shows what a change did to each tool) and the generated parts of the docs: the
- * README's command synopsis, toolsets and consequential routes, docs/tools.md, the permission
+ * README's command synopsis, toolsets and consequential routes, docs/tools.md, the default views
+ * in docs/results.md, the permission
  * flags in docs/confinement.md, docs/effects.md, the tables of docs/limits.md and
  * docs/errors.md. Their sources: the tool definitions, route declarations, declared bounds,
  * src/shared/error_codes.ts, the host profiles, the program's help and the permission set.
@@ -12,7 +13,7 @@ import { listingText, listTools } from "../src/results/describe.ts";
 import { effectsDocument } from "../src/catalogue/effects_map.ts";
 import { withLimitTables } from "./limits_doc.ts";
 import { withErrorTables } from "./error_docs.ts";
-import { withConfinementDoc, withReadmeBlocks, withToolsDoc } from "./gen_docs.ts";
+import { withConfinementDoc, withReadmeBlocks, withResultsDoc, withToolsDoc } from "./gen_docs.ts";
 
 const file = (path: string) => new URL(`../${path}`, import.meta.url);
 /** Rewrites `path` through `update`. */
@@ -23,6 +24,7 @@ async function rewrite(path: string, update: (text: string) => string): Promise<
 await Deno.writeTextFile(file("src/catalogue/tools_list.json"), listingText(listTools(ALL_TOOLS)));
 await rewrite("README.md", withReadmeBlocks);
 await rewrite("docs/tools.md", withToolsDoc);
+await rewrite("docs/results.md", withResultsDoc);
 await rewrite("docs/confinement.md", withConfinementDoc);
 await Deno.writeTextFile(file("docs/effects.md"), effectsDocument());
 await rewrite("docs/limits.md", withLimitTables);

@@ -3,7 +3,7 @@
  * the catalogue, the program's own help (so the synopsis, hosts and exit codes the README shows
  * are the ones `portreeve-mcp --help` prints) and the permission set.
  */
-import { toolReference, toolsetTable } from "../src/catalogue/reference.ts";
+import { toolReference, toolsetTable, viewTable } from "../src/catalogue/reference.ts";
 import { withEffectsTable } from "../src/catalogue/effects_map.ts";
 import { programHelp } from "../src/cli/main.ts";
 import { HOST_IDS } from "../src/profiles/hosts.ts";
@@ -31,6 +31,11 @@ export function withToolsDoc(doc: string): string {
     "tool-reference",
     toolReference(),
   );
+}
+
+/** docs/results.md: what each tool's default result leaves out, from the definitions. */
+export function withResultsDoc(doc: string): string {
+  return withSection(doc, "default-views", viewTable());
 }
 
 /** The permission flags of each run form, with the socket shown as SOCKET. */

@@ -191,7 +191,7 @@ export async function runTool(
   // Compacted along the output schema tools/list serves for it, so the two say the same.
   const schema = dataSchemaOf(SERVED_OUTPUTS.get(tool.name));
   const pageFit: PageFit = {
-    itemBytes: detail === "full" ? asSent : compactItemBytes(schema),
+    itemBytes: detail === "full" ? asSent : compactItemBytes(schema, tool.view),
     budget: resultBytes(ctx) - PAGE_ROOM,
   };
   const daemon = declaredRoutesOnly(ctx.daemon, tool);
@@ -206,7 +206,7 @@ export async function runTool(
       issues: issues(checked.error),
     });
   }
-  const shown = detail === "full" ? full : compactData(schema, full);
+  const shown = detail === "full" ? full : compactData(schema, full, tool.view);
   return { full, shown };
 }
 

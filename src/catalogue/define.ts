@@ -8,6 +8,7 @@ import type { Route } from "./routes.ts";
 import type { Capability } from "../daemon/capabilities.ts";
 import type { ToolKind } from "../shared/options.ts";
 import type { AnyJsonInputs } from "../results/input_limits.ts";
+import type { ResultView } from "../results/view.ts";
 
 export interface ToolDefinition<
   In extends z.ZodObject = z.ZodObject,
@@ -28,6 +29,12 @@ export interface ToolDefinition<
    * form): on tools whose records are large enough to need it.
    */
   detail?: true;
+  /**
+   * What the default result leaves out beyond what the compactor does (src/results/view.ts):
+   * fields an agent rarely acts on (only with `detail`, which returns them) and values the
+   * same result states elsewhere. A result that leaves one out names it in its `notShown`.
+   */
+  view?: ResultView;
   /**
    * Inputs that take any JSON value (JSON Schema cannot bound them), by field, with the
    * INPUT_BOUNDS entry the tool's own input check refuses them over.

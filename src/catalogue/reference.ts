@@ -34,3 +34,35 @@ export function toolsetTable(): string[] {
   });
   return ["| `--toolset` | Tools | Registers |", "| --- | --- | --- |", ...rows];
 }
+
+/**
+ * What each tool's default result leaves out beyond empty values and what it states once (its
+ * definition's `view`), and where the result says to find it: one row per tool that has one.
+ */
+export function viewTable(): string[] {
+  const rows = ALL_TOOLS.flatMap((tool) => {
+    const view = tool.view;
+    if (view === undefined) return [];
+    const cells: [string, string][] = [
+      ...(view.rare ?? []).map((entry): [string, string] =>
+        typeof entry === "string"
+          ? [`\`${entry}\``, '`detail: "full"`']
+          : [`\`${entry.path}\` ${entry.which}`, '`detail: "full"`']
+      ),
+      ...(view.same ?? []).map(({ path, as }): [string, string] => [
+        `\`${path}\``,
+        `the same as \`${as}\``,
+      ]),
+      ...(view.merged ?? []).map(({ path, base, changes }): [string, string] => [
+        `\`${path}\``,
+        `\`${base}\` with \`${changes}\` applied`,
+      ]),
+    ];
+    return cells.map(([field, where]) => `| \`${tool.name}\` | ${field} | ${where} |`);
+  });
+  return [
+    "| Tool | Left out by default | The result's `notShown` says |",
+    "| --- | --- | --- |",
+    ...rows,
+  ];
+}

@@ -12,6 +12,7 @@ import type { Json } from "../shared/json.ts";
 import type { ToolKind } from "../shared/options.ts";
 import type { Route } from "../daemon/routes.ts";
 import { canBeConsequential } from "../daemon/effects.ts";
+import { NOT_SHOWN, type ResultView } from "./view.ts";
 
 /** What describing a tool reads of its definition. */
 export interface Describable {
@@ -22,6 +23,7 @@ export interface Describable {
   input: z.ZodObject;
   output: z.ZodType;
   detail?: true;
+  view?: ResultView;
   capabilities?: readonly string[];
   routes?: readonly Route[];
 }
@@ -78,6 +80,10 @@ function withDetailInput(offered: boolean, schema: Json): Json {
 export function describeTool(tool: Describable): Tool {
   const { $defs: _none, ...whole } = outputJsonSchema(tool.output);
   const { data, defs } = hoistRecords(whole, (node) => isFingerprint(node as Schema));
+  // A tool whose view leaves fields out says so in its result's `notShown` (view.ts).
+  if (tool.view !== undefined && data.properties !== undefined) {
+    data.properties = { ...data.properties as Json, [NOT_SHOWN]: { type: "string" } };
+  }
   return {
     name: tool.name,
     title: tool.title,

@@ -13,10 +13,11 @@
  * to the data (a result states the value it has), except where they tell the branches of a
  * union apart (a history event's `eventType` says which payload it carries). A record used once
  * whose declaration is short stays in place. And what the compactor adds to a result is
- * declared by reference: the `processes` table and a page's `everyItem`.
+ * declared by reference: the `processes` table and a list's `every<Record>`.
  */
 import { isObject, type Json } from "../shared/json.ts";
-import { EVERY_ITEM, PROCESS_TABLE } from "./compact/compactor.ts";
+import { PROCESS_TABLE } from "./compact/compactor.ts";
+import { everyKeyOf, singular } from "./compact/schema_nodes.ts";
 
 /** Records this many levels of nesting below `data` (and deeper) are declared under `$defs`. */
 export const INLINE_DEPTH = 2;
@@ -41,20 +42,81 @@ export function hoistRecords(
   const lean = withoutValueLists(data, false) as Json;
   const hoisting: Hoisting = { defs: {}, names: new Map(), isFingerprint, repeated: repeats(lean) };
   const laid = lay(lean, 0, "data", hoisting) as Json;
-  return inlineShortOnes(
-    nullableWhereOnlyNull(withEveryItem(withProcessTable(laid, hoisting.defs)), hoisting.defs),
-  );
+  return withoutObjectTypes(withEveryLists(
+    inlineShortOnes(nullableWhereOnlyNull(withProcessTable(laid, hoisting.defs), hoisting.defs)),
+  ));
 }
 
 /**
- * A page (`items` beside `page`) also declares `everyItem`: the fields all its items hold alike,
- * stated once (src/results/compact/compactor.ts); any of an item's fields, none required.
+ * A record that is never null is declared by its `properties` alone: they say it is an object,
+ * and `"type": "object"` on each of several hundred records would repeat it (code mode reads a
+ * node with properties as an object). One that may be null keeps `["object", "null"]`.
  */
-function withEveryItem(data: Json): Json {
-  const fields = data.properties;
-  if (!isObject(fields) || !isObject(fields.items) || !isObject(fields.page)) return data;
-  const everyItem = { $ref: "#/properties/data/properties/items/items" };
-  return { ...data, properties: { ...fields, [EVERY_ITEM]: everyItem } };
+function withoutObjectTypes(
+  { data, defs }: { data: Json; defs: Record<string, Json> },
+): { data: Json; defs: Record<string, Json> } {
+  const lean = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(lean);
+    if (!isObject(node)) return node;
+    const record = node.type === "object" && isObject(node.properties);
+    return Object.fromEntries(
+      Object.entries(node).filter(([key]) => !(record && key === "type"))
+        .map(([key, value]) => [key, key === "properties" ? leanFields(value) : lean(value)]),
+    );
+  };
+  // A record's field names are names, not schema keywords (a field may be called `type`).
+  const leanFields = (fields: unknown): unknown =>
+    isObject(fields)
+      ? Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, lean(field)]))
+      : fields;
+  return {
+    data: lean(data) as Json,
+    defs: Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, lean(def) as Json])),
+  };
+}
+
+/**
+ * Lists whose records the daemon sends with many values alike (a stack's endpoints share their
+ * binding, state and lease times), and a page's `items`: the records holding them also declare
+ * `every<Record>`, the fields all of the list's records hold alike, stated once
+ * (src/results/compact/compactor.ts); any of a record's fields, none required.
+ */
+export const LISTS_WITH_EVERY: ReadonlySet<string> = new Set(["endpoints", "leases", "providers"]);
+
+/** Where a record's list `key` declares `every<Record>` beside it. */
+function hasEvery(fields: Json, key: string): boolean {
+  const list = fields[key];
+  if (!isObject(list) || list.type !== "array" || !isObject(list.items)) return false;
+  return LISTS_WITH_EVERY.has(key) || (key === "items" && isObject(fields.page));
+}
+
+/** `data` and `defs` with `every<Record>` declared beside each list of LISTS_WITH_EVERY. */
+function withEveryLists(
+  { data, defs }: { data: Json; defs: Record<string, Json> },
+): { data: Json; defs: Record<string, Json> } {
+  // `at`: the node's JSON pointer in the served output schema.
+  const place = (node: unknown, at: string): unknown => {
+    if (Array.isArray(node)) return node.map((item, i) => place(item, `${at}/${i}`));
+    if (!isObject(node)) return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node)) out[key] = place(value, `${at}/${key}`);
+    if (!isObject(node.properties)) return out;
+    const fields: Json = {};
+    for (const [key, value] of Object.entries(out.properties as Json)) {
+      fields[key] = value;
+      if (!hasEvery(node.properties, key)) continue;
+      const items = (value as Json).items as Json;
+      const ref = typeof items.$ref === "string" ? items.$ref : `${at}/properties/${key}/items`;
+      fields[everyKeyOf(key)] = { $ref: ref };
+    }
+    return { ...out, properties: fields };
+  };
+  return {
+    data: place(data, "#/properties/data") as Json,
+    defs: Object.fromEntries(
+      Object.entries(defs).map(([name, def]) => [name, place(def, `#/$defs/${name}`) as Json]),
+    ),
+  };
 }
 
 /**
@@ -241,12 +303,4 @@ function define(record: Json, depth: number, field: string, h: Hoisting): string
   h.defs[name] = laid;
   h.names.set(text, name);
   return name;
-}
-
-/** `listeners` → `listener`, `addresses` → `address`, `dependencies` → `dependency`. */
-function singular(field: string): string {
-  if (field.endsWith("ies")) return `${field.slice(0, -3)}y`;
-  if (field.endsWith("sses")) return field.slice(0, -2);
-  if (field.endsWith("s") && !field.endsWith("ss")) return field.slice(0, -1);
-  return field;
 }

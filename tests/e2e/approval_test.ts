@@ -107,7 +107,7 @@ for (const era of ERAS) {
       });
       const { claimId, receiptId, preview } = await deletePreview(bridge, env, "api");
       assert.equal(preview.approval, "host_asks_user");
-      assert.match(preview.nextStep as string, /makes the host ask them to approve it/);
+      assert.match(preview.nextStep as string, /: the host asks them to approve\.$/);
 
       const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
       assert.equal(done.data.changed, true);
@@ -292,7 +292,7 @@ for (const era of ERAS) {
     await session(era, { answers, serveArgs: ["--approval", "off"] }, async (bridge, env) => {
       const { claimId, receiptId, preview } = await deletePreview(bridge, env, "off");
       assert.equal(preview.approval, "agent_asks_user");
-      assert.match(preview.nextStep as string, /only after they explicitly approve it/);
+      assert.match(preview.nextStep as string, /only after they explicitly approve, call /);
       const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
       assert.equal(done.data.changed, true);
       assert.equal(answers.questions.length, 0);

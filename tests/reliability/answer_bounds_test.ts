@@ -225,16 +225,30 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
     );
 
     await t.step("the same root in a history event: one page, within the bound", async () => {
-      const { envelope: env, bytes } = await framed(
-        peer,
-        "a history event carrying it (history_list)",
-        "portreeve_history_list",
-      );
-      const items = (env.data as { items: Json[] }).items;
-      assert.equal(items.length, 1);
-      assert.ok(JSON.stringify(items).length <= PAGE);
-      assert.ok(bytes < frameBound(PAGE), `${bytes}-byte frame`);
-      assert.match(JSON.stringify(items), /read the whole record with portreeve_claim_get \(id\)/);
+      // Whole (`detail: "full"`), the event's payload carries the root, cut, and says where
+      // to read it; by default a claim event's payload is left out, and the result says so.
+      const what = "a history event carrying it (history_list)";
+      for (const detail of ["full", undefined]) {
+        const { envelope: env, bytes } = await framed(
+          peer,
+          what,
+          "portreeve_history_list",
+          detail === undefined ? {} : { detail },
+        );
+        const data = env.data as { items: Json[]; notShown?: string };
+        assert.equal(data.items.length, 1);
+        assert.ok(JSON.stringify(data.items).length <= PAGE);
+        assert.ok(bytes < frameBound(PAGE), `${bytes}-byte frame`);
+        if (detail === "full") {
+          assert.match(
+            JSON.stringify(data.items),
+            /read the whole record with portreeve_claim_get \(id\)/,
+          );
+        } else {
+          assert.equal(data.items[0].payload, undefined);
+          assert.match(String(data.notShown), /items\[\]\.payload .*\(detail: "full" shows/);
+        }
+      }
     });
 
     await t.step("the record itself: within the bound for one result, and says so", async () => {

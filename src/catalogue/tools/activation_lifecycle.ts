@@ -48,8 +48,7 @@ export const stackPrepare = defineTool({
   title: "Prepare a generation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Pick a port per published endpoint (reusing a valid generation); starts and leases nothing.",
+  description: "Pick ports for a stack; leases nothing.",
   input: z.strictObject({ stackId: uuid() }),
   output: z.object({ changed: z.boolean(), reused: z.boolean(), generation }),
   routes: [prepareRoute],
@@ -122,8 +121,7 @@ export const activationBegin = defineTool({
   title: "Begin an activation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Lease every endpoint of a prepared generation, then confirm, skip or abandon each by credentialHandle; a repeat returns the held one.",
+  description: "Lease a generation's endpoints, then confirm, skip or abandon each.",
   input: z.strictObject({
     generationId: uuid(),
     requiredEndpoints: z.array(endpointRef).max(INPUT_BOUNDS.stackEntries.max).default([]),
@@ -215,8 +213,7 @@ export const activationCustodyExtend = defineTool({
   name: "portreeve_activation_custody_extend",
   title: "Extend activation custody",
   kind: "mutation",
-  description:
-    "Keep renewing this activation's pending leases until acquisition + custodyMinutes (10–60).",
+  description: "Renew pending leases to acquisition + custodyMinutes (10–60).",
   input: z.strictObject({ activationId: uuid(), custodyMinutes: z.int().min(10).max(60) }),
   output: z.object({
     changed: z.boolean(),
@@ -302,8 +299,7 @@ export const activationConfirmEndpoint = defineTool({
   title: "Confirm an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Prove an endpoint is up: process with rootPid, or docker with containerId; erases its credential.",
+  description: "Confirm an endpoint: process by rootPid, docker by containerId.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),
@@ -335,7 +331,7 @@ export const activationSkipEndpoint = defineTool({
   title: "Skip an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description: "Skip an optional endpoint you will not start; releases its lease.",
+  description: "Skip an optional endpoint; releases its lease.",
   input: z.strictObject({ activationId: uuid(), credentialHandle: handle() }),
   output: settled,
   routes: [SETTLE_ROUTES.skip],
@@ -348,8 +344,7 @@ export const activationAbandonEndpoint = defineTool({
   title: "Abandon an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "An endpoint failed to start; a required one fails the activation and its other leases.",
+  description: "An endpoint failed to start; a required one fails the activation.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),
@@ -374,7 +369,7 @@ export const activationReconcile = defineTool({
   title: "Reconcile an activation",
   kind: "mutation",
   capabilities: CAPS,
-  description: "Re-check a running activation's providers; all gone means lost, runs released.",
+  description: "Re-check providers; all gone means lost.",
   input: z.strictObject({ activationId: uuid() }),
   output: reconciled,
   routes: [reconcileRoute],
@@ -393,8 +388,7 @@ export const activationEnd = defineTool({
   title: "End an activation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "End an activation after its processes stopped; refused while leases are pending or providers listen.",
+  description: "End an activation after its processes stopped.",
   input: z.strictObject({ activationId: uuid() }),
   output: settled,
   routes: [endRoute],

@@ -25,7 +25,7 @@ export const activationsList = defineTool({
   detail: true,
   kind: "read",
   capabilities: CAPS,
-  description: "Stack activations, in the daemon's order (by id).",
+  description: "Stack activations.",
   input: z.strictObject({
     ...pageInput,
     stackId: uuid().optional(),
@@ -50,7 +50,7 @@ export const activationGet = readTool({
   title: "Get an activation",
   detail: true,
   capabilities: CAPS,
-  description: "One activation: state and each endpoint's port and lease expiry.",
+  description: "One activation.",
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/stack-activations/{activationId}", activation),
   params: (input) => ({ activationId: input.id }),
@@ -60,7 +60,7 @@ export const activationResolve = readTool({
   name: "portreeve_activation_resolve",
   title: "Resolve endpoints",
   capabilities: [Capability.stackDiscovery],
-  description: "Addresses of a component's own endpoints and its dependencies.",
+  description: "A component's endpoint and dependency addresses.",
   input: z.strictObject({ activationId: uuid(), component: name128() }),
   route: post(
     "/v1/stack-activations/{activationId}/resolve",

@@ -7,7 +7,7 @@ import { pagedReadTool, readTool } from "../read_tool.ts";
 export const claimsList = pagedReadTool({
   name: "portreeve_claims_list",
   title: "List claims",
-  description: "Durable port claims; filters match exactly.",
+  description: "Port claims; filters match exactly.",
   input: z.strictObject({
     ...pageInput,
     project: nameFilter().optional(),
@@ -24,7 +24,7 @@ export const claimsList = pagedReadTool({
 export const claimGet = readTool({
   name: "portreeve_claim_get",
   title: "Get a claim",
-  description: "One claim: identity, mode and its ports.",
+  description: "One claim.",
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/claims/{claimId}", claim),
   params: (input) => ({ claimId: input.id }),

@@ -92,8 +92,7 @@ export const diagnostics = defineTool({
   name: "portreeve_diagnostics",
   title: "Bridge diagnostics",
   kind: "read",
-  description:
-    "This bridge (run id, socket, approval) and whether the daemon answers; start here on failures.",
+  description: "Bridge and daemon status; start here on failures.",
   input: z.strictObject({}),
   output: z.object({
     bridge: z.object({
@@ -138,8 +137,7 @@ export const compatibility = defineTool({
   name: "portreeve_compatibility",
   title: "Daemon compatibility",
   kind: "read",
-  description:
-    "Does the daemon speak our protocol with every capability our tools need? Works with it down.",
+  description: "Protocol and capability fit; works with the daemon down.",
   input: z.strictObject({}),
   output: z.object({
     compatible: z.boolean(),
@@ -169,7 +167,7 @@ export const compatibility = defineTool({
 export const healthTool = readTool({
   name: "portreeve_health",
   title: "Daemon health",
-  description: "The daemon's version, protocol range, capabilities, pid and mode.",
+  description: "Daemon version, capabilities, pid.",
   input: z.strictObject({}),
   route: get("/v1/health", health),
 });

@@ -11,7 +11,7 @@ export const generationsList = pagedReadTool({
   name: "portreeve_generations_list",
   title: "List generations",
   capabilities: CAPS,
-  description: "Prepared generations, oldest first.",
+  description: "A stack's generations, oldest first.",
   input: z.strictObject({
     ...pageInput,
     stackId: uuid().optional(),
@@ -27,7 +27,7 @@ export const generationGet = readTool({
   name: "portreeve_generation_get",
   title: "Get a generation",
   capabilities: CAPS,
-  description: "One generation: revision, state and its endpoints' ports.",
+  description: "One generation.",
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/stack-generations/{generationId}", generation),
   params: (input) => ({ generationId: input.id }),

@@ -32,6 +32,12 @@ const ENTITY_GETS: Record<string, string> = {
   "launcher-operation": "portreeve_launcher_operation_get (operationId)",
 };
 
+/** Events whose payload restates their entity's record (or the parameters it was made with). */
+function restatesEntity(eventType: unknown): boolean {
+  return typeof eventType === "string" &&
+    (eventType.startsWith("claim.") || eventType.startsWith("launcher.operation."));
+}
+
 /** Where more of a cut event can be read: its entity's get tool, given its entityId. */
 function readEventWhole(event: { entityType: string }): string {
   const get = Object.hasOwn(ENTITY_GETS, event.entityType) ? ENTITY_GETS[event.entityType] : "";
@@ -45,7 +51,7 @@ export const historyList = defineTool({
   title: "List history",
   detail: true,
   kind: "read",
-  description: "Daemon events, newest first; filters match exactly, since (ISO 8601) inclusive.",
+  description: "Daemon events, newest first; since: ISO 8601.",
   input: z.strictObject({
     ...pageInput,
     eventType: bounded(INPUT_BOUNDS.eventType.max).optional(),
@@ -54,6 +60,15 @@ export const historyList = defineTool({
     since: timeInput().optional(),
   }),
   output: page(historyEvent),
+  // An event is its type, entity and time; a payload that restates the entity's record (a
+  // claim, a launcher operation) is what that entity's get tool shows now.
+  view: {
+    rare: ["items[].id", {
+      path: "items[].payload",
+      when: (event) => restatesEntity(event.eventType),
+      which: "of claim.* and launcher.operation.* events",
+    }],
+  },
   routes: [historyRoute],
   async call(ctx, input) {
     // The daemon's cursor ignores filters; binding it to them refuses a cursor reused elsewhere.

@@ -19,7 +19,7 @@ export const launcherOperationGet = readTool({
   title: "Get launcher operation",
   detail: true,
   capabilities: CAPS,
-  description: "One launcher operation: state, deadline, outcome, evidence.",
+  description: "One launcher operation.",
   input: z.strictObject({ operationId: uuid() }),
   route: get("/v1/launcher-operations/{operationId}", launcherOperation),
 });
@@ -30,7 +30,7 @@ export const launcherOperationsList = defineTool({
   detail: true,
   kind: "read",
   capabilities: CAPS,
-  description: "A stack's last 20 launcher operations, newest first.",
+  description: "A stack's last 20 launcher operations.",
   input: z.strictObject({
     stackId: uuid(),
     limit: z.int().min(1).max(DAEMON_MAX).default(DAEMON_MAX),

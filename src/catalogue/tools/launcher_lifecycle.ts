@@ -68,8 +68,7 @@ export const launcherOperationBegin = defineTool({
   title: "Begin launcher operation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Announce a launcher run (start, stop, restart, status), heartbeated until complete. callerOperationId: your UUID (a repeat returns that run); launcherRevision: 64 hex.",
+  description: "Announce a launcher run. callerOperationId: your UUID; launcherRevision: 64 hex.",
   input: z.strictObject({
     stackId: uuid(),
     operation: z.enum(["start", "stop", "restart", "status"]),
@@ -142,8 +141,7 @@ export const launcherOperationRenew = defineTool({
   title: "Renew launcher operation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Heartbeat a held operation now (else automatic); custodyMinutes (10–60) extends it.",
+  description: "Heartbeat a held operation; custodyMinutes (10–60) extends it.",
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),
@@ -188,8 +186,7 @@ export const launcherOperationComplete = defineTool({
   title: "Complete launcher operation",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Record how a held operation ended (exitCode 0–255, signal e.g. SIGTERM); erases its credential.",
+  description: "Record how it ended (exitCode 0–255, signal e.g. SIGTERM).",
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),

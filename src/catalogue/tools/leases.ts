@@ -83,7 +83,7 @@ export const leaseAcquire = defineTool({
   kind: "mutation",
   capabilities: CAPS,
   description:
-    "Reserve a port for one endpoint, then lease_confirm or lease_abandon; a repeat returns the held lease. workspaceRoot: absolute, canonical.",
+    "Reserve a port, then lease_confirm or lease_abandon. workspaceRoot: absolute, canonical.",
   input: z.strictObject({
     claim: z.strictObject({
       project: name(),
@@ -234,8 +234,7 @@ export const leaseConfirm = defineTool({
   title: "Confirm a port lease",
   kind: "mutation",
   capabilities: CAPS,
-  description:
-    "Once your process listens, prove it (listeners must descend from rootPid); erases the credential.",
+  description: "Confirm your listener by rootPid, its ancestor; erases the credential.",
   input: z.strictObject({ credentialHandle: handle(), rootPid: pid() }),
   output: confirmOutput,
   routes: [confirmRoute],
@@ -254,7 +253,7 @@ export const leaseAbandon = defineTool({
   title: "Abandon a port lease",
   kind: "mutation",
   capabilities: CAPS,
-  description: "Give a lease back when the process could not start; erases the credential.",
+  description: "Give back a lease whose process failed to start.",
   input: z.strictObject({ credentialHandle: handle(), reason: abandonReason() }),
   output: ack,
   routes: [abandonRoute],
@@ -279,7 +278,7 @@ export const runRelease = defineTool({
   title: "Release a run",
   kind: "mutation",
   capabilities: CAPS,
-  description: "Mark a run released after its process stopped; sticky claims keep their port.",
+  description: "Release a run whose process stopped.",
   input: z.strictObject({ runId: uuid() }),
   output: ack,
   routes: [releaseRoute],

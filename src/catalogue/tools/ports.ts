@@ -15,7 +15,7 @@ export const portsList = pagedReadTool({
   name: "portreeve_ports_list",
   title: "List ports",
   detail: true,
-  description: "Ports claimed, leased, running or listened on, with fresh evidence.",
+  description: "Ports claimed, leased or listened on.",
   input: z.strictObject({
     ...pageInput,
     classification: classification.optional(),
@@ -37,7 +37,7 @@ export const portInspect = readTool({
   name: "portreeve_port_inspect",
   title: "Inspect a port",
   detail: true,
-  description: "One port: claim, lease, run, Docker publication, listeners and owners.",
+  description: "One port's claim, lease, listeners, owners.",
   input: z.strictObject({ port: port() }),
   route: get("/v1/ports/{port}", inventoryEntry),
 });

@@ -7,7 +7,7 @@ import { readTool } from "../read_tool.ts";
 export const settingsGet = readTool({
   name: "portreeve_settings_get",
   title: "Get settings",
-  description: "Daemon settings: port ranges, excluded ports, TTLs, limits.",
+  description: "Port ranges, excluded ports, TTLs.",
   input: z.strictObject({}),
   route: get("/v1/config", settings),
 });

@@ -24,7 +24,7 @@ export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
   title: "List stacks",
   detail: true,
-  description: "Registered stacks; stackRoot must be an existing absolute directory.",
+  description: "Registered stacks; stackRoot absolute.",
   input: z.strictObject({
     ...pageInput,
     project: nameFilter().optional(),
@@ -34,13 +34,15 @@ export const stacksList = pagedReadTool({
   route: get("/v1/stacks", z.array(stack)),
   readWhole: "portreeve_stack_get (id)",
   id: (s) => s.id,
+  // stack_get reads one stack's definition; a listing finds the stack.
+  view: { rare: ["items[].definition", "items[].currentRevision"] },
 });
 
 export const stackGet = readTool({
   name: "portreeve_stack_get",
   title: "Get a stack",
   detail: true,
-  description: "One stack with its normalised definition and revision.",
+  description: "One stack with its definition.",
   input: z.strictObject({ id: uuid() }),
   route: get("/v1/stacks/{stackId}", stack),
   params: (input) => ({ stackId: input.id }),
@@ -58,8 +60,18 @@ export const stackStatus = readTool({
   title: "Stack status",
   detail: true,
   capabilities: [Capability.stackActivations],
-  description: "A stack's latest generation and activation, with fresh provider evidence.",
+  description: "A stack's generation, activation, live providers.",
   input: z.strictObject({ stackId: uuid() }),
+  // Status is about what runs: the definition is stack_get's, each lease's id and time of change
+  // the activation's record.
+  view: {
+    rare: [
+      "stack.definition",
+      "stack.currentRevision",
+      "activation.endpoints[].leaseId",
+      "activation.endpoints[].updatedAt",
+    ],
+  },
   route: post(
     "/v1/stacks/{stackId}/status",
     statusOutput,
@@ -81,8 +93,7 @@ const documentOutput = z.object({
 export const stackDocumentGet = readTool({
   name: "portreeve_stack_document_get",
   title: "Get stack document",
-  description:
-    "The parsed <stackRoot>/portreeve.stack.json (stackRoot absolute; never raw content).",
+  description: "Parsed <stackRoot>/portreeve.stack.json; stackRoot absolute.",
   input: z.strictObject({ stackRoot: absolutePath(true) }),
   route: get("/v1/stack-document", documentOutput),
   send: ({ stackRoot }) => ({ stackRoot }),
@@ -99,7 +110,7 @@ export const stackDefinitionValidate = readTool({
   name: "portreeve_stack_definition_validate",
   title: "Validate stack definition",
   capabilities: [Capability.mcpFoundations],
-  description: "Normalise and check a stack definition (no file touched).",
+  description: "Normalise and check a definition.",
   // Any JSON value: reporting why a definition is wrong is this tool's job, so the daemon gets
   // to judge it. The tools that write (stack_apply_preview) keep the typed schema.
   anyJsonInputs: { definition: "definition" },
@@ -128,8 +139,7 @@ export const stackSnapshot = readTool({
   name: "portreeve_stack_snapshot",
   title: "Endpoint snapshot",
   capabilities: [Capability.stackDiscovery],
-  description:
-    "A component's endpoint addresses with host = gatewayHost (e.g. host.docker.internal).",
+  description: "Addresses with host = gatewayHost (e.g. host.docker.internal).",
   input: z.strictObject({
     activationId: uuid(),
     component: name128().refine((c) => c.trim() === c, "must not start or end with whitespace"),

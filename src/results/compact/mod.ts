@@ -1,11 +1,13 @@
 /**
  * Compact results: every tool's `data` is compacted along the output schema tools/list serves
- * for it (./compactor.ts), leaving out only what the result itself still says. The catalogue
- * applies this after the data was checked against its full shape and before the result is
- * built. `detail: "full"` (on the tools whose definition offers it) returns the daemon's
- * records whole instead.
+ * for it (./compactor.ts), leaving out only what the result itself still says, after the
+ * tool's default view (../view.ts) took out what its definition declares and wrote the
+ * result's `notShown`. The catalogue applies this after the data was checked against its full
+ * shape and before the result is built. `detail: "full"` (on the tools whose definition offers
+ * it) returns the daemon's records whole instead.
  */
 import { compact } from "./compactor.ts";
+import { applyView, NOT_SHOWN, type ResultView } from "../view.ts";
 import type { Defs, Schema } from "./schema_nodes.ts";
 import { isObject } from "../../shared/json.ts";
 
@@ -24,9 +26,21 @@ export function dataSchemaOf(outputSchema: unknown): DataSchema | undefined {
   return { data: properties.data, defs };
 }
 
-/** The compact form of a tool's data (as sent when the tool advertises no data schema). */
-export function compactData(schema: DataSchema | undefined, data: unknown): unknown {
-  return schema === undefined ? data : compact(schema.data, schema.defs, data);
+/**
+ * The compact form of a tool's data in its default view (as sent when the tool advertises no
+ * data schema).
+ */
+export function compactData(
+  schema: DataSchema | undefined,
+  data: unknown,
+  view?: ResultView,
+): unknown {
+  if (schema === undefined) return data;
+  const { data: viewed, note } = applyView(view, data);
+  const compacted = compact(schema.data, schema.defs, viewed);
+  return note === undefined || !isObject(compacted)
+    ? compacted
+    : { ...compacted, [NOT_SHOWN]: note };
 }
 
 /**
@@ -34,8 +48,17 @@ export function compactData(schema: DataSchema | undefined, data: unknown): unkn
  * item compacted alone, with the process entries it brings. Alone it is never smaller than
  * within its page.
  */
-export function compactItemBytes(schema: DataSchema | undefined): (item: unknown) => number {
-  const shown = (items: unknown[]) => jsonBytes(compactData(schema, { items, page: {} }));
+export function compactItemBytes(
+  schema: DataSchema | undefined,
+  view?: ResultView,
+): (item: unknown) => number {
+  // The page's note is the page's, said once: an item is measured without it.
+  const shown = (items: unknown[]) => {
+    const compacted = compactData(schema, { items, page: {} }, view);
+    if (!isObject(compacted)) return jsonBytes(compacted);
+    const { [NOT_SHOWN]: _note, ...rest } = compacted;
+    return jsonBytes(rest);
+  };
   // Only paged tools measure items; the others never pay for the empty page.
   let empty: number | undefined;
   return (item) => shown([item]) - (empty ??= shown([]));

@@ -34,9 +34,13 @@ const typesOf = new WeakMap<Schema, unknown[]>();
 const optionsOf = new WeakMap<Schema, Schema[]>();
 const fingerprints = new WeakMap<Schema, boolean>();
 
+/** A node's types; a record declared by its `properties` alone is an object (output_defs.ts). */
 function types(node: Schema): unknown[] {
   let known = typesOf.get(node);
-  if (known === undefined) typesOf.set(node, known = ([] as unknown[]).concat(node.type ?? []));
+  if (known === undefined) {
+    const declared = node.type ?? (isObject(node.properties) ? "object" : []);
+    typesOf.set(node, known = ([] as unknown[]).concat(declared));
+  }
   return known;
 }
 
@@ -135,4 +139,21 @@ export function same(a: unknown, b: unknown): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length &&
     keys.every((key) => Object.hasOwn(b, key) && same(a[key], b[key]));
+}
+
+/** `listeners` → `listener`, `addresses` → `address`, `dependencies` → `dependency`. */
+export function singular(field: string): string {
+  if (field.endsWith("ies")) return `${field.slice(0, -3)}y`;
+  if (field.endsWith("sses")) return field.slice(0, -2);
+  if (field.endsWith("s") && !field.endsWith("ss")) return field.slice(0, -1);
+  return field;
+}
+
+/**
+ * The field beside a list that states once what all its records hold alike: `items` →
+ * `everyItem`, `endpoints` → `everyEndpoint`.
+ */
+export function everyKeyOf(list: string): string {
+  const one = singular(list);
+  return `every${one.charAt(0).toUpperCase()}${one.slice(1)}`;
 }

@@ -1,7 +1,8 @@
 /**
  * What `deno task gen` writes into README.md and docs/ is current: the README's command
- * synopsis, toolsets and consequential routes, the tool reference (docs/tools.md), the
- * permission flags (docs/confinement.md) and the tables of docs/limits.md.
+ * synopsis, toolsets and consequential routes, the tool reference (docs/tools.md), the default
+ * views (docs/results.md), the permission flags (docs/confinement.md) and the tables of
+ * docs/limits.md.
  */
 import assert from "node:assert/strict";
 import { withLimitTables } from "../../../scripts/limits_doc.ts";
@@ -10,6 +11,7 @@ import {
   commandsBlock,
   withConfinementDoc,
   withReadmeBlocks,
+  withResultsDoc,
   withToolsDoc,
 } from "../../../scripts/gen_docs.ts";
 import { toolsetTable } from "../../../src/catalogue/reference.ts";
@@ -23,6 +25,7 @@ const CASES: [string, (doc: string) => string][] = [
   ["README.md", withReadmeBlocks],
   ["docs/tools.md", withToolsDoc],
   ["docs/confinement.md", withConfinementDoc],
+  ["docs/results.md", withResultsDoc],
   ["docs/limits.md", withLimitTables],
 ];
 

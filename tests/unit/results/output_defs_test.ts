@@ -1,7 +1,8 @@
 /**
  * How output schemas are laid out: the data and the records directly in it in place, deeper
  * records once under `$defs` by the name of their field, nullable ones named as such, short
- * ones used once in place, value lists kept only where they tell a union's branches apart —
+ * ones used once in place, value lists kept only where they tell a union's branches apart, a
+ * record that is never null declared by its properties alone —
  * and every served output schema declares every key (fingerprints included), with each `$ref`
  * pointing at a definition it carries.
  */
@@ -16,6 +17,9 @@ const record = (properties: Json, nullable = false): Json => ({
   type: nullable ? ["object", "null"] : "object",
   properties,
 });
+/** A record as served: its properties say it is an object; one that may be null says so. */
+const served = (properties: Json, nullable = false): Json =>
+  nullable ? { type: ["object", "null"], properties } : { properties };
 
 Deno.test("records nested INLINE_DEPTH deep move under $defs, named after their field", () => {
   assert.equal(INLINE_DEPTH, 2);
@@ -37,7 +41,7 @@ Deno.test("records nested INLINE_DEPTH deep move under $defs, named after their 
   const item = ((data.properties as Json).items as Json).items as Json;
   assert.deepEqual(((item.properties as Json).listeners as Json).items, { $ref: "#/$defs/middle" });
   assert.deepEqual(Object.keys(defs), ["middle"]);
-  assert.deepEqual(defs.middle, record(long));
+  assert.deepEqual(defs.middle, served(long));
 });
 
 Deno.test("a record only ever nullable is its own nullable definition; one also not keeps anyOf", () => {
@@ -46,7 +50,7 @@ Deno.test("a record only ever nullable is its own nullable definition; one also 
   assert.deepEqual(((only.data.properties as Json).a as Json).properties, {
     claim: { $ref: "#/$defs/claimOrNull" },
   });
-  assert.deepEqual(only.defs.claimOrNull, record(long, true));
+  assert.deepEqual(only.defs.claimOrNull, served(long, true));
   const both = hoistRecords(
     record({ a: record({ claim: record(long, true), again: record(long) }) }),
     never,
@@ -73,11 +77,11 @@ Deno.test("a short record used once stays in place; a string's values only in un
   );
   assert.deepEqual(defs, {});
   assert.deepEqual(((data.properties as Json).a as Json).properties, {
-    small: record({ x: str }),
+    small: served({ x: str }),
     state: str,
   });
   const branches = (((data.properties as Json).events as Json).items as Json).anyOf as Json[];
-  assert.deepEqual(branches[1], record({ kind: state }), "a branch keeps what tells it apart");
+  assert.deepEqual(branches[1], served({ kind: state }), "a branch keeps what tells it apart");
 });
 
 Deno.test("a fingerprint is always its definition, and the data declares the process table", () => {
@@ -89,7 +93,7 @@ Deno.test("a fingerprint is always its definition, and the data declares the pro
     type: "object",
     additionalProperties: { $ref: `#/$defs/${FINGERPRINT_DEF}` },
   });
-  assert.deepEqual(defs[FINGERPRINT_DEF], fingerprint);
+  assert.deepEqual(defs[FINGERPRINT_DEF], served(fingerprint.properties as Json));
 });
 
 /** Every `$ref` in `node`. */

@@ -151,7 +151,7 @@ export const portReclaimPreview = previewTool({
   name: "portreeve_port_reclaim_preview",
   execute: "portreeve_port_reclaim_execute",
   title: "Preview port reclaim",
-  description: `The PortReeve-owned processes a reclaim would signal. ${APPROVAL}`,
+  description: `PortReeve-owned processes a reclaim would signal. ${APPROVAL}`,
   input: z.strictObject({ port: port(), policy: z.enum(POLICIES) }),
   path: "/v1/actions/ports/{port}/reclaim/preview",
   body: ({ policy }) => ({ policy }),
@@ -176,8 +176,7 @@ export const portReclaimExecute = executeTool({
   name: "portreeve_port_reclaim_execute",
   action: "port.reclaim",
   title: "Reclaim a port",
-  description:
-    "Signal the previewed processes once the user approves; may wait out the grace period.",
+  description: "Signal the previewed processes once the user approves.",
   input: z.strictObject({ receiptId: uuid(), port: port() }),
   result: reclamation,
   path: "/v1/actions/ports/{port}/reclaim/execute",
@@ -195,8 +194,7 @@ export const claimReassignPreview = previewTool({
   name: "portreeve_claim_reassign_preview",
   execute: "portreeve_claim_reassign_execute",
   title: "Preview claim reassignment",
-  description:
-    `Move an idle claim to a new port (preferredPort or exactPort, not both). ${APPROVAL}`,
+  description: `Move an idle claim: preferredPort or exactPort. ${APPROVAL}`,
   input: z.strictObject({
     claimId: uuid(),
     preferredPort: port().optional(),
@@ -218,11 +216,17 @@ export const claimReassignPreview = previewTool({
       inventory: inventoryEntry.nullable(),
     }),
   },
-  explain: ({ observed }) => ({
-    effect: say`Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
-    blockers: [],
-    nothing: observed.claim.assignedPort === observed.port ? "nothing_to_do" : undefined,
-  }),
+  explain: ({ observed }) =>
+    observed.claim.assignedPort === observed.port
+      ? {
+        effect: say`Claim ${claimLabel(observed.claim)} is on port ${observed.port} already.`,
+        blockers: [],
+        nothing: "nothing_to_do",
+      }
+      : {
+        effect: say`Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
+        blockers: [],
+      },
   target: claimTarget,
 });
 
@@ -232,7 +236,7 @@ export const claimReassignExecute = executeTool({
   name: "portreeve_claim_reassign_execute",
   action: "claim.reassign",
   title: "Reassign a claim",
-  description: "Move the claim as previewed once the user approves.",
+  description: "Move the claim once the user approves.",
   input: claimExecuteInput,
   result: claim.partial().required({ assignedPort: true }),
   path: "/v1/actions/claims/{claimId}/reassign/execute",
@@ -264,7 +268,7 @@ export const claimDeleteExecute = executeTool({
   name: "portreeve_claim_delete_execute",
   action: "claim.delete",
   title: "Delete a claim",
-  description: "Delete the previewed claim once the user approves.",
+  description: "Delete the claim once the user approves.",
   input: claimExecuteInput,
   result: z.object({ deleted: z.boolean(), claimId: uuid().optional() }),
   path: "/v1/actions/claims/{claimId}/delete/execute",
@@ -305,7 +309,7 @@ export const claimsPruneExecute = pruneExecuteTool({
   name: "portreeve_claims_prune_execute",
   action: "claims.prune",
   title: "Prune claims",
-  description: "Delete the previewed claims once the user approves; re-checks each.",
+  description: "Delete the claims once the user approves.",
   result: claimsPruned,
   effect: consequential(["deletes records"], "deletes the idle claims the receipt names"),
   path: "/v1/actions/claims/prune/execute",

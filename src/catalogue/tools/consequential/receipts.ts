@@ -10,7 +10,6 @@ import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
 import { type ConsequentialEffect, coordinates, pathOf, post, segmentsOf } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
-import { Codes } from "../../../shared/errors.ts";
 import type { ToolContext } from "../../context.ts";
 import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
 import {
@@ -24,6 +23,7 @@ import { type Fragment, list, question, say } from "../../question.ts";
 import type { Asking } from "../../receipt_book.ts";
 import { nextStepFor } from "../../../shared/error_codes.ts";
 import { type OutcomeCheck, PREVIEW_CHECK } from "../../outcome_checks.ts";
+import type { ResultView } from "../../../results/view.ts";
 
 const CAPS = [Capability.mcpFoundations];
 
@@ -76,8 +76,11 @@ const previewOutput = (shown: PreviewShapes) =>
     summary: z.string(),
     /** Why executing would not do what was asked (empty when nothing stands in the way). */
     blockers: z.array(z.string()),
-    /** What the agent must do next: a person approves this preview before its execute. */
-    nextStep: z.string(),
+    /**
+     * What the agent must do next: a person approves this preview before its execute. Null when
+     * there is nothing to do (the summary says so, and the execute would refuse unasked).
+     */
+    nextStep: z.string().nullable(),
     // The daemon's evidence as it sent it: declared in full, read where `explain` needs it.
     proposal: declared(shown.proposal),
     observed: declared(shown.observed),
@@ -85,7 +88,7 @@ const previewOutput = (shown: PreviewShapes) =>
      * How approval happens: the execute asks the user through the host, the agent must ask
      * the user itself (`--approval auto` or `off`), or (a host that cannot ask, by default)
      * the execute will refuse. Null: nothing to approve, and the execute will refuse unasked
-     * (nextStep says why).
+     * (nextStep says why, or the summary that there is nothing to do).
      */
     approval: z.enum(APPROVAL_ROUTES).nullable(),
   });
@@ -131,6 +134,8 @@ export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<Dae
   explain(preview: z.output<Reply>): Explained;
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
   target(input: z.output<In>): { type: string; id: string };
+  /** What the preview's result states once though the daemon sends it twice (view.ts). */
+  view?: ResultView;
 }
 
 export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>>(
@@ -151,6 +156,7 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     description: spec.description,
     input: spec.input,
     output: previewOutput(spec.shown),
+    view: spec.view,
     routes: [route],
     async call(ctx, input) {
       const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
@@ -176,7 +182,9 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
         summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
         blockers: blockers.map((blocker) => blocker.plain()),
-        nextStep: refusal
+        nextStep: nothing === "nothing_to_do"
+          ? null
+          : refusal
           ? `${execute} will refuse this receipt: ${nextStepFor(refusal.code, refusal.details)}`
           : approvalStep(execute, blockers.length > 0, approval ?? "unavailable"),
         proposal: preview.proposal,
@@ -213,19 +221,19 @@ function approvalStep(
   blocked: boolean,
   route: ApprovalRoute,
 ): string {
-  // receiptId and expiresAt stand beside this sentence in the data; it names them, not repeats.
-  const call = `${execute} with this receiptId before expiresAt`;
+  // receiptId stands beside this sentence in the data (and expiresAt, which bounds it).
   const ask = {
     host_asks_user:
-      `Show this preview to the user; calling ${call} makes the host ask them to approve it, and nothing changes unless they do.`,
+      `Show the user this preview, then call ${execute} with its receiptId: the host asks them to approve.`,
+    // A host's own tool prompt (or none, under auto-approval) is not the person's yes.
     agent_asks_user:
-      `Stop and show this preview to the user; only after they explicitly approve it, call ${call}. Host auto-approval is not consent.`,
-    unavailable: `Stop: this host cannot ask the user, so ${execute} will refuse. ${
-      nextStepFor(Codes.approvalUnavailable, { reason: "host_cannot_ask" })
-    }`,
+      `Show the user this preview; only after they explicitly approve, call ${execute} with its receiptId.`,
+    // The execute's refusal says the rest (approvalUnavailable's next step).
+    unavailable:
+      `${execute} will refuse: this host cannot ask the user (they can add --approval auto to portreeve's entry).`,
   }[route];
   return blocked
-    ? `Executing would not do all that was asked (see blockers): resolve them and preview again, or ${
+    ? `Executing would not do all that was asked: resolve the blockers and preview again, or ${
       ask.charAt(0).toLowerCase()
     }${ask.slice(1)}`
     : ask;

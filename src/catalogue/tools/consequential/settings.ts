@@ -120,14 +120,17 @@ export const settingsUpdatePreview = previewTool({
   },
   explain: explainSettings,
   target: settingsTarget,
+  // The daemon sends the resulting settings whole; most of them are the current ones.
+  view: {
+    merged: [{ path: "proposal.proposed", base: "observed.current", changes: "proposal.updates" }],
+  },
 });
 
 export const settingsUpdateExecute = executeTool({
   name: "portreeve_settings_update_execute",
   action: "settings.update",
   title: "Update settings",
-  description:
-    "Apply the previewed settings once the user approves, if the current ones are unchanged.",
+  description: "Apply the settings once the user approves.",
   input: z.strictObject({ receiptId: uuid() }),
   result: z.object({ settings: declared(settings) }),
   path: "/v1/actions/settings/execute",

@@ -80,8 +80,7 @@ export const stackApplyPreview = previewTool({
   name: "portreeve_stack_apply_preview",
   execute: "portreeve_stack_apply_execute",
   title: "Preview stack apply",
-  description:
-    `Check a definition against <stackRoot>/portreeve.stack.json and the registry. ${APPROVAL}`,
+  description: `Check a definition against <stackRoot>/portreeve.stack.json. ${APPROVAL}`,
   input: z.strictObject({
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
     definition: stackDefinitionInput,
@@ -109,6 +108,13 @@ export const stackApplyPreview = previewTool({
   },
   explain: explainApply,
   target: stackRootTarget,
+  // What the stack would become is, unless the daemon normalised it further, what was proposed.
+  view: {
+    same: [
+      { path: "observed.stack.definition", as: "proposal.definition" },
+      { path: "observed.stack.revision", as: "proposal.revision" },
+    ],
+  },
 });
 
 /** The file is saved; then either applied (changed, stack) or not (error). */
@@ -127,8 +133,7 @@ export const stackApplyExecute = executeTool({
   name: "portreeve_stack_apply_execute",
   action: "stack.apply",
   title: "Apply a stack",
-  description:
-    "Write portreeve.stack.json and apply it once the user approves; send stackRoot exactly as previewed.",
+  description: "Write and apply the stack once the user approves.",
   input: z.strictObject({
     receiptId: uuid(),
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
@@ -168,7 +173,7 @@ export const stacksPrunePreview = previewTool({
   name: "portreeve_stacks_prune_preview",
   execute: "portreeve_stacks_prune_execute",
   title: "Preview stacks prune",
-  description: `Stacks whose root is gone, with blockers. ${APPROVAL}`,
+  description: `Stacks whose root is gone. ${APPROVAL}`,
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: "/v1/actions/stacks/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
@@ -198,8 +203,7 @@ export const stacksPruneExecute = pruneExecuteTool({
   name: "portreeve_stacks_prune_execute",
   action: "stacks.prune",
   title: "Prune stacks",
-  description:
-    "Delete the previewed stacks once the user approves; re-checks each, signals nothing.",
+  description: "Delete the stacks once the user approves.",
   result: stacksPruned,
   effect: consequential(
     ["deletes records"],

@@ -103,7 +103,7 @@ export function pinPrunePair(spec: {
     const preview = await rig.call(spec.preview, { olderThanMilliseconds: 0 });
     assert.equal(preview.ok, true, JSON.stringify(preview.error));
     assert.equal(preview.data!.approval ?? null, null);
-    assert.match(preview.data!.nextStep as string, /will refuse this receipt: Nothing to do/);
+    assert.equal(preview.data!.nextStep ?? null, null, "nothing to do: no next step");
     const receiptId = preview.data!.receiptId as string;
     const execute = await rig.call(spec.execute, { receiptId });
     assert.equal(execute.error?.code, "portreeve_conflict");
