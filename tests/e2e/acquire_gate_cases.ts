@@ -1,0 +1,154 @@
+/**
+ * The acquire gate's cases for one protocol era, defined once (what they prove: the header of
+ * tests/e2e/acquire_gate_test.ts). That file runs them for the legacy era in the fast suite;
+ * tests/reliability/acquire_gate_modern_test.ts runs them for 2026-07-28, whose asking differs
+ * only in the transport the approval tests already cover both ways.
+ */
+import assert from "node:assert/strict";
+import { type Bridge, type Era, startBridge, withSimulator } from "./harness.ts";
+import {
+  ACCEPT,
+  DECLINE,
+  type Env,
+  failsWith,
+  type Listener,
+  person,
+  runningClaim,
+  succeeds,
+} from "./receipt_steps.ts";
+import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
+
+export type Data = Record<string, unknown>;
+
+export async function session(
+  opts: { era?: Era; serveArgs?: string[]; answers?: ReturnType<typeof person> },
+  body: (bridge: Bridge, env: Env, running: Awaited<ReturnType<typeof runningClaim>>) => Promise<
+    void
+  >,
+): Promise<void> {
+  const env = await withSimulator({ observeHost: true });
+  // The run is set up by a bridge that is not being tested, so every mode can be tried.
+  const setup = await startBridge({ socketPath: env.socketPath, serveArgs: ["--label", "setup"] });
+  let process: Listener | undefined;
+  let bridge: Bridge | undefined;
+  try {
+    const running = await runningClaim(setup, env);
+    process = running.process;
+    bridge = await startBridge({
+      socketPath: env.socketPath,
+      era: opts.era,
+      serveArgs: opts.serveArgs,
+      elicitation: opts.answers?.answer,
+    });
+    await body(bridge, env, running);
+  } finally {
+    await bridge?.close();
+    await setup.close();
+    await process?.stop();
+    await env.cleanup();
+  }
+}
+
+export const acquires = (env: Env) =>
+  env.sim.requests.filter((r) => r.method === "POST" && r.path === "/v1/leases/acquire").length;
+
+/** The question put about reclaiming `running` with `policy`, line by line. */
+function expectedQuestion(
+  env: Env,
+  running: { port: number; process: Listener },
+  policy: string,
+  runId: string,
+): string[] {
+  const signals = policy === "force-after-grace"
+    ? "SIGTERM, then SIGKILL after the grace period,"
+    : "SIGTERM";
+  return [
+    QUESTION_HEADER,
+    `The agent asks to lease claim "web" "vite.default" in "${env.dir}" with replacementPolicy "${policy}".`,
+    `The confirmed run "${runId}" of this claim holds port ${running.port}: to lease it, the daemon would first send ${signals} to pid ${running.process.pid} ("deno"), and release that run.`,
+    "Answer no (false) to leave those processes running; nothing has been sent yet.",
+  ];
+}
+
+const runIdOf = async (bridge: Bridge, port: number) => {
+  const { data } = await succeeds(bridge, "portreeve_port_inspect", { port, detail: "full" });
+  return (data.run as Data).id as string;
+};
+
+/** The cases for one era: its host asks (or cannot) the era's way. */
+export function acquireGateCases(era: Era): void {
+  Deno.test(`acquire gate (${era}): declined reclaims leave the process alive; approved signals it`, async () => {
+    const answers = person(DECLINE, DECLINE, ACCEPT);
+    await session({ era, answers }, async (bridge, env, running) => {
+      const { claim, port, process } = running;
+      const runId = await runIdOf(bridge, port);
+      // The attack: the person declines the receipt-bound reclaim…
+      const { data: preview } = await succeeds(bridge, "portreeve_port_reclaim_preview", {
+        port,
+        policy: "force-after-grace",
+      });
+      await failsWith(bridge, "portreeve_port_reclaim_execute", {
+        receiptId: preview.receiptId,
+        port,
+      }, "portreeve_approval_declined");
+      // …so the agent acquires the claim with force-after-grace: the person is asked again.
+      const declined = await failsWith(bridge, "portreeve_lease_acquire", {
+        claim,
+        allocation: { replacementPolicy: "force-after-grace" },
+      }, "portreeve_approval_declined");
+      assert.match(declined.message, /nothing was sent to the daemon/);
+      assert.deepEqual(
+        answers.questions[1].message.split("\n"),
+        expectedQuestion(env, running, "force-after-grace", runId),
+      );
+      assert.equal(acquires(env), 1, "only the set-up acquire reached the daemon");
+      assert.ok(process.alive(), "the declined process still runs");
+      const still = await succeeds(bridge, "portreeve_port_inspect", { port });
+      assert.equal(still.data.classification, "verified");
+
+      // Approved: the daemon reclaims the run (the process is signalled) and leases the port.
+      const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", {
+        claim,
+        allocation: { replacementPolicy: "graceful" },
+      });
+      assert.deepEqual(
+        answers.questions[2].message.split("\n"),
+        expectedQuestion(env, running, "graceful", runId),
+      );
+      assert.equal(lease.port, port);
+      assert.equal((await process.status).signal, "SIGTERM");
+      assert.equal(answers.questions.length, 3);
+    });
+  });
+
+  Deno.test(`acquire gate (${era}): default flags, a host that cannot ask is refused naming the opt-in, with 0 daemon requests`, async () => {
+    await session({ era }, async (bridge, env, running) => {
+      const before = env.sim.requests.length;
+      for (const policy of ["graceful", "force-after-grace"]) {
+        const refused = await failsWith(bridge, "portreeve_lease_acquire", {
+          claim: running.claim,
+          allocation: { replacementPolicy: policy },
+        }, "portreeve_approval_unavailable");
+        assert.equal(refused.details.reason, "reclaim_host_cannot_ask");
+        assert.match(refused.nextStep, /--approval auto/);
+        assert.doesNotMatch(refused.nextStep, /\b(install|start|run) /i);
+      }
+      assert.equal(env.sim.requests.length, before, "not one request reached the daemon");
+      assert.ok(running.process.alive());
+    });
+  });
+
+  Deno.test(`acquire gate (${era}): --approval auto, a host that cannot ask is sent to the receipt pair`, async () => {
+    await session({ era, serveArgs: ["--approval", "auto"] }, async (bridge, env, running) => {
+      const before = env.sim.requests.length;
+      const refused = await failsWith(bridge, "portreeve_lease_acquire", {
+        claim: running.claim,
+        allocation: { replacementPolicy: "graceful" },
+      }, "portreeve_approval_needs_receipt");
+      assert.match(refused.nextStep, /portreeve_port_reclaim_preview/);
+      assert.match(refused.nextStep, /portreeve_port_reclaim_execute/);
+      assert.equal(env.sim.requests.length, before, "not one request reached the daemon");
+      assert.ok(running.process.alive());
+    });
+  });
+}
