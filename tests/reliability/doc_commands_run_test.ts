@@ -27,7 +27,7 @@ const NOT_RUN: [RegExp, string][] = [
 
 /** The order a reader's session takes: install before use, uninstall at the end. */
 function phase(line: string): number {
-  if (/ task install\b/.test(line)) return 0;
+  if (/ task (install|package:npm)\b|^npm install -g /.test(line)) return 0;
   if (/ task uninstall\b/.test(line)) return 2;
   return 1;
 }
@@ -69,7 +69,10 @@ Deno.test("docs: every shell line of the README and docs runs as printed", async
   for (const name of ["PORTREEVE_SOCKET", "XDG_STATE_HOME", "PORTREEVE_MCP_INSTALL_ROOT"]) {
     delete env[name];
   }
-  env.PATH = `${work}/bin:/usr/bin:/bin`;
+  // npm's global installs go to a folder of this run's (its cache stays the machine's).
+  env.npm_config_prefix = `${work}/npm-global`;
+  env.npm_config_cache = (await npmCache()) ?? `${home}/.npm`;
+  env.PATH = `${work}/npm-global/bin:${work}/bin:/usr/bin:/bin`;
   const ran: string[] = [];
   const failed: string[] = [];
   try {
@@ -90,6 +93,13 @@ Deno.test("docs: every shell line of the README and docs runs as printed", async
     await Deno.remove(work, { recursive: true });
   }
 });
+
+/** npm's cache folder on this machine, so the run installs from it; undefined without npm. */
+async function npmCache(): Promise<string | undefined> {
+  const out = await new Deno.Command("npm", { args: ["config", "get", "cache"], stdout: "piped" })
+    .output().catch(() => undefined);
+  return out?.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
+}
 
 /** Runs one printed line in `sh`; why it failed, or undefined. */
 async function runAsPrinted(

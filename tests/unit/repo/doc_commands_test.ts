@@ -18,7 +18,7 @@ import { CONFIG_OPTIONS } from "../../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
 import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
 import { HOST_IDS } from "../../../src/profiles/hosts.ts";
-import { APPROVAL_MODES, TOOLSETS } from "../../../src/shared/options.ts";
+import { APPROVAL_MODES, SOFTWARE_VERSION, TOOLSETS } from "../../../src/shared/options.ts";
 import { LAUNCHER_NAME, NPM_PACKAGE } from "../../../src/shared/install_layout.ts";
 import { TARGETS } from "../../../scripts/release.ts";
 import config from "../../../deno.json" with { type: "json" };
@@ -47,6 +47,10 @@ const SYSTEM = [
   /^cd dist$/,
   /^(claude|codex|gemini) mcp list$/,
   new RegExp(`^npm install -g ${NPM_PACKAGE}$`),
+  // The tarball `deno task package:npm` packs, of this version.
+  new RegExp(
+    `^npm install -g \\./dist/npm/portreeve-mcp-${SOFTWARE_VERSION.replaceAll(".", "\\.")}\\.tgz$`,
+  ),
 ];
 
 /** The parser options of each launcher subcommand. */
@@ -161,9 +165,11 @@ Deno.test("docs: the README's quick start installs, prints the entry, and ends c
   const quick = readme.slice(from, readme.indexOf("\n## ", from));
   const commands = fences(quick).filter((fence) => fence.language === "sh")
     .flatMap((fence) => fence.lines.map((line) => line.replace(/\s#.*$/, "").trim()));
+  // The npm package first (issue 29), packed from this checkout until a release publishes it.
   assert.deepEqual(commands, [
-    `${NPX_DENO} task install`,
-    "~/.deno/bin/portreeve-mcp config --host claude",
+    `${NPX_DENO} task package:npm`,
+    `npm install -g ./dist/npm/portreeve-mcp-${SOFTWARE_VERSION}.tgz`,
+    "portreeve-mcp config --host claude",
     "claude mcp list",
   ]);
   assert.match(
