@@ -38,8 +38,9 @@ export const HOST_PROFILES: readonly HostProfile[] = [
 export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profile.id);
 
 /**
- * The name each host gives itself in MCP's `initialize` (`clientInfo.name`, as the host suite
- * saw it), by profile id: how a running bridge knows which profile's limits are its host's.
+ * The name each host gives itself (`clientInfo.name`, as the host suite saw it: in MCP's
+ * `initialize`, or on the 2026-07-28 era in each request's `_meta`), by profile id: how a
+ * running bridge knows which profile's limits are its host's.
  */
 export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
   claude: ["claude-code"],

@@ -3,7 +3,8 @@
  * (Codex keeps about 12 KB, head and tail; Gemini CLI the first 8,000 and last 32,000
  * characters), and what a host cut is lost to its model without a word. Each host profile
  * states its limit (`resultLimitBytes`); `serve` hands the bridge these limits by the name each
- * host gives itself in MCP's `initialize` (`clientInfo.name`), and the bridge fits every result
+ * host gives itself (`clientInfo.name`: in MCP's `initialize`, or on the 2026-07-28 era in each
+ * request's `_meta`), and the bridge fits every result
  * and page of a connection to its host's. A host of no known name, or one whose limit is not
  * known, gets the smallest limit any profile states: its pages are shorter, never cut.
  */

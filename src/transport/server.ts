@@ -6,6 +6,7 @@
 import { isObject } from "../shared/json.ts";
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   SdkError,
@@ -70,7 +71,12 @@ export function createServer(
     // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
     // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
     return limiter.run(
-      () => tools.call(name, args, { signal: linked.signal, host, client: clientName(server) }),
+      () =>
+        tools.call(name, args, {
+          signal: linked.signal,
+          host,
+          client: clientName(server, era, ctx),
+        }),
       linked.signal,
     ).catch((error) => {
       if (error instanceof BridgeError && error.code === Codes.bridgeBusy) {
@@ -110,9 +116,17 @@ function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel 
   };
 }
 
-/** The name the host gave itself (`clientInfo.name`, in `initialize` or the request envelope). */
-function clientName(server: Server): string | undefined {
-  const name = server.getClientVersion()?.name;
+/**
+ * The name the host gave itself (`clientInfo.name`). 2025 era: its `initialize`. 2026-07-28:
+ * the request's own envelope, as there is no `initialize` (and over stdio the SDK does not copy
+ * the envelope's client into `getClientVersion()`), so a host on that era such as Copilot CLI
+ * would otherwise go unnamed and get the smallest result limit instead of its own.
+ */
+function clientName(server: Server, era: Era, ctx: ServerContext): string | undefined {
+  const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+  const declared = era === "modern" ? envelope[CLIENT_INFO_META_KEY] : undefined;
+  const info: unknown = isObject(declared) ? declared : server.getClientVersion();
+  const name = isObject(info) ? info.name : undefined;
   return typeof name === "string" ? name : undefined;
 }
 

@@ -1,12 +1,13 @@
 /**
  * A page fits the host it goes to: over real stdio, the bridge knows its host by the name it
- * gives in `initialize` and fills a page only up to what that host shows its model whole (its
- * profile's `resultLimitBytes`; the smallest known for a host of no known name). A compact
+ * gives (in `initialize`, or on the 2026-07-28 era in each request's envelope, as Copilot CLI
+ * does) and fills a page only up to what that host shows its model whole (its profile's
+ * `resultLimitBytes`; the smallest known for a host of no known name). A compact
  * page holds more ports than a `detail: "full"` one, every page says how many items it
  * holds, and walking the pages returns every port once, in the daemon's order.
  */
 import assert from "node:assert/strict";
-import { type Bridge, call, startBridge, withSimulator } from "./harness.ts";
+import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
 import { MCP_CLIENT_NAMES, resultLimits } from "../../src/profiles/hosts.ts";
 
 type Data = Record<string, unknown>;
@@ -16,6 +17,18 @@ const bytes = (text: string) => new TextEncoder().encode(text).length;
 const limits = resultLimits();
 const CODEX = MCP_CLIENT_NAMES.codex[0];
 const GEMINI = MCP_CLIENT_NAMES.gemini[0];
+const COPILOT = MCP_CLIENT_NAMES.copilot[0];
+
+/** Each bridge of the test: the name its client gives, and the era it speaks. */
+const CLIENTS: readonly { label: string; name: string; era: Era }[] = [
+  { label: CODEX, name: CODEX, era: "legacy" },
+  { label: GEMINI, name: GEMINI, era: "legacy" },
+  // No `initialize` on this era: the name rides in every request's envelope.
+  { label: `${GEMINI} (2026-07-28)`, name: GEMINI, era: "modern" },
+  { label: `${COPILOT} (2026-07-28)`, name: COPILOT, era: "modern" },
+  { label: "some-other-host", name: "some-other-host", era: "legacy" },
+  { label: "some-other-host (2026-07-28)", name: "some-other-host", era: "modern" },
+];
 
 /** Every page of ports with listeners: how many items each held, and its text's bytes. */
 async function walk(bridge: Bridge, extra: Data) {
@@ -42,13 +55,14 @@ async function walk(bridge: Bridge, extra: Data) {
 Deno.test("pages fit each host's result limit, by the name the host gives", async () => {
   const env = await withSimulator();
   const workspace = await Deno.realPath(env.dir);
-  const bridges = new Map<string, Bridge>();
-  for (const name of [CODEX, GEMINI, "some-other-host"]) {
-    bridges.set(name, await startBridge({ socketPath: env.socketPath, clientName: name }));
+  const bridges = new Map<string, { bridge: Bridge; name: string }>();
+  for (const { label, name, era } of CLIENTS) {
+    const bridge = await startBridge({ socketPath: env.socketPath, clientName: name, era });
+    bridges.set(label, { bridge, name });
   }
   const PORTS = 100;
   try {
-    const setup = bridges.get(CODEX)!;
+    const setup = bridges.get(CODEX)!.bridge;
     for (let i = 0; i < PORTS; i++) {
       const lease = await call(setup, "portreeve_lease_acquire", {
         claim: { project: "bound", workspaceRoot: workspace, component: `c${i}`, endpoint: "http" },
@@ -64,29 +78,37 @@ Deno.test("pages fit each host's result limit, by the name the host gives", asyn
     }
     const expected = Array.from({ length: PORTS }, (_, i) => 31000 + i);
     const firstPage = new Map<string, number>();
-    for (const [name, bridge] of bridges) {
+    for (const [label, { bridge, name }] of bridges) {
       const limit = limits.byClient[name] ?? limits.fallback;
       const compact = await walk(bridge, {});
       const full = await walk(bridge, { detail: "full" });
-      assert.deepEqual(compact.ports, expected, `${name}: every port once, in order`);
-      assert.deepEqual(full.ports, expected, name);
+      assert.deepEqual(compact.ports, expected, `${label}: every port once, in order`);
+      assert.deepEqual(full.ports, expected, label);
       for (const page of [...compact.pages, ...full.pages]) {
-        assert.ok(page.bytes <= limit, `${name}: a ${page.bytes}-byte page, limit ${limit}`);
+        assert.ok(page.bytes <= limit, `${label}: a ${page.bytes}-byte page, limit ${limit}`);
       }
       assert.ok(
         compact.pages[0].items > full.pages[0].items,
-        `${name}: compact ${compact.pages[0].items} ports, full ${full.pages[0].items}`,
+        `${label}: compact ${compact.pages[0].items} ports, full ${full.pages[0].items}`,
       );
       // A full page is close to the limit, not far below it.
-      assert.ok(compact.pages[0].bytes > limit * 0.75, `${name}: ${compact.pages[0].bytes} bytes`);
-      firstPage.set(name, compact.pages[0].items);
+      assert.ok(compact.pages[0].bytes > limit * 0.75, `${label}: ${compact.pages[0].bytes} bytes`);
+      firstPage.set(label, compact.pages[0].items);
     }
     assert.equal(limits.byClient[GEMINI] > limits.byClient[CODEX], true);
     assert.ok(firstPage.get(GEMINI)! > 2 * firstPage.get(CODEX)!, JSON.stringify([...firstPage]));
     // A host of no known name gets the smallest limit any profile states.
     assert.equal(firstPage.get("some-other-host"), firstPage.get(CODEX));
+    assert.equal(firstPage.get("some-other-host (2026-07-28)"), firstPage.get(CODEX));
+    // A host on the 2026-07-28 era gets its own limit, not the smallest.
+    assert.equal(firstPage.get(`${GEMINI} (2026-07-28)`), firstPage.get(GEMINI));
+    assert.ok(limits.byClient[COPILOT] > limits.byClient[CODEX]);
+    assert.ok(
+      firstPage.get(`${COPILOT} (2026-07-28)`)! > firstPage.get(CODEX)!,
+      JSON.stringify([...firstPage]),
+    );
   } finally {
-    for (const bridge of bridges.values()) await bridge.close();
+    for (const { bridge } of bridges.values()) await bridge.close();
     await env.cleanup();
   }
 });
