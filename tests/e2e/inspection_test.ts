@@ -8,7 +8,8 @@ import { type Bridge, call, startBridge, withSimulator } from "./harness.ts";
 import { seedClaim, seeder, TWO_COMPONENT_STACK } from "./seed.ts";
 
 type Data = Record<string, unknown>;
-type PageData = { items: Data[]; page: { nextCursor?: string } };
+/** A compact page: values every item shares are stated once, in everyItem. */
+type PageData = { items: Data[]; everyItem?: Data; page: { nextCursor?: string } };
 
 async function ok(bridge: Bridge, tool: string, args: Data = {}): Promise<Data> {
   const r = await call(bridge, tool, args);
@@ -44,7 +45,8 @@ async function walk(
     assert.ok(page.items.length <= limit);
     assert.notEqual(page.page.nextCursor, cursor, "cursor advances");
     if (page.page.nextCursor !== undefined) assert.ok(page.page.nextCursor.length > 0);
-    items.push(...page.items);
+    // Each item whole again: what every item of the page shares is stated once, in everyItem.
+    items.push(...page.items.map((item) => ({ ...page.everyItem, ...item })));
     cursor = page.page.nextCursor;
     pages++;
   } while (cursor);
