@@ -1,20 +1,13 @@
 /**
  * Host setup end to end: the generic command `config` prints is run for real and completes an
- * MCP handshake; toolsets shrink tools/list; doctor's verdicts against the simulator, no
- * daemon and an incompatible daemon.
+ * MCP handshake; toolsets shrink tools/list. Doctor's verdicts, which start a bridge each, are
+ * in tests/reliability/doctor_test.ts.
  */
 import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import {
-  bridgeArgs,
-  BUNDLE_ENTRY,
-  call,
-  SOURCE_ENTRY,
-  startBridge,
-  withSimulator,
-} from "./harness.ts";
+import { bridgeArgs, BUNDLE_ENTRY, call, startBridge, withSimulator } from "./harness.ts";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind } from "../../src/shared/options.ts";
@@ -134,65 +127,6 @@ Deno.test("serve refuses a relative socket and a bad label with exit 2 and one c
     assert.equal(out.code, 2);
     assert.match(new TextDecoder().decode(out.stderr), pattern);
     assert.equal(out.stdout.length, 0);
-  }
-});
-
-Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompatible daemon", async () => {
-  const env = await withSimulator();
-  const old = await withSimulator({ protocol: { minimum: 2, maximum: 2 } });
-  try {
-    // Seven doctors that share nothing but the simulators: side by side.
-    const [ok, gemini, auto, json, none, incompatible, mis] = await Promise.all([
-      runMain(["doctor", "--host", "codex"], env.socketPath),
-      runMain(["doctor", "--host", "gemini"], env.socketPath),
-      runMain(["doctor", "--host", "claude", "--approval", "auto"], env.socketPath),
-      runMain(["doctor", "--json"], env.socketPath),
-      runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock"),
-      runMain(["doctor"], old.socketPath),
-      denoFinished([
-        "run",
-        ...confinedFlags("/tmp/granted.sock"),
-        SOURCE_ENTRY,
-        "doctor",
-        "--socket",
-        "/tmp/other.sock",
-      ]),
-    ]);
-    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
-    assert.match(ok.stdout, /Verdict: OK/);
-    assert.ok(
-      ok.stdout.includes(
-        `2025-11-25 initialize): ${registered("full")} tools; tools/list carries ttlMs 0`,
-      ),
-      ok.stdout,
-    );
-    assert.match(ok.stdout, /2026-07-28 server\/discover/);
-    assert.match(ok.stdout, /host command \(codex\): .*serve --socket/);
-    assert.match(
-      ok.stdout,
-      /approval \(codex\): Approval \(--approval required, the default\): OpenAI Codex asks you through MCP .*`codex exec`/,
-    );
-    assert.doesNotMatch(
-      ok.stdout,
-      /host command \(codex\): .*--approval/,
-      "the default is not printed",
-    );
-    assert.match(
-      gemini.stdout,
-      /approval \(gemini\): .*Gemini CLI cannot ask you through MCP, so each change .* is refused.* --approval auto/,
-    );
-    assert.equal(auto.code, 0, auto.stdout + auto.stderr);
-    assert.match(auto.stdout, /approval \(claude\): Approval \(--approval auto\): .*`claude -p`/);
-    assert.match(auto.stdout, /host command \(claude\): .*serve --socket \S+ --approval auto/);
-    assert.equal(JSON.parse(json.stdout).verdict, "ok");
-    assert.equal(none.code, 3);
-    assert.match(none.stdout, /Verdict: UNAVAILABLE/);
-    assert.equal(incompatible.code, 4, incompatible.stdout);
-    assert.match(incompatible.stdout, /Verdict: INCOMPATIBLE/);
-    assert.equal(mis.code, 5, mis.stdout);
-  } finally {
-    await old.cleanup();
-    await env.cleanup();
   }
 });
 

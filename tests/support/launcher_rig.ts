@@ -38,18 +38,28 @@ export async function layoutFor(
   return layout;
 }
 
+/** The file a path leads to, links followed; null where there is none. */
+function realFile(path: string): string | null {
+  try {
+    return Deno.statSync(path).isFile ? Deno.realPathSync(path) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Shells a launcher may meet: dash (Debian's sh) and bash in POSIX mode (macOS's sh), each
- * where this machine has it.
+ * Shells a launcher may meet beside /bin/sh (which its first line names): dash (Debian's sh)
+ * and bash in POSIX mode (macOS's sh), each where this machine has it, and each once: a shell
+ * that is the same file as /bin/sh or as one listed before it (/bin/bash and /usr/bin/bash on
+ * a merged /usr) would only run the same program twice.
  */
 export const SHELLS = [["/usr/bin/dash"], ["/bin/bash", "--posix"], ["/usr/bin/bash", "--posix"]]
-  .filter(([path]) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  }).filter(([path], i, all) => all.findIndex(([other]) => other === path) === i);
+  .map((shell) => ({ shell, file: realFile(shell[0]) }))
+  .filter(({ file }, i, all) =>
+    file !== null && file !== realFile("/bin/sh") &&
+    all.findIndex((other) => other.file === file) === i
+  )
+  .map(({ shell }) => shell);
 
 export interface Launched {
   code: number;

@@ -11,7 +11,7 @@ import { SERVE_OPTIONS } from "../../src/cli/serve.ts";
 import { CONFIG_OPTIONS } from "../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../src/cli/doctor.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
-import { SOURCE_ENTRY } from "./harness.ts";
+import { SOURCE_ENTRY } from "../e2e/harness.ts";
 import { CONFIG_HELP } from "../../src/cli/config.ts";
 import { DOCTOR_HELP } from "../../src/cli/doctor.ts";
 import { programHelp } from "../../src/cli/main.ts";
