@@ -2,22 +2,15 @@
  * A person approves executes through the host: the real `serve` process, a client that
  * declares form elicitation and answers like a person would, in the 2025 era (a real
  * `elicitation/create` request), `auto` and pinned 2026-07-28 (input-required rounds). The
- * simulator's request log proves what reached the daemon.
+ * simulator's request log proves what reached the daemon. A "yes" that comes too late, which
+ * waits past a real deadline, is tests/reliability/approval_timeout_test.ts.
  */
 import assert from "node:assert/strict";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
-import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
-import {
-  ACCEPT,
-  DECLINE,
-  type Env,
-  failsWith,
-  listenedPort,
-  person,
-  succeeds,
-} from "./receipt_steps.ts";
-import type { SimulatorOptions } from "../../src/simulator/mod.ts";
+import { call, type Era } from "./harness.ts";
+import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { deletePreview, fails, ok, receiptLine, sendsNothing, session } from "./approval_steps.ts";
 
 type Data = Record<string, unknown>;
 type Question = ElicitRequest["params"];
@@ -39,61 +32,6 @@ const UNTICKED: ElicitResult = { action: "accept", content: { approve: false } }
 const CANCEL: ElicitResult = { action: "cancel" };
 const DECLINED = "portreeve_approval_declined";
 const UNAVAILABLE = "portreeve_approval_unavailable";
-
-async function session(
-  era: Era,
-  opts: {
-    answers?: ReturnType<typeof person>;
-    serveArgs?: string[];
-    simulator?: Partial<SimulatorOptions>;
-  },
-  body: (bridge: Bridge, env: Env) => Promise<void>,
-): Promise<void> {
-  const env = await withSimulator(opts.simulator);
-  const bridge = await startBridge({
-    socketPath: env.socketPath,
-    era,
-    serveArgs: opts.serveArgs,
-    elicitation: opts.answers?.answer,
-  });
-  try {
-    await body(bridge, env);
-  } finally {
-    await bridge.close();
-    await env.cleanup();
-  }
-}
-
-const ok = succeeds;
-const fails = failsWith;
-
-/** The question's last line, as the bridge writes it from the preview's receipt. */
-function receiptLine(preview: Data): string {
-  const id = (preview.receiptId as string).slice(0, 8);
-  return `Receipt "${id}" expires "${(preview.expiresAt as string).slice(11, 19)}Z".`;
-}
-
-/** An idle claim and its delete preview. */
-async function deletePreview(bridge: Bridge, env: Env, component: string) {
-  const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
-    claim: { project: "web", workspaceRoot: env.dir, component },
-  });
-  await ok(bridge, "portreeve_lease_abandon", {
-    credentialHandle: lease.credentialHandle,
-    reason: "client-cancelled",
-  });
-  const claimId = lease.claimId as string;
-  const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
-  return { claimId, receiptId: data.receiptId as string, preview: data };
-}
-
-/** Runs `action` and asserts it sent nothing to the daemon. */
-async function sendsNothing<T>(env: Env, action: () => Promise<T>): Promise<T> {
-  const before = env.sim.requests.length;
-  const result = await action();
-  assert.equal(env.sim.requests.length, before, "nothing may reach the daemon");
-  return result;
-}
 
 for (const era of ERAS) {
   Deno.test(`approval (${era}): accept executes once; the replay asks nothing`, async () => {
@@ -188,37 +126,6 @@ for (const era of ERAS) {
       assert.equal(answers.questions.length, 3);
       assert.equal(env.sim.control.state.claims.size, 3, "every claim is still there");
     });
-  });
-
-  Deno.test(`approval (${era}): no answer in time is retryable; asking again works`, async () => {
-    // The person's "yes" lands after the bridge stopped waiting (--approval-ms, at its least):
-    // late, so it must not count. The wait starts when the question arrives, after the bridge
-    // started its own clock, so it always ends past the bridge's deadline: a lower bound, not
-    // a race. (In the 2026 era the host itself must come back, so nothing else could end it.)
-    const WAIT_MS = 1000;
-    const late = () =>
-      new Promise<ElicitResult>((done) => {
-        setTimeout(() => done(ACCEPT), WAIT_MS + 500); // timing-ok: past the bridge's deadline
-      });
-    const answers = person(late, ACCEPT);
-    await session(
-      era,
-      { answers, serveArgs: ["--approval-ms", `${WAIT_MS}`] },
-      async (bridge, env) => {
-        const { claimId, receiptId } = await deletePreview(bridge, env, "slow");
-        const error = await sendsNothing(
-          env,
-          () =>
-            fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
-        );
-        assert.equal(error.retryable, true);
-        assert.equal(error.details.reason, "no_answer");
-        // The late "yes" did not count: the receipt was never answered, so it is asked again.
-        const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-        assert.equal(done.data.changed, true);
-        assert.equal(answers.questions.length, 2);
-      },
-    );
   });
 }
 
