@@ -175,6 +175,9 @@ export async function startRig(options: { seed?: boolean } = {}): Promise<Rig> {
     }),
     rawCredentials: () => rawCredentials(sim),
     close: async () => {
+      // A host may leave a process of its own behind (Cline starts a hub daemon that outlives
+      // its run): whatever still runs with this home on its command line is stopped.
+      stopProcessesNaming(home);
       await sim.close();
       await Deno.remove(base, { recursive: true }).catch(() => {});
       await Deno.remove(home, { recursive: true }).catch(() => {});
@@ -183,6 +186,35 @@ export async function startRig(options: { seed?: boolean } = {}): Promise<Rig> {
 }
 
 /** A loopback port nothing listens on (bound, then released). */
+/** Sends SIGTERM to every process of this machine whose command line holds `text`. */
+export function stopProcessesNaming(text: string): number[] {
+  const stopped: number[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync("/proc")];
+  } catch {
+    return stopped; // no /proc here (macOS): nothing to look through
+  }
+  for (const entry of entries) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid) || pid === Deno.pid) continue;
+    let commandLine: string;
+    try {
+      commandLine = Deno.readTextFileSync(`/proc/${pid}/cmdline`).replaceAll("\0", " ");
+    } catch {
+      continue; // gone already, or not ours to read
+    }
+    if (!commandLine.includes(text)) continue;
+    try {
+      Deno.kill(pid, "SIGTERM");
+      stopped.push(pid);
+    } catch {
+      // gone between the read and the signal
+    }
+  }
+  return stopped;
+}
+
 async function closedLoopbackPort(): Promise<number> {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr;
