@@ -14,6 +14,9 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { errorText, parseErrorText } from "../../src/results/result.ts";
+import { denoFinished } from "../support/processes.ts";
+import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
+import { inToolset, type ToolKind, type Toolset } from "../../src/shared/options.ts";
 
 export const SOURCE_ENTRY = fromFileUrl(new URL("../../main.ts", import.meta.url));
 export const BUNDLE_ENTRY = fromFileUrl(new URL("../../dist/main.js", import.meta.url));
@@ -47,6 +50,18 @@ export interface Bridge {
   stdoutFrames(): string[];
   pid(): number | null;
   close(): Promise<void>;
+}
+
+/** How many tools a toolset registers, from the kinds in the served listing. */
+export function registered(toolset: Toolset): number {
+  return listing.tools.filter((entry) => inToolset(entry.kind as ToolKind, toolset)).length;
+}
+
+/** A command of the bundled bridge, run as an installed launcher runs it. */
+export function runBundled(args: string[], socketPath: string) {
+  return denoFinished(["run", ...confinedFlags(socketPath, "bundle"), BUNDLE_ENTRY, ...args], {
+    env: { PORTREEVE_SOCKET: socketPath },
+  });
 }
 
 export function bridgeArgs(opts: BridgeOptions): string[] {

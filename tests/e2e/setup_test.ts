@@ -3,31 +3,16 @@
  * MCP handshake; toolsets shrink tools/list. Doctor's verdicts, which start a bridge each, are
  * in tests/reliability/doctor_test.ts.
  */
-import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { bridgeArgs, BUNDLE_ENTRY, call, startBridge, withSimulator } from "./harness.ts";
-import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
-import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
-import { inToolset, type ToolKind } from "../../src/shared/options.ts";
-
-/** How many tools each toolset registers, from the kinds in the served listing. */
-const kinds = listing.tools.map((entry) => entry.kind as ToolKind);
-const registered = (toolset: "read" | "coordinate" | "full") =>
-  kinds.filter((kind) => inToolset(kind, toolset)).length;
-
-/** A command of the bundled bridge, as an installed launcher runs it. */
-function runMain(args: string[], socketPath: string) {
-  return denoFinished(["run", ...confinedFlags(socketPath, "bundle"), BUNDLE_ENTRY, ...args], {
-    env: { PORTREEVE_SOCKET: socketPath },
-  });
-}
+import { bridgeArgs, call, registered, runBundled, startBridge, withSimulator } from "./harness.ts";
+import { childEnv } from "../../src/shared/permissions.ts";
 
 Deno.test("the generic command printed by config runs and completes an MCP handshake", async () => {
   const env = await withSimulator();
   try {
-    const printed = await runMain([
+    const printed = await runBundled([
       "config",
       "--host",
       "generic",

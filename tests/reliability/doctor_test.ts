@@ -6,22 +6,8 @@
  */
 import { denoFinished } from "../support/processes.ts";
 import assert from "node:assert/strict";
-import { BUNDLE_ENTRY, SOURCE_ENTRY, withSimulator } from "../e2e/harness.ts";
+import { registered, runBundled, SOURCE_ENTRY, withSimulator } from "../e2e/harness.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
-import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
-import { inToolset, type ToolKind } from "../../src/shared/options.ts";
-
-/** How many tools each toolset registers, from the kinds in the served listing. */
-const kinds = listing.tools.map((entry) => entry.kind as ToolKind);
-const registered = (toolset: "read" | "coordinate" | "full") =>
-  kinds.filter((kind) => inToolset(kind, toolset)).length;
-
-/** A command of the bundled bridge, as an installed launcher runs it. */
-function runMain(args: string[], socketPath: string) {
-  return denoFinished(["run", ...confinedFlags(socketPath, "bundle"), BUNDLE_ENTRY, ...args], {
-    env: { PORTREEVE_SOCKET: socketPath },
-  });
-}
 
 Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompatible daemon", async () => {
   const env = await withSimulator();
@@ -29,12 +15,12 @@ Deno.test("doctor: ok against the simulator, unavailable with no daemon, incompa
   try {
     // Seven doctors that share nothing but the simulators: side by side.
     const [ok, gemini, auto, json, none, incompatible, mis] = await Promise.all([
-      runMain(["doctor", "--host", "codex"], env.socketPath),
-      runMain(["doctor", "--host", "gemini"], env.socketPath),
-      runMain(["doctor", "--host", "claude", "--approval", "auto"], env.socketPath),
-      runMain(["doctor", "--json"], env.socketPath),
-      runMain(["doctor"], "/tmp/portreeve-missing/portreeve.sock"),
-      runMain(["doctor"], old.socketPath),
+      runBundled(["doctor", "--host", "codex"], env.socketPath),
+      runBundled(["doctor", "--host", "gemini"], env.socketPath),
+      runBundled(["doctor", "--host", "claude", "--approval", "auto"], env.socketPath),
+      runBundled(["doctor", "--json"], env.socketPath),
+      runBundled(["doctor"], "/tmp/portreeve-missing/portreeve.sock"),
+      runBundled(["doctor"], old.socketPath),
       denoFinished([
         "run",
         ...confinedFlags("/tmp/granted.sock"),
