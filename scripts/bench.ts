@@ -382,7 +382,7 @@ for (const toolset of TOOLSETS) {
   const codeMode = codeModeBytes(tools, SERVER_INSTRUCTIONS);
   versusReference.codeMode = codeMode / anchor.codeMode.allToolsBytes;
   rows.push([
-    "Codex code mode ALL_TOOLS, estimate (scripts/bench/code_mode.ts)",
+    "Codex code mode ALL_TOOLS, estimate (scripts/bench/code_mode.ts; through Codex: docs/hosts.md)",
     `${(codeMode / 1024).toFixed(1)} KB`,
     `${ratio(codeMode, anchor.codeMode.allToolsBytes)} reference measured ${
       (anchor.codeMode.allToolsBytes / 1024).toFixed(1)

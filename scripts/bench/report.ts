@@ -102,15 +102,15 @@ export function benchSummary(run: BenchRun): string[] {
     `spawn to tools/list the bridge takes ${times(sdk.coldStart)} the time and ` +
     `${times(sdk.peakRss)} the peak memory of the MCP SDK's own empty stdio server. Against ` +
     `\`portreeve mcp serve\` served in the same run: tools/list ${times(r.toolsListBytes)} its ` +
-    `bytes, server instructions ${times(r.instructions)}, Codex code mode's tool listing ${
-      times(r.codeMode)
-    } (estimated), and what a model reads of its recorded session ${
+    `bytes, server instructions ${
+      times(r.instructions)
+    }, and what a model reads of its recorded session ${
       acrossHosts(r.successResults)
     } on successes (${
       acrossHosts(r.errorResults)
     } on errors: ours carry a code, retryability and a next step) on Claude Code, Codex and ` +
     `Gemini CLI alike; the largest single record is ${times(r.worstRecord.ratio)} the ` +
-    `reference's (${r.worstRecord.tool}).`,
+    `reference's (${r.worstRecord.tool}); through each host: [docs/hosts.md](docs/hosts.md).`,
   ];
 }
 
