@@ -64,8 +64,11 @@ export function discoverSocket(
  * refusals to show as an example of a good path (the launcher spells the same in shell).
  */
 export function exampleSocket(env: EnvReader, os: string = Deno.build.os): string {
+  // An absolute PORTREEVE_HOME only: a refusal's example must itself be a good path.
   const application = env("PORTREEVE_HOME");
-  if (application) return `${application.replace(/\/+$/, "")}/portreeve.sock`;
+  if (application?.startsWith("/")) {
+    return `${application.endsWith("/") ? application.slice(0, -1) : application}/portreeve.sock`;
+  }
   const home = env("HOME") ?? "";
   if (os === "darwin") return `${home}/Library/Application Support/Portreeve/portreeve.sock`;
   return `${env("XDG_STATE_HOME") || `${home}/.local/state`}/portreeve/portreeve.sock`;

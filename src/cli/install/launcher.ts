@@ -112,7 +112,7 @@ function exampleLine(os: string): string {
   const fallback = os === "darwin"
     ? '"${HOME:-}/Library/Application Support/Portreeve/portreeve.sock"'
     : '"${XDG_STATE_HOME:-${HOME:-}/.local/state}/portreeve/portreeve.sock"';
-  return `if [ -n "\${PORTREEVE_HOME:-}" ]; then example="\${PORTREEVE_HOME%/}/portreeve.sock"; else example=${fallback}; fi`;
+  return `case \${PORTREEVE_HOME:-} in /*) example="\${PORTREEVE_HOME%/}/portreeve.sock" ;; *) example=${fallback} ;; esac`;
 }
 
 /**

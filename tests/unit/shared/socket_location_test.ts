@@ -101,6 +101,11 @@ Deno.test("a refusal's example is this user's own default socket, never a made-u
     refusal("p.sock", { ...home, PORTREEVE_HOME: "/ph/" }),
     /example \/ph\/portreeve\.sock\.$/,
   );
+  // A relative PORTREEVE_HOME is refused itself, so the example is the platform default.
+  assert.match(
+    refusal("p.sock", { ...home, PORTREEVE_HOME: "ph" }),
+    /example \/home\/ada\/\.local\/state\/portreeve\/portreeve\.sock\.$/,
+  );
   for (const message of [refusal("p.sock", home), refusal("/tmp/", home), refusal("/tmp", home)]) {
     assert.doesNotMatch(message, /\/run\/user\//, message);
   }
