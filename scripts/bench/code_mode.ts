@@ -5,41 +5,70 @@
  * from the tool's input and output schemas. Codex 0.171.0 renders a schema as follows: a
  * `const` or an `enum` as literal unions, `anyOf` as a union, a type list as a union, an
  * object's properties sorted by name (`?` where not required, a property's description as a
- * comment line), a map as an index signature, and anything else (`$ref` included) as
- * `unknown`; an MCP tool's output is `CallToolResult<its structuredContent>`. The estimate is
- * the JSON of those `{name, description}` entries.
+ * comment line), a map as an index signature, and anything else as `unknown`; a `$ref` within
+ * the schema is replaced by what it points at before rendering (measured: Codex 0.171.0 spells
+ * a shared record out in full at each place, so `$defs` save nothing there); an MCP tool's
+ * output is `CallToolResult<its structuredContent>`. The estimate is the JSON of those
+ * `{name, description}` entries.
  */
 import { isObject, type Json } from "../../src/shared/json.ts";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const literal = (value: unknown) => JSON.stringify(value);
 
+/** The node a local `$ref` (`#/…`) points at within `root`, or undefined. */
+function pointed(root: unknown, ref: string): unknown {
+  if (!ref.startsWith("#/")) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isObject(node)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/** The schema a `$ref` resolves against, and the references being expanded (a cycle is `unknown`). */
+interface Scope {
+  root: unknown;
+  within: readonly string[];
+}
+
 /** A JSON Schema as the TypeScript type code mode declares. */
-export function typeOf(schema: unknown): string {
+export function typeOf(schema: unknown, scope: Scope = { root: schema, within: [] }): string {
   if (schema === true) return "unknown";
   if (schema === false) return "never";
   if (!isObject(schema)) return "unknown";
+  if (typeof schema.$ref === "string") {
+    const ref = schema.$ref;
+    const target = scope.within.includes(ref) ? undefined : pointed(scope.root, ref);
+    return target === undefined
+      ? "unknown"
+      : typeOf(target, { root: scope.root, within: [...scope.within, ref] });
+  }
+  const inner = (node: unknown) => typeOf(node, scope);
   if ("const" in schema) return literal(schema.const);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) {
     return schema.enum.map(literal).join(" | ");
   }
   for (const key of ["anyOf", "oneOf"]) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return options.map(typeOf).join(" | ");
+    if (Array.isArray(options) && options.length > 0) return options.map(inner).join(" | ");
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
-    return schema.allOf.map(typeOf).join(" & ");
+    return schema.allOf.map(inner).join(" & ");
   }
   const types = ([] as unknown[]).concat(schema.type ?? []).filter((t) => typeof t === "string");
-  if (types.length > 0) return types.map((t) => keyword(schema, t as string)).join(" | ");
+  if (types.length > 0) return types.map((t) => keyword(schema, t as string, scope)).join(" | ");
   if ("properties" in schema || "additionalProperties" in schema || "required" in schema) {
-    return objectOf(schema);
+    return objectOf(schema, scope);
   }
-  if ("items" in schema) return arrayOf(schema);
+  if ("items" in schema) return arrayOf(schema, scope);
   return "unknown";
 }
 
-function keyword(schema: Json, type: string): string {
+function keyword(schema: Json, type: string, scope: Scope): string {
   switch (type) {
     case "string":
     case "boolean":
@@ -49,31 +78,31 @@ function keyword(schema: Json, type: string): string {
     case "integer":
       return "number";
     case "array":
-      return arrayOf(schema);
+      return arrayOf(schema, scope);
     case "object":
-      return objectOf(schema);
+      return objectOf(schema, scope);
     default:
       return "unknown";
   }
 }
 
-function arrayOf(schema: Json): string {
-  return "items" in schema ? `Array<${typeOf(schema.items)}>` : "unknown[]";
+function arrayOf(schema: Json, scope: Scope): string {
+  return "items" in schema ? `Array<${typeOf(schema.items, scope)}>` : "unknown[]";
 }
 
-function objectOf(schema: Json): string {
+function objectOf(schema: Json, scope: Scope): string {
   const required = Array.isArray(schema.required) ? schema.required : [];
   const properties = isObject(schema.properties) ? schema.properties : {};
   const names = Object.keys(properties).sort();
   const field = (name: string) =>
     `${IDENTIFIER.test(name) ? name : literal(name)}${required.includes(name) ? "" : "?"}: ${
-      typeOf(properties[name])
+      typeOf(properties[name], scope)
     };`;
   const index = (): string | null => {
     if ("additionalProperties" in schema) {
       const extra = schema.additionalProperties;
       if (extra === false) return null;
-      return `[key: string]: ${extra === true ? "unknown" : typeOf(extra)};`;
+      return `[key: string]: ${extra === true ? "unknown" : typeOf(extra, scope)};`;
     }
     return names.length === 0 ? "[key: string]: unknown;" : null;
   };
