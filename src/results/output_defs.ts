@@ -1,19 +1,20 @@
 /**
- * How an output schema is laid out for hosts that read it. Codex's code mode turns each tool's
- * input and output schemas into a TypeScript declaration in its model's context, once per
- * tool, so every record spelled out in full costs context on every turn. The data of a result
- * and the records directly in it are declared in place (a model writing code sees their
- * fields); a record nested deeper, or one that occurs twice, is declared once under `$defs`,
- * named after the field that holds it (`claimOrNull` when it is only ever "it or null"), and
- * referred to from each place it occurs. Every key stays declared: a reader that resolves `$ref`
- * (the SDK client's validator, docs) sees the whole shape. Codex 0.171.0's code mode shows a
- * `$ref` as `unknown`; newer versions name shared shapes once.
+ * How an output schema is laid out. The data of a result and the records directly in it are
+ * declared in place; a record nested deeper, or one that occurs twice, is declared once under
+ * `$defs`, named after the field that holds it (`claimOrNull` when it is only ever "it or
+ * null"), and referred to from each place it occurs, which keeps tools/list short. Every key
+ * stays declared: a reader that resolves `$ref` (the SDK client's validator, docs) sees the
+ * whole shape. Codex's code mode turns each tool's input and output schemas into a TypeScript
+ * declaration in its model's context, and spells every `$ref` out at each place (measured with
+ * Codex 0.171.0): there only what is declared counts, not how.
  *
- * Three more things keep the schemas lean. A string field's values (`enum`, `const`) are left
- * to the data (a result states the value it has), except where they tell the branches of a
- * union apart (a history event's `eventType` says which payload it carries). A record used once
- * whose declaration is short stays in place. And what the compactor adds to a result is
- * declared by reference: the `processes` table and a list's `every<Record>`.
+ * So three more things keep the schemas lean. A string field's values (`enum`, `const`) are
+ * left to the data (a result states the value it has), except where they tell the branches of
+ * a union apart (a history event's `eventType` says which payload it carries). A record used
+ * once whose declaration is short stays in place. And what the compactor adds to a result is
+ * declared without restating a record: the `processes` table by reference to the fingerprint,
+ * and a list's `every<Record>` by the names of the fields it may hold (their values are typed
+ * where the list's records declare them).
  */
 import { isObject, type Json } from "../shared/json.ts";
 import { PROCESS_TABLE } from "./compact/compactor.ts";
@@ -90,32 +91,52 @@ function hasEvery(fields: Json, key: string): boolean {
   return LISTS_WITH_EVERY.has(key) || (key === "items" && isObject(fields.page));
 }
 
+/** Every field name a record (or each branch of a union of records) declares, sorted. */
+function fieldNames(node: unknown, defs: Record<string, Json>): string[] {
+  if (!isObject(node)) return [];
+  if (typeof node.$ref === "string") {
+    return fieldNames(defs[node.$ref.slice("#/$defs/".length)], defs);
+  }
+  const names = new Set<string>();
+  if (isObject(node.properties)) Object.keys(node.properties).forEach((name) => names.add(name));
+  if (Array.isArray(node.anyOf)) {
+    node.anyOf.forEach((option) => fieldNames(option, defs).forEach((name) => names.add(name)));
+  }
+  return [...names].sort();
+}
+
+/**
+ * `every<Record>` holds some of the list's record fields, each with the value every record of
+ * the list has: its keys are declared by name (`propertyNames`), and each value is typed where
+ * the list's records declare that field. Typing them again here would spell each list's record
+ * out twice wherever a host writes schemas out in full (Codex's code mode inlines every
+ * `$ref`), for a field a model reads from the record's own declaration anyway.
+ */
+function everyDeclaration(items: unknown, defs: Record<string, Json>): Json {
+  return { type: "object", propertyNames: { enum: fieldNames(items, defs) } };
+}
+
 /** `data` and `defs` with `every<Record>` declared beside each list of LISTS_WITH_EVERY. */
 function withEveryLists(
   { data, defs }: { data: Json; defs: Record<string, Json> },
 ): { data: Json; defs: Record<string, Json> } {
-  // `at`: the node's JSON pointer in the served output schema.
-  const place = (node: unknown, at: string): unknown => {
-    if (Array.isArray(node)) return node.map((item, i) => place(item, `${at}/${i}`));
+  const place = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(place);
     if (!isObject(node)) return node;
     const out: Json = {};
-    for (const [key, value] of Object.entries(node)) out[key] = place(value, `${at}/${key}`);
+    for (const [key, value] of Object.entries(node)) out[key] = place(value);
     if (!isObject(node.properties)) return out;
     const fields: Json = {};
     for (const [key, value] of Object.entries(out.properties as Json)) {
       fields[key] = value;
       if (!hasEvery(node.properties, key)) continue;
-      const items = (value as Json).items as Json;
-      const ref = typeof items.$ref === "string" ? items.$ref : `${at}/properties/${key}/items`;
-      fields[everyKeyOf(key)] = { $ref: ref };
+      fields[everyKeyOf(key)] = everyDeclaration((value as Json).items, defs);
     }
     return { ...out, properties: fields };
   };
   return {
-    data: place(data, "#/properties/data") as Json,
-    defs: Object.fromEntries(
-      Object.entries(defs).map(([name, def]) => [name, place(def, `#/$defs/${name}`) as Json]),
-    ),
+    data: place(data) as Json,
+    defs: Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, place(def) as Json])),
   };
 }
 
