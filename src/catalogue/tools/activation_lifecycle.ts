@@ -344,7 +344,7 @@ export const activationAbandonEndpoint = defineTool({
   title: "Abandon an endpoint",
   kind: "mutation",
   capabilities: CAPS,
-  description: "An endpoint failed to start; a required one fails the activation.",
+  description: "Mark an endpoint failed; a required one fails the activation.",
   input: z.strictObject({
     activationId: uuid(),
     credentialHandle: handle(),

@@ -137,7 +137,7 @@ export const compatibility = defineTool({
   name: "portreeve_compatibility",
   title: "Daemon compatibility",
   kind: "read",
-  description: "Protocol and capability fit; works with the daemon down.",
+  description: "Protocol and capability fit, daemon up or down.",
   input: z.strictObject({}),
   output: z.object({
     compatible: z.boolean(),

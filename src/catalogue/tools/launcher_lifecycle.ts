@@ -141,7 +141,7 @@ export const launcherOperationRenew = defineTool({
   title: "Renew launcher operation",
   kind: "mutation",
   capabilities: CAPS,
-  description: "Heartbeat a held operation; custodyMinutes (10–60) extends it.",
+  description: "Renew a held operation; custodyMinutes (10–60) extends it.",
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),

@@ -37,7 +37,7 @@ export const portInspect = readTool({
   name: "portreeve_port_inspect",
   title: "Inspect a port",
   detail: true,
-  description: "One port's claim, lease, listeners, owners.",
+  description: "One port: claim, lease, listeners, owners.",
   input: z.strictObject({ port: port() }),
   route: get("/v1/ports/{port}", inventoryEntry),
 });

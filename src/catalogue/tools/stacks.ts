@@ -24,7 +24,7 @@ export const stacksList = pagedReadTool({
   name: "portreeve_stacks_list",
   title: "List stacks",
   detail: true,
-  description: "Registered stacks; stackRoot absolute.",
+  description: "Registered stacks.",
   input: z.strictObject({
     ...pageInput,
     project: nameFilter().optional(),
@@ -93,7 +93,7 @@ const documentOutput = z.object({
 export const stackDocumentGet = readTool({
   name: "portreeve_stack_document_get",
   title: "Get stack document",
-  description: "Parsed <stackRoot>/portreeve.stack.json; stackRoot absolute.",
+  description: "Parsed <stackRoot>/portreeve.stack.json.",
   input: z.strictObject({ stackRoot: absolutePath(true) }),
   route: get("/v1/stack-document", documentOutput),
   send: ({ stackRoot }) => ({ stackRoot }),
@@ -139,7 +139,7 @@ export const stackSnapshot = readTool({
   name: "portreeve_stack_snapshot",
   title: "Endpoint snapshot",
   capabilities: [Capability.stackDiscovery],
-  description: "Addresses with host = gatewayHost (e.g. host.docker.internal).",
+  description: "Addresses for containers: host = gatewayHost.",
   input: z.strictObject({
     activationId: uuid(),
     component: name128().refine((c) => c.trim() === c, "must not start or end with whitespace"),

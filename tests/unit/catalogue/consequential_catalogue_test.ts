@@ -7,7 +7,7 @@ import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 
 const CONSEQUENTIAL_TOOLS = ALL_TOOLS.filter((t) => t.kind === "preview" || t.kind === "execute");
 import { describeTool } from "../../../src/results/describe.ts";
-import { APPROVAL } from "../../../src/catalogue/tools/consequential/receipts.ts";
+import { SERVER_INSTRUCTIONS } from "../../../src/catalogue/instructions.ts";
 
 const tool = (name: string) => CONSEQUENTIAL_TOOLS.find((t) => t.name === `portreeve_${name}`)!;
 const STEMS = [
@@ -32,7 +32,11 @@ Deno.test("seven pairs: previews are idempotent and not destructive; executes ar
       openWorldHint: false,
     });
     assert.equal(execute.annotations?.destructiveHint, true);
-    assert.ok(preview.description?.endsWith(APPROVAL), `${stem} preview asks for approval`);
+    // The instructions state the rule for every execute, once. An execute's own description
+    // says what it does, which reads right in a host's permission prompt: nothing in it says
+    // approval has happened or will.
+    assert.match(SERVER_INSTRUCTIONS, /\*_execute only on user approval/);
+    assert.doesNotMatch(execute.description ?? "", /approv/i, `${stem} execute`);
     assert.ok(Object.keys(execute.inputSchema.properties ?? {}).includes("receiptId"));
   }
   for (const t of CONSEQUENTIAL_TOOLS) {

@@ -27,12 +27,6 @@ import type { ResultView } from "../../../results/view.ts";
 
 const CAPS = [Capability.mcpFoundations];
 
-/**
- * Preview-description sentence; each preview carries it, so it stays short. It reads right
- * in a host's permission prompt for the preview itself, which changes nothing.
- */
-export const APPROVAL = "Changes nothing; its execute needs user approval.";
-
 const target = z.object({ type: z.string(), id: z.string() });
 
 const record = () => z.looseObject({});

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { INPUT_BOUNDS } from "../../../shared/input_bounds.ts";
 import { declared, port, settings, uuid } from "../../shapes.ts";
-import { APPROVAL, executeTool, type Explained, previewReply, previewTool } from "./receipts.ts";
+import { executeTool, type Explained, previewReply, previewTool } from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
 import { type Fragment, list, say } from "../../question.ts";
@@ -104,7 +104,7 @@ export const settingsUpdatePreview = previewTool({
   name: "portreeve_settings_update_preview",
   execute: "portreeve_settings_update_execute",
   title: "Preview settings update",
-  description: `Current and resulting settings. ${APPROVAL}`,
+  description: "Current and resulting settings.",
   input: z.strictObject({ updates: settingsUpdates }),
   path: "/v1/actions/settings/preview",
   body: ({ updates }) => ({ updates }),
@@ -130,7 +130,7 @@ export const settingsUpdateExecute = executeTool({
   name: "portreeve_settings_update_execute",
   action: "settings.update",
   title: "Update settings",
-  description: "Apply the settings once the user approves.",
+  description: "Apply the settings.",
   input: z.strictObject({ receiptId: uuid() }),
   result: z.object({ settings: declared(settings) }),
   path: "/v1/actions/settings/execute",

@@ -16,7 +16,6 @@ import {
   uuid,
 } from "../../shapes.ts";
 import {
-  APPROVAL,
   evidenceReply,
   executeTool,
   type Explained,
@@ -80,7 +79,7 @@ export const stackApplyPreview = previewTool({
   name: "portreeve_stack_apply_preview",
   execute: "portreeve_stack_apply_execute",
   title: "Preview stack apply",
-  description: `Check a definition against <stackRoot>/portreeve.stack.json. ${APPROVAL}`,
+  description: "Check a definition against <stackRoot>/portreeve.stack.json.",
   input: z.strictObject({
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
     definition: stackDefinitionInput,
@@ -133,7 +132,7 @@ export const stackApplyExecute = executeTool({
   name: "portreeve_stack_apply_execute",
   action: "stack.apply",
   title: "Apply a stack",
-  description: "Write and apply the stack once the user approves.",
+  description: "Write and apply the stack.",
   input: z.strictObject({
     receiptId: uuid(),
     stackRoot: absolutePath(true, INPUT_BOUNDS.stackRootReceipt.max),
@@ -173,7 +172,7 @@ export const stacksPrunePreview = previewTool({
   name: "portreeve_stacks_prune_preview",
   execute: "portreeve_stacks_prune_execute",
   title: "Preview stacks prune",
-  description: `Stacks whose root is gone. ${APPROVAL}`,
+  description: "Stacks whose root is gone.",
   input: z.strictObject({ olderThanMilliseconds: olderThanMilliseconds() }),
   path: "/v1/actions/stacks/prune/preview",
   body: ({ olderThanMilliseconds }) => ({ olderThanMilliseconds }),
@@ -203,7 +202,7 @@ export const stacksPruneExecute = pruneExecuteTool({
   name: "portreeve_stacks_prune_execute",
   action: "stacks.prune",
   title: "Prune stacks",
-  description: "Delete the stacks once the user approves.",
+  description: "Delete the stacks.",
   result: stacksPruned,
   effect: consequential(
     ["deletes records"],
