@@ -45,6 +45,34 @@ function otherClaim(claim: Json, g: Gen): Json {
   return copy;
 }
 
+/** Another valid port than `port`, visibly different. */
+const nextPort = (port: number) => port === 65535 ? 1024 : port + 1;
+
+/** The preview of a tool on one claim, by its id; `withPort`: the evidence names its port. */
+function claimReceipt(action: string, withPort: boolean): PreviewCase {
+  return {
+    action,
+    target: (m) => ({ type: "claim", id: String((m.args as { claimId: string }).claimId) }),
+    make(g) {
+      const claimId = g.uuid();
+      const claim = claimRecord(g);
+      return {
+        args: { claimId },
+        proposal: {},
+        observed: withPort ? { claim, port: g.port() } : { claim },
+        execute: { claimId },
+      };
+    },
+    vary(made, g) {
+      const copy = structuredClone(made);
+      const observed = copy.observed as Json;
+      if (withPort && g.chance(0.2)) observed.port = nextPort(observed.port as number);
+      else observed.claim = otherClaim(observed.claim as Json, g);
+      return copy;
+    },
+  };
+}
+
 export function at<T>(list: T[], g: Gen): number {
   return g.int(list.length);
 }
@@ -115,52 +143,14 @@ export const CASES: Record<string, PreviewCase> = {
       const observed = copy.observed as Json;
       const targets = observed.targets as Json[];
       if (targets.length > 0 && g.chance(0.7)) targets[at(targets, g)].pid = g.pid() + 1_000_000;
-      else {observed.port = (observed.port as number) === 65535
-          ? 1024
-          : (observed.port as number) + 1;}
+      else observed.port = nextPort(observed.port as number);
       return copy;
     },
   },
-  portreeve_claim_reassign_execute: {
-    action: "claim.reassign",
-    target: (m) => ({ type: "claim", id: String((m.args as { claimId: string }).claimId) }),
-    make(g) {
-      const claimId = g.uuid();
-      return {
-        args: { claimId },
-        proposal: {},
-        observed: { claim: claimRecord(g), port: g.port() },
-        execute: { claimId },
-      };
-    },
-    vary(made, g) {
-      const copy = structuredClone(made);
-      const observed = copy.observed as Json;
-      if (g.chance(0.2)) {
-        observed.port = (observed.port as number) === 65535 ? 1024 : (observed.port as number) + 1;
-      } else observed.claim = otherClaim(observed.claim as Json, g);
-      return copy;
-    },
-  },
-  portreeve_claim_delete_execute: {
-    action: "claim.delete",
-    target: (m) => ({ type: "claim", id: String((m.args as { claimId: string }).claimId) }),
-    make(g) {
-      const claimId = g.uuid();
-      return {
-        args: { claimId },
-        proposal: {},
-        observed: { claim: claimRecord(g) },
-        execute: { claimId },
-      };
-    },
-    vary(made, g) {
-      const copy = structuredClone(made);
-      const observed = copy.observed as Json;
-      observed.claim = otherClaim(observed.claim as Json, g);
-      return copy;
-    },
-  },
+  // A claim's id is its receipt's target and the execute's only input; the reassign's
+  // evidence also names the port the claim holds now.
+  portreeve_claim_reassign_execute: claimReceipt("claim.reassign", true),
+  portreeve_claim_delete_execute: claimReceipt("claim.delete", false),
   portreeve_claims_prune_execute: {
     action: "claims.prune",
     target: () => ({ type: "claim-collection", id: "global" }),
@@ -338,6 +328,6 @@ export function varyAcquire(made: AcquireMade, g: Gen): AcquireMade {
   } else if (part === "run") copy.runId = `${copy.runId}x7`;
   else if (part === "pid" && copy.listeners.length > 0) {
     copy.listeners[at(copy.listeners, g)].pid += 1_000_000;
-  } else copy.port = copy.port === 65535 ? 1024 : copy.port + 1;
+  } else copy.port = nextPort(copy.port);
   return copy;
 }

@@ -37,6 +37,38 @@ const envFlags = (env: Record<string, string>) =>
 const plain = ({ command, args, env }: Launch) => ({ command, args, env });
 const stdio = (launch: Launch) => ({ type: "stdio", ...plain(launch) });
 
+type Setup = NonNullable<Expected["setup"]>;
+
+/** `mcp add [-e …] -s user portreeve <command> -- <args>`: Gemini CLI's form. */
+const userScoped = (program: string): Setup => ({
+  program,
+  words: ({ command, args, env }) => [
+    "mcp",
+    "add",
+    ...envFlags(env),
+    "-s",
+    "user",
+    "portreeve",
+    command,
+    "--",
+    ...args,
+  ],
+});
+
+/** `mcp add portreeve [-e …] -- <command> <args>`: OpenCode's and Copilot CLI's form. */
+const namedFirst = (program: string): Setup => ({
+  program,
+  words: ({ command, args, env }) => [
+    "mcp",
+    "add",
+    "portreeve",
+    ...envFlags(env),
+    "--",
+    command,
+    ...args,
+  ],
+});
+
 export const EXPECTED: Readonly<Record<string, Expected>> = {
   claude: {
     parse: json,
@@ -82,20 +114,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
     entry: plain,
-    setup: {
-      program: "gemini",
-      words: ({ command, args, env }) => [
-        "mcp",
-        "add",
-        ...envFlags(env),
-        "-s",
-        "user",
-        "portreeve",
-        command,
-        "--",
-        ...args,
-      ],
-    },
+    setup: userScoped("gemini"),
     link: null,
   },
   generic: { parse: json, entryAt: [], entry: stdio, setup: null, link: null },
@@ -109,56 +128,22 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
       enabled: true,
       timeout: 30000,
     }),
-    setup: {
-      program: "opencode",
-      words: ({ command, args, env }) => [
-        "mcp",
-        "add",
-        "portreeve",
-        ...envFlags(env),
-        "--",
-        command,
-        ...args,
-      ],
-    },
+    setup: namedFirst("opencode"),
     link: null,
   },
   copilot: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
     entry: (launch) => ({ type: "local", ...plain(launch), tools: ["*"] }),
-    setup: {
-      program: "copilot",
-      words: ({ command, args, env }) => [
-        "mcp",
-        "add",
-        "portreeve",
-        ...envFlags(env),
-        "--",
-        command,
-        ...args,
-      ],
-    },
+    setup: namedFirst("copilot"),
     link: null,
   },
   qwen: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
     entry: plain,
-    setup: {
-      program: "qwen",
-      words: ({ command, args, env }) => [
-        "mcp",
-        "add",
-        ...envFlags(env),
-        "-s",
-        "user",
-        "portreeve",
-        command,
-        "--",
-        ...args,
-      ],
-    },
+    // Qwen Code is a fork of Gemini CLI: the same command line.
+    setup: userScoped("qwen"),
     link: null,
   },
   cline: {
