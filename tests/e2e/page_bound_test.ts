@@ -8,14 +8,16 @@
  */
 import assert from "node:assert/strict";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
-import { MCP_CLIENT_NAMES, resultLimits } from "../../src/profiles/hosts.ts";
+import { hostTreatments, MCP_CLIENT_NAMES } from "../../src/profiles/hosts.ts";
+import { treatmentFor } from "../../src/shared/host_treatment.ts";
 import { seeder } from "./seed.ts";
 
 type Data = Record<string, unknown>;
 type Page = { items: Data[]; page: { itemCount: number; nextCursor?: string } };
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
-const limits = resultLimits();
+const hosts = hostTreatments();
+const limitOf = (name: string) => treatmentFor(hosts, name).resultLimitBytes;
 const CODEX = MCP_CLIENT_NAMES.codex[0];
 const GEMINI = MCP_CLIENT_NAMES.gemini[0];
 const COPILOT = MCP_CLIENT_NAMES.copilot[0];
@@ -86,7 +88,7 @@ Deno.test("pages fit each host's result limit, by the name the host gives", asyn
     const expected = Array.from({ length: PORTS }, (_, i) => 31000 + i);
     const firstPage = new Map<string, number>();
     for (const [label, { bridge, name }] of bridges) {
-      const limit = limits.byClient[name] ?? limits.fallback;
+      const limit = limitOf(name);
       const compact = await walk(bridge, {});
       assert.deepEqual(compact.ports, expected, `${label}: every port once, in order`);
       // `detail: "full"` pages the same way on any limit: walked on the smallest and a larger.
@@ -107,14 +109,14 @@ Deno.test("pages fit each host's result limit, by the name the host gives", asyn
       assert.ok(compact.pages[0].bytes > limit * 0.75, `${label}: ${compact.pages[0].bytes} bytes`);
       firstPage.set(label, compact.pages[0].items);
     }
-    assert.equal(limits.byClient[GEMINI] > limits.byClient[CODEX], true);
+    assert.equal(limitOf(GEMINI) > limitOf(CODEX), true);
     assert.ok(firstPage.get(GEMINI)! > 2 * firstPage.get(CODEX)!, JSON.stringify([...firstPage]));
     // A host of no known name gets the smallest limit any profile states.
     assert.equal(firstPage.get("some-other-host"), firstPage.get(CODEX));
     assert.equal(firstPage.get("some-other-host (2026-07-28)"), firstPage.get(CODEX));
     // A host on the 2026-07-28 era gets its own limit, not the smallest.
     assert.equal(firstPage.get(`${GEMINI} (2026-07-28)`), firstPage.get(GEMINI));
-    assert.ok(limits.byClient[COPILOT] > limits.byClient[CODEX]);
+    assert.ok(limitOf(COPILOT) > limitOf(CODEX));
     assert.ok(
       firstPage.get(`${COPILOT} (2026-07-28)`)! > firstPage.get(CODEX)!,
       JSON.stringify([...firstPage]),
