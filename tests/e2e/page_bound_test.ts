@@ -4,7 +4,8 @@
  * does) and fills a page only up to what that host shows its model whole (its profile's
  * `resultLimitBytes`; the smallest known for a host of no known name). A compact
  * page holds more ports than a `detail: "full"` one, every page says how many items it
- * holds, and walking the pages returns every port once, in the daemon's order.
+ * holds, and walking the pages returns every port once, in the daemon's order. By the same
+ * name, an error is flagged with `isError` or not as the host's profile says.
  */
 import assert from "node:assert/strict";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
@@ -55,7 +56,7 @@ async function walk(bridge: Bridge, extra: Data) {
   return { pages, ports };
 }
 
-Deno.test("pages fit each host's result limit, by the name the host gives", async () => {
+Deno.test("pages fit each host's result limit, and errors are marked its way, by its name", async () => {
   const env = await withSimulator();
   const workspace = await Deno.realPath(env.dir);
   const bridges = new Map<string, { bridge: Bridge; name: string }>();
@@ -108,7 +109,14 @@ Deno.test("pages fit each host's result limit, by the name the host gives", asyn
       // A full page is close to the limit, not far below it.
       assert.ok(compact.pages[0].bytes > limit * 0.75, `${label}: ${compact.pages[0].bytes} bytes`);
       firstPage.set(label, compact.pages[0].items);
+      const failed = await bridge.client.callTool({ name: "portreeve_claim_get", arguments: {} });
+      const flagged = treatmentFor(hosts, name).flagsToolErrors;
+      assert.equal(failed.isError, flagged ? true : undefined, `${label}: an error's flag`);
+      assert.deepEqual(failed.structuredContent, flagged ? undefined : { ok: false }, label);
     }
+    // Gemini CLI gets its errors unflagged on either era; a host of no known name, flagged.
+    assert.equal(treatmentFor(hosts, GEMINI).flagsToolErrors, false);
+    assert.equal(treatmentFor(hosts, "some-other-host").flagsToolErrors, true);
     assert.equal(limitOf(GEMINI) > limitOf(CODEX), true);
     assert.ok(firstPage.get(GEMINI)! > 2 * firstPage.get(CODEX)!, JSON.stringify([...firstPage]));
     // A host of no known name gets the smallest limit any profile states.
