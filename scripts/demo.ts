@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { startSimulator } from "../src/simulator/mod.ts";
 import { seedDemo } from "../src/simulator/seed.ts";
 import { childEnv, confinedFlags } from "../src/shared/permissions.ts";
-import { envelopeOf } from "../src/results/result.ts";
+import { envelopeOf, isErrorResult } from "../src/results/result.ts";
 import { taskCommand, taskStep, taskUsage } from "../src/shared/hints.ts";
 
 const HELP = `usage: ${taskUsage("demo")}
@@ -175,7 +175,7 @@ async function steps(client: Client, started: number): Promise<void> {
     console.log(
       bold(`${step} ${name}`) + (Object.keys(args).length ? ` ${JSON.stringify(args)}` : ""),
     );
-    console.log(`   ${result.isError ? "ERROR " : ""}${text}\n`);
+    console.log(`   ${isErrorResult(result) ? "ERROR " : ""}${text}\n`);
     const envelope = envelopeOf(result);
     return envelope.ok ? (envelope.data as Record<string, unknown>) ?? {} : {};
   }

@@ -6,7 +6,7 @@
 import { INPUT_BOUNDS } from "../src/shared/input_bounds.ts";
 import { ANSWER_BOUNDS } from "../src/shared/answer_bounds.ts";
 import { PAGE_ROOM } from "../src/results/pagination.ts";
-import { HOST_PROFILES, resultLimits } from "../src/profiles/mod.ts";
+import { HOST_PROFILES, hostTreatments } from "../src/profiles/mod.ts";
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { describeTool } from "../src/results/describe.ts";
 import { inputBounds } from "../src/results/input_limits.ts";
@@ -109,7 +109,7 @@ function answerBoundsTable(): string[] {
 function hostLimits(): string {
   const stated = HOST_PROFILES.filter((p) => p.resultLimitBytes !== null)
     .map((p) => `${p.label} ${n(p.resultLimitBytes!)}`);
-  return `${stated.join("; ")}; any other ${n(resultLimits().fallback)} bytes`;
+  return `${stated.join("; ")}; any other ${n(hostTreatments().fallback.resultLimitBytes)} bytes`;
 }
 
 const SECTIONS: Record<string, () => string[]> = {

@@ -199,12 +199,12 @@ ${table(run)}
 - **Results**: each result as each host shows its model (\`tests/support/host_views.ts\`: on
   success Claude Code and Codex show \`structuredContent\` as JSON and Gemini CLI the text block,
   which holds the same JSON; on error Claude Code the text, Codex the text when there is no
-  \`structuredContent\`, Gemini CLI the whole result) for the recorded session of the reference
-  bridge, replayed against a fresh simulator by \`tests/support/result_scenario.ts\` with roots as
-  long as the recorded ones; successes where both bridges succeeded, errors where both refused.
-  The reference's results carry no \`isError\`, so every host shows one copy of their JSON.
-  Compact results lose nothing: see [results.md](results.md#what-a-result-leaves-out). The last
-  row pages 200 live ports both ways.
+  \`structuredContent\`, Gemini CLI, which gets its errors unflagged, the text) for the recorded
+  session of the reference bridge, replayed against a fresh simulator by
+  \`tests/support/result_scenario.ts\` with roots as long as the recorded ones; successes where
+  both bridges succeeded, errors where both refused. The reference's results carry no
+  \`isError\`, so every host shows one copy of their JSON. Compact results lose nothing: see
+  [results.md](results.md#what-a-result-leaves-out). The last row pages 200 live ports both ways.
 - **Code mode**: \`scripts/bench/code_mode.ts\` renders every tool as Codex 0.171.0's code mode
   does (description, instructions, a TypeScript declaration of input and output); the
   reference's figure was measured in the real host (\`deno task test:hosts\` measures ours).

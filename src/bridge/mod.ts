@@ -5,7 +5,7 @@
  * same server. The services load on the first tools/call: a handshake and tools/list need
  * none of them, so hosts get their answer sooner.
  */
-import type { Server } from "@modelcontextprotocol/server";
+import type { CallToolResult, Server } from "@modelcontextprotocol/server";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { failure } from "../results/result.ts";
 import type { Services } from "../catalogue/context.ts";
@@ -22,8 +22,9 @@ import {
   type Toolset,
 } from "../shared/options.ts";
 import { grantProblem } from "../shared/hints.ts";
+import type { BridgeError } from "../shared/errors.ts";
 import { logger } from "../shared/logging.ts";
-import { resultLimitFor, type ResultLimits } from "../shared/result_limits.ts";
+import { type HostTreatment, type HostTreatments, treatmentFor } from "../shared/host_treatment.ts";
 import { SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
 
 export interface BridgeSetup {
@@ -40,10 +41,11 @@ export interface BridgeSetup {
   /** How long a question waits for the person (2 minutes when unset). */
   approvalMs?: number;
   /**
-   * What each host shows its model whole, by the name it gives in `initialize` (`serve` builds
-   * them from the host profiles); unset: every host gets the smallest known limit.
+   * How the bridge treats each host (what it shows its model whole, whether its errors are
+   * flagged), by the name it gives (`serve` builds them from the host profiles); unset: every
+   * host gets the smallest known limit and flagged errors.
    */
-  resultLimits?: ResultLimits;
+  hosts?: HostTreatments;
 }
 
 export interface Bridge {
@@ -51,11 +53,22 @@ export interface Bridge {
   runId: string;
   /** The services, built on first use and shared by every call after. */
   services(): Promise<Services>;
+  /**
+   * The tool result for a call refused before it ran (too busy, too large to parse), marked
+   * the way the host that named itself `client` gets its errors.
+   */
+  refused(error: BridgeError, client: string | undefined): CallToolResult;
   /** A new MCP server for one connection, serving this bridge's catalogue. */
   server(shutdown: AbortSignal, era?: Era, limiter?: CallLimiter): Server;
   /** Stops renewals, erases every credential and drops daemon connections. */
   close(): Promise<void>;
 }
+
+/** A bridge built without the host profiles treats every host as one of no known name. */
+const UNKNOWN_HOST: HostTreatment = {
+  resultLimitBytes: SMALLEST_RESULT_BYTES,
+  flagsToolErrors: true,
+};
 
 export function createBridge(setup: BridgeSetup): Bridge {
   const runId = crypto.randomUUID();
@@ -75,7 +88,9 @@ export function createBridge(setup: BridgeSetup): Bridge {
     });
   const misconfiguration = grantProblem(setup.socket.path);
   if (misconfiguration) logger("bridge").error(misconfiguration);
-  const limits = setup.resultLimits ?? { byClient: {}, fallback: SMALLEST_RESULT_BYTES };
+  const hosts = setup.hosts ?? { byClient: {}, fallback: UNKNOWN_HOST };
+  const refused = (error: BridgeError, client: string | undefined) =>
+    failure(error, { flagged: treatmentFor(hosts, client).flagsToolErrors });
   let built: Promise<Services> | undefined;
   const services = () => built ??= build(setup, catalogue, runId, misconfiguration);
   const served: ServedTools = {
@@ -84,18 +99,22 @@ export function createBridge(setup: BridgeSetup): Bridge {
     instructions: SERVER_INSTRUCTIONS,
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
-    call: async (name, args, { client, ...call }) =>
-      catalogue.call(name, args, {
+    call: async (name, args, { client, ...call }) => {
+      const { resultLimitBytes, flagsToolErrors } = treatmentFor(hosts, client);
+      return catalogue.call(name, args, {
         ...await services(),
         ...call,
-        resultLimitBytes: resultLimitFor(limits, client),
-      }),
-    refused: failure,
+        resultLimitBytes,
+        flagsToolErrors,
+      });
+    },
+    refused,
   };
   return {
     catalogue,
     runId,
     services,
+    refused,
     server: (shutdown, era = "legacy", limiter = new CallLimiter()) =>
       createServer(served, shutdown, era, limiter),
     async close() {

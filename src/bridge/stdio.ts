@@ -19,8 +19,7 @@ import { scrubConsole } from "../transport/stdout_guard.ts";
 import { CredentialFragments } from "../custody/fragments.ts";
 import { FramedStdioTransport } from "../transport/stdio_transport.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
-import { failure } from "../results/result.ts";
-import type { ResultLimits } from "../shared/result_limits.ts";
+import type { HostTreatments } from "../shared/host_treatment.ts";
 
 export interface ServeOptions {
   socket: SocketLocation;
@@ -30,8 +29,8 @@ export interface ServeOptions {
   custodyMs?: number;
   approval?: ApprovalMode;
   approvalMs?: number;
-  /** What each host shows its model whole, by the name it gives (from the host profiles). */
-  resultLimits?: ResultLimits;
+  /** How the bridge treats each host, by the name it gives (from the host profiles). */
+  hosts?: HostTreatments;
 }
 
 /** Hard bound on shutdown, so a wedged close can never keep a dead host's bridge alive. */
@@ -68,7 +67,7 @@ export function serveStdio(options: ServeOptions): Promise<never> {
   const transport = new FramedStdioTransport();
   transport.scrub = (json) => fragments.scrub(json);
   // A tool call too large to parse is a tool error, like every other refused call.
-  transport.refuseCall = (error) => failure(error);
+  transport.refuseCall = bridge.refused;
   // A stdout backlog holds stdin and new calls; too many pending calls hold stdin: both
   // bound the process's memory.
   const limiter = new CallLimiter({ output: transport.outputGate });

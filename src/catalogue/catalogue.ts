@@ -123,7 +123,7 @@ export class Catalogue {
       const shown = scrubbed(ctx, { message: bounded.message, details: bounded.details });
       return failure(
         new BridgeError(bounded.code, shown.message, bounded.retryable, shown.details),
-        custodyWarning(ctx),
+        { warning: custodyWarning(ctx), flagged: ctx.flagsToolErrors },
       );
     }
   }
@@ -234,7 +234,7 @@ function declaredRoutesOnly(
 
 /**
  * The most bytes one result may have here: what the host shows its model whole (its result
- * limit, see src/shared/result_limits.ts), and never more than ANSWER_BOUNDS.result.
+ * limit, see src/shared/host_treatment.ts), and never more than ANSWER_BOUNDS.result.
  */
 function resultBytes(ctx: Pick<ToolContext, "resultLimitBytes">): number {
   return Math.min(ctx.resultLimitBytes ?? SMALLEST_RESULT_BYTES, ANSWER_BOUNDS.result.max);

@@ -57,7 +57,12 @@ export interface ToolContext extends Omit<Services, "daemon"> {
   pageFit?: PageFit;
   /**
    * The largest result (bytes of what the host shows its model) the connected host shows whole,
-   * known from its name (src/shared/result_limits.ts); unset: the smallest any known host shows.
+   * known from its name (src/shared/host_treatment.ts); unset: the smallest any known host shows.
    */
   resultLimitBytes?: number;
+  /**
+   * Whether a failed call goes to the connected host flagged with `isError`, known from its
+   * name likewise; unset: flagged, the MCP default.
+   */
+  flagsToolErrors?: boolean;
 }

@@ -65,7 +65,7 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
         }\` shows how). Press Ctrl-C to stop.\n`,
     );
   }
-  const [{ serveStdio }, { resultLimits }] = await Promise.all([
+  const [{ serveStdio }, { hostTreatments }] = await Promise.all([
     import("../bridge/stdio.ts"),
     import("../profiles/hosts.ts"),
   ]);
@@ -77,7 +77,7 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
     custodyMs,
     approval,
     approvalMs,
-    resultLimits: resultLimits(),
+    hosts: hostTreatments(),
   });
 }
 

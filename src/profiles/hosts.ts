@@ -17,7 +17,7 @@ import zed from "../../config-profiles/zed.json" with { type: "json" };
 import windsurf from "../../config-profiles/windsurf.json" with { type: "json" };
 import claudeDesktop from "../../config-profiles/claude-desktop.json" with { type: "json" };
 import { type HostProfile, parseProfile } from "./profile.ts";
-import type { ResultLimits } from "../shared/result_limits.ts";
+import type { HostTreatment, HostTreatments } from "../shared/host_treatment.ts";
 
 export const HOST_PROFILES: readonly HostProfile[] = [
   parseProfile(claude, "claude.json"),
@@ -40,7 +40,7 @@ export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profil
 /**
  * The name each host gives itself (`clientInfo.name`, as the host suite saw it: in MCP's
  * `initialize`, or on the 2026-07-28 era in each request's `_meta`), by profile id: how a
- * running bridge knows which profile's limits are its host's.
+ * running bridge knows which profile is its host's.
  */
 export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
   claude: ["claude-code"],
@@ -54,17 +54,21 @@ export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * What `serve` hands the bridge: each named host's `resultLimitBytes`, and for every other host
- * (or one whose limit is not known) the smallest limit a profile states.
+ * What `serve` hands the bridge: for each named host, its `resultLimitBytes` (the smallest a
+ * profile states where its own is not known) and its `flagsToolErrors`; for every other host,
+ * that smallest limit and flagged errors, the MCP default.
  */
-export function resultLimits(profiles: readonly HostProfile[] = HOST_PROFILES): ResultLimits {
+export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES): HostTreatments {
   const known = profiles.flatMap((p) => p.resultLimitBytes === null ? [] : [p.resultLimitBytes]);
   if (known.length === 0) throw new Error("no host profile states a resultLimitBytes");
-  const fallback = Math.min(...known);
-  const byClient: Record<string, number> = {};
+  const fallback: HostTreatment = { resultLimitBytes: Math.min(...known), flagsToolErrors: true };
+  const byClient: Record<string, HostTreatment> = {};
   for (const profile of profiles) {
     for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
-      byClient[name.toLowerCase()] = profile.resultLimitBytes ?? fallback;
+      byClient[name.toLowerCase()] = {
+        resultLimitBytes: profile.resultLimitBytes ?? fallback.resultLimitBytes,
+        flagsToolErrors: profile.flagsToolErrors,
+      };
     }
   }
   return { byClient, fallback };

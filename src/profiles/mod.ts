@@ -4,8 +4,8 @@ export {
   findHost,
   HOST_IDS,
   HOST_PROFILES,
+  hostTreatments,
   MCP_CLIENT_NAMES,
-  resultLimits,
   unknownHostMessage,
 } from "./hosts.ts";
 export { removalCommand, removalStep } from "./removal.ts";

@@ -76,6 +76,12 @@ const profileSchema = z.strictObject({
   resultLimitBytes: z.int("resultLimitBytes must be null or a whole number of bytes")
     .min(1_000, "resultLimitBytes must be at least 1000")
     .nullable(),
+  /**
+   * Whether the bridge flags a failed call with `isError` for this host (MCP's way). False for
+   * Gemini CLI: it replaces a flagged error with its own line that echoes the call and the raw
+   * result, so the bridge sends it the error unflagged (src/results/result.ts).
+   */
+  flagsToolErrors: z.boolean("flagsToolErrors must be true or false"),
 }, "must be a JSON object");
 
 export type HostProfile = z.output<typeof profileSchema>;

@@ -61,6 +61,8 @@ export interface ConfigResult {
   asksThroughMcp: boolean | null;
   /** The largest tool result the host shows its model whole, in bytes; null when unknown. */
   resultLimitBytes: number | null;
+  /** Whether the bridge flags a failed call to this host with `isError` (false: Gemini CLI). */
+  flagsToolErrors: boolean;
   /** The socket passed with `--socket`, or null when the bridge finds it at start-up. */
   socket: string | null;
   /** What a person gets before a consequential change; a note says it in words. */
@@ -184,6 +186,7 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
       .join(""),
     asksThroughMcp: profile.asksThroughMcp,
     resultLimitBytes: profile.resultLimitBytes,
+    flagsToolErrors: profile.flagsToolErrors,
     socket,
     approval: { mode, asksThroughMcp: profile.asksThroughMcp, person: personGets(mode, profile) },
     notes: [

@@ -1,19 +1,25 @@
 /**
  * The one response builder. Hosts disagree about which half of a result reaches the model:
  * on success Claude Code and Codex read structuredContent and Gemini CLI only the text; on
- * error Claude Code reads only the text, Codex falls back to it, and Gemini CLI serialises the
- * whole result. So:
+ * error Claude Code reads only the text and Codex falls back to it. So:
  *
  * - a success carries `structuredContent` `{ok:true, data}` and one text block holding that
  *   same envelope as compact JSON, nothing more: a host shows its model one or the other, and
  *   neither repeats what the other says;
- * - an error carries only its text block (no structuredContent, so no host shows it twice),
- *   `isError: true`, in lines a model reads at a glance and a program splits as easily:
+ * - an error carries one text block, in lines a model reads at a glance and a program splits
+ *   as easily:
  *
  *     <code> (retryable|not retryable): <message on one line>
  *     Next step: <what to do now>
  *     Custody warning: <the warning as compact JSON>    (only while one stands, see below)
  *     Details: <details as compact JSON>                (left out when there are none)
+ *
+ *   flagged for most hosts: `isError: true` and no structuredContent, so no host shows it
+ *   twice. A host whose profile says `flagsToolErrors: false` (Gemini CLI, which replaces a
+ *   flagged error with its own line echoing the call and the raw result) gets it unflagged:
+ *   the same text, which is all that host shows, and structuredContent `{ok: false}` alone,
+ *   which its MCP client requires of an unflagged result of a tool with an output schema (every
+ *   output schema declares `ok`). A program tells an error by `isErrorResult`;
  *
  * - while a credential this bridge holds is at risk (its renewal is late or failed) or has just
  *   lapsed, every result says so, whatever the call was: a success's envelope carries
@@ -50,11 +56,28 @@ export function success(data: unknown, warning?: CustodyWarningView): CallToolRe
   };
 }
 
-export function failure(error: BridgeError, warning?: CustodyWarningView): CallToolResult {
-  return {
-    content: [{ type: "text", text: errorText(errorEnvelope(error), warning) }],
-    isError: true,
-  };
+/** How an error goes to the host: with any custody warning, flagged (`isError`) or not. */
+export interface FailureOptions {
+  warning?: CustodyWarningView;
+  /** False for a host whose profile says `flagsToolErrors: false`; true when unset. */
+  flagged?: boolean;
+}
+
+export function failure(
+  error: BridgeError,
+  { warning, flagged = true }: FailureOptions = {},
+): CallToolResult {
+  const content: CallToolResult["content"] = [
+    { type: "text", text: errorText(errorEnvelope(error), warning) },
+  ];
+  return flagged ? { content, isError: true } : { content, structuredContent: { ok: false } };
+}
+
+/** Whether a tool result is an error: flagged (`isError`), or unflagged (`ok: false`). */
+export function isErrorResult(result: object): boolean {
+  if (Reflect.get(result, "isError") === true) return true;
+  const structured: unknown = Reflect.get(result, "structuredContent");
+  return isObject(structured) && structured.ok === false;
 }
 
 /** An error's text block (see the top of this file). */

@@ -34,8 +34,11 @@ export interface ServedTools {
     args: unknown,
     call: { signal: AbortSignal; host: HostChannel; client: string | undefined },
   ): Promise<CallToolResult | InputRequiredResult>;
-  /** The tool result for a call the bridge refused before running it (e.g. too busy). */
-  refused(error: BridgeError): CallToolResult;
+  /**
+   * The tool result for a call the bridge refused before running it (e.g. too busy), for the
+   * host that named itself `client`.
+   */
+  refused(error: BridgeError, client: string | undefined): CallToolResult;
 }
 
 /** Which protocol era this server instance serves (serveStdio pins one per connection). */
@@ -68,19 +71,15 @@ export function createServer(
     }
     const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
     const host = hostChannel(server, era, ctx);
+    const client = clientName(server, era, ctx);
     // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
     // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
     return limiter.run(
-      () =>
-        tools.call(name, args, {
-          signal: linked.signal,
-          host,
-          client: clientName(server, era, ctx),
-        }),
+      () => tools.call(name, args, { signal: linked.signal, host, client }),
       linked.signal,
     ).catch((error) => {
       if (error instanceof BridgeError && error.code === Codes.bridgeBusy) {
-        return tools.refused(error);
+        return tools.refused(error, client);
       }
       throw error;
     }).finally(linked.release);
@@ -120,7 +119,8 @@ function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel 
  * The name the host gave itself (`clientInfo.name`). 2025 era: its `initialize`. 2026-07-28:
  * the request's own envelope, as there is no `initialize` (and over stdio the SDK does not copy
  * the envelope's client into `getClientVersion()`), so a host on that era such as Copilot CLI
- * would otherwise go unnamed and get the smallest result limit instead of its own.
+ * would otherwise go unnamed, and get what a host of no known name gets (src/shared/
+ * host_treatment.ts) instead of its own.
  */
 function clientName(server: Server, era: Era, ctx: ServerContext): string | undefined {
   const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };

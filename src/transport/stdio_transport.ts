@@ -4,7 +4,12 @@
  * code that writes to stdout. It reads and writes the raw resources (no web streams), which
  * saves a layer of promise and queue work on every frame.
  */
-import type { CallToolResult, JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  CLIENT_INFO_META_KEY,
+  type JSONRPCMessage,
+  type Transport,
+} from "@modelcontextprotocol/server";
 import {
   decodeLine,
   FRAME_LIMITS,
@@ -14,6 +19,7 @@ import {
   type Reject,
 } from "./frames.ts";
 import { BridgeError, Codes } from "../shared/errors.ts";
+import { isObject } from "../shared/json.ts";
 import type { Gate } from "./valve.ts";
 import { type ByteSink, OUTPUT_LIMITS, type OutputLimits, OutputQueue } from "./output_queue.ts";
 import { PENDING_LIMITS, type PendingLimits, PendingRequests } from "./pending_requests.ts";
@@ -47,8 +53,11 @@ export const FLOW_LIMITS: Readonly<FlowLimits> = {
   pending: PENDING_LIMITS,
 };
 
-/** How a tool call refused unparsed is answered: a tool result the host shows its model. */
-export type CallRefusal = (error: BridgeError) => CallToolResult;
+/**
+ * How a tool call refused unparsed is answered: a tool result the host shows its model, for the
+ * host that named itself `client` in a message read before (undefined: none did).
+ */
+export type CallRefusal = (error: BridgeError, client: string | undefined) => CallToolResult;
 
 export class FramedStdioTransport implements Transport {
   onclose?: () => void;
@@ -68,6 +77,8 @@ export class FramedStdioTransport implements Transport {
   #pending: PendingRequests;
   #drained?: () => void;
   #output: OutputQueue;
+  /** The name the host gave itself in the last message that gave one (for refusals). */
+  #client?: string;
   /** Wakes a pump that is holding stdin, so it sees a close. */
   #wakeHeld?: () => void;
 
@@ -178,6 +189,7 @@ export class FramedStdioTransport implements Transport {
         method?: string;
         params?: { requestId?: unknown };
       };
+      this.#client = namedClient(m.params) ?? this.#client;
       if (m.method !== undefined && m.id !== undefined) {
         this.#pending.add(m.id, m.method, frame.cost);
       }
@@ -203,7 +215,7 @@ export class FramedStdioTransport implements Transport {
     let answer: JSONRPCMessage;
     if (was === "call" && id !== null && refusal) {
       const error = new BridgeError(Codes.invalidInput, message, false, { ...data });
-      answer = { jsonrpc: "2.0", id, result: refusal(error) } as JSONRPCMessage;
+      answer = { jsonrpc: "2.0", id, result: refusal(error, this.#client) } as JSONRPCMessage;
     } else {
       const replyId = was === "answer" ? null : id;
       const error = { code, message, ...(data ? { data } : {}) };
@@ -252,6 +264,22 @@ export class FramedStdioTransport implements Transport {
     this.onclose?.();
     this.onEnd?.();
   }
+}
+
+/**
+ * The name a message gives its host: `clientInfo` in `initialize`, or on the 2026-07-28 era the
+ * client info in a request's `_meta`. A frame refused unparsed cannot say, so its refusal goes
+ * to the host the connection's earlier messages named.
+ */
+function namedClient(params: unknown): string | undefined {
+  if (!isObject(params)) return undefined;
+  const meta = params._meta;
+  const info = isObject(params.clientInfo)
+    ? params.clientInfo
+    : isObject(meta)
+    ? meta[CLIENT_INFO_META_KEY]
+    : undefined;
+  return isObject(info) && typeof info.name === "string" ? info.name : undefined;
 }
 
 function asError(value: unknown): Error {

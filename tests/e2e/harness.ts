@@ -13,7 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
-import { errorText, parseErrorText } from "../../src/results/result.ts";
+import { errorText, isErrorResult, parseErrorText } from "../../src/results/result.ts";
 import { denoFinished } from "../support/processes.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind, type Toolset } from "../../src/shared/options.ts";
@@ -176,10 +176,12 @@ export interface Envelope {
 }
 
 /**
- * Calls a tool and returns its envelope, whole text and isError flag. Every call also checks
- * the result format hosts rely on: a success is one text block holding exactly the envelope
- * of structuredContent as compact JSON; an error is one text block (code line, next step,
- * details) without structuredContent (`details` read as `{}` when the result leaves it out).
+ * Calls a tool and returns its envelope, whole text and whether it is an error. Every call also
+ * checks the result format hosts rely on: a success is one text block holding exactly the
+ * envelope of structuredContent as compact JSON; an error is one text block (code line, next
+ * step, details), flagged (`isError`, no structuredContent) or, for a host whose profile says
+ * `flagsToolErrors: false`, unflagged (structuredContent `{ok: false}` alone); `details` read as
+ * `{}` when the result leaves it out.
  */
 export async function call(
   bridge: Bridge,
@@ -188,7 +190,7 @@ export async function call(
 ): Promise<{ envelope: Envelope; text: string; isError: boolean }> {
   const result = await bridge.client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
-  const isError = result.isError === true;
+  const isError = isErrorResult(result);
   if (isError && content[0]?.text?.startsWith("portreeve_internal")) {
     // The agent is told no more; the bridge's log says what the bug was (a gate refusal
     // names the request it kept back, and why).
@@ -196,7 +198,7 @@ export async function call(
       `${name} answered portreeve_internal, a bridge bug. Its log:\n${bridge.stderr()}`,
     );
   }
-  assertResultFormat(name, content, result.structuredContent, isError);
+  assertResultFormat(name, content, result.structuredContent, result.isError === true);
   const text = content[0].text;
   if (isError) {
     const error = parseErrorText(text)!;
@@ -213,13 +215,14 @@ export function assertResultFormat(
   name: string,
   content: { type: string; text: string }[],
   structured: unknown,
-  isError: boolean,
+  flagged: boolean,
 ): void {
   assert.equal(content.length, 1, `${name}: one text block`);
   assert.equal(content[0].type, "text", name);
   const text = content[0].text;
-  if (isError) {
-    assert.equal(structured, undefined, `${name}: an error has no structuredContent`);
+  const unflagged = JSON.stringify(structured) === '{"ok":false}';
+  if (flagged || unflagged) {
+    if (flagged) assert.equal(structured, undefined, `${name}: a flagged error has no more`);
     const error = parseErrorText(text);
     assert.ok(error, `${name}: an error's text is its code line, next step and details`);
     assert.equal(text, errorText(error), `${name}: written once, read back the same`);

@@ -4,18 +4,21 @@
  * does) and fills a page only up to what that host shows its model whole (its profile's
  * `resultLimitBytes`; the smallest known for a host of no known name). A compact
  * page holds more ports than a `detail: "full"` one, every page says how many items it
- * holds, and walking the pages returns every port once, in the daemon's order.
+ * holds, and walking the pages returns every port once, in the daemon's order. By the same
+ * name, an error is flagged with `isError` or not as the host's profile says.
  */
 import assert from "node:assert/strict";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
-import { MCP_CLIENT_NAMES, resultLimits } from "../../src/profiles/hosts.ts";
+import { hostTreatments, MCP_CLIENT_NAMES } from "../../src/profiles/hosts.ts";
+import { treatmentFor } from "../../src/shared/host_treatment.ts";
 import { seeder } from "./seed.ts";
 
 type Data = Record<string, unknown>;
 type Page = { items: Data[]; page: { itemCount: number; nextCursor?: string } };
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
-const limits = resultLimits();
+const hosts = hostTreatments();
+const limitOf = (name: string) => treatmentFor(hosts, name).resultLimitBytes;
 const CODEX = MCP_CLIENT_NAMES.codex[0];
 const GEMINI = MCP_CLIENT_NAMES.gemini[0];
 const COPILOT = MCP_CLIENT_NAMES.copilot[0];
@@ -53,7 +56,7 @@ async function walk(bridge: Bridge, extra: Data) {
   return { pages, ports };
 }
 
-Deno.test("pages fit each host's result limit, by the name the host gives", async () => {
+Deno.test("pages fit each host's result limit, and errors are marked its way, by its name", async () => {
   const env = await withSimulator();
   const workspace = await Deno.realPath(env.dir);
   const bridges = new Map<string, { bridge: Bridge; name: string }>();
@@ -86,7 +89,7 @@ Deno.test("pages fit each host's result limit, by the name the host gives", asyn
     const expected = Array.from({ length: PORTS }, (_, i) => 31000 + i);
     const firstPage = new Map<string, number>();
     for (const [label, { bridge, name }] of bridges) {
-      const limit = limits.byClient[name] ?? limits.fallback;
+      const limit = limitOf(name);
       const compact = await walk(bridge, {});
       assert.deepEqual(compact.ports, expected, `${label}: every port once, in order`);
       // `detail: "full"` pages the same way on any limit: walked on the smallest and a larger.
@@ -106,15 +109,22 @@ Deno.test("pages fit each host's result limit, by the name the host gives", asyn
       // A full page is close to the limit, not far below it.
       assert.ok(compact.pages[0].bytes > limit * 0.75, `${label}: ${compact.pages[0].bytes} bytes`);
       firstPage.set(label, compact.pages[0].items);
+      const failed = await bridge.client.callTool({ name: "portreeve_claim_get", arguments: {} });
+      const flagged = treatmentFor(hosts, name).flagsToolErrors;
+      assert.equal(failed.isError, flagged ? true : undefined, `${label}: an error's flag`);
+      assert.deepEqual(failed.structuredContent, flagged ? undefined : { ok: false }, label);
     }
-    assert.equal(limits.byClient[GEMINI] > limits.byClient[CODEX], true);
+    // Gemini CLI gets its errors unflagged on either era; a host of no known name, flagged.
+    assert.equal(treatmentFor(hosts, GEMINI).flagsToolErrors, false);
+    assert.equal(treatmentFor(hosts, "some-other-host").flagsToolErrors, true);
+    assert.equal(limitOf(GEMINI) > limitOf(CODEX), true);
     assert.ok(firstPage.get(GEMINI)! > 2 * firstPage.get(CODEX)!, JSON.stringify([...firstPage]));
     // A host of no known name gets the smallest limit any profile states.
     assert.equal(firstPage.get("some-other-host"), firstPage.get(CODEX));
     assert.equal(firstPage.get("some-other-host (2026-07-28)"), firstPage.get(CODEX));
     // A host on the 2026-07-28 era gets its own limit, not the smallest.
     assert.equal(firstPage.get(`${GEMINI} (2026-07-28)`), firstPage.get(GEMINI));
-    assert.ok(limits.byClient[COPILOT] > limits.byClient[CODEX]);
+    assert.ok(limitOf(COPILOT) > limitOf(CODEX));
     assert.ok(
       firstPage.get(`${COPILOT} (2026-07-28)`)! > firstPage.get(CODEX)!,
       JSON.stringify([...firstPage]),

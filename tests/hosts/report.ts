@@ -68,7 +68,7 @@ const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
 /**
  * Bytes of an error as the model was shown it, with the socket path (which differs between
- * sessions and machines) counted as `<socket>`. The host's own wrapping (Gemini CLI's "MCP
+ * sessions and machines) counted as `<socket>`. The host's own wrapping (Qwen Code's "MCP
  * tool … reported tool error for function call …", Codex's "Wall time") is not the error's.
  */
 export function errorBytes(form: string, socket: string): number {

@@ -19,6 +19,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { installLayout } from "../../src/shared/install_layout.ts";
 import { copyCheckout } from "../support/checkout.ts";
+import { isObject } from "../../src/shared/json.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NPX_VERSION = `deno@${Deno.version.deno}`;
@@ -237,10 +238,13 @@ interface HumanParts {
   data?: { guidance?: string };
 }
 
-/** The result's envelope: its structured content, else the JSON its text carries. */
+/**
+ * The result's envelope: a success's structured content, else the JSON its text carries (an
+ * unflagged error's structured content is `{ok: false}` alone).
+ */
 function envelopeIn(result: { structuredContent?: unknown; content?: unknown }): HumanParts {
   const structured = result.structuredContent;
-  if (typeof structured === "object" && structured !== null) return structured as HumanParts;
+  if (isObject(structured) && structured.ok !== false) return structured as HumanParts;
   const blocks = Array.isArray(result.content) ? result.content : [];
   const text = blocks.map((block) => String(block?.text ?? "")).join("\n");
   const start = text.indexOf("{");

@@ -1,11 +1,15 @@
 /**
  * What each host shows its model of one tool result (docs/hosts.md, measured with the real
  * programs): on success Claude Code and Codex show structuredContent as JSON and Gemini CLI
- * only the text block; on error (`isError`) Claude Code shows the text block only, Codex
- * structuredContent (its text when there is none) and Gemini CLI the whole result serialised.
- * The reference bridge's results carry no `isError`, so every host reads one copy of their
- * JSON. The host's own wrapping (`Wall time: …`, `<untrusted_context>`) is not counted.
+ * only the text block; on a flagged error (`isError`) Claude Code shows the text block only,
+ * Codex structuredContent (its text when there is none) and Gemini CLI the whole result
+ * serialised. The bridge sends Gemini CLI its errors unflagged (its profile's
+ * `flagsToolErrors`, see `sentTo`), so it shows their text block alone. The reference bridge's results carry
+ * no `isError`, so every host reads one copy of their JSON. The host's own wrapping
+ * (`Wall time: …`, `<untrusted_context>`) is not counted.
  */
+import { findHost } from "../../src/profiles/hosts.ts";
+
 export type Host = "claude" | "codex" | "gemini";
 export const VIEW_HOSTS: readonly Host[] = ["claude", "codex", "gemini"];
 
@@ -43,9 +47,19 @@ export function hostView(host: Host, result: ShownResult): string {
   return structured ?? textOf(result);
 }
 
-/** Bytes of `result` as each host shows it. */
+/**
+ * `result`, made for a host of no known name, as the bridge sends it to `host`: a flagged error
+ * goes unflagged to a host whose profile says `flagsToolErrors: false` (the same text block, and
+ * structuredContent `{ok: false}` alone, as `failure` writes it).
+ */
+export function sentTo(host: Host, result: ShownResult): ShownResult {
+  if (result.isError !== true || findHost(host)?.flagsToolErrors !== false) return result;
+  return { content: result.content, structuredContent: { ok: false } };
+}
+
+/** Bytes of `result` as each host shows it, sent to each host its way (`sentTo`). */
 export function hostBytes(result: ShownResult): Record<Host, number> {
   return Object.fromEntries(
-    VIEW_HOSTS.map((host) => [host, byteLength(hostView(host, result))]),
+    VIEW_HOSTS.map((host) => [host, byteLength(hostView(host, sentTo(host, result)))]),
   ) as Record<Host, number>;
 }

@@ -5,7 +5,7 @@
  * indexed by id, so thousands of pipelined calls cost O(1) each.
  */
 import { concatBytes } from "../../src/shared/bytes.ts";
-import { parseErrorText } from "../../src/results/result.ts";
+import { isErrorResult, parseErrorText } from "../../src/results/result.ts";
 import { type BridgeOptions, type Envelope, spawnBridgeProcess } from "../e2e/harness.ts";
 
 export type Id = string | number;
@@ -16,7 +16,10 @@ export type ToolEnvelope = Envelope;
 
 export interface ToolResult {
   isError?: boolean;
-  /** A success's envelope; an error has none (its text is the envelope). */
+  /**
+   * A success's envelope; a flagged error has none, an unflagged one (a host whose profile says
+   * `flagsToolErrors: false`) only `{ok: false}`: an error's text is its envelope.
+   */
   structuredContent?: ToolEnvelope;
   content?: { type: string; text: string }[];
 }
@@ -340,10 +343,11 @@ export async function alive(pid: number): Promise<boolean> {
 
 /**
  * The tool envelope of a result: a success's structuredContent, or an error's text read back
- * (its `details`, left out when empty, read as `{}`).
+ * (its `details`, left out when empty, read as `{}`), flagged or not.
  */
 export function envelopeOf(result: ToolResult): ToolEnvelope {
-  if (result.structuredContent) return result.structuredContent;
+  const structured = result.structuredContent;
+  if (structured !== undefined && structured.ok !== false) return structured;
   const text = result.content?.[0]?.text;
   const error = text === undefined ? undefined : parseErrorText(text);
   if (!error) throw new Error(`not a tool envelope: ${JSON.stringify(result)}`);
@@ -353,7 +357,7 @@ export function envelopeOf(result: ToolResult): ToolEnvelope {
 /** The error code of a tools/call result, if it is a tool error. */
 function toolErrorCode(result: unknown): string | undefined {
   const r = result as ToolResult | undefined;
-  if (r?.isError !== true) return undefined;
+  if (r === undefined || !isErrorResult(r)) return undefined;
   try {
     return envelopeOf(r).error?.code;
   } catch {

@@ -22,7 +22,7 @@ import type { DaemonClient, Health, RequestCall, Verdict } from "../../src/daemo
 import { PROTOCOL_VERSION, readEnvelope } from "../../src/daemon/envelope.ts";
 import { type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../../src/shared/options.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { envelopeOf } from "../../src/results/result.ts";
+import { envelopeOf, isErrorResult } from "../../src/results/result.ts";
 import type { Json } from "../../src/shared/json.ts";
 
 /** One daemon request as a tool made it: GETs carry a query, POSTs a body (no client block). */
@@ -156,6 +156,7 @@ export class ToolBug extends Error {
 
 /** What a call returned, unpacked from the MCP result. */
 export interface Called {
+  /** Whether it is an error, flagged (`isError`) or not (`ok: false`): see `result` for which. */
   isError: boolean;
   ok: boolean;
   data?: Json;
@@ -176,6 +177,8 @@ export interface ToolRigOptions {
   daemonDelayMs?: number;
   /** Stand-in definitions to serve instead of the catalogue's (a test's own tool). */
   tools?: AnyTool[];
+  /** False: errors go as to a host whose profile says `flagsToolErrors: false` (Gemini CLI). */
+  flagsToolErrors?: boolean;
 }
 
 /** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
@@ -204,6 +207,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     receipts: new ReceiptBook(500, () => clock.now()),
     signal: new AbortController().signal,
     host: options.host ?? NO_HOST_CHANNEL,
+    flagsToolErrors: options.flagsToolErrors,
     bridge: {
       runId: "9fc922e7-eda8-4de2-bbfc-1c21c7f5cc11",
       label: "unit",
@@ -233,7 +237,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
       const first = result.content[0];
       return {
         ...structured,
-        isError: result.isError === true,
+        isError: isErrorResult(result),
         text: first?.type === "text" ? first.text.split("\n")[0] : "",
         result,
       };

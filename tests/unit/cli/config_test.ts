@@ -90,6 +90,7 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
     "configurationLanguage",
     "configurationTarget",
     "env",
+    "flagsToolErrors",
     "host",
     "hostLabel",
     "installLink",
@@ -124,6 +125,9 @@ Deno.test("config: --json prints one versioned line with the documented keys", (
   ]);
   assert.deepEqual(config.env, { DENO_NO_UPDATE_CHECK: "1" });
   assert.equal(config.socket, socket);
+  assert.equal(config.flagsToolErrors, true);
+  const gemini = JSON.parse(run(["--host", "gemini", "--json"]).stdout).config;
+  assert.equal(gemini.flagsToolErrors, false, "Gemini CLI gets its errors unflagged");
   assert.deepEqual(JSON.parse(config.configuration).mcpServers.portreeve.args, config.args);
   assert.match(config.setupCommand, /^claude mcp add-json --scope user portreeve '\{/);
   assert.ok(config.notes.length >= 3 && config.notes.every((n: unknown) => typeof n === "string"));

@@ -194,4 +194,5 @@ Deno.test("profiles: malformed profiles are rejected with the file name", () => 
   );
   const { asksThroughMcp: _asks, ...unasked } = good;
   assert.throws(() => parseProfile(unasked, "x.json"), /asksThroughMcp/);
+  assert.throws(() => parseProfile({ ...good, flagsToolErrors: null }, "x.json"), /flagsToolErr/);
 });

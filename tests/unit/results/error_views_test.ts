@@ -6,11 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { daemonError, ok, toolRig } from "../../support/scripted_daemon.ts";
-import { byteLength, hostView, VIEW_HOSTS } from "../../support/host_views.ts";
+import { byteLength, hostView, sentTo, VIEW_HOSTS } from "../../support/host_views.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
 import { errorEnvelope, failure, unstated } from "../../../src/results/result.ts";
 import { bridgeErrorSamples } from "../../support/error_samples.ts";
 import { BridgeError, Codes } from "../../../src/shared/errors.ts";
+import { findHost } from "../../../src/profiles/hosts.ts";
 import { DETAILS_READ_BY_NAME, ERROR_CODES } from "../../../src/shared/error_codes.ts";
 import reference from "../../fixtures/reference_errors.json" with { type: "json" };
 
@@ -40,42 +41,50 @@ Deno.test("every measured error is at most 1.5× the reference's bytes on every 
     {
       what: "not found (claim_get)",
       reference: referenceBytes("portreeve_not_found"),
-      rig: () =>
+      rig: (flagsToolErrors: boolean) =>
         toolRig(() =>
           daemonError(404, "not_found", `Claim ${CLAIM} was not found.`, {
             details: { claimId: CLAIM },
-          })
-        ),
+          }), { flagsToolErrors }),
       tool: "portreeve_claim_get",
       args: { id: CLAIM },
     },
     {
       what: "a cursor from elsewhere (history_list)",
       reference: referenceBytes("portreeve_invalid_input"),
-      rig: () => toolRig(() => ok({ items: [], page: { nextCursor: null } })),
+      rig: (flagsToolErrors: boolean) =>
+        toolRig(() => ok({ items: [], page: { nextCursor: null } }), { flagsToolErrors }),
       tool: "portreeve_history_list",
       args: { limit: 5, afterCursor: "not-a-real-cursor" },
     },
     {
       what: "the daemon down (health)",
       reference: referenceBytes("portreeve_unavailable"),
-      rig: () => toolRig(down),
+      rig: (flagsToolErrors: boolean) => toolRig(down, { flagsToolErrors }),
       tool: "portreeve_health",
       args: {},
     },
     {
       what: "a port out of range (port_inspect)",
       reference: REFERENCE_SCHEMA_ERROR_BYTES,
-      rig: () => toolRig(down),
+      rig: (flagsToolErrors: boolean) => toolRig(down, { flagsToolErrors }),
       tool: "portreeve_port_inspect",
       args: { port: 70000 },
     },
   ];
   for (const { what, reference, rig, tool, args } of cases) {
-    await using tools = rig();
-    const called = await tools.call(tool, args);
-    assert.equal(called.isError, true, what);
+    await using unnamed = rig(true);
+    const flagged = (await unnamed.call(tool, args)).result;
     for (const host of VIEW_HOSTS) {
+      // The result as the bridge sends it to this host: flagged or not, as its profile says.
+      await using tools = rig(findHost(host)!.flagsToolErrors);
+      const called = await tools.call(tool, args);
+      assert.equal(called.isError, true, what);
+      assert.deepEqual(
+        sentTo(host, flagged),
+        called.result,
+        `${what}: the bench's view of ${host}`,
+      );
       const shown = byteLength(hostView(host, called.result).replaceAll(SOCKET, "<socket>"));
       assert.ok(
         shown <= 1.5 * reference,

@@ -4,7 +4,13 @@
  * server refuses.
  */
 import assert from "node:assert/strict";
-import { envelopeOf, failure, parseErrorText, success } from "../../../src/results/result.ts";
+import {
+  envelopeOf,
+  failure,
+  isErrorResult,
+  parseErrorText,
+  success,
+} from "../../../src/results/result.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { nextStepFor } from "../../../src/shared/error_codes.ts";
 import { unavailable } from "../../../src/daemon/errors.ts";
@@ -61,6 +67,31 @@ Deno.test("failure: the text alone carries the error, once (no structuredContent
   assert.match(down.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
   assert.match(down.nextStep, /only a person can start it.*Retry this call/);
   assert.equal(down.details, undefined, "the socket and the cause are in the message: once");
+});
+
+Deno.test("failure unflagged: the same text, no isError, structuredContent {ok: false} alone", () => {
+  const error = new BridgeError("portreeve_not_found", "No claim 42.", false, { reason: "gone" });
+  const flagged = failure(error);
+  const unflagged = failure(error, { flagged: false });
+  assert.equal(textOf(unflagged), textOf(flagged), "the text is the error, either way");
+  assert.equal(unflagged.isError, undefined);
+  assert.deepEqual(unflagged.structuredContent, { ok: false });
+  assert.deepEqual(envelopeOf(unflagged), envelopeOf(flagged));
+  // Every tool's output schema declares `ok` and requires nothing, so `{ok: false}` is valid.
+  for (const { tool } of listTools(ALL_TOOLS).tools) {
+    const schema = tool.outputSchema;
+    assert.ok(schema !== undefined, tool.name);
+    assert.deepEqual(Reflect.get(schema.properties ?? {}, "ok"), { type: "boolean" }, tool.name);
+    assert.equal(schema.required, undefined, tool.name);
+  }
+});
+
+Deno.test("isErrorResult: flagged or unflagged errors, never a success", () => {
+  const error = new BridgeError("portreeve_not_found", "No claim 42.", false);
+  assert.equal(isErrorResult(failure(error)), true);
+  assert.equal(isErrorResult(failure(error, { flagged: false })), true);
+  assert.equal(isErrorResult(success({ ok: false })), false, "data of its own is no error");
+  assert.equal(isErrorResult({ content: [] }), false);
 });
 
 Deno.test("an error's details leave out what its message already states", () => {

@@ -1,11 +1,16 @@
 /**
  * Framing in the stdio transport: lines split or joined across reads arrive as single messages
- * in order, a bad line is answered on stdout without stopping the stream, each answer is one
- * scrubbed line written whole, and stdin EOF closes once the answers are out.
+ * in order, a bad line is answered on stdout without stopping the stream (a tool call as a tool
+ * error for the host the connection named), each answer is one scrubbed line written whole, and
+ * stdin EOF closes once the answers are out.
  */
 import assert from "node:assert/strict";
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
-import { FramedStdioTransport, type StdioPorts } from "../../../src/transport/stdio_transport.ts";
+import { CLIENT_INFO_META_KEY, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import {
+  FLOW_LIMITS,
+  FramedStdioTransport,
+  type StdioPorts,
+} from "../../../src/transport/stdio_transport.ts";
 import { quiescent, tick, turnsUntil } from "../../support/watched.ts";
 
 const encoder = new TextEncoder();
@@ -151,4 +156,34 @@ Deno.test("a cancelled request is not waited for at EOF", async () => {
   p.eof();
   await until(() => ended);
   assert.equal(p.stdout(), "", "nothing was answered, and nothing needed to be");
+});
+
+Deno.test("a call refused unparsed goes to the host the connection named, on either era", async () => {
+  const tooDeep = '{"x":' + "[".repeat(10) + "]".repeat(10) + "}";
+  const refusedCall = (id: number) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"t","arguments":${tooDeep}}}\n`;
+  const named = (client: string, era: "legacy" | "modern") =>
+    era === "legacy"
+      ? `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+        `"capabilities":{},"clientInfo":{"name":"${client}","version":"1"}}}\n`
+      : `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":` +
+        `{"${CLIENT_INFO_META_KEY}":{"name":"${client}","version":"1"}}}}\n`;
+  for (const era of ["legacy", "modern"] as const) {
+    const p = ports([refusedCall(2), named("some-host", era), refusedCall(3)]);
+    const transport = new FramedStdioTransport(p.stdio, {
+      frame: { ...FLOW_LIMITS.frame, maxDepth: 8 },
+    });
+    const clients: (string | undefined)[] = [];
+    transport.refuseCall = (_error, client) => {
+      clients.push(client);
+      return { content: [] };
+    };
+    const seen = collect(transport);
+    await transport.start();
+    await until(() => clients.length === 2 && seen.length === 1);
+    assert.deepEqual(clients, [undefined, "some-host"], era);
+    p.eof();
+    await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+    await transport.close();
+  }
 });

@@ -1,0 +1,41 @@
+/**
+ * What the bridge does differently for each host it knows, all from the host profiles:
+ *
+ * - how large a result the host shows its model whole. Hosts cut long tool results (Codex keeps
+ *   about 12 KB, head and tail; Gemini CLI the first 8,000 and last 32,000 characters), and what
+ *   a host cut is lost to its model without a word. Each profile states its limit
+ *   (`resultLimitBytes`), and the bridge fits every result and page of a connection to it;
+ * - whether a failed call is flagged with `isError` (`flagsToolErrors`): Gemini CLI replaces a
+ *   flagged error with its own line that echoes the call and the raw result, so it gets its
+ *   errors unflagged (src/results/result.ts says how).
+ *
+ * `serve` hands the bridge this table by the name each host gives itself (`clientInfo.name`: in
+ * MCP's `initialize`, or on the 2026-07-28 era in each request's `_meta`). A host of no known
+ * name gets the smallest limit any profile states (its pages are shorter, never cut) and flagged
+ * errors, the MCP default.
+ */
+
+export interface HostTreatment {
+  /** The bytes the host shows its model whole. */
+  resultLimitBytes: number;
+  /** Whether a failed call goes to it with `isError: true`. */
+  flagsToolErrors: boolean;
+}
+
+export interface HostTreatments {
+  /** A host's `clientInfo.name` (lower case) → how the bridge treats it. */
+  byClient: Readonly<Record<string, HostTreatment>>;
+  /** For any other host: the smallest limit a profile states, and flagged errors. */
+  fallback: HostTreatment;
+}
+
+/** How the bridge treats the host that named itself `client` (undefined: it gave no name). */
+export function treatmentFor(
+  treatments: HostTreatments,
+  client: string | undefined,
+): HostTreatment {
+  const name = client?.toLowerCase();
+  return name !== undefined && Object.hasOwn(treatments.byClient, name)
+    ? treatments.byClient[name]
+    : treatments.fallback;
+}
