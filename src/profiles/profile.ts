@@ -78,8 +78,9 @@ const profileSchema = z.strictObject({
     .nullable(),
   /**
    * Whether the bridge flags a failed call with `isError` for this host (MCP's way). False for
-   * Gemini CLI: it replaces a flagged error with its own line that echoes the call and the raw
-   * result, so the bridge sends it the error unflagged (src/results/result.ts).
+   * Gemini CLI and Qwen Code (its fork): each replaces a flagged error with its own line that
+   * echoes the call and the raw result, so the bridge sends it the error unflagged
+   * (src/results/result.ts).
    */
   flagsToolErrors: z.boolean("flagsToolErrors must be true or false"),
 }, "must be a JSON object");

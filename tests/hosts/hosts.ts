@@ -33,11 +33,6 @@ export interface HostAdapter {
    * (Codex), so no page size reaches its model whole.
    */
   cutsLongResults: boolean;
-  /**
-   * How many times the host itself shows an error result's content (Qwen Code 0.24 puts its
-   * content array in twice); default 1. The bridge sends each error once.
-   */
-  errorCopies?: number;
   /** The toolsets whose sessions the suite runs for this host (default: every toolset). */
   toolsets?: readonly Toolset[];
   /** How `run` starts the host non-interactively, in words for docs/approval.md. */

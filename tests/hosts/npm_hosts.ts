@@ -147,7 +147,6 @@ export const qwen: HostAdapter = {
   // Qwen Code defers every MCP tool behind its tool_search and tool_call.
   dialect: deferredChat,
   cutsLongResults: false,
-  errorCopies: 2,
   toolsets: ["full"],
   runAs: "`qwen -p … --yolo`",
   configFile: ".qwen/settings.json",
