@@ -16,13 +16,11 @@ async function world(
   body: (env: Env, running: Awaited<ReturnType<typeof runningClaim>>) => Promise<void>,
 ) {
   const env = await withSimulator({ observeHost: true });
-  const setup = await startBridge({ socketPath: env.socketPath, serveArgs: ["--label", "setup"] });
   let running: Awaited<ReturnType<typeof runningClaim>> | undefined;
   try {
-    running = await runningClaim(setup, env);
+    running = await runningClaim(env);
     await body(env, running);
   } finally {
-    await setup.close();
     await running?.process.stop();
     await env.cleanup();
   }
