@@ -52,7 +52,6 @@ export const STACK = {
 export class World {
   readonly dir: string;
   readonly sim: Awaited<ReturnType<typeof startSimulator>>;
-  readonly seed: ReturnType<typeof seeder>;
   readonly services: Omit<Services, "bridge">;
   readonly catalogue = new Catalogue("full");
   #made: Map<string, Promise<Json>>;
@@ -61,7 +60,6 @@ export class World {
     this.dir = dir;
     this.sim = sim;
     this.#made = made;
-    this.seed = seeder(sim.socketPath);
     const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
     this.services = {
       daemon: client,
@@ -116,6 +114,13 @@ export class World {
     const envelope = result.structuredContent as { ok: boolean; data?: Json };
     assert.ok(envelope.ok, `set-up ${tool}: ${JSON.stringify(result.structuredContent)}`);
     return envelope.data!;
+  }
+
+  #seed: ReturnType<typeof seeder> | undefined;
+
+  /** A client of the daemon's own routes, for what the bridge never does without a receipt. */
+  get seed(): ReturnType<typeof seeder> {
+    return this.#seed ??= seeder(this.sim.socketPath);
   }
 
   once(key: string, make: () => Promise<Json>): Promise<Json> {
@@ -241,7 +246,7 @@ export class World {
   async #closeServices(): Promise<void> {
     await this.services.custody.close();
     this.services.daemon.close();
-    this.seed.close();
+    this.#seed?.close();
   }
 
   async close(): Promise<void> {
