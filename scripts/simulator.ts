@@ -2,8 +2,7 @@
 // It lives in scripts/ because src/simulator/ imports nothing outside itself, and its usage
 // lines are spelled by src/shared/hints.ts for the reader's way of running tasks.
 import { dirname, resolve } from "node:path";
-import { startSimulator } from "../src/simulator/mod.ts";
-import { seedDemo } from "../src/simulator/seed.ts";
+import type { Simulator } from "../src/simulator/mod.ts";
 import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 import { socketPathLimit } from "../src/shared/socket_location.ts";
 import { parseOptions, UsageError } from "../src/cli/options.ts";
@@ -104,7 +103,9 @@ async function main(): Promise<number> {
   const watch = setInterval(() => {
     if (Deno.ppid !== parent) stop();
   }, PARENT_POLL_MS);
-  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  // The simulator itself loads only now: a refusal above answers without it.
+  const { startSimulator } = await import("../src/simulator/mod.ts");
+  let sim: Simulator;
   try {
     sim = await startSimulator({
       socketPath,
@@ -120,6 +121,7 @@ async function main(): Promise<number> {
   let demoRoot: string | null = null;
   if (values["seed-demo"]) {
     demoRoot = await Deno.makeTempDir({ prefix: "portreeve-sim-demo-" });
+    const { seedDemo } = await import("../src/simulator/seed.ts");
     await seedDemo(socketPath, demoRoot);
   }
   console.error(

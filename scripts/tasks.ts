@@ -9,6 +9,7 @@
 import { bundleArgs } from "../src/cli/install/tree.ts";
 import { SOCKET_ENV_VARS } from "../src/shared/socket_location.ts";
 import { OWN_PROCESS } from "../tests/unit/own_process.ts";
+import { E2E_GROUPS } from "../tests/e2e/groups.ts";
 
 /** One thing a task does, in order; a step that fails ends the task with its exit code. */
 export type Step =
@@ -134,9 +135,9 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
       { deno: ["check", "main.ts", "src/", "tests/", "scripts/"] },
     ],
   },
-  // The unit tests as one module (tests/unit/suite.ts) beside the files that need a runtime
-  // of their own, and the end-to-end files.
-  test: suite(["tests/unit/suite.ts", ...Object.keys(OWN_PROCESS), "tests/e2e"], {
+  // The unit tests as one module (tests/unit/suite.ts), the end-to-end files in a few modules
+  // (tests/e2e/groups.ts), and the files that need a runtime of their own.
+  test: suite(["tests/unit/suite.ts", ...E2E_GROUPS, ...Object.keys(OWN_PROCESS)], {
     parallel: true,
   }),
   "test:live": {

@@ -16,6 +16,15 @@ export function* automaticPorts(ctx: Ctx): Generator<number> {
   }
 }
 
+/**
+ * `first`, then the automatic ports, one at a time: a search usually ends at the first few, so
+ * the range (tens of thousands of ports) is never spread into an array.
+ */
+export function* candidatePorts(ctx: Ctx, first: readonly number[]): Generator<number> {
+  yield* first;
+  yield* automaticPorts(ctx);
+}
+
 /** Why `port` cannot go to `claimId` right now, or null when it is free for it. */
 export function blockerFor(
   ctx: Ctx,

@@ -50,19 +50,28 @@ interface CompiledRoute extends Route {
   names: string[];
 }
 
+/** Each route's pattern, compiled once however many simulators a process starts. */
+const COMPILED = new WeakMap<Route, CompiledRoute>();
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path.split("/").map((segment) => {
+    if (!segment.startsWith(":")) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const name = segment.slice(1);
+    names.push(name);
+    return name === "port" ? "(\\d+)" : "([0-9a-f-]+)";
+  }).join("/");
+  return { ...route, regex: new RegExp(`^${source}$`), names };
+}
+
 export class Router {
   #routes: CompiledRoute[] = [];
 
   add(routes: Route[]): void {
     for (const route of routes) {
-      const names: string[] = [];
-      const source = route.path.split("/").map((segment) => {
-        if (!segment.startsWith(":")) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-        const name = segment.slice(1);
-        names.push(name);
-        return name === "port" ? "(\\d+)" : "([0-9a-f-]+)";
-      }).join("/");
-      this.#routes.push({ ...route, regex: new RegExp(`^${source}$`), names });
+      let compiled = COMPILED.get(route);
+      if (compiled === undefined) COMPILED.set(route, compiled = compile(route));
+      this.#routes.push(compiled);
     }
   }
 

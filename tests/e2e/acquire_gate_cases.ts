@@ -20,33 +20,48 @@ import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
 
 export type Data = Record<string, unknown>;
 
-export async function session(
-  opts: { era?: Era; serveArgs?: string[]; answers?: ReturnType<typeof person> },
-  body: (bridge: Bridge, env: Env, running: Awaited<ReturnType<typeof runningClaim>>) => Promise<
-    void
-  >,
-): Promise<void> {
+type Running = Awaited<ReturnType<typeof runningClaim>>;
+
+/** A simulator observing this machine, with a confirmed run whose root listens for real. */
+export async function world(body: (env: Env, running: Running) => Promise<void>): Promise<void> {
   const env = await withSimulator({ observeHost: true });
-  // The run is set up by a bridge that is not being tested, so every mode can be tried.
-  const setup = await startBridge({ socketPath: env.socketPath, serveArgs: ["--label", "setup"] });
   let process: Listener | undefined;
-  let bridge: Bridge | undefined;
   try {
-    const running = await runningClaim(setup, env);
+    // The run is set up on the daemon itself, so every mode of the bridge can be tried.
+    const running = await runningClaim(env);
     process = running.process;
-    bridge = await startBridge({
-      socketPath: env.socketPath,
-      era: opts.era,
-      serveArgs: opts.serveArgs,
-      elicitation: opts.answers?.answer,
-    });
-    await body(bridge, env, running);
+    await body(env, running);
   } finally {
-    await bridge?.close();
-    await setup.close();
     await process?.stop();
     await env.cleanup();
   }
+}
+
+/** A bridge of this era, flags and person on `env`'s daemon for `body`, then closed. */
+export async function withBridge(
+  env: Env,
+  opts: { era?: Era; serveArgs?: string[]; answers?: ReturnType<typeof person> },
+  body: (bridge: Bridge) => Promise<void>,
+): Promise<void> {
+  const bridge = await startBridge({
+    socketPath: env.socketPath,
+    era: opts.era,
+    serveArgs: opts.serveArgs,
+    elicitation: opts.answers?.answer,
+  });
+  try {
+    await body(bridge);
+  } finally {
+    await bridge.close();
+  }
+}
+
+/** One bridge in a world of its own. */
+export function session(
+  opts: Parameters<typeof withBridge>[1],
+  body: (bridge: Bridge, env: Env, running: Running) => Promise<void>,
+): Promise<void> {
+  return world((env, running) => withBridge(env, opts, (bridge) => body(bridge, env, running)));
 }
 
 export const acquires = (env: Env) =>

@@ -4,16 +4,19 @@
  * claim's delete preview to approve or not.
  */
 import assert from "node:assert/strict";
+import type { ElicitRequest } from "@modelcontextprotocol/client";
 import { type Bridge, type Era, startBridge, withSimulator } from "./harness.ts";
-import { type Env, failsWith, type person, succeeds } from "./receipt_steps.ts";
+import { type Env, failsWith, person, succeeds } from "./receipt_steps.ts";
 import type { SimulatorOptions } from "../../src/simulator/mod.ts";
 
 type Data = Record<string, unknown>;
+type Question = ElicitRequest["params"];
 
 export async function session(
   era: Era,
   opts: {
-    answers?: ReturnType<typeof person>;
+    /** Declares form elicitation; every question goes to this person. */
+    answers?: Pick<ReturnType<typeof person>, "answer">;
     serveArgs?: string[];
     simulator?: Partial<SimulatorOptions>;
   },
@@ -32,6 +35,21 @@ export async function session(
     await bridge.close();
     await env.cleanup();
   }
+}
+
+/**
+ * The person at the host, changed between the steps of one session: each question goes to
+ * whoever `seat` put there last (nobody answers until then).
+ */
+export function chair() {
+  let seated = person();
+  return {
+    seat<Person extends ReturnType<typeof person>>(next: Person): Person {
+      seated = next;
+      return next;
+    },
+    answer: (question: Question) => seated.answer(question),
+  };
 }
 
 export const ok = succeeds;

@@ -2,18 +2,27 @@
  * A person approves executes through the host: the real `serve` process, a client that
  * declares form elicitation and answers like a person would, in the 2025 era (a real
  * `elicitation/create` request), `auto` and pinned 2026-07-28 (input-required rounds). The
- * simulator's request log proves what reached the daemon. A "yes" that comes too late, which
- * waits past a real deadline, is tests/reliability/approval_timeout_test.ts.
+ * simulator's request log proves what reached the daemon. The cases of a host that asks under
+ * the default flags are the steps of one session per era: one bridge, each step with claims and
+ * a person of its own, looking only at what it caused. A "yes" that comes too late, which waits
+ * past a real deadline, is tests/reliability/approval_timeout_test.ts.
  */
 import assert from "node:assert/strict";
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import type { ElicitResult } from "@modelcontextprotocol/client";
 import { call, type Era } from "./harness.ts";
 import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
-import { deletePreview, fails, ok, receiptLine, sendsNothing, session } from "./approval_steps.ts";
+import {
+  chair,
+  deletePreview,
+  fails,
+  ok,
+  receiptLine,
+  sendsNothing,
+  session,
+} from "./approval_steps.ts";
 
 type Data = Record<string, unknown>;
-type Question = ElicitRequest["params"];
 
 /**
  * The two ways a host can be asked: a 2025 `elicitation/create` request and a 2026-07-28
@@ -33,173 +42,300 @@ const CANCEL: ElicitResult = { action: "cancel" };
 const DECLINED = "portreeve_approval_declined";
 const UNAVAILABLE = "portreeve_approval_unavailable";
 
+const definition = (components: string[]) => ({
+  version: 1,
+  project: "shop",
+  components: Object.fromEntries(components.map((c) => [c, { endpoints: { http: {} } }])),
+});
+
+/**
+ * What a host that asks sees under the default flags, one bridge per era. Each step seats its
+ * own person, uses claims of its own, and counts only the frames, requests and questions that
+ * came after it began; the steps that take the same path in both eras (refusals before any
+ * question, one question at a time, the wording of each question) run in the legacy era.
+ */
 for (const era of ERAS) {
-  Deno.test(`approval (${era}): accept executes once; the replay asks nothing`, async () => {
-    const answers = person(ACCEPT_TYPED);
-    await session(era, { answers }, async (bridge, env) => {
-      const diag = await ok(bridge, "portreeve_diagnostics", {});
-      // Default flags: required.
-      assert.deepEqual((diag.data.bridge as Data).approval, {
-        mode: "required",
-        hostCanAsk: true,
+  Deno.test(`approval (${era}): a host that asks, default flags`, async (t) => {
+    const host = chair();
+    // The daemon's clock, which one step sets 10 minutes behind the bridge's.
+    let lagMs = 0;
+    const simulator = { clock: { now: () => Date.now() - lagMs } }; // timing-ok: a skewed clock
+    await session(era, { answers: host, simulator }, async (bridge, env) => {
+      await t.step("accept executes once; the replay asks nothing", async () => {
+        const answers = host.seat(person(ACCEPT_TYPED));
+        const frameCount = bridge.stdoutFrames().length;
+        const before = env.sim.requests.length;
+        const diag = await ok(bridge, "portreeve_diagnostics", {});
+        // Default flags: required.
+        assert.deepEqual((diag.data.bridge as Data).approval, {
+          mode: "required",
+          hostCanAsk: true,
+        });
+        const { claimId, receiptId, preview } = await deletePreview(bridge, env, "api");
+        assert.equal(preview.approval, "host_asks_user");
+        assert.match(preview.nextStep as string, /: the host asks them to approve\.$/);
+
+        const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+        assert.equal(done.data.changed, true);
+        assert.equal(answers.questions.length, 1);
+        const [question] = answers.questions;
+        assert.deepEqual(question.message.split("\n"), [
+          QUESTION_HEADER,
+          // The claim was never confirmed, so it has no port to name.
+          `The agent asks to make this change: Delete claim "web" "api.default" in "${env.dir}" ` +
+          `(claim "${claimId}"); its port becomes free for others.`,
+          receiptLine(preview),
+        ]);
+        assert.ok("requestedSchema" in question);
+        assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
+        assert.equal(question.requestedSchema.properties.approve.type, "boolean");
+        // 2025: a real server-to-client request; 2026-07-28: an input-required round, retried.
+        const frames = bridge.stdoutFrames().slice(frameCount).map((line) => JSON.parse(line));
+        const pushed = frames.filter((f) => f.method === "elicitation/create" && "id" in f);
+        const rounds = frames.filter((f) => f.result?.resultType === "input_required");
+        if (era === "legacy") assert.deepEqual([pushed.length, rounds.length], [1, 0]);
+        if (era === "modern") assert.deepEqual([pushed.length, rounds.length], [0, 1]);
+
+        const sent = env.sim.requests.slice(before)
+          .filter((r) => r.path.endsWith("/delete/execute"));
+        assert.equal(sent.length, 1);
+        assert.equal((sent[0].body as Data).receiptId, receiptId);
+        assert.doesNotMatch(JSON.stringify(sent[0].body), /typed by the user/);
+
+        const again = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+        assert.equal(again.data.replayed, true);
+        assert.equal(answers.questions.length, 1, "a replay is never asked about");
       });
-      const { claimId, receiptId, preview } = await deletePreview(bridge, env, "api");
-      assert.equal(preview.approval, "host_asks_user");
-      assert.match(preview.nextStep as string, /: the host asks them to approve\.$/);
 
-      const done = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-      assert.equal(done.data.changed, true);
-      assert.equal(answers.questions.length, 1);
-      const [question] = answers.questions;
-      assert.deepEqual(question.message.split("\n"), [
-        QUESTION_HEADER,
-        // The claim was never confirmed, so it has no port to name.
-        `The agent asks to make this change: Delete claim "web" "api.default" in "${env.dir}" ` +
-        `(claim "${claimId}"); its port becomes free for others.`,
-        receiptLine(preview),
-      ]);
-      assert.ok("requestedSchema" in question);
-      assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
-      assert.equal(question.requestedSchema.properties.approve.type, "boolean");
-      // 2025: a real server-to-client request; 2026-07-28: an input-required round, retried.
-      const frames = bridge.stdoutFrames().map((line) => JSON.parse(line));
-      const pushed = frames.filter((f) => f.method === "elicitation/create" && "id" in f);
-      const rounds = frames.filter((f) => f.result?.resultType === "input_required");
-      if (era === "legacy") assert.deepEqual([pushed.length, rounds.length], [1, 0]);
-      if (era === "modern") assert.deepEqual([pushed.length, rounds.length], [0, 1]);
+      await t.step("decline, cancel and an unticked box send nothing", async () => {
+        const answers = host.seat(person(DECLINE, CANCEL, UNTICKED));
+        const refused: { claimId: string; receiptId: string }[] = [];
+        const said: [string, string, RegExp][] = [
+          ["declined", "decline", /The host answered "decline" to the approval question/],
+          ["cancelled", "cancel", /The host answered "cancel" to the approval question/],
+          ["unticked", "accept", /answered the approval question .* without approve: true/],
+        ];
+        for (const [component, answer, wording] of said) {
+          const { claimId, receiptId } = await deletePreview(bridge, env, component);
+          const error = await sendsNothing(
+            env,
+            () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, DECLINED),
+          );
+          assert.equal(error.retryable, false);
+          assert.equal(error.details.receiptId, receiptId);
+          // The host's answer is said once: quoted in the message, or else in the details.
+          assert.notEqual(
+            error.details.answer === answer,
+            error.message.includes(`"${answer}"`),
+            `${component}: ${error.message}`,
+          );
+          // What the host answered, not who decided: hosts also decline by themselves.
+          assert.match(error.message, wording);
+          assert.doesNotMatch(error.message, /\b(user|person) (did not|declined|refused)/i);
+          assert.match(error.message, /nothing was sent to the daemon/);
+          assert.match(
+            error.nextStep,
+            /^Ask the user what they want instead; do not call this execute again/,
+          );
+          refused.push({ claimId, receiptId });
+        }
+        assert.equal(answers.questions.length, 3);
 
-      const sent = env.sim.requests.filter((r) => r.path.endsWith("/delete/execute"));
-      assert.equal(sent.length, 1);
-      assert.equal((sent[0].body as Data).receiptId, receiptId);
-      assert.doesNotMatch(JSON.stringify(sent[0].body), /typed by the user/);
+        // An answered receipt is never put to the user again, and stays refused.
+        for (const args of refused) {
+          const again = await sendsNothing(
+            env,
+            () => fails(bridge, "portreeve_claim_delete_execute", args, DECLINED),
+          );
+          assert.match(again.message, /was declined earlier; nothing was sent/);
+          assert.equal(again.details.answer, "declined_earlier");
+        }
+        assert.equal(answers.questions.length, 3);
+        for (const { claimId } of refused) {
+          assert.ok(env.sim.control.state.claims.has(claimId), `claim ${claimId} is still there`);
+        }
+      });
 
-      const again = await ok(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-      assert.equal(again.data.replayed, true);
-      assert.equal(answers.questions.length, 1, "a replay is never asked about");
-    });
-  });
+      if (era !== "legacy") return;
 
-  Deno.test(`approval (${era}): decline, cancel and an unticked box send nothing`, async () => {
-    const answers = person(DECLINE, CANCEL, UNTICKED);
-    await session(era, { answers }, async (bridge, env) => {
-      const refused: { claimId: string; receiptId: string }[] = [];
-      const said: [string, string, RegExp][] = [
-        ["declined", "decline", /The host answered "decline" to the approval question/],
-        ["cancelled", "cancel", /The host answered "cancel" to the approval question/],
-        ["unticked", "accept", /answered the approval question .* without approve: true/],
-      ];
-      for (const [component, answer, wording] of said) {
-        const { claimId, receiptId } = await deletePreview(bridge, env, component);
-        const error = await sendsNothing(
+      await t.step("mismatched and unknown receipts fail before any question", async () => {
+        const answers = host.seat(person());
+        const first = await deletePreview(bridge, env, "first");
+        const second = await deletePreview(bridge, env, "second");
+        const mismatch = await sendsNothing(
           env,
-          () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, DECLINED),
+          () =>
+            fails(bridge, "portreeve_claim_delete_execute", {
+              receiptId: first.receiptId,
+              claimId: second.claimId,
+            }, "portreeve_conflict"),
         );
-        assert.equal(error.retryable, false);
-        assert.equal(error.details.receiptId, receiptId);
-        // The host's answer is said once: quoted in the message, or else in the details.
-        assert.notEqual(
-          error.details.answer === answer,
-          error.message.includes(`"${answer}"`),
-          `${component}: ${error.message}`,
-        );
-        // What the host answered, not who decided: hosts also decline by themselves.
-        assert.match(error.message, wording);
-        assert.doesNotMatch(error.message, /\b(user|person) (did not|declined|refused)/i);
-        assert.match(error.message, /nothing was sent to the daemon/);
-        assert.match(
-          error.nextStep,
-          /^Ask the user what they want instead; do not call this execute again/,
-        );
-        refused.push({ claimId, receiptId });
-      }
-      assert.equal(answers.questions.length, 3);
+        assert.equal(mismatch.details.receiptCode, "receipt_mismatch");
+        assert.equal(mismatch.retryable, false);
+        assert.match(mismatch.nextStep, /preview again/);
 
-      // An answered receipt is never put to the user again, and stays refused.
-      for (const args of refused) {
-        const again = await sendsNothing(
+        const unknown = await sendsNothing(
           env,
-          () => fails(bridge, "portreeve_claim_delete_execute", args, DECLINED),
+          () =>
+            fails(bridge, "portreeve_claim_delete_execute", {
+              receiptId: crypto.randomUUID(),
+              claimId: first.claimId,
+            }, "portreeve_not_found"),
         );
-        assert.match(again.message, /was declined earlier; nothing was sent/);
-        assert.equal(again.details.answer, "declined_earlier");
-      }
-      assert.equal(answers.questions.length, 3);
-      assert.equal(env.sim.control.state.claims.size, 3, "every claim is still there");
+        assert.equal(unknown.details.receiptCode, "not_found");
+        assert.match(unknown.message, /was not issued through this bridge process/);
+        assert.match(unknown.nextStep, /^Preview again through this bridge/);
+        assert.equal(answers.questions.length, 0);
+      });
+
+      await t.step("an expired receipt fails before any question", async () => {
+        const answers = host.seat(person());
+        // Once the claim exists, the daemon's clock falls 10 minutes behind: the receipt it
+        // issues is already past its expiry by the clock the bridge and the person live by.
+        const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+          claim: { project: "web", workspaceRoot: env.dir, component: "late" },
+        });
+        await ok(bridge, "portreeve_lease_abandon", {
+          credentialHandle: lease.credentialHandle,
+          reason: "client-cancelled",
+        });
+        lagMs = 600_000;
+        try {
+          const claimId = lease.claimId as string;
+          const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
+          const receiptId = data.receiptId as string;
+          const expired = await sendsNothing(
+            env,
+            () =>
+              fails(
+                bridge,
+                "portreeve_claim_delete_execute",
+                { receiptId, claimId },
+                "portreeve_conflict",
+              ),
+          );
+          assert.equal(expired.details.receiptCode, "receipt_expired");
+          assert.match(expired.nextStep, /preview again/);
+          assert.equal(answers.questions.length, 0);
+        } finally {
+          lagMs = 0;
+        }
+      });
+
+      await t.step("one question per receipt at a time; a failing host is retryable", async () => {
+        let release!: () => void;
+        const held = new Promise<void>((done) => release = done);
+        const answers = host.seat(person(async () => {
+          await held;
+          return ACCEPT;
+        }, () => Promise.reject(new Error("the dialog crashed"))));
+        const { claimId, receiptId } = await deletePreview(bridge, env, "busy");
+        const first = call(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
+        await answers.asked(1);
+        const second = await sendsNothing(
+          env,
+          () =>
+            fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
+        );
+        assert.equal(second.details.reason, "question_open");
+        release();
+        assert.equal((await first).isError, false);
+        assert.equal(answers.questions.length, 1);
+
+        const other = await deletePreview(bridge, env, "crash");
+        const failed = await sendsNothing(
+          env,
+          () =>
+            fails(bridge, "portreeve_claim_delete_execute", {
+              receiptId: other.receiptId,
+              claimId: other.claimId,
+            }, UNAVAILABLE),
+        );
+        assert.equal(failed.retryable, true);
+        assert.equal(failed.details.reason, "host_failed");
+      });
+
+      await t.step("each question names what will happen, to what, and the expiry", async () => {
+        const answers = host.seat(person(ACCEPT, ACCEPT, ACCEPT, ACCEPT));
+        const asked = () => answers.questions.at(-1)!.message;
+        /** Executes the preview and checks the whole question: header, change, receipt. */
+        const execute = async (name: string, preview: Data, args: Data, change: string) => {
+          const done = await ok(bridge, `portreeve_${name}_execute`, {
+            receiptId: preview.receiptId,
+            ...args,
+          });
+          assert.equal(done.data.changed, true);
+          assert.deepEqual(asked().split("\n"), [
+            QUESTION_HEADER,
+            `The agent asks to make this change: ${change}`,
+            receiptLine(preview),
+          ]);
+        };
+
+        // Port reclaim: the port, and each pid with its command.
+        const port = await listenedPort(bridge, env);
+        const reclaim = await ok(bridge, "portreeve_port_reclaim_preview", {
+          port,
+          policy: "graceful",
+        });
+        await execute(
+          "port_reclaim",
+          reclaim.data,
+          { port },
+          `Reclaim port ${port} with "graceful": would terminate pid 4242 ("node").`,
+        );
+
+        // Stack apply: the file's path, and the fingerprint of the bytes it replaces.
+        const root = `${env.dir}/shop`;
+        await Deno.mkdir(root);
+        const create = await ok(bridge, "portreeve_stack_apply_preview", {
+          stackRoot: root,
+          definition: definition(["web"]),
+        });
+        const revision = (rev: Data) => (rev.proposal as Data).revision as string;
+        await execute(
+          "stack_apply",
+          create.data,
+          { stackRoot: root },
+          `Create "${root}/portreeve.stack.json" and register a new stack at revision "${
+            revision(create.data).slice(0, 12)
+          }".`,
+        );
+        const replace = await ok(bridge, "portreeve_stack_apply_preview", {
+          stackRoot: root,
+          definition: definition(["web", "db"]),
+        });
+        const observed = replace.data.observed as { document: Data; stack: { existing: Data } };
+        const fingerprint = observed.document.fingerprint as string;
+        await execute(
+          "stack_apply",
+          replace.data,
+          { stackRoot: root },
+          `Replace "${root}/portreeve.stack.json" (fingerprint "${
+            fingerprint.slice(0, 12)
+          }") and update stack "${observed.stack.existing.id}" to revision "${
+            revision(replace.data).slice(0, 12)
+          }".`,
+        );
+
+        // Settings: each setting's old and new value.
+        const settings = await ok(bridge, "portreeve_settings_update_preview", {
+          updates: { leaseTtlMilliseconds: 20_000 },
+        });
+        await execute(
+          "settings_update",
+          settings.data,
+          {},
+          `Change "leaseTtlMilliseconds" 15000 → 20000.`,
+        );
+        assert.equal(answers.questions.length, 4);
+      });
     });
   });
 }
 
-/**
- * Refusals that come before any question (or with none to ask) take the same path in both
- * eras: the legacy era runs them here; the modern era's asking is what the loop above covers.
- */
+/** The flags a host that asks can still turn off, and a host that cannot ask, in each mode. */
 for (const era of ["legacy"] as const) {
-  Deno.test(`approval (${era}): mismatched and unknown receipts fail before any question`, async () => {
-    const answers = person();
-    await session(era, { answers }, async (bridge, env) => {
-      const first = await deletePreview(bridge, env, "first");
-      const second = await deletePreview(bridge, env, "second");
-      const mismatch = await sendsNothing(
-        env,
-        () =>
-          fails(bridge, "portreeve_claim_delete_execute", {
-            receiptId: first.receiptId,
-            claimId: second.claimId,
-          }, "portreeve_conflict"),
-      );
-      assert.equal(mismatch.details.receiptCode, "receipt_mismatch");
-      assert.equal(mismatch.retryable, false);
-      assert.match(mismatch.nextStep, /preview again/);
-
-      const unknown = await sendsNothing(
-        env,
-        () =>
-          fails(bridge, "portreeve_claim_delete_execute", {
-            receiptId: crypto.randomUUID(),
-            claimId: first.claimId,
-          }, "portreeve_not_found"),
-      );
-      assert.equal(unknown.details.receiptCode, "not_found");
-      assert.match(unknown.message, /was not issued through this bridge process/);
-      assert.match(unknown.nextStep, /^Preview again through this bridge/);
-      assert.equal(answers.questions.length, 0);
-    });
-  });
-
-  Deno.test(`approval (${era}): an expired receipt fails before any question`, async () => {
-    const answers = person();
-    // Once the claim exists, the daemon's clock falls 10 minutes behind: the receipt it issues
-    // is already past its expiry by the clock the bridge and the person live by.
-    let lagMs = 0;
-    const simulator = { clock: { now: () => Date.now() - lagMs } }; // timing-ok: a skewed clock
-    await session(era, { answers, simulator }, async (bridge, env) => {
-      const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
-        claim: { project: "web", workspaceRoot: env.dir, component: "late" },
-      });
-      await ok(bridge, "portreeve_lease_abandon", {
-        credentialHandle: lease.credentialHandle,
-        reason: "client-cancelled",
-      });
-      lagMs = 600_000;
-      const claimId = lease.claimId as string;
-      const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
-      const receiptId = data.receiptId as string;
-      const expired = await sendsNothing(
-        env,
-        () =>
-          fails(
-            bridge,
-            "portreeve_claim_delete_execute",
-            { receiptId, claimId },
-            "portreeve_conflict",
-          ),
-      );
-      assert.equal(expired.details.receiptCode, "receipt_expired");
-      assert.match(expired.nextStep, /preview again/);
-      assert.equal(answers.questions.length, 0);
-    });
-  });
-
   Deno.test(`approval (${era}): --approval off never asks`, async () => {
     const answers = person();
     await session(era, { answers, serveArgs: ["--approval", "off"] }, async (bridge, env) => {
@@ -241,118 +377,3 @@ for (const era of ["legacy"] as const) {
     });
   }
 }
-
-Deno.test("approval (legacy): one question per receipt at a time; a failing host is retryable", async () => {
-  let release!: () => void;
-  const held = new Promise<void>((done) => release = done);
-  const answers = person(async () => {
-    await held;
-    return ACCEPT;
-  }, () => Promise.reject(new Error("the dialog crashed")));
-  await session("legacy", { answers }, async (bridge, env) => {
-    const { claimId, receiptId } = await deletePreview(bridge, env, "busy");
-    const first = call(bridge, "portreeve_claim_delete_execute", { receiptId, claimId });
-    await answers.asked(1);
-    const second = await sendsNothing(
-      env,
-      () => fails(bridge, "portreeve_claim_delete_execute", { receiptId, claimId }, UNAVAILABLE),
-    );
-    assert.equal(second.details.reason, "question_open");
-    release();
-    assert.equal((await first).isError, false);
-    assert.equal(answers.questions.length, 1);
-
-    const other = await deletePreview(bridge, env, "crash");
-    const failed = await sendsNothing(env, () =>
-      fails(bridge, "portreeve_claim_delete_execute", {
-        receiptId: other.receiptId,
-        claimId: other.claimId,
-      }, UNAVAILABLE));
-    assert.equal(failed.retryable, true);
-    assert.equal(failed.details.reason, "host_failed");
-  });
-});
-
-const definition = (components: string[]) => ({
-  version: 1,
-  project: "shop",
-  components: Object.fromEntries(components.map((c) => [c, { endpoints: { http: {} } }])),
-});
-
-Deno.test("approval: each question names what will happen, to what, and the expiry", async () => {
-  const answers = person(ACCEPT, ACCEPT, ACCEPT, ACCEPT);
-  await session("legacy", { answers }, async (bridge, env) => {
-    const asked = () => answers.questions.at(-1)!.message;
-    /** Executes the preview and checks the whole question: header, change, receipt. */
-    const execute = async (name: string, preview: Data, args: Data, change: string) => {
-      const done = await ok(bridge, `portreeve_${name}_execute`, {
-        receiptId: preview.receiptId,
-        ...args,
-      });
-      assert.equal(done.data.changed, true);
-      assert.deepEqual(asked().split("\n"), [
-        QUESTION_HEADER,
-        `The agent asks to make this change: ${change}`,
-        receiptLine(preview),
-      ]);
-    };
-
-    // Port reclaim: the port, and each pid with its command.
-    const port = await listenedPort(bridge, env);
-    const reclaim = await ok(bridge, "portreeve_port_reclaim_preview", {
-      port,
-      policy: "graceful",
-    });
-    await execute(
-      "port_reclaim",
-      reclaim.data,
-      { port },
-      `Reclaim port ${port} with "graceful": would terminate pid 4242 ("node").`,
-    );
-
-    // Stack apply: the file's path, and the fingerprint of the bytes it replaces.
-    const root = `${env.dir}/shop`;
-    await Deno.mkdir(root);
-    const create = await ok(bridge, "portreeve_stack_apply_preview", {
-      stackRoot: root,
-      definition: definition(["web"]),
-    });
-    const revision = (rev: Data) => (rev.proposal as Data).revision as string;
-    await execute(
-      "stack_apply",
-      create.data,
-      { stackRoot: root },
-      `Create "${root}/portreeve.stack.json" and register a new stack at revision "${
-        revision(create.data).slice(0, 12)
-      }".`,
-    );
-    const replace = await ok(bridge, "portreeve_stack_apply_preview", {
-      stackRoot: root,
-      definition: definition(["web", "db"]),
-    });
-    const observed = replace.data.observed as { document: Data; stack: { existing: Data } };
-    const fingerprint = observed.document.fingerprint as string;
-    await execute(
-      "stack_apply",
-      replace.data,
-      { stackRoot: root },
-      `Replace "${root}/portreeve.stack.json" (fingerprint "${
-        fingerprint.slice(0, 12)
-      }") and update stack "${observed.stack.existing.id}" to revision "${
-        revision(replace.data).slice(0, 12)
-      }".`,
-    );
-
-    // Settings: each setting's old and new value.
-    const settings = await ok(bridge, "portreeve_settings_update_preview", {
-      updates: { leaseTtlMilliseconds: 20_000 },
-    });
-    await execute(
-      "settings_update",
-      settings.data,
-      {},
-      `Change "leaseTtlMilliseconds" 15000 → 20000.`,
-    );
-    assert.equal(answers.questions.length, 4);
-  });
-});

@@ -1,3 +1,8 @@
+/**
+ * The bridge's first steps in each era, over real stdio: start-up and tools/list reach no daemon
+ * and say the list may not be cached beyond this session (ttlMs 0, cacheScope private); then
+ * health, settings and diagnostics answer from the simulator.
+ */
 import assert from "node:assert/strict";
 import { call, type Era, startBridge, withSimulator } from "./harness.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -5,7 +10,7 @@ import { Catalogue } from "../../src/catalogue/catalogue.ts";
 const ERAS: Era[] = ["legacy", "auto", "modern"];
 
 for (const era of ERAS) {
-  Deno.test(`foundation (${era}): tools/list, health and settings against the simulator`, async () => {
+  Deno.test(`foundation (${era}): tools/list without daemon traffic, then health and settings against the simulator`, async () => {
     const env = await withSimulator();
     const bridge = await startBridge({
       socketPath: env.socketPath,
@@ -18,6 +23,10 @@ for (const era of ERAS) {
       assert.ok(names.includes("portreeve_health"));
       // The whole catalogue, in its registration order.
       assert.deepEqual(names, new Catalogue("full").listing().map((t) => t.name));
+      const frame = bridge.stdoutFrames().map((f) => JSON.parse(f)).find((f) => f.result?.tools);
+      assert.equal(frame.result.ttlMs, 0, era);
+      assert.equal(frame.result.cacheScope, "private", era);
+      assert.equal(env.sim.requests.length, 0, "no daemon traffic before the first tool call");
 
       const health = await call(bridge, "portreeve_health");
       assert.equal(health.isError, false);

@@ -7,6 +7,7 @@ import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Envelope, type withSimulator } from "./harness.ts";
 import { childEnv } from "../../src/shared/permissions.ts";
 import { Watched } from "../support/watched.ts";
+import { seeder } from "./seed.ts";
 
 type Data = Record<string, unknown>;
 export type Env = Awaited<ReturnType<typeof withSimulator>>;
@@ -108,15 +109,31 @@ export async function listener(port: number) {
 
 export type Listener = Awaited<ReturnType<typeof listener>>;
 
-/** A confirmed run of claim `web vite.default` whose root is a real listening process. */
-export async function runningClaim(bridge: Bridge, env: Env) {
+/**
+ * A confirmed run of claim `web vite.default` whose root is a real listening process, set up
+ * straight on the daemon, as any client could: the bridges under test start after it, each
+ * with the flags it tests, and no bridge is started only to set it up.
+ */
+export async function runningClaim(env: Env) {
   const claim = { project: "web", workspaceRoot: env.dir, component: "vite" };
-  const { data: lease } = await succeeds(bridge, "portreeve_lease_acquire", { claim });
-  const port = lease.port as number;
-  const process = await listener(port);
-  await succeeds(bridge, "portreeve_lease_confirm", {
-    credentialHandle: lease.credentialHandle,
-    rootPid: process.pid,
-  });
-  return { claim, port, process };
+  const seed = seeder(env.socketPath);
+  try {
+    const lease = await seed.post("/v1/leases/acquire", {
+      claim: { ...claim, endpoint: "default", transport: "tcp" },
+      allocation: { mode: "sticky", replacementPolicy: "never" },
+    }) as { leaseId: string; leaseToken: string; port: number };
+    const process = await listener(lease.port);
+    try {
+      await seed.post(`/v1/leases/${lease.leaseId}/confirm`, {
+        leaseToken: lease.leaseToken,
+        rootPid: process.pid,
+      });
+    } catch (error) {
+      await process.stop();
+      throw error;
+    }
+    return { claim, port: lease.port, process };
+  } finally {
+    seed.close();
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * Host setup end to end: the generic command `config` prints is run for real and completes an
- * MCP handshake; toolsets shrink tools/list. Doctor's verdicts, which start a bridge each, are
- * in tests/reliability/doctor_test.ts.
+ * MCP handshake; toolsets shrink tools/list; diagnostics says the label and where the socket
+ * came from. Doctor's verdicts, which start a bridge each, are in
+ * tests/reliability/doctor_test.ts.
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
@@ -49,14 +50,15 @@ Deno.test("the generic command printed by config runs and completes an MCP hands
   }
 });
 
-Deno.test("toolsets register only their tools; unknown toolset is a usage error", async () => {
+Deno.test("toolsets register only their tools; unknown toolset is a usage error; diagnostics reports the label and socket source", async () => {
   const env = await withSimulator();
   try {
     const counts: Record<string, number> = {};
     for (const toolset of ["read", "coordinate", "full"]) {
       const bridge = await startBridge({
         socketPath: env.socketPath,
-        serveArgs: ["--toolset", toolset],
+        // The full toolset's bridge is also the one whose diagnostics are read.
+        serveArgs: ["--toolset", toolset, ...(toolset === "full" ? ["--label", "diag"] : [])],
       });
       const { tools } = await bridge.client.listTools();
       counts[toolset] = tools.length;
@@ -71,6 +73,16 @@ Deno.test("toolsets register only their tools; unknown toolset is a usage error"
           "no execute tools in coordinate",
         );
         assert.ok(tools.some((t) => t.name === "portreeve_lease_acquire"));
+      }
+      if (toolset === "full") {
+        // Misconfiguration is data, not a crash: diagnostics says where the socket came from.
+        const diag = await call(bridge, "portreeve_diagnostics");
+        const data = diag.envelope.data as {
+          bridge: { label: string; socketSource: string; approval: unknown };
+        };
+        assert.equal(data.bridge.label, "diag");
+        assert.equal(data.bridge.socketSource, "PORTREEVE_SOCKET");
+        assert.deepEqual(data.bridge.approval, { mode: "required", hostCanAsk: false });
       }
       await bridge.close();
     }
@@ -112,23 +124,5 @@ Deno.test("serve refuses a relative socket and a bad label with exit 2 and one c
     assert.equal(out.code, 2);
     assert.match(new TextDecoder().decode(out.stderr), pattern);
     assert.equal(out.stdout.length, 0);
-  }
-});
-
-Deno.test("diagnostics reports the label and socket source; misconfiguration is data, not a crash", async () => {
-  const env = await withSimulator();
-  const bridge = await startBridge({ socketPath: env.socketPath, serveArgs: ["--label", "diag"] });
-  try {
-    const diag = await call(bridge, "portreeve_diagnostics");
-    const data = diag.envelope.data as { bridge: { label: string; socketSource: string } };
-    assert.equal(data.bridge.label, "diag");
-    assert.equal(data.bridge.socketSource, "PORTREEVE_SOCKET");
-    assert.deepEqual(
-      (diag.envelope.data as { bridge: { approval: unknown } }).bridge.approval,
-      { mode: "required", hostCanAsk: false },
-    );
-  } finally {
-    await bridge.close();
-    await env.cleanup();
   }
 });

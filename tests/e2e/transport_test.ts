@@ -1,6 +1,7 @@
 /**
  * The stdio transport of the real `serve` process: bad frames, oversize frames, lifecycle,
- * no daemon traffic at startup, both eras' cache fields, the bundle, and confinement.
+ * the bundle, and confinement. No daemon traffic at start-up and each era's cache fields on
+ * tools/list are checked by foundation_test.ts, on the bridge it starts in each era.
  */
 import assert from "node:assert/strict";
 import {
@@ -17,83 +18,67 @@ import { Catalogue } from "../../src/catalogue/catalogue.ts";
 
 const INITIALIZE = openingFrames(0, "raw");
 
-Deno.test("bad frames get specific errors; oversize frames are refused unread; the bridge lives on", async () => {
-  const env = await withSimulator();
+/**
+ * Bad frames, then stdin EOF, on one bridge: each gets its specific error, and the bridge
+ * serves on until its input ends, then exits cleanly.
+ */
+async function badFramesThenEof(env: { socketPath: string }): Promise<void> {
   const bridge = spawnPeer({ socketPath: env.socketPath });
+  await bridge.send(INITIALIZE);
+  assert.ok((await bridge.response(0)).result);
+  await bridge.send("this is not json\n");
+  assert.equal(((await bridge.response(null)).error as { code: number }).code, -32700);
+  await bridge.send(
+    `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","pad":"${
+      "a".repeat(1024 * 1024)
+    }"}}\n`,
+  );
+  const big = await bridge.response(7);
+  assert.equal((big.error as { code: number }).code, -32600);
+  assert.match((big.error as { message: string }).message, /exceeds the 1048576-byte limit/);
+  await bridge.send(requestFrame(8, "tools/call", { name: "portreeve_nope", arguments: {} }));
+  assert.equal(((await bridge.response(8)).error as { code: number }).code, -32602);
+  await bridge.send(requestFrame(9, "no/such/method"));
+  assert.equal(((await bridge.response(9)).error as { code: number }).code, -32601);
+  await bridge.send(
+    requestFrame(10, "tools/call", {
+      name: "portreeve_port_inspect",
+      arguments: { port: "eighty" },
+    }),
+  );
+  const invalid = (await bridge.response(10)).result as ToolResult;
+  assert.equal(invalid.isError, true);
+  assert.equal(envelopeOf(invalid).error?.code, "portreeve_invalid_input");
+  await bridge.send(new Uint8Array([0xff, 0xfe, 0x0a]));
+  // The second answer without an id is the one to the invalid bytes.
+  const unnamed = () => bridge.byId.get(idKey(null)) ?? [];
+  await bridge.when(() => unnamed().length === 2); // an answer to the bad bytes
+  assert.match((unnamed()[1].error as { message: string }).message, /UTF-8|Parse/);
+  await bridge.send(requestFrame(11, "tools/call", { name: "portreeve_health", arguments: {} }));
+  const health = (await bridge.response(11)).result as { isError?: boolean };
+  assert.notEqual(health.isError, true, "still serving after all of that");
+  await bridge.closeStdin();
+  const status = await bridge.exited();
+  assert.equal(status.code, 0, "stdin EOF");
+  assert.deepEqual(bridge.violations, [], "every stdout line is one JSON-RPC message");
+  assert.ok(!bridge.stdoutText().includes('"level"'), "no log line on stdout");
+}
+
+Deno.test("bad frames get specific errors; oversize frames are refused unread; the bridge lives on; stdin EOF, SIGTERM and SIGINT: a clean exit, code 0", async () => {
+  const env = await withSimulator();
   try {
-    await bridge.send(INITIALIZE);
-    assert.ok((await bridge.response(0)).result);
-    await bridge.send("this is not json\n");
-    assert.equal(((await bridge.response(null)).error as { code: number }).code, -32700);
-    await bridge.send(
-      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","pad":"${
-        "a".repeat(1024 * 1024)
-      }"}}\n`,
-    );
-    const big = await bridge.response(7);
-    assert.equal((big.error as { code: number }).code, -32600);
-    assert.match((big.error as { message: string }).message, /exceeds the 1048576-byte limit/);
-    await bridge.send(requestFrame(8, "tools/call", { name: "portreeve_nope", arguments: {} }));
-    assert.equal(((await bridge.response(8)).error as { code: number }).code, -32602);
-    await bridge.send(requestFrame(9, "no/such/method"));
-    assert.equal(((await bridge.response(9)).error as { code: number }).code, -32601);
-    await bridge.send(
-      requestFrame(10, "tools/call", {
-        name: "portreeve_port_inspect",
-        arguments: { port: "eighty" },
+    await Promise.all([
+      badFramesThenEof(env),
+      ...(["SIGTERM", "SIGINT"] as const).map(async (signal) => {
+        const bridge = spawnPeer({ socketPath: env.socketPath });
+        await bridge.send(INITIALIZE);
+        await bridge.response(0);
+        bridge.process.kill(signal);
+        const status = await bridge.exited();
+        assert.equal(status.code, 0, signal);
+        await bridge.closeStdin();
       }),
-    );
-    const invalid = (await bridge.response(10)).result as ToolResult;
-    assert.equal(invalid.isError, true);
-    assert.equal(envelopeOf(invalid).error?.code, "portreeve_invalid_input");
-    await bridge.send(new Uint8Array([0xff, 0xfe, 0x0a]));
-    // The second answer without an id is the one to the invalid bytes.
-    const unnamed = () => bridge.byId.get(idKey(null)) ?? [];
-    await bridge.when(() => unnamed().length === 2); // an answer to the bad bytes
-    assert.match((unnamed()[1].error as { message: string }).message, /UTF-8|Parse/);
-    await bridge.send(requestFrame(11, "tools/call", { name: "portreeve_health", arguments: {} }));
-    const health = (await bridge.response(11)).result as { isError?: boolean };
-    assert.notEqual(health.isError, true, "still serving after all of that");
-    await bridge.closeStdin();
-    const status = await bridge.exited();
-    assert.equal(status.code, 0);
-    assert.deepEqual(bridge.violations, [], "every stdout line is one JSON-RPC message");
-    assert.ok(!bridge.stdoutText().includes('"level"'), "no log line on stdout");
-  } finally {
-    await env.cleanup();
-  }
-});
-
-Deno.test("startup and tools/list make no daemon request; both eras carry ttlMs 0 / cacheScope private", async () => {
-  const env = await withSimulator();
-  try {
-    for (const era of ["legacy", "modern"] as const) {
-      const bridge = await startBridge({ socketPath: env.socketPath, era });
-      await bridge.client.listTools();
-      const frame = bridge.stdoutFrames().map((f) => JSON.parse(f)).find((f) => f.result?.tools);
-      assert.equal(frame.result.ttlMs, 0, era);
-      assert.equal(frame.result.cacheScope, "private", era);
-      await bridge.close();
-    }
-    assert.equal(env.sim.requests.length, 0, "no daemon traffic before the first tool call");
-  } finally {
-    await env.cleanup();
-  }
-});
-
-Deno.test("SIGTERM, SIGINT and stdin EOF: a clean exit, code 0", async () => {
-  const env = await withSimulator();
-  try {
-    await Promise.all((["SIGTERM", "SIGINT", "EOF"] as const).map(async (how) => {
-      const bridge = spawnPeer({ socketPath: env.socketPath });
-      await bridge.send(INITIALIZE);
-      await bridge.response(0);
-      if (how === "EOF") await bridge.closeStdin();
-      else bridge.process.kill(how);
-      const status = await bridge.exited();
-      assert.equal(status.code, 0, how);
-      await bridge.closeStdin();
-    }));
+    ]);
   } finally {
     await env.cleanup();
   }

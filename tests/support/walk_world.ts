@@ -52,15 +52,15 @@ export const STACK = {
 export class World {
   readonly dir: string;
   readonly sim: Awaited<ReturnType<typeof startSimulator>>;
-  readonly seed: ReturnType<typeof seeder>;
   readonly services: Omit<Services, "bridge">;
   readonly catalogue = new Catalogue("full");
-  #made = new Map<string, Promise<Json>>();
+  #made: Map<string, Promise<Json>>;
 
-  private constructor(dir: string, sim: World["sim"], client: DaemonClient) {
+  private constructor(dir: string, sim: World["sim"], made = new Map<string, Promise<Json>>()) {
     this.dir = dir;
     this.sim = sim;
-    this.seed = seeder(sim.socketPath);
+    this.#made = made;
+    const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
     this.services = {
       daemon: client,
       custody: new Custody({ clock: new FakeClock(Date.now()), renewers: daemonRenewers(client) }),
@@ -72,8 +72,17 @@ export class World {
   static async open(): Promise<World> {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-walk-" }));
     const sim = await startSimulator({ socketPath: `${dir}/s.sock`, observeHost: false });
-    const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
-    return new World(dir, sim, client);
+    return new World(dir, sim);
+  }
+
+  /**
+   * This world's daemon and the state set up on it, with new bridge services (daemon client,
+   * custody, memory, receipts) in place of this one's, which it closes: the world `open` would
+   * build for the same case, for use after a call that left the daemon as it found it.
+   */
+  async reused(): Promise<World> {
+    await this.#closeServices();
+    return new World(this.dir, this.sim, this.#made);
   }
 
   context(situation: Situation): Omit<ToolContext, "capabilities"> {
@@ -105,6 +114,13 @@ export class World {
     const envelope = result.structuredContent as { ok: boolean; data?: Json };
     assert.ok(envelope.ok, `set-up ${tool}: ${JSON.stringify(result.structuredContent)}`);
     return envelope.data!;
+  }
+
+  #seed: ReturnType<typeof seeder> | undefined;
+
+  /** A client of the daemon's own routes, for what the bridge never does without a receipt. */
+  get seed(): ReturnType<typeof seeder> {
+    return this.#seed ??= seeder(this.sim.socketPath);
   }
 
   once(key: string, make: () => Promise<Json>): Promise<Json> {
@@ -227,10 +243,14 @@ export class World {
     return { receiptId: preview.receiptId, ...executeArgs };
   }
 
-  async close(): Promise<void> {
+  async #closeServices(): Promise<void> {
     await this.services.custody.close();
     this.services.daemon.close();
-    this.seed.close();
+    this.#seed?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.#closeServices();
     await this.sim.close();
     await Deno.remove(this.dir, { recursive: true });
   }

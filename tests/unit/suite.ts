@@ -1,7 +1,8 @@
 /**
  * Every unit test file under tests/unit/ but those in OWN_PROCESS, in one test module, in the
- * order of their paths: `deno task test` runs this file, OWN_PROCESS's files and tests/e2e/
- * side by side. A single file still runs on its own (`deno test … tests/unit/x/y_test.ts`).
+ * order of their paths: `deno task test` runs this file, OWN_PROCESS's files and the end-to-end
+ * groups (tests/e2e/groups.ts) side by side. A single file still runs on its own
+ * (`deno test … tests/unit/x/y_test.ts`).
  */
 import { OWN_PROCESS } from "./own_process.ts";
 

@@ -63,15 +63,24 @@ function commandWords(runtime: LauncherRuntime): string {
 }
 
 /**
+ * For a launcher that finds its platform at each start (the npm package's: one launcher for
+ * Linux and macOS, and npm's Deno for this machine), `uname -sm` run once into `$system`
+ * ("Linux x86_64", "Darwin arm64"); nothing for a launcher built for one `os`.
+ */
+function systemAssignment(os: string, runtime: LauncherRuntime): string {
+  return os === "any" || runtime === "npm" ? "system=$(uname -sm)\n" : "";
+}
+
+/**
  * The default socket and the socket path limit, as the shell computes them (see
  * `discoverSocket`): for one `os`, or, for "any" (the npm package, one launcher for Linux and
- * macOS), chosen by `uname -s` at each start.
+ * macOS), chosen by `$system` at each start.
  */
 function socketDefaults(os: string): string {
   if (os !== "any") return defaultSocket(os);
   return `
-  case $(uname -s) in
-  Darwin)${indented(defaultSocket("darwin"))} ;;
+  case $system in
+  Darwin*)${indented(defaultSocket("darwin"))} ;;
   *)${indented(defaultSocket("linux"))} ;;
   esac`;
 }
@@ -79,7 +88,7 @@ function socketDefaults(os: string): string {
 /** The longest socket path the platform takes, plus one, as a shell assignment. */
 function limitAssignment(os: string): string {
   if (os !== "any") return `limit=${socketPathLimit(os)}`;
-  return `case $(uname -s) in Darwin) limit=${socketPathLimit("darwin")} ;; *) limit=${
+  return `case $system in Darwin*) limit=${socketPathLimit("darwin")} ;; *) limit=${
     socketPathLimit("linux")
   } ;; esac`;
 }
@@ -136,7 +145,7 @@ no_home='Cannot find the PortReeve socket: HOME is not set. Pass --socket PATH o
 ${exampleLine(os)}
 nl='
 '
-
+${systemAssignment(os, runtime)}
 # The install root: the folder above this script's bin/, symbolic links followed. Command
 # substitution drops trailing newlines, so each output ends in "." first, taken off after.
 self=$0
@@ -216,8 +225,9 @@ elif [ -n "\${PORTREEVE_HOME:-}" ]; then
 else${socketDefaults(os)}
 fi
 ${limitAssignment(os)}
-bytes=$(printf %s "$socket" | wc -c)
-bytes=$((bytes))
+# Its length in bytes: \${#} counts characters in a multibyte locale, bytes in C (set only in
+# this subshell).
+bytes=$(LC_ALL=C; printf %s "\${#socket}")
 shown=
 [ "$bytes" -gt ${SHOWN_PATH_BYTES} ] || shown=" $socket"
 [ "$bytes" -lt "$limit" ] ||
@@ -247,11 +257,11 @@ function privateDenoCheck(): string {
  */
 function npmDenoLookup(): string {
   return `
-case $(uname -s)-$(uname -m) in
-  Linux-x86_64) target=linux-x64-glibc ;;
-  Linux-aarch64 | Linux-arm64) target=linux-arm64-glibc ;;
-  Darwin-x86_64) target=darwin-x64 ;;
-  Darwin-arm64) target=darwin-arm64 ;;
+case $system in
+  "Linux x86_64") target=linux-x64-glibc ;;
+  "Linux aarch64" | "Linux arm64") target=linux-arm64-glibc ;;
+  "Darwin x86_64") target=darwin-x64 ;;
+  "Darwin arm64") target=darwin-arm64 ;;
   *) target=unsupported ;;
 esac
 deno='' dir=$root

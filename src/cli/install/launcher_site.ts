@@ -3,20 +3,20 @@
  * it is refused (exit 2, the same one line) when its grant could reach more than a socket —
  * something other than a socket at the name, or a folder someone else could put something in.
  * `[ -h ]` looks at a link itself; `[ -e ]`, `[ -d ]` and `ls -L` follow links, as `lstat` and
- * `stat` do there. `ls -ldn` gives the folder's mode and owner's id in POSIX shell. The
+ * `stat` do there. `ls -ldn` gives the folder's mode and owner's id in POSIX shell, and
+ * `[ -O ]` (which follows links too) whether that owner is you, without running `id`. The
  * launcher's test runs both against every kind of path and compares their verdicts.
  */
 export const SOCKET_SITE_CHECK = `
 refuse() { fail "$origin $socket $1"; }
-me=$(id -u)
 # Who besides you and root could change entries in folder $1, into $who; with a second
 # argument its group counts too.
 writers() {
-  strict=\${2:-}
+  strict=\${2:-} place=$1
   listing=$(ls -ldnL -- "$1" 2>/dev/null) || listing=
   set -- $listing
   who=
-  if [ "\${3:-0}" != 0 ] && [ "\${3:-0}" != "$me" ]; then who="belongs to user $3"; return; fi
+  if [ "\${3:-0}" != 0 ] && ! [ -O "$place" ]; then who="belongs to user $3"; return; fi
   case \${1:-} in ????????w*) who='other users can write to'; return ;; esac
   [ -z "$strict" ] || case \${1:-} in ?????w*) who='its group can write to' ;; esac
 }

@@ -1,6 +1,6 @@
 // Claims: listing, inspection, reassignment, deletion and pruning (also used by receipts).
 import { z } from "zod";
-import { automaticPorts, blockerFor } from "../allocation.ts";
+import { blockerFor, candidatePorts } from "../allocation.ts";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
 import { inventoryEntry } from "../inventory.ts";
@@ -93,7 +93,7 @@ export function planReassign(ctx: Ctx, claim: Claim, p: ReassignProposal): numbe
     return p.exactPort;
   }
   const candidates = p.preferredPort !== undefined ? [p.preferredPort] : [];
-  for (const port of [...candidates, ...automaticPorts(ctx)]) {
+  for (const port of candidatePorts(ctx, candidates)) {
     if (port === claim.assignedPort) continue;
     if (blockerFor(ctx, port, claim.id) === null) return port;
   }

@@ -1,6 +1,6 @@
 // Generations: prepare (port planning for every published endpoint), list and get.
 import { z } from "zod";
-import { automaticPorts, blockerFor } from "../allocation.ts";
+import { blockerFor, candidatePorts } from "../allocation.ts";
 import type { Ctx } from "../core.ts";
 import { fail, parseWith } from "../errors.ts";
 import { sweepLeases } from "../lifecycle.ts";
@@ -58,7 +58,7 @@ function plan(ctx: Ctx, stack: Stack): GenerationEndpoint[] {
       port = e.exactPort;
     } else if (!ctx.state.livePendingLease(claim.id, ctx.at)) {
       const first = [claim.assignedPort, e.preferredPort].filter((p): p is number => p !== null);
-      for (const candidate of [...first, ...automaticPorts(ctx)]) {
+      for (const candidate of candidatePorts(ctx, first)) {
         if (chosen.has(candidate)) continue;
         if (blockerFor(ctx, candidate, claim.id, { ownListenerOk: true }) === null) {
           port = candidate;

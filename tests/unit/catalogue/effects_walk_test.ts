@@ -1,7 +1,9 @@
 /**
  * The effects promise, walked: every tool of the catalogue, with every value of every enum
  * field of its advertised input, under every approval situation, against the simulator on a
- * real Unix socket through the real daemon client. For each call it checks what reached the
+ * real Unix socket through the real daemon client, each case in a world of its own (after a
+ * call that only read, the next situation keeps that daemon and what was set up on it, with new
+ * bridge services: the same world, not built again). For each call it checks what reached the
  * daemon:
  *
  * - every request matches a declared route, one the calling tool declares (or the
@@ -268,9 +270,12 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
 
   for (const tool of ALL_TOOLS) {
     for (const variant of variantsOf(tool)) {
+      /** The last situation's world, when its call left the daemon as it found it. */
+      let untouched: World | undefined;
       for (const situation of SITUATIONS) {
         const where = `${tool.name} (${variant.label}; ${situation.name})`;
-        const world = await World.open();
+        const world = untouched ? await untouched.reused() : await World.open();
+        untouched = undefined;
         try {
           const args = variant.apply(await CASES[tool.name](world));
           const before = world.sim.requests.length;
@@ -308,10 +313,18 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
               happened.map((e) => e.eventType).join(", ")
             } but no request was declared consequential`,
           );
+          // Only reads reached the daemon and it recorded nothing: the next situation may use
+          // this daemon and what was set up on it (with new bridge services), as a fresh world
+          // would have them, instead of building them again.
+          const recorded = world.sim.control.state.history.length > events;
+          if (requests.every((r) => r.method === "GET") && !recorded) {
+            untouched = world;
+          }
         } finally {
-          await world.close();
+          if (untouched !== world) await world.close();
         }
       }
+      await untouched?.close();
     }
   }
 

@@ -23,6 +23,9 @@ import {
 
 const decoder = new TextDecoder();
 
+/** A locale in which a shell counts characters, not bytes (where the machine has it). */
+const UTF8 = { LANG: "C.UTF-8", LC_ALL: "C.UTF-8" };
+
 /** A path of exactly `bytes` bytes under `dir`. */
 function ofLength(dir: string, bytes: number): string {
   return `${dir}/${"s".repeat(bytes - dir.length - 1)}`;
@@ -57,6 +60,8 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
       { args: ["serve", "--socket", `${dir}/f.sock`], env: { PORTREEVE_HOME: "relative" } },
       { args: ["serve"], env: { ...home, PORTREEVE_HOME: "" } },
       { args: ["serve"], env: { PORTREEVE_HOME: "/" } },
+      // Bytes, not characters, in a UTF-8 locale too: 107 bytes, 106 characters.
+      { args: ["serve", "--socket", `${ofLength(dir, 105)}é`], env: { ...home, ...UTF8 } },
     ];
     const refused: Case[] = [
       { args: ["serve", "--socket", "rel.sock"], env: home },
@@ -79,6 +84,8 @@ Deno.test("launcher: grants what serve would use, for every source of the socket
       { args: ["serve"], env: { ...home, PORTREEVE_HOME: "pr-home" } },
       { args: ["serve"], env: { ...home, PORTREEVE_HOME: "/a,b" } },
       { args: ["serve"], env: { PORTREEVE_HOME: `${dir}/${"x".repeat(100)}` } },
+      // 108 bytes, 107 characters.
+      { args: ["serve", "--socket", `${ofLength(dir, 106)}é`], env: { ...home, ...UTF8 } },
     ];
     const layout = await compare(`${dir}/root`, "linux", accepted, refused);
     // The npm package's one launcher grants the same on Linux (the same text does the rest).

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { runnerCommand, type Step, TASKS } from "../../../scripts/tasks.ts";
 import { OWN_PROCESS } from "../own_process.ts";
+import { E2E_GROUPS } from "../../e2e/groups.ts";
 import { type Effects, runTask, wantsHelp } from "../../../scripts/task.ts";
 
 const CONFIG = JSON.parse(
@@ -73,7 +74,7 @@ Deno.test("tasks: steps run in order, extra arguments on the last, stopping at a
   assert.equal(test.done.length, 3);
   assert.equal(test.done[0], "remove dist");
   assert.match(test.done[1], /^deno bundle .* main\.ts$/);
-  assert.match(test.done[2], /^deno test .* tests\/unit\/suite.ts .*tests\/e2e --filter x$/);
+  assert.match(test.done[2], /^deno test .* tests\/unit\/suite.ts .*_test\.ts --filter x$/);
 
   const failing = recorder([0, 3]);
   assert.equal(await runTask("check", [], failing.effects), 3);
@@ -98,10 +99,30 @@ Deno.test("tasks: the test task runs the unit suite module, the files it leaves 
   const last = TASKS.test.steps.at(-1)!;
   assert.ok("deno" in last);
   const args = last.deno;
-  assert.ok(args.includes("tests/unit/suite.ts") && args.includes("tests/e2e"));
+  assert.ok(args.includes("tests/unit/suite.ts"));
   for (const [file, why] of Object.entries(OWN_PROCESS)) {
     assert.ok(why.length > 20, `${file}: why it needs a runtime of its own`);
     assert.ok((await Deno.stat(new URL(`../../../${file}`, import.meta.url))).isFile, file);
     assert.ok(args.includes(file), `${file} runs on its own`);
   }
+  // Every end-to-end file runs once: in exactly one group module, each of which the task runs
+  // (and not the folder, which would run every file a second time).
+  assert.ok(!args.some((arg) => arg.replace(/\/$/, "") === "tests/e2e"), "not the folder");
+  const grouped = new Map<string, string[]>();
+  for (const group of E2E_GROUPS) {
+    assert.ok(args.includes(group), `${group} runs`);
+    const text = await Deno.readTextFile(new URL(`../../../${group}`, import.meta.url));
+    for (const [, file] of text.matchAll(/^import "\.\/([a-z_]+_test\.ts)";$/gm)) {
+      grouped.set(file, [...grouped.get(file) ?? [], group]);
+    }
+  }
+  const files = [];
+  for await (const entry of Deno.readDir(new URL("../../e2e/", import.meta.url))) {
+    if (entry.isFile && entry.name.endsWith("_test.ts")) files.push(entry.name);
+  }
+  assert.ok(files.length >= 10, `${files.length} end-to-end files`);
+  for (const file of files.sort()) {
+    assert.deepEqual(grouped.get(file)?.length, 1, `tests/e2e/${file} in one group of groups.ts`);
+  }
+  assert.deepEqual([...grouped.keys()].sort(), files.sort(), "groups import only test files");
 });
