@@ -113,6 +113,8 @@ export class DaemonClient {
   #http: UnixHttp;
   #timeouts: Timeouts;
   #verdict?: Promise<Verdict>;
+  /** The socket file the verdict was made on (see `#socketIdentity`). */
+  #verdictSocket?: string;
   #preflight?: () => BridgeError | undefined;
   /** Every POST's `client.origin`: fixed for this bridge, so built once. */
   readonly #origin: Record<string, string>;
@@ -153,7 +155,10 @@ export class DaemonClient {
    */
   compatibility(signal?: AbortSignal, timeoutMs?: number): Promise<Verdict> {
     if (!this.#verdict) {
-      const pending = this.health(signal, timeoutMs).then(judge);
+      const pending = this.#socketIdentity().then((socket) => {
+        this.#verdictSocket = socket;
+        return this.health(signal, timeoutMs);
+      }).then(judge);
       this.#verdict = pending;
       const forget = () => {
         if (this.#verdict === pending) this.#verdict = undefined;
@@ -229,7 +234,26 @@ export class DaemonClient {
     };
   }
 
+  /**
+   * Which socket file answers at the path: a daemon that restarts binds a new one. The pool
+   * drops a connection the daemon closed without telling anyone, so a changed file is how a
+   * restart between two calls is seen before a change is sent; undefined when there is none.
+   */
+  async #socketIdentity(): Promise<string | undefined> {
+    try {
+      const info = await Deno.stat(this.socketPath);
+      return `${info.dev}:${info.ino}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+    } catch {
+      return undefined;
+    }
+  }
+
   async #gate(options: Pick<SendOptions, "signal" | "capabilities" | "timeoutMs">): Promise<void> {
+    // A verdict holds for the daemon it was made on: another socket file, another daemon.
+    if (this.#verdict !== undefined && await this.#socketIdentity() !== this.#verdictSocket) {
+      this.invalidate();
+      this.#http.reset();
+    }
     // The call would wait as long for its own answer: a daemon that serves one request at a
     // time answers the probe only after the queue ahead of it, which is no fault of its own.
     const verdict = await this.compatibility(options.signal, options.timeoutMs);

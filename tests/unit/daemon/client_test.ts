@@ -118,6 +118,9 @@ Deno.test("a daemon restarted as an incompatible version gets no mutation", asyn
       protocol: { minimum: 2, maximum: 2 },
     });
     try {
+      // A read first, so the pool holds a live connection to the new daemon: no failed write
+      // can tell the change apart from the old daemon; only the new socket file does.
+      await t.client.health().catch(() => undefined);
       const error = await failure(
         t.client.request(acquireRoute, { body: acquireBody(t.socketPath, "api") }),
       );
