@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import {
   Client,
+  type DiscoverResult,
   type ElicitRequest,
   type ElicitResult,
   type JSONRPCMessage,
@@ -39,6 +40,13 @@ export interface BridgeOptions {
   fdLimit?: number;
   /** The name the client gives itself in `initialize` (a host's `clientInfo.name`). */
   clientName?: string;
+  /**
+   * On the 2026-07-28 era: what an earlier bridge of the same command answered to
+   * `server/discover` (its `client.getDiscoverResult()`). The client connects as a host that
+   * remembers it, instead of first probing a sibling process, the SDK's way to learn the era of
+   * a stdio server it does not know (each probe is one more bridge started and stopped).
+   */
+  discovered?: DiscoverResult;
 }
 
 export interface Bridge {
@@ -113,7 +121,10 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   );
   const answer = opts.elicitation;
   if (answer) client.setRequestHandler("elicitation/create", (request) => answer(request.params));
-  await client.connect(transport);
+  await client.connect(
+    transport,
+    opts.discovered ? { prior: { kind: "modern", discover: opts.discovered } } : undefined,
+  );
   const inner = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage) => {
     frames.push(JSON.stringify(message));

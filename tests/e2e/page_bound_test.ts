@@ -8,6 +8,7 @@
  * name, an error is flagged with `isError` or not as the host's profile says.
  */
 import assert from "node:assert/strict";
+import type { DiscoverResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Era, startBridge, withSimulator } from "./harness.ts";
 import { hostTreatments, MCP_CLIENT_NAMES } from "../../src/profiles/hosts.ts";
 import { treatmentFor } from "../../src/shared/host_treatment.ts";
@@ -60,8 +61,16 @@ Deno.test("pages fit each host's result limit, and errors are marked its way, by
   const env = await withSimulator();
   const workspace = await Deno.realPath(env.dir);
   const bridges = new Map<string, { bridge: Bridge; name: string }>();
+  // The first host on 2026-07-28 probes the bridge's era; the others remember its answer.
+  let discovered: DiscoverResult | undefined;
   for (const { label, name, era } of CLIENTS) {
-    const bridge = await startBridge({ socketPath: env.socketPath, clientName: name, era });
+    const bridge = await startBridge({
+      socketPath: env.socketPath,
+      clientName: name,
+      era,
+      discovered: era === "modern" ? discovered : undefined,
+    });
+    if (era === "modern") discovered ??= bridge.client.getDiscoverResult();
     bridges.set(label, { bridge, name });
   }
   // More than the largest limit's first page holds (34 compact ports for Gemini CLI), so that

@@ -12,6 +12,7 @@ import {
   spawnPeer,
   type ToolResult,
 } from "../support/raw_peer.ts";
+import type { DiscoverResult } from "@modelcontextprotocol/client";
 import { call, SOURCE_ENTRY, startBridge, withSimulator } from "./harness.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -87,8 +88,11 @@ Deno.test("bad frames get specific errors; oversize frames are refused unread; t
 Deno.test("no daemon: diagnostics and compatibility answer; daemon tools are unavailable; recovery without restart", async () => {
   const dir = await Deno.makeTempDir();
   const socketPath = `${dir}/portreeve.sock`;
+  // The auto client probes the bridge's era; the modern one remembers its answer.
+  let discovered: DiscoverResult | undefined;
   for (const era of ["legacy", "auto", "modern"] as const) {
-    const bridge = await startBridge({ socketPath, era });
+    const bridge = await startBridge({ socketPath, era, discovered });
+    discovered ??= bridge.client.getDiscoverResult();
     try {
       const diag = await call(bridge, "portreeve_diagnostics");
       assert.equal(diag.isError, false);
