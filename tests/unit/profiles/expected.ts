@@ -55,7 +55,7 @@ const userScoped = (program: string): Setup => ({
   ],
 });
 
-/** `mcp add portreeve [-e …] -- <command> <args>`: OpenCode's and Copilot CLI's form. */
+/** `mcp add portreeve [-e …] -- <command> <args>`: Codex's, OpenCode's and Copilot CLI's form. */
 const namedFirst = (program: string): Setup => ({
   program,
   words: ({ command, args, env }) => [
@@ -96,18 +96,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
       startup_timeout_sec: 20,
       tool_timeout_sec: 180,
     }),
-    setup: {
-      program: "codex",
-      words: ({ command, args, env }) => [
-        "mcp",
-        "add",
-        "portreeve",
-        ...envFlags(env),
-        "--",
-        command,
-        ...args,
-      ],
-    },
+    setup: namedFirst("codex"),
     link: null,
   },
   gemini: {
