@@ -123,7 +123,7 @@ export class Catalogue {
       const shown = scrubbed(ctx, { message: bounded.message, details: bounded.details });
       return failure(
         new BridgeError(bounded.code, shown.message, bounded.retryable, shown.details),
-        { warning: custodyWarning(ctx), flagged: ctx.flagsToolErrors },
+        { warning: custodyWarning(ctx), flagged: ctx.flagsToolErrors, host: ctx.hostProfile },
       );
     }
   }

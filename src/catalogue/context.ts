@@ -65,4 +65,9 @@ export interface ToolContext extends Omit<Services, "daemon"> {
    * name likewise; unset: flagged, the MCP default.
    */
   flagsToolErrors?: boolean;
+  /**
+   * The connected host's profile id (`--host` NAME), known from its name likewise; named in
+   * next steps the user runs (`doctor --host NAME`). Unset for a host of no known name.
+   */
+  hostProfile?: string;
 }

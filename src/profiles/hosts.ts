@@ -66,6 +66,7 @@ export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES)
   for (const profile of profiles) {
     for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
       byClient[name.toLowerCase()] = {
+        host: profile.id,
         resultLimitBytes: profile.resultLimitBytes ?? fallback.resultLimitBytes,
         flagsToolErrors: profile.flagsToolErrors,
       };

@@ -16,6 +16,8 @@
  */
 
 export interface HostTreatment {
+  /** The host's profile id (`--host` NAME), named in next steps; unset for an unknown host. */
+  host?: string;
   /** The bytes the host shows its model whole. */
   resultLimitBytes: number;
   /** Whether a failed call goes to it with `isError: true`. */

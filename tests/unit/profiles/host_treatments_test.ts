@@ -171,3 +171,12 @@ Deno.test("an unflagged error of every tool passes its output schema in the host
   assert.ok(failed.length >= tools.length - 2, `${failed.length} of ${tools.length} failed`);
   for (const [tool, result] of failed) markedError(result, false, tool);
 });
+
+Deno.test("every named host's treatment names its profile (for `doctor --host`); no other does", () => {
+  const hosts = hostTreatments();
+  for (const [id, names] of Object.entries(MCP_CLIENT_NAMES)) {
+    for (const name of names) assert.equal(treatmentFor(hosts, name).host, id, name);
+  }
+  assert.equal(treatmentFor(hosts, "some-new-host").host, undefined);
+  assert.equal(hosts.fallback.host, undefined);
+});
