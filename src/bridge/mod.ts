@@ -102,11 +102,15 @@ export function createBridge(setup: BridgeSetup): Bridge {
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
     call: async (name, args, { client, ...call }) => {
-      const { resultLimitBytes, flagsToolErrors, host } = treatmentFor(hosts, client);
+      const { resultLimitBytes, resultShownAs, flagsToolErrors, host } = treatmentFor(
+        hosts,
+        client,
+      );
       return catalogue.call(name, args, {
         ...await services(),
         ...call,
         resultLimitBytes,
+        resultShownAs,
         flagsToolErrors,
         hostProfile: host,
       });
