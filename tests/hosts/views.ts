@@ -28,7 +28,7 @@ import {
 import { CLAUDE_LATEST } from "./paths.ts";
 import { sharedRun } from "./shared_run.ts";
 
-const TAP = fileURLToPath(new URL("./stdio_tap.ts", import.meta.url));
+export const TAP = fileURLToPath(new URL("./stdio_tap.ts", import.meta.url));
 /** About 90 tool calls in one host run. */
 const SESSION_TIMEOUT_MS = 900_000;
 const PROMPT = "Use the portreeve tools as the steps require.";
@@ -311,7 +311,7 @@ const callReply = z.object({
  * host never sent it (it refused the arguments itself). Read once the model was shown the
  * result: by then a call the host made is in the log, and so is its reply.
  */
-async function reply(tapLog: string, index: number): Promise<Returned | null> {
+export async function reply(tapLog: string, index: number): Promise<Returned | null> {
   const frames = (await Deno.readTextFile(tapLog)).split("\n").filter((line) => line !== "")
     .map((line) => tapLine.parse(JSON.parse(line)))
     .map(({ from, frame }) => ({ from, message: JSON.parse(frame) as unknown }));
