@@ -11,7 +11,7 @@ import { installedBin } from "./install.ts";
 import { printedConfig, startRig, withServerEntry } from "./rig.ts";
 import { startScriptedModel } from "./scripted_model.ts";
 import type { ProbePath } from "./cuts.ts";
-import { reply, type Returned, TAP } from "./views.ts";
+import { reply, type Returned, throughTap } from "./views.ts";
 import { sharedRun } from "./shared_run.ts";
 
 /** The claims each run pages through. */
@@ -59,20 +59,7 @@ async function page(path: ProbePath): Promise<PagedRun> {
     // The printed command, started through the tap, which logs each frame it passes on.
     await path.adapter.configure(
       rig,
-      withServerEntry(printed, {
-        command: Deno.execPath(),
-        args: [
-          "run",
-          "--allow-run",
-          `--allow-write=${tapLog}`,
-          "--no-prompt",
-          "--quiet",
-          TAP,
-          tapLog,
-          printed.command,
-          ...printed.args,
-        ],
-      }),
+      withServerEntry(printed, throughTap(tapLog, printed.command, printed.args)),
     );
     const model = startScriptedModel((request) => {
       const shown = path.shown(request.body);

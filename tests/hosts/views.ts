@@ -28,7 +28,7 @@ import {
 import { CLAUDE_LATEST } from "./paths.ts";
 import { sharedRun } from "./shared_run.ts";
 
-export const TAP = fileURLToPath(new URL("./stdio_tap.ts", import.meta.url));
+const TAP = fileURLToPath(new URL("./stdio_tap.ts", import.meta.url));
 /** About 90 tool calls in one host run. */
 const SESSION_TIMEOUT_MS = 900_000;
 const PROMPT = "Use the portreeve tools as the steps require.";
@@ -281,6 +281,15 @@ async function oursSession(rig: Rig, tapLog: string, call: Call): Promise<ViewSt
  */
 function tapped(config: PrintedConfig, tapLog: string): { command: string; args: string[] } {
   const { command, args } = serverEntry(config);
+  return throughTap(tapLog, command, args);
+}
+
+/** `command args…` started through the tap, which logs each frame to `tapLog`. */
+export function throughTap(
+  tapLog: string,
+  command: string,
+  args: readonly string[],
+): { command: string; args: string[] } {
   return {
     command: Deno.execPath(),
     args: [
