@@ -2,9 +2,11 @@
  * `deno task demo`: a guided MCP session against a SIMULATED PortReeve daemon. It starts the
  * simulator on a temporary socket, launches the real confined `serve` process exactly as a
  * host would, and walks a session: handshake, tools/list, diagnostics, inspection, a lease
- * bound by a real listener, confirm, release — printing what an agent would see.
+ * bound by a real listener, confirm, release, and a change a person approves (the bridge's
+ * question, asked through MCP elicitation, answered by a SIMULATED person) — printing what an
+ * agent would see, and what the person is asked.
  */
-import { Client } from "@modelcontextprotocol/client";
+import { Client, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath } from "node:url";
 import { startSimulator } from "../src/simulator/mod.ts";
@@ -16,8 +18,10 @@ import { taskCommand, taskStep, taskUsage } from "../src/shared/hints.ts";
 const HELP = `usage: ${taskUsage("demo")}
 
 Starts the SIMULATED PortReeve daemon on a temporary socket, launches the real confined serve
-as a host would, walks an MCP session step by step and prints what an agent sees. Removes the
-socket and the demo's files when done. Takes no arguments.
+as a host would, walks an MCP session step by step and prints what an agent sees, ending with
+a change a person must approve: the bridge's question is shown as a host would show it, and a
+SIMULATED person answers yes. Removes the socket and the demo's files when done. Takes no
+arguments.
 
 Exit codes: 0 done, 1 a step failed, 2 usage error.`;
 
@@ -132,7 +136,11 @@ async function walkSession(): Promise<void> {
   transport.stderr?.on("data", (chunk: Uint8Array) => log += new TextDecoder().decode(chunk));
   transport.stderr?.on("end", () => logged.resolve());
   transport.stderr?.on("close", () => logged.resolve());
-  const client = new Client({ name: "demo-host", version: "1.0.0" });
+  // A host that can ask its user (MCP elicitation); here the "user" is simulated, and says so.
+  const client = new Client({ name: "demo-host", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+  });
+  client.setRequestHandler("elicitation/create", (request) => simulatedPerson(request.params));
   const started = performance.now();
   try {
     await client.connect(transport, { timeout: STEP_TIMEOUT_MS });
@@ -148,6 +156,23 @@ async function walkSession(): Promise<void> {
     throw new Error(`${describe(error)}${said ? `; the bridge said: ${said}` : ""}`);
   }
   console.log(bold("Done. Everything above ran against the SIMULATED daemon."));
+}
+
+/**
+ * The person at the host, SIMULATED: prints the bridge's question as a host would show it, and
+ * answers yes to the one thing it asks (its boolean field), as a person who read it would.
+ */
+function simulatedPerson(params: ElicitRequest["params"]): Promise<ElicitResult> {
+  const message = "message" in params ? params.message : "";
+  const schema = "requestedSchema" in params ? params.requestedSchema : undefined;
+  const field = Object.entries(schema?.properties ?? {})
+    .find(([, property]) => (property as { type?: string }).type === "boolean")?.[0];
+  console.log(bold("   The host asks its user (SIMULATED person, answered by the demo):"));
+  for (const line of message.split("\n")) console.log(`   │ ${line}`);
+  console.log(`   └ SIMULATED person answers: yes${field ? ` (${field}: true)` : ""}\n`);
+  return Promise.resolve(
+    field === undefined ? { action: "decline" } : { action: "accept", content: { [field]: true } },
+  );
 }
 
 async function steps(client: Client, started: number): Promise<void> {
@@ -210,4 +235,18 @@ async function steps(client: Client, started: number): Promise<void> {
   await show("10.", "portreeve_run_release", { runId: run.runId });
   console.log("   Step 11 asks for a claim that does not exist, on purpose, to show an error.");
   await show("11.", "portreeve_claim_get", { id: "00000000-0000-4000-8000-000000000000" });
+  console.log(
+    "   Deleting a claim is consequential: the agent previews it, and nothing happens until a\n" +
+      "   person says yes to the bridge's own question (the agent cannot answer it).",
+  );
+  const claimId = lease.claimId;
+  const preview = await show("12.", "portreeve_claim_delete_preview", { claimId });
+  const done = await show("13.", "portreeve_claim_delete_execute", {
+    receiptId: preview.receiptId,
+    claimId,
+  });
+  if (done.changed !== true) throw new Error("step 13: the approved change was not made");
+  console.log(
+    "   The person approved, so the bridge sent the delete; a no would have sent nothing.\n",
+  );
 }

@@ -108,7 +108,10 @@ function answerBoundsTable(): string[] {
 /** Each profile's result limit, and what any other host gets. */
 function hostLimits(): string {
   const stated = HOST_PROFILES.filter((p) => p.resultLimitBytes !== null)
-    .map((p) => `${p.label} ${n(p.resultLimitBytes!)}`);
+    .map((p) =>
+      `${p.label} ${n(p.resultLimitBytes!)}` +
+      (p.resultShownAs === "result-json" ? " (of the result as JSON, the envelope twice)" : "")
+    );
   return `${stated.join("; ")}; any other ${n(hostTreatments().fallback.resultLimitBytes)} bytes`;
 }
 

@@ -18,16 +18,22 @@ import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 import { parseOptions, UsageError } from "../src/cli/options.ts";
 import { HOST_IDS } from "../src/profiles/hosts.ts";
 import { DENO_VERSION } from "./release.ts";
+import server from "../server.json" with { type: "json" };
 
 const ROOT = new URL("../", import.meta.url);
 
 class PackageError extends Error {}
 
-/** The package's manifest: MIT, one bin, npm's Deno pinned to the version we test with. */
+/**
+ * The package's manifest: MIT, one bin, npm's Deno pinned to the version we test with, and
+ * `mcpName`, the server's name in the official MCP Registry (server.json), which the registry
+ * checks against the package before it lists it.
+ */
 export function packageManifest(repository: string | undefined): Record<string, unknown> {
   return {
     name: NPM_PACKAGE,
     version: SOFTWARE_VERSION,
+    mcpName: server.name,
     description: "MCP server (stdio) for PortReeve, the per-user local port authority: agents " +
       "see and coordinate dev ports; a person approves every consequential change.",
     license: "MIT",

@@ -89,8 +89,10 @@ export function createBridge(setup: BridgeSetup): Bridge {
   const misconfiguration = grantProblem(setup.socket.path);
   if (misconfiguration) logger("bridge").error(misconfiguration);
   const hosts = setup.hosts ?? { byClient: {}, fallback: UNKNOWN_HOST };
-  const refused = (error: BridgeError, client: string | undefined) =>
-    failure(error, { flagged: treatmentFor(hosts, client).flagsToolErrors });
+  const refused = (error: BridgeError, client: string | undefined) => {
+    const { flagsToolErrors, host } = treatmentFor(hosts, client);
+    return failure(error, { flagged: flagsToolErrors, host });
+  };
   let built: Promise<Services> | undefined;
   const services = () => built ??= build(setup, catalogue, runId, misconfiguration);
   const served: ServedTools = {
@@ -100,12 +102,17 @@ export function createBridge(setup: BridgeSetup): Bridge {
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
     call: async (name, args, { client, ...call }) => {
-      const { resultLimitBytes, flagsToolErrors } = treatmentFor(hosts, client);
+      const { resultLimitBytes, resultShownAs, flagsToolErrors, host } = treatmentFor(
+        hosts,
+        client,
+      );
       return catalogue.call(name, args, {
         ...await services(),
         ...call,
         resultLimitBytes,
+        resultShownAs,
         flagsToolErrors,
+        hostProfile: host,
       });
     },
     refused,

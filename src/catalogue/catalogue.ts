@@ -26,7 +26,8 @@ import {
   quotedIssue,
   withTruncationNote,
 } from "../shared/answer_bounds.ts";
-import { asSent, PAGE_ROOM, type PageFit, SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
+import { PAGE_ROOM, type PageFit, SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
+import { type ShownForm, shownForm } from "../results/shown_form.ts";
 
 export type { ListedTool };
 
@@ -102,10 +103,11 @@ export class Catalogue {
       const warning = custodyWarning(ctx);
       const shown = scrubbed(ctx, ran.shown);
       const result = success(shown, warning);
-      // The text block is the envelope's JSON: within the bound, the data is (no second pass).
+      // Measured as the host shows it: within the bound, the data is (no second pass).
       const limit = resultBytes(ctx);
-      if (textBytes(result) <= limit) return result;
-      return success(boundedData(shown, limit), warning);
+      const form = shownForm(ctx.resultShownAs);
+      if (form.resultBytes(result) <= limit) return result;
+      return success(boundedData(shown, limit, form), warning);
     } catch (error) {
       // 2026-07-28: the person is asked by the host, which retries this call with the answer.
       if (error instanceof AnswerNeeded) return error.result();
@@ -123,7 +125,7 @@ export class Catalogue {
       const shown = scrubbed(ctx, { message: bounded.message, details: bounded.details });
       return failure(
         new BridgeError(bounded.code, shown.message, bounded.retryable, shown.details),
-        { warning: custodyWarning(ctx), flagged: ctx.flagsToolErrors },
+        { warning: custodyWarning(ctx), flagged: ctx.flagsToolErrors, host: ctx.hostProfile },
       );
     }
   }
@@ -190,9 +192,17 @@ export async function runTool(
   }
   // Compacted along the output schema tools/list serves for it, so the two say the same.
   const schema = dataSchemaOf(SERVED_OUTPUTS.get(tool.name));
+  // Items and the room around them as the host shows them (one envelope, or the result as
+  // JSON); a page's separators count one byte each, so a wider one is added to its item.
+  const form = shownForm(ctx.resultShownAs);
+  const measure = detail === "full"
+    ? form.valueBytes
+    : compactItemBytes(schema, tool.view, form.valueBytes);
   const pageFit: PageFit = {
-    itemBytes: detail === "full" ? asSent : compactItemBytes(schema, tool.view),
-    budget: resultBytes(ctx) - PAGE_ROOM,
+    itemBytes: form.separatorBytes === 1
+      ? measure
+      : (item) => measure(item) + form.separatorBytes - 1,
+    budget: resultBytes(ctx) - form.roomBytes(PAGE_ROOM),
   };
   const daemon = declaredRoutesOnly(ctx.daemon, tool);
   const full = withoutCredentialFields(
@@ -243,22 +253,15 @@ function resultBytes(ctx: Pick<ToolContext, "resultLimitBytes">): number {
 /** Room the envelope and a custody warning take around a result's data. */
 const ENVELOPE_ROOM = 1_000;
 
-const utf8 = new TextEncoder();
-
-function textBytes(result: CallToolResult): number {
-  const first = result.content[0];
-  return first?.type === "text" ? utf8.encode(first.text).length : 0;
-}
-
 /**
  * A result's data within what a host showing `limit` bytes whole can take beside the envelope:
  * pages are already smaller (their records were fitted to the page), so this cuts only a
  * single record or answer that is larger, saying so where, and naming the host's own limit.
  */
-function boundedData(data: unknown, limit: number): unknown {
+function boundedData(data: unknown, limit: number, form: ShownForm): unknown {
   const how = `; this host shows a result of at most ${limit.toLocaleString("en-US")} bytes whole`;
-  const measure = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
-  const fitted = fitValue(data, limit - ENVELOPE_ROOM - NOTE_ROOM, how, measure);
+  const room = form.roomBytes(ENVELOPE_ROOM + NOTE_ROOM);
+  const fitted = fitValue(data, limit - room, how, form.valueBytes);
   return fitted.value === data ? data : withTruncationNote(fitted, how);
 }
 

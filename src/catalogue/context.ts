@@ -8,6 +8,7 @@ import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { PageFit } from "../results/pagination.ts";
+import type { ResultShownAs } from "../shared/host_treatment.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -60,9 +61,16 @@ export interface ToolContext extends Omit<Services, "daemon"> {
    * known from its name (src/shared/host_treatment.ts); unset: the smallest any known host shows.
    */
   resultLimitBytes?: number;
+  /** How the connected host shows a result (one envelope, or the result as JSON); unset: one. */
+  resultShownAs?: ResultShownAs;
   /**
    * Whether a failed call goes to the connected host flagged with `isError`, known from its
    * name likewise; unset: flagged, the MCP default.
    */
   flagsToolErrors?: boolean;
+  /**
+   * The connected host's profile id (`--host` NAME), known from its name likewise; named in
+   * next steps the user runs (`doctor --host NAME`). Unset for a host of no known name.
+   */
+  hostProfile?: string;
 }

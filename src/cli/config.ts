@@ -65,7 +65,7 @@ registers it. Reads and writes no host file.
                     ${DEFAULT_APPROVAL_MODE}, which is not printed); the notes say what a
                     person gets on this host
   --socket PATH     the daemon socket to grant and pin (default: $PORTREEVE_SOCKET, else
-                    the platform default)
+                    $PORTREEVE_HOME/portreeve.sock, else the platform default)
   --json            one JSON line {version, config} (or {version, error}) on stdout
   -h, --help        this help
 

@@ -22,7 +22,8 @@ export const SERVE_HELP = `usage: ${PRODUCT} serve [options]
 Speaks MCP over stdio for one agent host: stdin and stdout carry JSON-RPC frames only, logs
 are JSON lines on stderr. A host starts it; run by hand it waits for frames on stdin.
 
-  --socket PATH       daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
+  --socket PATH       daemon socket (default: $PORTREEVE_SOCKET, else
+                      $PORTREEVE_HOME/portreeve.sock, else the platform default)
   --label NAME        recorded by the daemon as the origin of every change (1-64 of A-Z a-z
                       0-9 . _ -)
   --toolset SET       read | coordinate | full (default full): which tools are registered

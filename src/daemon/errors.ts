@@ -16,12 +16,16 @@ export function bridgeCodeFor(daemonCode: DaemonCode): string {
   return DAEMON_CODES[daemonCode];
 }
 
-/** Nothing answers on the socket: no daemon runs there (or it just went away). */
+/**
+ * Nothing answers on the socket this bridge was given. That is all the bridge knows: PortReeve
+ * may be stopped, or running on another socket (a moved socket, an old host entry), so the
+ * message names the socket and claims nothing about the daemon.
+ */
 export function unavailable(socketPath: string, cause: string): BridgeError {
   const why = plainCause(cause);
   return new BridgeError(
     Codes.unavailable,
-    `The PortReeve daemon is not answering at ${socketPath} (${why}).`,
+    `Nothing answers at ${socketPath}, the PortReeve socket this bridge uses (${why}).`,
     true,
     { socketPath, cause: why },
   );

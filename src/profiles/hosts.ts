@@ -54,19 +54,26 @@ export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * What `serve` hands the bridge: for each named host, its `resultLimitBytes` (the smallest a
- * profile states where its own is not known) and its `flagsToolErrors`; for every other host,
- * that smallest limit and flagged errors, the MCP default.
+ * What `serve` hands the bridge: for each named host, its `resultLimitBytes` and
+ * `resultShownAs` (where its limit is not known, what a host of no known name gets), its
+ * `flagsToolErrors` and its profile id; for every other host, the smallest limit a profile that
+ * shows one copy of the envelope states, and flagged errors, the MCP default. (A limit of what
+ * a host shows twice is not comparable: Cline's 8,000 would be about 3,500 of envelope.)
  */
 export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES): HostTreatments {
-  const known = profiles.flatMap((p) => p.resultLimitBytes === null ? [] : [p.resultLimitBytes]);
+  const once = profiles.filter((p) => (p.resultShownAs ?? "envelope") === "envelope");
+  const known = once.flatMap((p) => p.resultLimitBytes === null ? [] : [p.resultLimitBytes]);
   if (known.length === 0) throw new Error("no host profile states a resultLimitBytes");
   const fallback: HostTreatment = { resultLimitBytes: Math.min(...known), flagsToolErrors: true };
   const byClient: Record<string, HostTreatment> = {};
   for (const profile of profiles) {
+    const limit = profile.resultLimitBytes === null
+      ? { resultLimitBytes: fallback.resultLimitBytes }
+      : { resultLimitBytes: profile.resultLimitBytes, resultShownAs: profile.resultShownAs };
     for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
       byClient[name.toLowerCase()] = {
-        resultLimitBytes: profile.resultLimitBytes ?? fallback.resultLimitBytes,
+        host: profile.id,
+        ...limit,
         flagsToolErrors: profile.flagsToolErrors,
       };
     }

@@ -77,6 +77,15 @@ const profileSchema = z.strictObject({
     .min(1_000, "resultLimitBytes must be at least 1000")
     .nullable(),
   /**
+   * How the host shows a result to its model, which `resultLimitBytes` counts: "envelope" (the
+   * text block or structuredContent, one copy; the default) or "result-json" (the whole result
+   * serialised, so the envelope twice and once escaped: Cline).
+   */
+  resultShownAs: z.enum(
+    ["envelope", "result-json"],
+    'resultShownAs must be "envelope" or "result-json"',
+  ).optional(),
+  /**
    * Whether the bridge flags a failed call with `isError` for this host (MCP's way). False for
    * Gemini CLI and Qwen Code (its fork): each replaces a flagged error with its own line that
    * echoes the call and the raw result, so the bridge sends it the error unflagged

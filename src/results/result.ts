@@ -61,14 +61,16 @@ export interface FailureOptions {
   warning?: CustodyWarningView;
   /** False for a host whose profile says `flagsToolErrors: false`; true when unset. */
   flagged?: boolean;
+  /** The connected host's profile id, for next steps that name it (`doctor --host NAME`). */
+  host?: string;
 }
 
 export function failure(
   error: BridgeError,
-  { warning, flagged = true }: FailureOptions = {},
+  { warning, flagged = true, host }: FailureOptions = {},
 ): CallToolResult {
   const content: CallToolResult["content"] = [
-    { type: "text", text: errorText(errorEnvelope(error), warning) },
+    { type: "text", text: errorText(errorEnvelope(error, host), warning) },
   ];
   return flagged ? { content, isError: true } : { content, structuredContent: { ok: false } };
 }
@@ -132,13 +134,14 @@ function parsedJson(text: string): unknown {
   }
 }
 
-export function errorEnvelope(error: BridgeError): ErrorEnvelope {
+/** `host`: the connected host's profile id, when known (see `nextStepFor`). */
+export function errorEnvelope(error: BridgeError, host?: string): ErrorEnvelope {
   const details = unstated(error.details, error.message);
   return {
     code: error.code,
     message: error.message,
     retryable: error.retryable,
-    nextStep: nextStepFor(error.code, error.details),
+    nextStep: nextStepFor(error.code, error.details, host),
     ...(Object.keys(details).length > 0 ? { details } : {}),
   };
 }

@@ -26,7 +26,10 @@ export interface CodeEntry {
   /** Whether the same call may succeed later: true, false, or it depends on the case. */
   retryable: boolean | "varies";
   meaning: string;
+  /** The step for any host; the form with the host's name when the bridge knows it, below. */
   nextStep: string;
+  /** The step naming the connected host (its profile id, as `--host` takes it). */
+  hostStep?: (host: string) => string;
   /** Steps for the `details.reason`, `receiptCode` or `documentCode` sent with this code. */
   reasons?: Readonly<Record<string, ReasonEntry>>;
 }
@@ -45,6 +48,14 @@ const PREVIEW_AGAIN = "preview again and ask the user to approve the new preview
 /** What a host that cannot ask leaves to the person: the opt-in they may write in its entry. */
 const ASK_THE_PERSON =
   "Tell the user this change needs their approval and this host cannot ask for it; if they want the host's own tool prompt to stand in for the question, they can add --approval auto to portreeve's entry in the host configuration.";
+
+/**
+ * What only the user can look into: which socket PortReeve answers on and what the host's entry
+ * names. `doctor --host` checks both; the agent asks the user to run it and starts nothing.
+ */
+function doctorStep(host: string, which: string): string {
+  return `Ask the user to run \`portreeve-mcp doctor --host ${host}\`${which}: it checks what this host runs and names the fix. Retry once they have; start nothing yourself.`;
+}
 
 /** How to make a change small enough for one question, by the action of its receipt. */
 const NARROWER: Readonly<Record<string, string>> = {
@@ -329,9 +340,10 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
   [Codes.unavailable]: {
     fault: "setup",
     retryable: true,
-    meaning: "The PortReeve daemon is not answering on its socket, or did not answer in time.",
-    nextStep:
-      "Tell the user PortReeve is not running: only a person can start it. Retry this call once they have; start nothing yourself.",
+    meaning:
+      "Nothing answers on the socket this bridge uses (PortReeve stopped, or listening on another socket), or the daemon did not answer in time.",
+    nextStep: doctorStep("HOST", " (HOST: their agent host, as in claude)"),
+    hostStep: (host) => doctorStep(host, ""),
     reasons: {
       timeout: bridge(
         "The daemon is busy or stuck (a timeout): retry in a moment, and tell the user if it keeps timing out.",
@@ -538,8 +550,11 @@ function isCode(code: string): code is Code {
   return Object.hasOwn(ERROR_CODES, code);
 }
 
-/** The step declared for this code and these details. */
-export function nextStepFor(code: string, details: Details): string {
+/**
+ * The step declared for this code and these details; `host` is the connected host's profile id
+ * when the bridge knows it (from the name the host gave), for the steps that name it.
+ */
+export function nextStepFor(code: string, details: Details, host?: string): string {
   if (details.outcome === "unknown") return render(OUTCOME_UNKNOWN.nextStep, details);
   if (!isCode(code)) return UNKNOWN_CODE;
   const entry = ERROR_CODES[code];
@@ -547,7 +562,8 @@ export function nextStepFor(code: string, details: Details): string {
   const key = reasonKey(details);
   // Own keys only: a daemon's reason such as "constructor" must not reach Object's members.
   const reason = key !== undefined && Object.hasOwn(reasons, key) ? reasons[key] : undefined;
-  return reason ? render(reason.nextStep, details) : entry.nextStep;
+  if (reason) return render(reason.nextStep, details);
+  return host !== undefined && entry.hostStep ? entry.hostStep(host) : entry.nextStep;
 }
 
 function render(step: Step, details: Details): string {

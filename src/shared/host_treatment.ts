@@ -4,20 +4,33 @@
  * - how large a result the host shows its model whole. Hosts cut long tool results (Codex keeps
  *   about 12 KB, head and tail; Gemini CLI the first 8,000 and last 32,000 characters), and what
  *   a host cut is lost to its model without a word. Each profile states its limit
- *   (`resultLimitBytes`), and the bridge fits every result and page of a connection to it;
+ *   (`resultLimitBytes`) in bytes of what the host shows, and how it shows a result
+ *   (`resultShownAs`: Cline shows the envelope twice), and the bridge fits every result and
+ *   page of a connection to both;
  * - whether a failed call is flagged with `isError` (`flagsToolErrors`): Gemini CLI replaces a
  *   flagged error with its own line that echoes the call and the raw result, so it gets its
  *   errors unflagged (src/results/result.ts says how).
  *
  * `serve` hands the bridge this table by the name each host gives itself (`clientInfo.name`: in
  * MCP's `initialize`, or on the 2026-07-28 era in each request's `_meta`). A host of no known
- * name gets the smallest limit any profile states (its pages are shorter, never cut) and flagged
- * errors, the MCP default.
+ * name gets the smallest limit any profile that shows one copy of the envelope states (its pages
+ * are shorter, never cut there) and flagged errors, the MCP default.
  */
 
+/**
+ * How a host shows a tool result to its model: one copy of the envelope (the text block or
+ * structuredContent), or the whole result as JSON, the envelope twice and once escaped
+ * (Cline). The bridge measures results in that form (src/results/shown_form.ts).
+ */
+export type ResultShownAs = "envelope" | "result-json";
+
 export interface HostTreatment {
-  /** The bytes the host shows its model whole. */
+  /** The host's profile id (`--host` NAME), named in next steps; unset for an unknown host. */
+  host?: string;
+  /** The bytes the host shows its model whole, of what it shows (`resultShownAs`). */
   resultLimitBytes: number;
+  /** How it shows a result; unset: one copy of the envelope. */
+  resultShownAs?: ResultShownAs;
   /** Whether a failed call goes to it with `isError: true`. */
   flagsToolErrors: boolean;
 }

@@ -17,11 +17,17 @@ function quotedCommands(text: string): string[] {
   return [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
 }
 
-async function errorOf(socketPath: string, grantSocket: string, serveSocket: string) {
+async function errorOf(
+  socketPath: string,
+  grantSocket: string,
+  serveSocket: string,
+  clientName?: string,
+) {
   const bridge = await startBridge({
     socketPath,
     grantSocket,
     serveArgs: ["--socket", serveSocket],
+    clientName,
   });
   try {
     const result = await bridge.client.callTool({ name: "portreeve_health", arguments: {} });
@@ -60,20 +66,24 @@ Deno.test("hints: a socket outside the grant: the agent is told what it is, the 
   }
 });
 
-Deno.test("hints: daemon down: the agent is told a person must start PortReeve, in under 600 bytes", async () => {
+Deno.test("hints: daemon down: the agent is told the socket and to ask the user to run doctor for its host, in under 600 bytes", async () => {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-hint-" });
   const socket = `${dir}/portreeve.sock`;
   try {
-    const { error, text } = await errorOf(socket, socket, socket);
+    // Named as Claude Code names itself: the step names its profile, as `--host` takes it.
+    const { error, text } = await errorOf(socket, socket, socket, "claude-code");
     assert.equal(error.code, "portreeve_unavailable");
     assert.equal(error.retryable, true);
     assert.equal(
       error.message,
-      `The PortReeve daemon is not answering at ${socket} (no socket there).`,
+      `Nothing answers at ${socket}, the PortReeve socket this bridge uses (no socket there).`,
     );
-    assert.match(error.nextStep, /only a person can start it\. Retry this call once they have/);
+    assert.match(
+      error.nextStep,
+      /^Ask the user to run `portreeve-mcp doctor --host claude`: .* start nothing yourself\.$/,
+    );
     assert.ok(new TextEncoder().encode(text).length <= 600, `${text.length} bytes: ${text}`);
-    assert.doesNotMatch(text, /http:|\[100::\]|simulat|deno|`/i);
+    assert.doesNotMatch(text, /http:|\[100::\]|simulat|deno|not running/i);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -22,12 +22,14 @@ import { anthropic, gemini, openaiResponses } from "./dialects.ts";
 import { type Dialect, isRecord, records, responsesStream } from "./fake_model.ts";
 import { type HostPackage, installedBin } from "./install.ts";
 import { CLAUDE_LATEST, CODEX_CODE_MODEL, CODEX_SEARCH_MODEL, runCodex } from "./paths.ts";
-import { PROBE_TOOL, probeRecord } from "./probe_server.ts";
+import { PROBE_TOOL, probeRecord, probeResult } from "./probe_server.ts";
+import { shownForm as hostForm } from "../../src/results/shown_form.ts";
 import { type ScriptedRequest, startScriptedModel } from "./scripted_model.ts";
 import { sharedRun } from "./shared_run.ts";
-import { describeLongResult, shownForm } from "./visible.ts";
+import { describeLongResult } from "./visible.ts";
 import { NPM_HOSTS } from "./npm_hosts.ts";
 import { HOST_NAMES } from "./report.ts";
+import { findHost } from "../../src/profiles/hosts.ts";
 
 /** Sizes the bisection starts between: hosts show the low one whole and cut the high one. */
 export const PROBE_LOW = 1024;
@@ -80,30 +82,67 @@ export function advance(state: Bisection, size: number, whole: boolean): Bisecti
 
 const probeJson = new Map<number, string>();
 
-/** Whether `shown` holds the probe record of `size` bytes whole (as written or escaped). */
-export function shownWhole(shown: string, size: number): boolean {
+/**
+ * Whether `shown` holds the probe record of `size` bytes whole (as written or escaped), in as
+ * many copies as the host shows (Cline shows the result as JSON: the text escaped, then the
+ * structured data; a cut that keeps only the tail's copy is a cut).
+ */
+export function shownWhole(shown: string, size: number, copies = 1): boolean {
   let record = probeJson.get(size);
   if (record === undefined) {
     if (probeJson.size > 64) probeJson.clear();
     record = JSON.stringify(probeRecord(size));
     probeJson.set(size, record);
   }
-  return shown.length >= size && shownForm(shown, record) !== null;
+  return shown.length >= size && copiesShown(shown, record) >= copies;
+}
+
+/** How many whole copies of `text` `shown` holds, as written or JSON-escaped once or twice. */
+export function copiesShown(shown: string, text: string): number {
+  let copies = 0;
+  let form = text;
+  for (let level = 0; level < 3; level++) {
+    copies += shown.split(form).length - 1;
+    form = JSON.stringify(form).slice(1, -1);
+  }
+  return copies;
+}
+
+/**
+ * Bytes of the probe result of `bytes` as `host` shows it (its profile's `resultShownAs`):
+ * `bytes` for a host that shows one copy; the result's JSON for Cline.
+ */
+export function probeShownBytes(host: string, bytes: number): number {
+  return hostForm(findHost(host)?.resultShownAs).resultBytes(probeResult(bytes));
+}
+
+/** How many copies of a result's envelope `host` shows (its profile says). */
+export function copiesOf(host: string): number {
+  return findHost(host)?.resultShownAs === "result-json" ? 2 : 1;
 }
 
 /** The state after each shown result in turn, and the sizes asked. */
-export function replay(start: Bisection, shown: readonly string[]): Bisection {
+export function replay(start: Bisection, shown: readonly string[], copies = 1): Bisection {
   let state = start;
   for (const text of shown) {
     const size = nextSize(state);
     if (size === null) break;
-    state = advance(state, size, shownWhole(text, size));
+    state = advance(state, size, shownWhole(text, size, copies));
   }
   return state;
 }
 
+/** One call the scripted model makes: a tool of ours and its arguments. */
+export interface ModelCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** The probe of `size` bytes, as a call. */
+const probeCall = (size: number): ModelCall => ({ tool: PROBE_TOOL, args: { bytes: size } });
+
 /** How one path of one host is driven: how it is run and how the model asks and reads. */
-interface ProbePath {
+export interface ProbePath {
   id: string;
   label: string;
   pkg: HostPackage;
@@ -111,8 +150,8 @@ interface ProbePath {
   run(bin: string, rig: Rig, url: string): Promise<RunResult>;
   /** The probe results the model was shown so far, in order. */
   shown(body: unknown): string[];
-  /** The answer that makes the next call: the probe of `size`, or a step towards it. */
-  ask(request: ScriptedRequest, size: number, asked: number): Response | null;
+  /** The answer that makes the next call (`call`), or a step towards it. */
+  ask(request: ScriptedRequest, call: ModelCall, asked: number): Response | null;
   fallback(request: ScriptedRequest): Response;
 }
 
@@ -127,13 +166,13 @@ function dialectPath(dialect: Dialect) {
   };
 }
 
-/** A dialect whose tool list holds the probe once the server is connected. */
+/** A dialect whose tool list holds the tool once the server is connected. */
 function listedAsk(dialect: Dialect) {
-  return (request: ScriptedRequest, size: number, asked: number): Response | null => {
+  return (request: ScriptedRequest, call: ModelCall, asked: number): Response | null => {
     if (!dialect.isTurn(request.path, request.body)) return null;
-    const offered = dialect.read(request.body).offered.find((name) => name.endsWith(PROBE_TOOL));
+    const offered = dialect.read(request.body).offered.find((name) => name.endsWith(call.tool));
     if (offered === undefined) return null;
-    return dialect.toolCall(offered, { bytes: size }, asked, request);
+    return dialect.toolCall(offered, call.args, asked, request);
   };
 }
 
@@ -180,8 +219,8 @@ export const PROBE_PATHS: readonly ProbePath[] = [
       inputsOf(body, "function_call_output")
         .filter((item) => !String(item.call_id).startsWith(STALL_ID))
         .map(outputText),
-    ask(request, size, asked) {
-      return listedAsk(openaiResponses)(request, size, asked) ??
+    ask(request, call, asked) {
+      return listedAsk(openaiResponses)(request, call, asked) ??
         // Codex asks before the server is listed: one of its own tools brings another turn.
         stall(request, "list_mcp_resources", "{}");
     },
@@ -194,7 +233,7 @@ export const PROBE_PATHS: readonly ProbePath[] = [
     run: (_bin, rig, url) => runCodex(rig, url, CODEX_SEARCH_MODEL, "Probe."),
     shown: (body) => outputsOf(body, "function_call_output"),
     fallback: (request) => openaiResponses.text("done", request),
-    ask(request, size, asked) {
+    ask(request, call, asked) {
       const loaded = records(isRecord(request.body) ? request.body.input : undefined)
         .some((item) =>
           item.type === "tool_search_output" &&
@@ -211,12 +250,7 @@ export const PROBE_PATHS: readonly ProbePath[] = [
           arguments: { query: "portreeve probe", limit: 8 },
         });
       }
-      return openaiResponses.toolCall(
-        `mcp__portreeve:${PROBE_TOOL}`,
-        { bytes: size },
-        asked,
-        request,
-      );
+      return openaiResponses.toolCall(`mcp__portreeve:${call.tool}`, call.args, asked, request);
     },
   },
   {
@@ -228,7 +262,7 @@ export const PROBE_PATHS: readonly ProbePath[] = [
     // What exec printed; a run before the server was ready printed an error, not a record.
     shown: (body) => outputsOf(body, "custom_tool_call_output").filter(isProbe),
     fallback: (request) => openaiResponses.text("done", request),
-    ask(request, size, asked) {
+    ask(request, call, asked) {
       const execs = inputsOf(request.body, "custom_tool_call_output").length;
       if (execs >= asked + MAX_WARMUPS) return null;
       return responsesStream({
@@ -237,7 +271,7 @@ export const PROBE_PATHS: readonly ProbePath[] = [
         call_id: `call_exec_${execs}`,
         name: "exec",
         input: [
-          `const result = await tools.mcp__portreeve__${PROBE_TOOL}({ bytes: ${size} });`,
+          `const result = await tools.mcp__portreeve__${call.tool}(${JSON.stringify(call.args)});`,
           "text(JSON.stringify(result.structuredContent));",
         ].join("\n"),
         status: "completed",
@@ -316,6 +350,7 @@ function overCut(shown: string, size: number): string {
 
 export interface Cut {
   id: string;
+  host: string;
   label: string;
   /** The largest size shown whole; null when even the high probe arrived whole. */
   limitBytes: number | null;
@@ -334,6 +369,7 @@ export function measuredCut(path: ProbePath): Promise<Cut> {
 
 async function bisect(path: ProbePath): Promise<Cut> {
   const bin = await installedBin(path.pkg);
+  const copies = copiesOf(path.pkg.host);
   let state = START;
   /** What the model was shown for each size the host cut. */
   const cutShown = new Map<number, string>();
@@ -345,10 +381,10 @@ async function bisect(path: ProbePath): Promise<Cut> {
       await path.adapter.configure(rig, withServerEntry(printed, await probeEntry()));
       const model = startScriptedModel((request) => {
         const shown = path.shown(request.body);
-        const now = replay(start, shown);
+        const now = replay(start, shown, copies);
         const size = nextSize(now);
         if (size === null || shown.length >= PROBES_PER_RUN) return null;
-        return path.ask(request, size, shown.length);
+        return path.ask(request, probeCall(size), shown.length);
       }, path.fallback);
       try {
         const result = await path.run(bin, rig, model.url);
@@ -364,7 +400,7 @@ async function bisect(path: ProbePath): Promise<Cut> {
         for (const text of shown) {
           const size = nextSize(walk);
           if (size === null) break;
-          const whole = shownWhole(text, size);
+          const whole = shownWhole(text, size, copies);
           if (!whole) cutShown.set(size, text);
           walk = advance(walk, size, whole);
         }
@@ -378,6 +414,7 @@ async function bisect(path: ProbePath): Promise<Cut> {
     if (nextSize(state) === null) {
       return {
         id: path.id,
+        host: path.pkg.host,
         label: path.label,
         limitBytes: state.noCut ? null : state.lo,
         cutBytes: state.hi,

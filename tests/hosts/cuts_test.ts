@@ -1,23 +1,38 @@
 /**
  * Each host's cut, measured on every path it takes (cuts.ts), and the profiles that carry it:
  * `resultLimitBytes` in config-profiles/HOST.json must be the smallest cut of that host's
- * paths, or at most 5 % below it (a profile rounds down, never up). A profile without the field
- * (before it is merged) is reported, not failed. `HOSTS_UPDATE_DOCS=1` rewrites docs/hosts.md's
- * table of the cuts.
+ * paths, or at most 5 % below it (a profile rounds down, never up), in bytes of what the host
+ * shows (`resultShownAs`: Cline shows the whole result as JSON, so its cut is measured on that).
+ * A profile without the field (before it is merged) is reported, not failed. And every host's
+ * page arrives whole (pages.ts): 30 claims, paged on from the cursor the model saw.
+ * `HOSTS_UPDATE_DOCS=1` rewrites docs/hosts.md's table of the cuts.
  */
 import assert from "node:assert/strict";
 import {
+  copiesOf,
+  copiesShown,
   type Cut,
   measuredCut,
   nextSize,
   PROBE_HIGH,
   PROBE_LOW,
   PROBE_PATHS,
+  probeShownBytes,
   replay,
   START,
 } from "./cuts.ts";
 import { PROBE_MIN_BYTES, probeRecord } from "./probe_server.ts";
 import { checkDocBlock } from "./report.ts";
+import { PAGED_CLAIMS, pagedRun } from "./pages.ts";
+import { z } from "zod";
+
+/** A claims page as the bridge returned it: its claims' ids and the next cursor. */
+const pageData = z.object({
+  data: z.object({
+    items: z.array(z.object({ id: z.string() })),
+    page: z.object({ nextCursor: z.string().optional() }),
+  }),
+});
 
 /** Which measured paths each profile stands for. */
 export const PROFILE_PATHS: Record<string, readonly string[]> = {
@@ -27,8 +42,7 @@ export const PROFILE_PATHS: Record<string, readonly string[]> = {
   opencode: ["opencode"],
   copilot: ["copilot"],
   qwen: ["qwen"],
-  // Cline's cut (about 3,983 B: it shows the raw result, text escaped and structured data) is
-  // measured but not carried: stating it would shrink every unnamed host's pages to it.
+  cline: ["cline"],
 };
 
 /** A profile may carry a cut at most this much below the measured one. */
@@ -74,14 +88,17 @@ for (const path of PROBE_PATHS) {
   });
 }
 
-/** The smallest cut among a host's paths: what a result must fit on every one of them. */
+/**
+ * The smallest cut among a host's paths: what a result must fit on every one of them, in bytes
+ * of what the host shows of the largest probe result it showed whole.
+ */
 export async function hostCut(host: string): Promise<number | null> {
   const limits: number[] = [];
   for (const id of PROFILE_PATHS[host] ?? []) {
     const path = PROBE_PATHS.find((candidate) => candidate.id === id);
     assert.ok(path !== undefined, `no probe path ${id}`);
     const { limitBytes } = await measuredCut(path);
-    if (limitBytes !== null) limits.push(limitBytes);
+    if (limitBytes !== null) limits.push(probeShownBytes(host, limitBytes));
   }
   return limits.length === 0 ? null : Math.min(...limits);
 }
@@ -130,9 +147,46 @@ export function cutsTable(rows: readonly Cut[]): string {
     "| --- | --- | --- | --- |",
     ...rows.map((row) =>
       `| ${row.label} | ${
-        row.limitBytes === null ? `all up to ${kb(PROBE_HIGH)} B` : `${kb(row.limitBytes)} B`
+        row.limitBytes === null
+          ? `all up to ${kb(PROBE_HIGH)} B`
+          : `${kb(probeShownBytes(row.host, row.limitBytes))} B`
       } | ` +
-      `${row.limitBytes === null ? "—" : `${kb(row.cutBytes)} B`} | ${row.overCut} |`
+      `${
+        row.limitBytes === null ? "—" : `${kb(probeShownBytes(row.host, row.cutBytes))} B`
+      } | ${row.overCut} |`
     ),
   ].join("\n");
+}
+
+/** The path each host takes by default: where its pages must arrive whole. */
+const PAGE_PATHS = ["claude", "codex-classic", "gemini", "opencode", "copilot", "qwen", "cline"];
+
+for (const id of PAGE_PATHS) {
+  const path = PROBE_PATHS.find((candidate) => candidate.id === id);
+  assert.ok(path !== undefined, `no probe path ${id}`);
+  Deno.test(`${path.label}: a limit-200 page of ${PAGED_CLAIMS} claims arrives whole, and paging on reaches every claim`, async () => {
+    const run = await pagedRun(path);
+    const copies = copiesOf(run.host);
+    const seen: string[] = [];
+    for (const [index, { shown, returned }] of run.pages.entries()) {
+      assert.ok(returned !== null && !returned.isError, `${run.label}: page ${index} failed`);
+      const data = pageData.parse(returned.structured).data;
+      // Whole: every copy the host shows of what the bridge returned, cursor and all.
+      assert.ok(
+        copiesShown(shown, returned.text) >= copies,
+        `${run.label}: page ${index} (${data.items.length} claims, ${returned.text.length} chars) was cut; the model saw ${shown.length} chars:\n${
+          shown.slice(0, 300)
+        }`,
+      );
+      seen.push(...data.items.map((item) => item.id));
+      const last = index === run.pages.length - 1;
+      assert.equal(data.page.nextCursor === undefined, last, `${run.label}: page ${index}`);
+    }
+    console.log(
+      `${run.label}: ${run.pages.length} page(s): ${
+        run.pages.map((p) => pageData.parse(p.returned!.structured).data.items.length).join(", ")
+      } claims`,
+    );
+    assert.deepEqual([...seen].sort(), [...run.claimIds].sort(), `${run.label}: every claim once`);
+  });
 }

@@ -198,8 +198,10 @@ async function clineAuth(bin: string, rig: Rig, modelUrl: string): Promise<void>
 export const cline: HostAdapter = {
   pkg: hostPackage("cline"),
   dialect: openaiChat,
-  // Cline shows the whole raw result as JSON and keeps the head and tail of a long one.
-  cutsLongResults: true,
+  // Cline shows the whole raw result as JSON and keeps the head and tail of one over 8,000
+  // characters; the bridge fits its pages to that (its profile's resultShownAs), so they arrive
+  // whole.
+  cutsLongResults: false,
   toolsets: ["full"],
   runAs: "`cline … --auto-approve true`",
   configFile: ".cline/data/settings/cline_mcp_settings.json",

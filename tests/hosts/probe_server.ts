@@ -42,6 +42,15 @@ export function probeRecord(bytes: number): Record<string, unknown> {
   return { items, end: "probe-end", pad: "x".repeat(bytes - size) };
 }
 
+/** The probe's result of `bytes`, as the server answers it. */
+export function probeResult(bytes: number) {
+  const record = probeRecord(bytes);
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(record) }],
+    structuredContent: record,
+  };
+}
+
 if (import.meta.main) {
   const tools = [{
     name: PROBE_TOOL,
@@ -59,12 +68,7 @@ if (import.meta.main) {
     });
     server.setRequestHandler("tools/list", () => ({ tools }));
     server.setRequestHandler("tools/call", (request) => {
-      const bytes = Number(request.params.arguments?.bytes);
-      const record = probeRecord(bytes);
-      return {
-        content: [{ type: "text", text: JSON.stringify(record) }],
-        structuredContent: record,
-      };
+      return probeResult(Number(request.params.arguments?.bytes));
     });
     return server;
   }, { legacy: "serve" });

@@ -281,6 +281,15 @@ async function oursSession(rig: Rig, tapLog: string, call: Call): Promise<ViewSt
  */
 function tapped(config: PrintedConfig, tapLog: string): { command: string; args: string[] } {
   const { command, args } = serverEntry(config);
+  return throughTap(tapLog, command, args);
+}
+
+/** `command args…` started through the tap, which logs each frame to `tapLog`. */
+export function throughTap(
+  tapLog: string,
+  command: string,
+  args: readonly string[],
+): { command: string; args: string[] } {
   return {
     command: Deno.execPath(),
     args: [
@@ -311,7 +320,7 @@ const callReply = z.object({
  * host never sent it (it refused the arguments itself). Read once the model was shown the
  * result: by then a call the host made is in the log, and so is its reply.
  */
-async function reply(tapLog: string, index: number): Promise<Returned | null> {
+export async function reply(tapLog: string, index: number): Promise<Returned | null> {
   const frames = (await Deno.readTextFile(tapLog)).split("\n").filter((line) => line !== "")
     .map((line) => tapLine.parse(JSON.parse(line)))
     .map(({ from, frame }) => ({ from, message: JSON.parse(frame) as unknown }));

@@ -192,8 +192,8 @@ Deno.test("daemon faults: stable codes within the deadline, no re-sent mutation,
       await sim.close();
       const r = await timed(peer, "portreeve_ports_list");
       const e = assertFails(r, "portreeve_unavailable", true, REFUSED_MS, "daemon down");
-      assert.match(e.message, /is not answering at .*\(no socket there\)/);
-      assert.match(e.nextStep, /only a person can start it/);
+      assert.match(e.message, /^Nothing answers at .*\(no socket there\)/);
+      assert.match(e.nextStep, /portreeve-mcp doctor --host .*start nothing yourself/);
       timings["daemon down"] = r.ms;
       await sim.restart();
       assertOk(await peer.tool("portreeve_ports_list"), "daemon back");

@@ -55,6 +55,9 @@ Deno.test("with a custom DENO_DIR the demo and an end-to-end test pass", async (
     const demo = await run(["task", "demo"], env);
     assert.equal(demo.code, 0, demo.text.slice(-2000));
     assert.match(demo.text, /Done\. Everything above ran against the SIMULATED daemon\./);
+    // The product's main feature: a person, simulated and labelled so, approves a change.
+    assert.match(demo.text, /approval needed[\s\S]*SIMULATED person answers: yes/);
+    assert.match(demo.text, /"deleted":true/);
 
     const e2e = await run(["test", ...TEST_PERMISSIONS, "tests/e2e/foundation_test.ts"], env);
     assert.equal(e2e.code, 0, e2e.text.slice(-2000));

@@ -44,8 +44,15 @@ const ADVICE: [string, RegExp][] = [
   ],
 ];
 
+/**
+ * The one command an agent may name: `portreeve-mcp doctor`, as something it asks the user to
+ * run (it only reads and reports). Named any other way it is advice like the rest.
+ */
+const RELAYED_DOCTOR = /\bAsk the user to run `portreeve-mcp doctor(?: --host [\w-]+)?`/g;
+
 function advice(text: string): string[] {
-  return ADVICE.filter(([, pattern]) => pattern.test(text)).map(([what]) => what);
+  const own = text.replace(RELAYED_DOCTOR, "Ask the user to run it");
+  return ADVICE.filter(([, pattern]) => pattern.test(own)).map(([what]) => what);
 }
 
 /** Every string under keys agents are meant to act on, anywhere in a result's data. */
@@ -145,7 +152,8 @@ Deno.test("no agent-facing text proposes starting a process, the simulator or a 
   // The walk did reach the daemon-down case.
   const down = session.filter(([where]) => where === "portreeve_health error");
   assert.equal(down.length, 1);
-  assert.match(down[0][1], /not answering at .* only a person can start it/);
+  assert.match(down[0][1], /^Nothing answers at .*, the PortReeve socket this bridge uses/);
+  assert.doesNotMatch(down[0][1], /not running/);
   assert.equal(down[0][1].includes(nextStepFor("portreeve_unavailable", {})), true);
 
   const found = texts.flatMap(([where, text]) =>
@@ -162,12 +170,17 @@ Deno.test("the walk's patterns catch the advice it exists to stop", () => {
     "Point the bridge at the socket with --socket.",
     "Relaunch the bridge with the command config prints.",
     "Update PortReeve or portreeve-mcp, then restart the daemon.",
+    "Run `portreeve-mcp doctor --host claude` to find the socket.",
+    "Ask the user to run `portreeve-mcp doctor --host claude --socket /run/p.sock`.",
+    "Ask the user to run `portreeve start`.",
   ];
   for (const text of bad) assert.notDeepEqual(advice(text), [], text);
   const fine = [
     "Tell the user PortReeve is not running: only a person can start it. Retry this call once they have; start nothing yourself.",
     "Never kill processes or edit files to free a port yourself.",
     "Tell the user this bridge must be relaunched with a grant for its socket.",
+    nextStepFor("portreeve_unavailable", {}),
+    nextStepFor("portreeve_unavailable", {}, "claude"),
   ];
   for (const text of fine) assert.deepEqual(advice(text), [], text);
 });

@@ -69,7 +69,7 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       health: null,
       missing: [],
       // The message is in `error`; the guidance is what to do about it.
-      guidance: nextStepFor(error.code, error.details),
+      guidance: nextStepFor(error.code, error.details, ctx.hostProfile),
       // As an error result says it: each fact once (a detail the message states is left out).
       error: { ...error.toJSON(), details: unstated(error.details, error.message) },
     };

@@ -6,7 +6,7 @@
  * and named. Every change goes through `DiskWrites` (writes.ts).
  */
 import { InstallWriter, look } from "./disk.ts";
-import { emptyManifest, FOLDERS, sha256 } from "./manifest.ts";
+import { emptyManifest, FOLDERS, ROOT_FOLDER, sha256 } from "./manifest.ts";
 import { clearPartials } from "./partials.ts";
 import { type Conflict, plan, refusalMessage, type Steps, STEPS_IN_WORDS } from "./plan.ts";
 import { type DiskWrites, REAL_WRITES } from "./writes.ts";
@@ -86,7 +86,10 @@ export async function installTree(
   const manifest = previous === null ? emptyManifest(options.version) : structuredClone(previous);
   manifest.version = options.version;
   const writer = new InstallWriter(root, manifest, writes, options.pid);
+  // A root this install makes (a custom PORTREEVE_MCP_INSTALL_ROOT) is its to take away again.
+  const rootMade = await Deno.lstat(root).then(() => false, () => true);
   await writes.mkdirAll(root);
+  if (rootMade && !manifest.folders.includes(ROOT_FOLDER)) manifest.folders.push(ROOT_FOLDER);
   for (const folder of FOLDERS) {
     if (current.adopt.includes(folder)) writer.adoptFolder(folder);
     await writer.folder(folder);

@@ -17,6 +17,8 @@ export const LIB_PATH = `lib/${LAUNCHER_NAME}`;
 export const MANIFEST_PATH = `${LIB_PATH}/manifest.json`;
 /** Folders an install needs, parents first. */
 export const FOLDERS = ["bin", "lib", LIB_PATH] as const;
+/** The root itself, in `folders` when the install made it (a PORTREEVE_MCP_INSTALL_ROOT). */
+export const ROOT_FOLDER = ".";
 
 export interface ManifestFile {
   path: string;
@@ -132,7 +134,7 @@ export function parseManifest(text: string): Manifest {
     folders: stringList(
       fieldOf(value, "folders"),
       "folders",
-      (path) => FOLDERS.some((folder) => folder === path),
+      (path) => path === ROOT_FOLDER || FOLDERS.some((folder) => folder === path),
     ),
     pending: fileEntries(fieldOf(value, "pending") ?? [], "pending"),
     partials: stringList(fieldOf(value, "partials") ?? [], "partials", isPartialPath),

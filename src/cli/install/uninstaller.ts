@@ -14,6 +14,7 @@ import {
   LIB_PATH,
   type Manifest,
   MANIFEST_PATH,
+  ROOT_FOLDER,
 } from "./manifest.ts";
 import { clearPartials } from "./partials.ts";
 import { fileConflict, isConflict, readManifest, rootConflict, STEPS_IN_WORDS } from "./plan.ts";
@@ -154,7 +155,7 @@ async function removeFiles(
   return kept;
 }
 
-/** The folders the installer created, deepest first, removed when empty. */
+/** The folders the installer created, deepest first (the root last), removed when empty. */
 async function removeFolders(
   root: string,
   manifest: Manifest,
@@ -174,6 +175,15 @@ async function removeFolders(
         why: `it still holds ${found.entries.join(", ")}`,
       });
     }
+  }
+  if (!manifest.folders.includes(ROOT_FOLDER)) return;
+  const entries = [];
+  for await (const entry of Deno.readDir(root)) entries.push(entry.name);
+  if (entries.length === 0) {
+    await writes.remove(root);
+    report.removed.push(`${root}/`);
+  } else {
+    report.left.push({ path: `${root}/`, why: `it still holds ${entries.sort().join(", ")}` });
   }
 }
 

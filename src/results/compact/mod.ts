@@ -51,13 +51,15 @@ export function compactData(
 export function compactItemBytes(
   schema: DataSchema | undefined,
   view?: ResultView,
+  /** Bytes of a value as the host shows it (default: its JSON, once). */
+  bytes: (value: unknown) => number = jsonBytes,
 ): (item: unknown) => number {
   // The page's note is the page's, said once: an item is measured without it.
   const shown = (items: unknown[]) => {
     const compacted = compactData(schema, { items, page: {} }, view);
-    if (!isObject(compacted)) return jsonBytes(compacted);
+    if (!isObject(compacted)) return bytes(compacted);
     const { [NOT_SHOWN]: _note, ...rest } = compacted;
-    return jsonBytes(rest);
+    return bytes(rest);
   };
   // Only paged tools measure items; the others never pay for the empty page.
   let empty: number | undefined;

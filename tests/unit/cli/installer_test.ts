@@ -273,3 +273,29 @@ Deno.test("installer: an install by the earlier, manifest-less installer is refu
     }
     assert.deepEqual(await listing(root), before);
   }));
+
+Deno.test("installer: a root the install made is removed by uninstall once empty; one that was there stays", () =>
+  inScratch(async (dir) => {
+    const v1 = await tree(`${dir}/v1`, V1);
+    // A custom root (PORTREEVE_MCP_INSTALL_ROOT) that did not exist: the install's own.
+    const made = `${dir}/custom/root`;
+    await installTree(made, `${dir}/v1`, v1, quiet);
+    await installTree(made, `${dir}/v1`, v1, quiet); // an upgrade in place keeps knowing it
+    const gone = await uninstallRoot(made);
+    assert.ok(gone.removed.includes(`${made}/`), JSON.stringify(gone.removed));
+    await assert.rejects(Deno.lstat(made), Deno.errors.NotFound);
+    // A root that was there before stays, even empty.
+    const there = `${dir}/there`;
+    await Deno.mkdir(there);
+    await installTree(there, `${dir}/v1`, v1, quiet);
+    await uninstallRoot(there);
+    assert.deepEqual(await listing(there), []);
+    // A root the install made that holds something else now is left, and said.
+    await installTree(made, `${dir}/v1`, v1, quiet);
+    await Deno.writeTextFile(`${made}/notes.txt`, "mine");
+    const left = await uninstallRoot(made);
+    assert.deepEqual(left.left.find(({ path }) => path === `${made}/`), {
+      path: `${made}/`,
+      why: "it still holds notes.txt",
+    });
+  }));

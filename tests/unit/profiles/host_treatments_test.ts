@@ -36,10 +36,12 @@ Deno.test("every profile states resultLimitBytes; a profile without it is refuse
   );
 });
 
-Deno.test("the bridge knows the named hosts' limits; any other gets the smallest stated", () => {
+Deno.test("the bridge knows the named hosts' limits; any other gets the smallest stated of one envelope", () => {
   const hosts = hostTreatments();
   const limitOf = (name: string | undefined) => treatmentFor(hosts, name).resultLimitBytes;
-  const stated = HOST_PROFILES.flatMap((p) => p.resultLimitBytes ?? []);
+  // A limit of what a host shows twice (Cline) is not one of envelope bytes: left out.
+  const stated = HOST_PROFILES.filter((p) => (p.resultShownAs ?? "envelope") === "envelope")
+    .flatMap((p) => p.resultLimitBytes ?? []);
   assert.equal(hosts.fallback.resultLimitBytes, Math.min(...stated));
   // The bridge's own default, for a bridge built without the profiles, is the same.
   assert.equal(hosts.fallback.resultLimitBytes, SMALLEST_RESULT_BYTES);
@@ -48,12 +50,20 @@ Deno.test("the bridge knows the named hosts' limits; any other gets the smallest
     assert.ok(profile, `a client name for a host with no profile: ${id}`);
     for (const name of names) {
       assert.equal(limitOf(name), profile.resultLimitBytes ?? hosts.fallback.resultLimitBytes);
+      assert.equal(
+        treatmentFor(hosts, name).resultShownAs,
+        profile.resultLimitBytes === null ? undefined : profile.resultShownAs,
+      );
       assert.equal(limitOf(name.toUpperCase()), limitOf(name));
     }
   }
   assert.equal(limitOf("some-new-host"), hosts.fallback.resultLimitBytes);
   assert.equal(limitOf(undefined), hosts.fallback.resultLimitBytes);
   assert.equal(limitOf("constructor"), hosts.fallback.resultLimitBytes, "own names only");
+  assert.equal(hosts.fallback.resultShownAs, undefined, "one envelope, as most hosts show it");
+  // Cline shows the result as JSON (the envelope twice) and cuts it at 8,000 characters.
+  const cline = treatmentFor(hosts, "@cline/core");
+  assert.deepEqual([cline.resultLimitBytes, cline.resultShownAs], [8_000, "result-json"]);
 });
 
 Deno.test("a profile whose limit is not known gets the smallest stated, not none", () => {
@@ -170,4 +180,13 @@ Deno.test("an unflagged error of every tool passes its output schema in the host
   const failed = others.filter(([, result]) => isErrorResult(result));
   assert.ok(failed.length >= tools.length - 2, `${failed.length} of ${tools.length} failed`);
   for (const [tool, result] of failed) markedError(result, false, tool);
+});
+
+Deno.test("every named host's treatment names its profile (for `doctor --host`); no other does", () => {
+  const hosts = hostTreatments();
+  for (const [id, names] of Object.entries(MCP_CLIENT_NAMES)) {
+    for (const name of names) assert.equal(treatmentFor(hosts, name).host, id, name);
+  }
+  assert.equal(treatmentFor(hosts, "some-new-host").host, undefined);
+  assert.equal(hosts.fallback.host, undefined);
 });

@@ -23,6 +23,11 @@ import { LAUNCHER_NAME, NPM_PACKAGE } from "../../../src/shared/install_layout.t
 import { TARGETS } from "../../../scripts/release.ts";
 import config from "../../../deno.json" with { type: "json" };
 import { documents, fences, words } from "../../support/doc_fences.ts";
+import server from "../../../server.json" with { type: "json" };
+
+/** The repository the project names (server.json, the MCP Registry's listing), cloned as is. */
+const REPOSITORY = server.repository.url;
+const CHECKOUT = REPOSITORY.split("/").at(-1)!;
 
 const TASKS = Object.keys(config.tasks);
 const NPX_DENO = "npx -y deno@2.9.6";
@@ -45,6 +50,8 @@ const SYSTEM = [
   new RegExp(`^tar -xzf ${ARCHIVE} -C ~/[\\w./-]+$`),
   /^mkdir -p ~\/[\w./-]+$/,
   /^cd dist$/,
+  new RegExp(`^git clone ${REPOSITORY.replaceAll(".", "\\.")}\\.git$`),
+  new RegExp(`^cd ${CHECKOUT}$`),
   /^(claude|codex|gemini) mcp list$/,
   new RegExp(`^npm install -g ${NPM_PACKAGE}$`),
   // The tarball `deno task package:npm` packs, of this version.
@@ -165,8 +172,10 @@ Deno.test("docs: the README's quick start installs, prints the entry, and ends c
   const quick = readme.slice(from, readme.indexOf("\n## ", from));
   const commands = fences(quick).filter((fence) => fence.language === "sh")
     .flatMap((fence) => fence.lines.map((line) => line.replace(/\s#.*$/, "").trim()));
-  // The npm package first (issue 29), packed from this checkout until a release publishes it.
+  // The npm package first (issue 29), packed from a checkout until a release publishes it.
   assert.deepEqual(commands, [
+    `git clone ${REPOSITORY}.git`,
+    `cd ${CHECKOUT}`,
     `${NPX_DENO} task package:npm`,
     `npm install -g ./dist/npm/portreeve-mcp-${SOFTWARE_VERSION}.tgz`,
     "portreeve-mcp config --host claude",
@@ -178,8 +187,25 @@ Deno.test("docs: the README's quick start installs, prints the entry, and ends c
     "what connected looks like",
   );
   assert.ok(readme.indexOf("## Quick start") < readme.indexOf("<!-- bench-summary:start -->"));
-  const opening = readme.slice(readme.indexOf("\n\n") + 2, readme.indexOf("## Quick start")).trim();
-  assert.equal(opening.split(/(?<=\.)\s/).length, 1, `one sentence says what it is: ${opening}`);
+  // Under the title: the CI status and the licence, then one sentence of what, one of why.
+  const [badges, ...prose] = readme.slice(
+    readme.indexOf("\n\n") + 2,
+    readme.indexOf("## Quick start"),
+  )
+    .trim().split("\n\n");
+  assert.equal(
+    badges.replace(/\s+/g, " "),
+    `![CI status](${REPOSITORY}/actions/workflows/ci.yml/badge.svg) · [MIT licence](LICENSE)`,
+    "this repository's CI status (.github/workflows/ci.yml) and the licence",
+  );
+  const sentences = prose.join(" ").split(/(?<=\.)\s/);
+  assert.equal(sentences.length, 2, `what it is, and why: ${sentences.join(" | ")}`);
+  assert.match(sentences[1], /^Why: [\s\S]*\bparallel\b[\s\S]*\bcollide\b/);
+  // The npm registry is named with when it has the package: from the first release on.
+  assert.match(
+    quick,
+    /published from the first release on; until then\s+`npm install -g[^`]*`\s+answers 404/,
+  );
 });
 
 Deno.test("docs: an archive's checksum is checked where the archive is", () => {

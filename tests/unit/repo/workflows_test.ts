@@ -108,3 +108,28 @@ Deno.test("workflows: actions are pinned to a major version and scripts they run
     }
   }
 });
+
+Deno.test("release: server.json is listed in the MCP Registry after npm, only when npm published", async () => {
+  const release = await workflow("release.yml");
+  const listing = Object.entries(release.jobs).filter(([, job]) =>
+    (job.steps ?? []).some((step) => /mcp-publisher publish/.test(step.run ?? ""))
+  );
+  assert.equal(listing.length, 1, "one job lists server.json");
+  const [name, job] = listing[0];
+  const npm = Object.entries(release.jobs).find(([, other]) =>
+    (other.steps ?? []).some((step) => /npm publish/.test(step.run ?? ""))
+  );
+  assert.ok(npm !== undefined, "a job publishes to npm");
+  assert.ok(upstream(release, name).has(npm[0]), `${name} waits for ${npm[0]}`);
+  const step = (job.steps ?? []).find((s) => /mcp-publisher publish/.test(s.run ?? ""))!;
+  const run = step.run ?? "";
+  // Nothing is listed unless npm's credentials are set (so the package it points to exists).
+  const guard = run.indexOf('if [ -z "$NPM_TOKEN" ]');
+  assert.ok(guard !== -1 && guard < run.indexOf("mcp-publisher publish"), run);
+  assert.equal(
+    z.object({ NPM_TOKEN: z.string() }).parse(Reflect.get(step, "env")).NPM_TOKEN,
+    "${{ secrets.NPM_TOKEN }}",
+  );
+  assert.match(run, /mcp-publisher login github-oidc/);
+  assert.equal(Reflect.get(Reflect.get(job, "permissions") ?? {}, "id-token"), "write");
+});

@@ -64,8 +64,12 @@ Deno.test("failure: the text alone carries the error, once (no structuredContent
 
   const down = parseErrorText(textOf(failure(unavailable("/run/p.sock", "ENOENT"))))!;
   assert.equal(down.retryable, true);
-  assert.match(down.message, /^The PortReeve daemon is not answering at \/run\/p\.sock/);
-  assert.match(down.nextStep, /only a person can start it.*Retry this call/);
+  assert.match(down.message, /^Nothing answers at \/run\/p\.sock, the PortReeve socket/);
+  assert.match(down.nextStep, /^Ask the user to run `portreeve-mcp doctor --host HOST` \(HOST: /);
+  const named = parseErrorText(
+    textOf(failure(unavailable("/run/p.sock", "ENOENT"), { host: "codex" })),
+  )!;
+  assert.match(named.nextStep, /^Ask the user to run `portreeve-mcp doctor --host codex`: /);
   assert.equal(down.details, undefined, "the socket and the cause are in the message: once");
 });
 
