@@ -55,6 +55,15 @@ export async function run(argv: string[]): Promise<number> {
         const { runDoctor } = await import("./doctor.ts");
         return await runDoctor(rest, stdio);
       }
+      case "setup": {
+        const { runSetup } = await import("./setup.ts");
+        return await runSetup(rest, stdio);
+      }
+      case "grant": {
+        // For the launcher and the task runner only: plans doctor's and setup's grant.
+        const { runGrant } = await import("./host/grant.ts");
+        return await runGrant(rest, stdio);
+      }
       case "--version":
       case "-V":
         stdio.stdout(`${PRODUCT} ${SOFTWARE_VERSION}\n`);

@@ -3,7 +3,12 @@
  * parser VS Code uses for its own settings) or TOML (smol-toml). A file neither can read is
  * refused with its line and column, before anything is changed.
  */
-import { parse as parseJsonc, type ParseError, printParseErrorCode } from "jsonc-parser";
+import {
+  parse as parseJsonc,
+  type ParseError,
+  printParseErrorCode,
+  stripComments,
+} from "jsonc-parser";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { JsonValue } from "../../shared/json.ts";
 
@@ -35,6 +40,7 @@ export function parseDocument(text: string, language: Language, file: string): J
       throw new DocumentError(file, error.line, error.column, `not valid TOML: ${what}`);
     }
   }
+  if (stripComments(text).trim() === "") return {};
   const errors: ParseError[] = [];
   const value: JsonValue | undefined = parseJsonc(text, errors, JSONC_OPTIONS);
   if (errors.length > 0) {
