@@ -29,9 +29,8 @@ import {
   placeVariables,
 } from "../../profiles/entry_places.ts";
 import { serveOption } from "../../profiles/entry_shape.ts";
-import { BACKUP_SUFFIX, writtenPaths } from "./file_write.ts";
+import { writtenPaths } from "./file_write.ts";
 import { readEntry } from "./read_entry.ts";
-import { setupTarget } from "./target.ts";
 import type { CommandIO } from "../options.ts";
 import { hostContext } from "./context.ts";
 
@@ -100,17 +99,36 @@ export async function nextStep(
       ],
     };
   }
-  const target = await setupTarget(profile, context);
+  const target = await setupFile(profile, context);
   const flags = [...base, ...list("--allow-read", reads)];
   if (profile.entry.setup === "command") {
     const program = profile.setupCommand?.[0];
     if (typeof program === "string") flags.push(...list("--allow-run", [program]));
   } else if (target !== null) {
-    const real = target.file.real;
-    flags.push(...list("--allow-read", [real, real + BACKUP_SUFFIX]));
+    const real = target;
+    flags.push(...list("--allow-read", writtenPaths(real)));
     flags.push(...list("--allow-write", writtenPaths(real)));
   }
   return { next: "run", flags };
+}
+
+/**
+ * The file setup will edit, as `setupTarget` chooses it, followed through a link (which needs
+ * only the link's own read grant): the first setup place that exists, else the first.
+ */
+async function setupFile(profile: HostProfile, context: PlaceContext): Promise<string | null> {
+  let first: string | null = null;
+  for (const place of entryPlaces(profile, context).filter((place) => place.setup)) {
+    try {
+      const info = await Deno.lstat(place.file);
+      if (!info.isSymlink) return place.file;
+      return await Deno.realPath(place.file).catch(() => place.file);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      first ??= place.file;
+    }
+  }
+  return first;
 }
 
 /** The files the host's places name, and Gemini's trusted folders. */
