@@ -20,6 +20,7 @@ import { DOCTOR_EXIT, Report } from "./doctor_report.ts";
 import type { OwnDaemon } from "./doctor_entry.ts";
 import { expectedLaunch, hostCommand } from "./doctor_host.ts";
 import { hostContext } from "./host/context.ts";
+import type { PlaceContext } from "../profiles/entry_places.ts";
 import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket, type SocketLocation } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
@@ -67,7 +68,11 @@ compatibility, health and the host command. Prints a checklist and one verdict.
 
 Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
 
-export async function runDoctor(args: string[], io: CommandIO): Promise<number> {
+export async function runDoctor(
+  args: string[],
+  io: CommandIO,
+  context: PlaceContext = hostContext(),
+): Promise<number> {
   const values = parseOptions(args, DOCTOR_OPTIONS, commandLine(["doctor", "--help"]));
   if (values.help) {
     io.stdout(`${DOCTOR_HELP}\n`);
@@ -87,7 +92,7 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
     const { entryChecks } = await import("./doctor_entry.ts");
     const { host, label, toolset, approval } = options;
     const expected = expectedLaunch(host, socket, label, toolset, approval);
-    await entryChecks(report, { profile, context: hostContext(), own, expected });
+    await entryChecks(report, { profile, context, own, expected });
   }
   const unstable = pathWarnings(report);
   report.print(io, values.json === true, whenOk(unstable));

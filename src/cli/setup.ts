@@ -37,6 +37,7 @@ import {
 import { type CommandIO, parseOptions, UsageError } from "./options.ts";
 import { wrappedList } from "./host_list.ts";
 import { hostContext } from "./host/context.ts";
+import type { PlaceContext } from "../profiles/entry_places.ts";
 import { type SetupTarget, setupTarget } from "./host/target.ts";
 import {
   DocumentError,
@@ -92,25 +93,30 @@ function parseSetup(args: string[]) {
   return parseOptions(args, SETUP_OPTIONS, commandLine(["setup", "--help"]));
 }
 
-export async function runSetup(args: string[], io: CommandIO): Promise<number> {
+export async function runSetup(
+  args: string[],
+  io: CommandIO,
+  context: PlaceContext = hostContext(),
+): Promise<number> {
   const values = parseSetup(args);
   if (values.help) {
     io.stdout(`${SETUP_HELP}\n`);
     return SETUP_EXIT.ok;
   }
   const profile = hostOf(values.host);
-  const target = await setupTarget(profile, hostContext());
-  if (target === null) {
-    io.stderr(
-      `${PRODUCT} setup: cannot tell where ${profile.label} keeps its entry: HOME is not set\n`,
-    );
-    return SETUP_EXIT.failed;
-  }
   const entry = values.remove ? undefined : entryFor(profile, values);
+  const dryRun = values["dry-run"] === true;
   try {
+    const target = await setupTarget(profile, context);
+    if (target === null) {
+      io.stderr(
+        `${PRODUCT} setup: cannot tell where ${profile.label} keeps its entry: HOME is not set\n`,
+      );
+      return SETUP_EXIT.failed;
+    }
     return profile.entry!.setup === "command"
-      ? await commandSetup(target, entry, values["dry-run"] === true, io, profile)
-      : await fileSetup(profile, target, entry?.server, values["dry-run"] === true, io);
+      ? await commandSetup(profile, target, entry, { dryRun, io, context })
+      : await fileSetup(profile, target, entry?.server, dryRun, io);
   } catch (error) {
     if (!(error instanceof DocumentError || error instanceof HostFileError)) throw error;
     io.stderr(`${PRODUCT} setup: ${error.message}; nothing was changed\n`);
@@ -246,11 +252,10 @@ async function fileSetup(
 }
 
 async function commandSetup(
+  profile: HostProfile,
   target: SetupTarget,
   entry: EntryValues | undefined,
-  dryRun: boolean,
-  io: CommandIO,
-  profile: HostProfile,
+  { dryRun, io, context }: { dryRun: boolean; io: CommandIO; context: PlaceContext },
 ): Promise<number> {
   const server = entry?.server;
   const current = currentEntry(target);
@@ -280,7 +285,7 @@ async function commandSetup(
       return SETUP_EXIT.failed;
     }
   }
-  const now = await setupTarget(profile, hostContext());
+  const now = await setupTarget(profile, context);
   const written = now === null ? undefined : currentEntry(now);
   if (server === undefined ? written !== undefined : !sameEntry(written, server)) {
     io.stderr(
