@@ -66,6 +66,7 @@ export async function nextStep(
   args: readonly string[],
   form: RunForm,
   context: PlaceContext = hostContext(),
+  readable: (path: string) => boolean = canRead,
 ): Promise<Step> {
   const [command, ...rest] = args;
   const socket = locateSocket(serveOption(rest, "--socket")).path;
@@ -76,7 +77,7 @@ export async function nextStep(
   const reads = readPaths(profile, context).filter((path) => !/[,\n]/.test(path));
   const env = [...new Set([...SOCKET_ENV_VARS, ...placeVariables(profile)])].sort();
   const base = [...fetchlessFlags(form), ...list("--allow-env", env)];
-  if (!reads.every(canRead)) {
+  if (!reads.every(readable)) {
     return { next: "plan", flags: [...base, ...list("--allow-read", reads)] };
   }
   if (command === "doctor") {
