@@ -27,4 +27,4 @@ export {
 } from "./render.ts";
 export { type Toolset, TOOLSETS } from "../shared/options.ts";
 export type { Installation } from "../shared/installation.ts";
-export { stringifyToml, tomlString } from "./toml.ts";
+export { stringifyToml } from "./toml.ts";
