@@ -52,12 +52,16 @@ export const DOCTOR_HELP = `usage: ${PRODUCT} doctor [options]
 
 Runs, inside this same confined process, the server a host would get and checks the whole
 path to the daemon: permission grant, both MCP handshakes, tools/list, diagnostics,
-compatibility, health and the host command. Prints a checklist and one verdict.
+compatibility, health and the host command. With --host, it then reads the entry that host
+really has (through its own command, else its files; read-only) and runs that exact command:
+initialize and health through it, and every drift named (the socket it uses against where the
+daemon answers, a command gone or older, the approval mode, Gemini CLI's folder trust). Prints
+a checklist, one verdict and the next steps.
 
   --socket PATH     daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
   --label NAME      the label a host entry would pass to serve
   --toolset SET     ${TOOLSETS.join(" | ")} (default full)
-  --host HOST       whose host command to show (default generic): one of
+  --host HOST       whose entry to read and run (default generic: none): one of
                     ${wrappedList(HOST_IDS, ", ", " ".repeat(20))}
   --approval MODE   the serve --approval mode to check: ${
   APPROVAL_MODES.join(" | ")
@@ -66,7 +70,8 @@ compatibility, health and the host command. Prints a checklist and one verdict.
   --json            one JSON object {version, verdict, next, checks} instead of the checklist
   -h, --help        this help
 
-Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
+Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured,
+6 the host has no entry.`;
 
 export async function runDoctor(
   args: string[],

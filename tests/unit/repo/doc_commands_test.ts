@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { SERVE_OPTIONS } from "../../../src/cli/serve.ts";
 import { CONFIG_OPTIONS } from "../../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
+import { SETUP_OPTIONS } from "../../../src/cli/setup.ts";
 import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
 import { HOST_IDS } from "../../../src/profiles/hosts.ts";
 import { APPROVAL_MODES, SOFTWARE_VERSION, TOOLSETS } from "../../../src/shared/options.ts";
@@ -54,7 +55,12 @@ const SYSTEM = [
 ];
 
 /** The parser options of each launcher subcommand. */
-const COMMAND_OPTIONS = { serve: SERVE_OPTIONS, config: CONFIG_OPTIONS, doctor: DOCTOR_OPTIONS };
+const COMMAND_OPTIONS = {
+  serve: SERVE_OPTIONS,
+  config: CONFIG_OPTIONS,
+  doctor: DOCTOR_OPTIONS,
+  setup: SETUP_OPTIONS,
+};
 type Command = keyof typeof COMMAND_OPTIONS;
 const isCommand = (name: string): name is Command => Object.hasOwn(COMMAND_OPTIONS, name);
 /** Flags of the tasks whose programs parse their own (read from each program's usage). */
