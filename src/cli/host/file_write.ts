@@ -71,13 +71,18 @@ export async function writeHostFile(file: HostFile, text: string): Promise<strin
   return backup;
 }
 
-/** The backup's text, or null when there is none. */
+/**
+ * The backup's text, or null when there is none (or, for a host whose own command writes its
+ * file, none this process may read: setup never writes one there).
+ */
 export async function readBackup(real: string): Promise<string | null> {
   try {
     const info = await Deno.lstat(real + BACKUP_SUFFIX);
     return info.isFile ? await Deno.readTextFile(real + BACKUP_SUFFIX) : null;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable) {
+      return null;
+    }
     throw error;
   }
 }
