@@ -89,15 +89,14 @@ export async function runDoctor(
   const socket = locateSocket(values.socket);
   const own = await bridgeChecks(report, options, socket);
   const profile = findHost(options.host)!;
+  hostCommandLines(report, options, socket);
   if (profile.entry === null) {
     report.add("info", "host entry", `${profile.label}: no one place to read an entry from`);
-    hostCommandLines(report, options, socket);
   } else {
-    hostCommandLines(report, options, socket);
     const { entryChecks } = await import("./doctor_entry.ts");
     const { host, label, toolset, approval } = options;
     const expected = expectedLaunch(host, socket, label, toolset, approval);
-    await entryChecks(report, { profile, context, own, expected });
+    await entryChecks(report, { profile, context, own, expected, approval });
   }
   const unstable = pathWarnings(report);
   report.print(io, values.json === true, whenOk(unstable));
@@ -182,9 +181,7 @@ function handshakeCheck(report: Report, era: "legacy" | "modern", frames: Frame[
 /** What `config --host` would print, and what a person gets on that host in that mode. */
 function hostCommandLines(report: Report, options: DoctorOptions, socket: SocketLocation): void {
   const { host, label, toolset, approval } = options;
-  if (findHost(host)!.entry === null) {
-    report.add("info", `approval (${host})`, approvalReport(approval, host));
-  }
+  report.add("info", `approval (${host})`, approvalReport(approval, host));
   report.add("info", `host command (${host})`, hostCommand(host, socket, label, toolset, approval));
 }
 

@@ -14,6 +14,7 @@ import { type Launch, serveOption } from "../profiles/entry_shape.ts";
 import type { PlaceContext } from "../profiles/entry_places.ts";
 import {
   APPROVAL_MODES,
+  type ApprovalMode,
   choiceOf,
   DEFAULT_APPROVAL_MODE,
   PRODUCT,
@@ -40,6 +41,8 @@ export interface EntryInputs {
   own: OwnDaemon;
   /** The entry setup would write now, or null when it cannot be rendered. */
   expected: Launch | null;
+  /** The `--approval` mode doctor was asked about (its own line reports it). */
+  approval: ApprovalMode;
 }
 
 const ENTRY_DIAGNOSTICS = z.object({
@@ -51,10 +54,7 @@ const ENTRY_HEALTH = z.object({ softwareVersion: z.string(), pid: z.int() });
 
 export async function entryChecks(report: Report, inputs: EntryInputs): Promise<void> {
   const { profile } = inputs;
-  const setup = (words: string[] = []) =>
-    `Run \`${
-      commandLine(["setup", "--host", profile.id, ...words])
-    }\`, then start a new ${profile.label} session.`;
+  const setup = (words: string[] = []) => setupStep(profile, words);
   const reading = await readEntry(profile, inputs.context);
   describeReading(report, reading, profile);
   if (reading.trust !== null && !reading.trust.trusted) {
@@ -69,6 +69,11 @@ export async function entryChecks(report: Report, inputs: EntryInputs): Promise<
     );
   }
   const entry = reading.entry;
+  if (entry === null && reading.denied) {
+    report.add("fail", "host entry", "this process may not read the host's files (its grant)");
+    report.needs("misconfigured", GRANTED);
+    return;
+  }
   if (entry === null) {
     const looked = reading.places.map((place) => place.file).join(", ");
     report.add(
@@ -83,11 +88,21 @@ export async function entryChecks(report: Report, inputs: EntryInputs): Promise<
   report.add("info", "host entry", `${where}: ${launchLine(entry.launch)}`);
   for (const difference of entry.differences) report.add("warn", "host entry", difference);
   if (entry.differences.length > 0) report.needs("ok", setup());
-  approvalCheck(report, profile, entry.launch);
+  approvalCheck(report, inputs, entry.launch);
   if (inputs.expected !== null && !sameLaunch(entry.launch, inputs.expected)) {
     report.add("warn", "host entry", `setup would write: ${launchLine(inputs.expected)}`);
   }
   await runChecks(report, inputs, entry.launch, setup);
+}
+
+/** What to do when this process lacks the grant doctor --host plans for itself. */
+const GRANTED = `Run doctor --host through the installed \`${PRODUCT}\` or \`deno task doctor\`, ` +
+  "which grant it the host's files and commands (a compiled binary's grant is fixed when built).";
+
+function setupStep(profile: HostProfile, words: string[] = []): string {
+  return `Run \`${
+    commandLine(["setup", "--host", profile.id, ...words])
+  }\`, then start a new ${profile.label} session.`;
 }
 
 function describeReading(report: Report, reading: EntryReading, profile: HostProfile): void {
@@ -107,18 +122,18 @@ function describeReading(report: Report, reading: EntryReading, profile: HostPro
   }
 }
 
-function approvalCheck(report: Report, profile: HostProfile, launch: Launch): void {
+/** The entry's own `--approval`, when it is not the mode doctor was asked about. */
+function approvalCheck(report: Report, inputs: EntryInputs, launch: Launch): void {
+  const { profile } = inputs;
   const given = serveOption(launch.args, "--approval");
   const mode = given === undefined ? DEFAULT_APPROVAL_MODE : choiceOf(given, APPROVAL_MODES);
   if (mode === undefined) {
-    report.add("fail", "approval", `the entry passes --approval ${given}, which serve refuses`);
-    return;
+    report.add("fail", "host entry", `it passes --approval ${given}, which serve refuses`);
+    report.needs("misconfigured", setupStep(profile));
+  } else if (mode !== inputs.approval) {
+    const status = profile.asksThroughMcp === false && mode === "required" ? "warn" : "info";
+    report.add(status, `approval (${profile.id}, the entry's)`, approvalReport(mode, profile.id));
   }
-  report.add(
-    profile.asksThroughMcp === false && mode === "required" ? "warn" : "info",
-    `approval (${profile.id})`,
-    approvalReport(mode, profile.id),
-  );
 }
 
 async function runChecks(
@@ -135,9 +150,7 @@ async function runChecks(
     report.add("fail", "host entry runs", why);
     report.needs(
       "misconfigured",
-      started.reason === "denied"
-        ? `Run doctor through the installed \`${PRODUCT}\` or \`deno task doctor\`, which grant it the entry's command.`
-        : setup(),
+      started.reason === "denied" ? GRANTED : setup(),
     );
     return;
   }

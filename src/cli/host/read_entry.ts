@@ -42,9 +42,13 @@ export interface EntryReading {
   /** Files that could not be read, entries that could not be understood. */
   problems: string[];
   places: EntryPlace[];
+  /** Whether a file could not be read for want of a grant (so no entry means nothing). */
+  denied: boolean;
   /** Gemini CLI's folder trust for the folder, where the host has it. */
   trust: { trusted: boolean; detail: string } | null;
 }
+
+const NOT_GRANTED = "this process may not read it";
 
 type Run = (argv: readonly string[]) => Promise<ProgramRun>;
 
@@ -92,6 +96,7 @@ export async function readEntry(
     host,
     problems,
     places,
+    denied: problems.some((problem) => problem.includes(NOT_GRANTED)),
     trust: await folderTrust(profile, context, texts, problems),
   };
 }
@@ -102,7 +107,7 @@ async function readDocument(file: string, problems: string[]): Promise<JsonValue
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
-      problems.push(`${file}: cannot be read (${error.message.split("\n")[0]})`);
+      problems.push(`${file}: ${NOT_GRANTED} (${error.message.split("\n")[0]})`);
     } else if (error instanceof DocumentError) problems.push(error.message);
     else throw error;
     return null;
