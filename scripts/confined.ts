@@ -1,7 +1,9 @@
 /**
  * Runs (or compiles) the bridge under its confinement flags, computed for the socket this
- * user's bridge would use. The `serve`, `config`, `doctor`, `serve:bundle` and `compile` tasks
- * run it (scripts/tasks.ts), so that none of them spells the permission set out by hand.
+ * user's bridge would use; `doctor --host` and `setup --host` under the grant the bridge plans
+ * for them (src/cli/host/grant.ts). The `serve`, `config`, `doctor`, `setup`, `serve:bundle`
+ * and `compile` tasks run it (scripts/tasks.ts), so that none of them spells a permission set
+ * out by hand.
  *
  *   deno task serve [--socket PATH] [...]         run main.ts serve confined
  *   scripts/confined.ts run ENTRY ARGS...
@@ -9,6 +11,7 @@
  */
 import { denoChild } from "./task.ts";
 import { confinedFlags } from "../src/shared/permissions.ts";
+import { needsHostGrant, planFlags } from "../src/cli/host/grant.ts";
 import { locateSocket, SocketPathError } from "../src/shared/socket_location.ts";
 import { taskCommand, taskUsage } from "../src/shared/hints.ts";
 
@@ -77,14 +80,35 @@ if (mode === "run" && !bundle) {
   if (!cached.success) Deno.exit(cached.code || 1);
 }
 
-const args = mode === "run"
-  ? ["run", ...confinedFlags(socket, bundle ? "bundle" : "source"), entry, ...rest]
-  : [
-    "compile",
-    ...confinedFlags(socket, "compile"),
-    "--output",
-    rest[0] ?? "dist/portreeve-mcp",
-    entry,
-  ];
+const form = bundle ? "bundle" : "source";
+const args = mode === "run" ? ["run", ...await grantFor(rest, form, entry), entry, ...rest] : [
+  "compile",
+  ...confinedFlags(socket, "compile"),
+  "--output",
+  rest[0] ?? "dist/portreeve-mcp",
+  entry,
+];
+
+/**
+ * The flags for `rest`: the bridge's confinement, or, for `doctor --host`/`setup --host`, the
+ * grant the bridge plans for itself in steps (src/cli/host/grant.ts), as the launcher asks it.
+ */
+async function grantFor(rest: string[], form: "bundle" | "source", entry: string) {
+  if (!needsHostGrant(rest)) return confinedFlags(socket, form);
+  let flags = planFlags(form);
+  for (let step = 0; step < 3; step++) {
+    const planned = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...flags, entry, "grant", ...rest],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    if (!planned.success) Deno.exit(planned.code || 1);
+    const [next, ...lines] = new TextDecoder().decode(planned.stdout).trimEnd().split("\n");
+    flags = lines;
+    if (next === "run") return flags;
+  }
+  console.error("portreeve-mcp: the grant plan did not settle in three steps");
+  Deno.exit(1);
+}
 
 Deno.exit(await denoChild(args));

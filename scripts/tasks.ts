@@ -89,6 +89,7 @@ export const TASKS: Readonly<Record<string, TaskDefinition>> = {
   serve: confined("[options]", "serve"),
   config: confined("--host HOST [options]", "config"),
   doctor: confined("[options]", "doctor"),
+  setup: confined("--host HOST [options]", "setup"),
   simulator: program("--socket PATH [options]", ["-A", "--quiet", "scripts/simulator.ts"]),
   demo: program("", [...LOCAL, "--allow-net", "--quiet", "scripts/demo.ts"]),
   install: program("[--force]", [...LOCAL, "--quiet", "src/cli/install.ts", "install"]),

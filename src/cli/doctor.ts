@@ -1,19 +1,28 @@
 /**
  * `portreeve-mcp doctor`: runs, inside this same confined process, the server a host would
- * get (the bridge `serve` builds) behind an in-memory MCP client, and prints a
- * checklist with one verdict and the next step. Needs no permission beyond `serve`'s.
+ * get from this installation (the bridge `serve` builds) behind an in-memory MCP client; with
+ * `--host NAME`, then reads the entry that host really has and runs it (doctor_entry.ts); and
+ * prints a checklist with one verdict and the next steps (doctor_report.ts). Without `--host`
+ * it needs no permission beyond `serve`'s; with it, exactly the grant host/grant.ts plans.
  */
 import { Client, InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import {
   APPROVAL_MODES,
+  type ApprovalMode,
   DEFAULT_APPROVAL_MODE,
   PRODUCT,
   SOFTWARE_VERSION,
+  type Toolset,
   TOOLSETS,
 } from "../shared/options.ts";
+import { DOCTOR_EXIT, Report } from "./doctor_report.ts";
+import type { OwnDaemon } from "./doctor_entry.ts";
+import { expectedLaunch, hostCommand } from "./doctor_host.ts";
+import { hostContext } from "./host/context.ts";
+import type { PlaceContext } from "../profiles/entry_places.ts";
 import { approvalReport } from "./doctor_approval.ts";
-import { locateSocket } from "../shared/socket_location.ts";
+import { locateSocket, type SocketLocation } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
 import { findHost, HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
@@ -26,27 +35,7 @@ import { envelopeOf } from "../results/result.ts";
 import { isObject, type Json } from "../shared/json.ts";
 import { z } from "zod";
 
-export const DOCTOR_EXIT = {
-  ok: 0,
-  usage: 2,
-  unavailable: 3,
-  incompatible: 4,
-  misconfigured: 5,
-} as const;
-
-type Status = "ok" | "fail" | "warn" | "info";
-interface Check {
-  status: Status;
-  label: string;
-  detail: string;
-}
-
-const MARK: Record<Status, string> = {
-  ok: "[ok]  ",
-  fail: "[FAIL]",
-  warn: "[warn]",
-  info: "[--]  ",
-};
+export { DOCTOR_EXIT } from "./doctor_report.ts";
 
 /** `doctor`'s options; `doctor --help` lists every one (a test keeps them in step). */
 export const DOCTOR_OPTIONS = {
@@ -63,12 +52,16 @@ export const DOCTOR_HELP = `usage: ${PRODUCT} doctor [options]
 
 Runs, inside this same confined process, the server a host would get and checks the whole
 path to the daemon: permission grant, both MCP handshakes, tools/list, diagnostics,
-compatibility, health and the host command. Prints a checklist and one verdict.
+compatibility, health and the host command. With --host, it then reads the entry that host
+really has (through its own command, else its files; read-only) and runs that exact command:
+initialize and health through it, and every drift named (the socket it uses against where the
+daemon answers, a command gone or older, the approval mode, Gemini CLI's folder trust). Prints
+a checklist, one verdict and the next steps.
 
   --socket PATH     daemon socket (default: $PORTREEVE_SOCKET, else the platform default)
   --label NAME      the label a host entry would pass to serve
   --toolset SET     ${TOOLSETS.join(" | ")} (default full)
-  --host HOST       whose host command to show (default generic): one of
+  --host HOST       whose entry to read and run (default generic: none): one of
                     ${wrappedList(HOST_IDS, ", ", " ".repeat(20))}
   --approval MODE   the serve --approval mode to check: ${
   APPROVAL_MODES.join(" | ")
@@ -77,119 +70,143 @@ compatibility, health and the host command. Prints a checklist and one verdict.
   --json            one JSON object {version, verdict, next, checks} instead of the checklist
   -h, --help        this help
 
-Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
+Exit codes: 0 ok, 2 usage error, 3 daemon unavailable, 4 incompatible, 5 misconfigured,
+6 the host has no entry.`;
 
-export async function runDoctor(args: string[], io: CommandIO): Promise<number> {
+export async function runDoctor(
+  args: string[],
+  io: CommandIO,
+  context: PlaceContext = hostContext(),
+): Promise<number> {
   const values = parseOptions(args, DOCTOR_OPTIONS, commandLine(["doctor", "--help"]));
   if (values.help) {
     io.stdout(`${DOCTOR_HELP}\n`);
     return DOCTOR_EXIT.ok;
   }
+  const options = checkedOptions(values);
+  configureLogging("error");
+  const report = new Report();
+  const socket = locateSocket(values.socket);
+  const own = await bridgeChecks(report, options, socket);
+  const profile = findHost(options.host)!;
+  hostCommandLines(report, options, socket);
+  if (profile.entry === null) {
+    report.add("info", "host entry", `${profile.label}: no one place to read an entry from`);
+  } else {
+    const { entryChecks } = await import("./doctor_entry.ts");
+    const { host, label, toolset, approval } = options;
+    const expected = expectedLaunch(host, socket, label, toolset, approval);
+    await entryChecks(report, { profile, context, own, expected, approval });
+  }
+  const unstable = pathWarnings(report);
+  report.print(io, values.json === true, whenOk(unstable));
+  return DOCTOR_EXIT[report.verdict];
+}
+
+interface DoctorOptions {
+  toolset: Toolset;
+  approval: ApprovalMode;
+  host: string;
+  label: string | undefined;
+}
+
+function checkedOptions(
+  values: { toolset: string; approval: string; host: string; label?: string },
+): DoctorOptions {
   const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   if (findHost(values.host) === undefined) throw new UsageError(unknownHostMessage(values.host));
   const label = values.label === undefined ? undefined : checkLabel(values.label);
-  configureLogging("error");
-  const socket = locateSocket(values.socket);
-  const checks: Check[] = [];
-  const add = (status: Status, label: string, detail: string) =>
-    checks.push({ status, label, detail });
+  return { toolset, approval, host: values.host, label };
+}
 
-  add(
+/** The server a host would get from this installation, run in this process; what it found. */
+async function bridgeChecks(
+  report: Report,
+  options: DoctorOptions,
+  socket: SocketLocation,
+): Promise<OwnDaemon> {
+  const { toolset, label, approval } = options;
+  report.add(
     "info",
     "bridge",
     `${PRODUCT} ${SOFTWARE_VERSION}, toolset ${toolset}${label ? `, label ${label}` : ""}`,
   );
-  add("info", "socket", `${socket.path} (from ${socket.source})`);
+  report.add("info", "socket", `${socket.path} (from ${socket.source})`);
   const misconfiguration = grantProblem(socket.path);
-  add(
+  report.add(
     misconfiguration ? "fail" : "ok",
     "permission grant",
     misconfiguration ?? "covers this socket",
   );
-
+  if (misconfiguration) report.needs("misconfigured", grantNextStep(socket.path));
   const bridge = createBridge({ socket, label, toolset, approval });
   const shutdown = new AbortController();
-  let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
+  let pid: number | null = null;
   try {
     for (const era of ["legacy", "modern"] as const) {
-      const session = await openSession(
-        era,
-        () => bridge.server(shutdown.signal, era),
-      );
+      const session = await openSession(era, () => bridge.server(shutdown.signal, era));
       try {
-        const listed = session.frames.find((f) => Array.isArray(f.result?.tools))?.result;
-        const tools = Array.isArray(listed?.tools) ? listed.tools : undefined;
-        const cached = listed?.ttlMs === 0 && listed?.cacheScope === "private";
-        add(
-          tools && cached ? "ok" : "fail",
-          `MCP handshake (${
-            era === "legacy" ? "2025-11-25 initialize" : "2026-07-28 server/discover"
-          })`,
-          tools
-            ? `${tools.length} tools; tools/list ${
-              cached ? "carries" : "LACKS"
-            } ttlMs 0 / cacheScope private`
-            : "no tools/list answer",
-        );
-        if (era === "legacy") verdict = await daemonChecks(session.client, add, verdict);
+        handshakeCheck(report, era, session.frames);
+        if (era === "legacy") pid = await daemonChecks(session.client, report);
       } finally {
         await session.close();
       }
     }
   } catch (error) {
-    add("fail", "MCP handshake", error instanceof Error ? error.message : String(error));
-    verdict = "misconfigured";
+    report.add("fail", "MCP handshake", error instanceof Error ? error.message : String(error));
+    report.needs("misconfigured", grantNextStep(socket.path));
   } finally {
     shutdown.abort();
     await bridge.close();
   }
+  return { socket: socket.path, pid };
+}
 
-  const { hostCommand } = await import("./doctor_host.ts");
-  add("info", `approval (${values.host})`, approvalReport(approval, values.host));
-  add(
-    "info",
-    `host command (${values.host})`,
-    hostCommand(values.host, socket, label, toolset, approval),
+function handshakeCheck(report: Report, era: "legacy" | "modern", frames: Frame[]): void {
+  const listed = frames.find((f) => Array.isArray(f.result?.tools))?.result;
+  const tools = Array.isArray(listed?.tools) ? listed.tools : undefined;
+  const cached = listed?.ttlMs === 0 && listed?.cacheScope === "private";
+  report.add(
+    tools && cached ? "ok" : "fail",
+    `MCP handshake (${era === "legacy" ? "2025-11-25 initialize" : "2026-07-28 server/discover"})`,
+    tools
+      ? `${tools.length} tools; tools/list ${
+        cached ? "carries" : "LACKS"
+      } ttlMs 0 / cacheScope private`
+      : "no tools/list answer",
   );
-  // The same warnings config prints: a host command that breaks once a cache is cleared.
+}
+
+/** What `config --host` would print, and what a person gets on that host in that mode. */
+function hostCommandLines(report: Report, options: DoctorOptions, socket: SocketLocation): void {
+  const { host, label, toolset, approval } = options;
+  report.add("info", `approval (${host})`, approvalReport(approval, host));
+  report.add("info", `host command (${host})`, hostCommand(host, socket, label, toolset, approval));
+}
+
+/** The same warnings config prints: a host command that breaks once a cache is cleared. */
+function pathWarnings(report: Report): boolean {
   const installation = detectInstallation();
   const unstable = unstablePathWarnings(installation, readerForm(installation));
   for (const warning of unstable) {
-    add("warn", "host command paths", warning.replace(/^Warning: /, ""));
+    report.add("warn", "host command paths", warning.replace(/^Warning: /, ""));
   }
-
-  const next = nextStep(verdict, socket.path, unstable.length > 0);
-  if (values.json) {
-    io.stdout(JSON.stringify({ version: 1, verdict, next, checks }) + "\n");
-  } else {
-    io.stdout(checks.map((c) => `${MARK[c.status]} ${c.label}: ${c.detail}`).join("\n") + "\n\n");
-    io.stdout(`Verdict: ${verdict.toUpperCase()}. ${next}\n`);
-  }
-  return DOCTOR_EXIT[verdict];
+  return unstable.length > 0;
 }
 
-function nextStep(verdict: keyof typeof DOCTOR_EXIT, socketPath: string, unstable: boolean) {
-  switch (verdict) {
-    case "ok":
-      return unstable
-        ? "Everything a host needs works today, but the host command above depends on paths " +
-          "that may disappear: see [warn] above before adding it to your agent host."
-        : "Everything a host needs works; add the host command above to your agent host.";
-    case "usage":
-      return "";
-    case "unavailable":
-      return `${startDaemonHint()} Then run doctor again.`;
-    case "incompatible":
-      return "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.";
-    case "misconfigured":
-      return "The bridge's Deno permission grant does not cover this socket (a permission, not a " +
-        "daemon problem): relaunch it with the command " +
-        `\`${commandLine(["config", "--socket", socketPath, "--host", "claude"])}\` prints.`;
-  }
+function whenOk(unstable: boolean): string {
+  return unstable
+    ? "Everything a host needs works today, but the host command above depends on paths " +
+      "that may disappear: see [warn] above before adding it to your agent host."
+    : "Everything a host needs works.";
 }
 
-type Add = (status: Status, label: string, detail: string) => void;
+function grantNextStep(socketPath: string): string {
+  return "The bridge's Deno permission grant does not cover this socket (a permission, not a " +
+    "daemon problem): relaunch it with the command " +
+    `\`${commandLine(["config", "--socket", socketPath, "--host", "claude"])}\` prints.`;
+}
 
 /** What doctor reads of each tool's (compact) data: absent lists and guidance are empty. */
 const DIAGNOSTICS = z.object({
@@ -211,7 +228,8 @@ type Read<S extends z.ZodType> =
   | { ok: true; data: z.output<S> }
   | { ok: false; error: { code: string; message: string } };
 
-async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCTOR_EXIT) {
+/** The daemon through doctor's own bridge; its pid when it answered. */
+async function daemonChecks(client: Client, report: Report): Promise<number | null> {
   const result = async <S extends z.ZodType>(name: string, schema: S): Promise<Read<S>> => {
     const envelope = envelopeOf(await client.callTool({ name, arguments: {} }));
     if (!envelope.ok) return envelope;
@@ -223,15 +241,16 @@ async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCT
   };
   const diag = await result("portreeve_diagnostics", DIAGNOSTICS);
   if (!diag.ok || !diag.data.daemon.available) {
-    // What happened, for a person; the verdict below says what they can do about it.
+    // What happened, for a person; the next step says what they can do about it.
     const said = diag.ok ? diag.data.error?.message : diag.error.message;
-    add("fail", "daemon", said ?? "not reachable");
-    return verdict === "misconfigured" ? verdict : "unavailable";
+    report.add("fail", "daemon", said ?? "not reachable");
+    report.needs("unavailable", `${startDaemonHint()} Then run doctor again.`);
+    return null;
   }
-  add("ok", "daemon", "answers on the socket");
+  report.add("ok", "daemon", "answers on the socket");
   const compat = await result("portreeve_compatibility", COMPATIBILITY);
   const compatible = compat.ok && compat.data.compatible;
-  add(
+  report.add(
     compatible ? "ok" : "fail",
     "compatibility",
     compatible
@@ -242,18 +261,24 @@ async function daemonChecks(client: Client, add: Add, verdict: keyof typeof DOCT
       }`
       : `${compat.error.code}: ${compat.error.message}`,
   );
-  const health = await result("portreeve_health", HEALTH);
-  if (health.ok) {
-    const h = health.data;
-    add(
-      "ok",
-      "daemon health",
-      `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`,
+  if (!compatible) {
+    report.needs(
+      "incompatible",
+      "Update PortReeve or portreeve-mcp so both speak protocol 1 with the listed capabilities, restart the daemon, then run doctor again.",
     );
-  } else {
-    add("fail", "daemon health", `${health.error.code}: ${health.error.message}`);
   }
-  return compatible ? verdict : "incompatible";
+  const health = await result("portreeve_health", HEALTH);
+  if (!health.ok) {
+    report.add("fail", "daemon health", `${health.error.code}: ${health.error.message}`);
+    return null;
+  }
+  const h = health.data;
+  report.add(
+    "ok",
+    "daemon health",
+    `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`,
+  );
+  return h.pid;
 }
 
 interface Frame {

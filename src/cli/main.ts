@@ -22,11 +22,16 @@ Usage:
                        [--socket PATH] [--json]
   ${PRODUCT} doctor [--socket PATH] [--label NAME] [--toolset ${toolsets}]
                        [--host HOST] [--approval ...] [--json]
+  ${PRODUCT} setup  --host HOST [--remove] [--dry-run] [--socket PATH]
+                       [--label NAME] [--toolset ...] [--approval ...] [--portable]
   ${PRODUCT} --version | --help | <command> --help
 
 serve    speaks MCP over stdio (stdout carries frames only; logs are JSON lines on stderr)
 config   prints the host configuration for this installation; never edits host files
-doctor   checks the whole path from a host to the daemon and says what to fix
+doctor   checks the whole path from a host to the daemon and says what to fix; with
+         --host, reads the entry that host has and runs it
+setup    adds, updates or (--remove) takes out the host's entry; the only command that
+         writes a host's files
 
 Hosts:  ${wrappedList(hosts, ", ", "        ")}
 
@@ -35,8 +40,8 @@ Socket: --socket, else $PORTREEVE_SOCKET, else $PORTREEVE_HOME/portreeve.sock, e
         macOS: ~/Library/Application Support/Portreeve/portreeve.sock): absolute, no comma,
         a socket or nothing yet, in a folder only you (or root) can write.
 
-Exit codes: 0 ok, 1 config cannot render for this installation, 2 usage error;
-doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured.`;
+Exit codes: 0 ok, 1 config cannot render for this installation (setup: not done), 2 usage
+error; doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured, 6 no host entry.`;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -54,6 +59,15 @@ export async function run(argv: string[]): Promise<number> {
       case "doctor": {
         const { runDoctor } = await import("./doctor.ts");
         return await runDoctor(rest, stdio);
+      }
+      case "setup": {
+        const { runSetup } = await import("./setup.ts");
+        return await runSetup(rest, stdio);
+      }
+      case "grant": {
+        // For the launcher and the task runner only: plans doctor's and setup's grant.
+        const { runGrant } = await import("./host/grant.ts");
+        return await runGrant(rest, stdio);
       }
       case "--version":
       case "-V":

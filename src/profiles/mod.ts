@@ -15,13 +15,16 @@ export {
   type ConfigErrorCode,
   type ConfigInput,
   type ConfigResult,
+  type EntryValues,
   PORTABLE_COMMAND,
   renderConfig,
+  renderEntry,
   serveArgs,
+  setupWords,
   validateApproval,
   validateLabel,
   validateToolset,
 } from "./render.ts";
 export { type Toolset, TOOLSETS } from "../shared/options.ts";
 export type { Installation } from "../shared/installation.ts";
-export { stringifyToml, tomlString } from "./toml.ts";
+export { stringifyToml } from "./toml.ts";

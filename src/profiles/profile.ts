@@ -20,6 +20,48 @@ const encoded = z.strictObject({
   of: json,
 }, "a word must be a string or an $encode template");
 
+/**
+ * One place a host keeps its server entries: a file (a path template, see entry_places.ts) and
+ * where in it the servers map lies. Listed in the host's order of precedence, the one it uses
+ * first first.
+ */
+const entryFile = z.strictObject({
+  path: z.string("entry.files[].path must be a path template"),
+  /** Keys from the document's root to the servers map; "${CWD}" stands for the folder. */
+  at: z.array(z.string()).min(1, "entry.files[].at must name the servers map"),
+  /** The host's own name for this place ("user", "project", "local"). */
+  scope: z.string().min(1),
+  /** Only on this system (the host keeps its file elsewhere on the other). */
+  os: z.enum(["linux", "darwin"]).optional(),
+  /** Whether `setup` edits this file: the first such that exists, else the first such. */
+  setup: z.boolean().optional(),
+});
+
+/** How a host's own command shows the entry it has, and how that answer is read. */
+const entryShow = z.strictObject({
+  command: z.array(z.string()).min(2),
+  /**
+   * "json-entry": the entry itself as JSON (Codex); "json-named": `{portreeve: entry}`
+   * (Copilot CLI); "json-config": the whole resolved configuration (OpenCode); "scope-text":
+   * Claude Code's `mcp get` text, whose Scope line names the file; "status-line": a list line
+   * `portreeve: COMMAND ARGS… (stdio) - STATUS` (Gemini CLI, Qwen Code).
+   */
+  reads: z.enum(["json-entry", "json-named", "json-config", "scope-text", "status-line"]),
+});
+
+/** Where the host keeps its entry and how `doctor --host` reads it and `setup` writes it. */
+const entrySchema = z.strictObject({
+  files: z.array(entryFile).min(1, "entry.files must list where the host keeps its entry"),
+  show: entryShow.nullable(),
+  /**
+   * "command": setup runs the host's own setup and removal commands (they express the whole
+   * entry); "file": setup edits the first `setup` file (the host's command cannot).
+   */
+  setup: z.enum(["command", "file"]),
+  /** Gemini CLI: the file of trusted folders; the host disables servers elsewhere. */
+  trustedFolders: z.string().optional(),
+});
+
 const profileSchema = z.strictObject({
   /** Value of `--host`. */
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, "id must be a lower-case word"),
@@ -92,10 +134,17 @@ const profileSchema = z.strictObject({
    * (src/results/result.ts).
    */
   flagsToolErrors: z.boolean("flagsToolErrors must be true or false"),
+  /**
+   * Where the host keeps its entry, how `doctor --host` reads it and how `setup` writes it;
+   * null only where there is no one place (generic).
+   */
+  entry: entrySchema.nullable(),
 }, "must be a JSON object");
 
 export type HostProfile = z.output<typeof profileSchema>;
 export type ConfigurationLanguage = HostProfile["configurationLanguage"];
+export type EntryPlaces = NonNullable<HostProfile["entry"]>;
+export type EntryFile = EntryPlaces["files"][number];
 
 export class ProfileError extends Error {
   override name = "ProfileError";

@@ -149,8 +149,20 @@ export function serveArgs(
   return args;
 }
 
-/** Renders the configuration; throws ConfigError for input it cannot honour. */
-export function renderConfig(input: ConfigInput, installation: Installation): ConfigResult {
+/** What an entry is made of, for one host: the values its templates expand with. */
+export interface EntryValues {
+  profile: HostProfile;
+  mode: ApprovalMode;
+  socket: string | null;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The host's entry, as its file holds it under the server's name. */
+  server: JsonValue;
+}
+
+/** The entry for `input` (what `setup` writes); throws ConfigError for input it cannot honour. */
+export function renderEntry(input: ConfigInput, installation: Installation): EntryValues {
   const profile = requireHost(input.host);
   const label = input.label === undefined ? undefined : validateLabel(input.label);
   const toolset = input.toolset === undefined ? undefined : validateToolset(input.toolset);
@@ -163,14 +175,28 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
     : exactCommand(installation, input.socket.path, serve);
   const env: Record<string, string> = { ...RUN_ENV };
   const server = expandOrFail(profile.server, { command, args, env });
+  return { profile, mode, socket, command, args, env, server };
+}
+
+/** The host's setup command for the entry, as words, or null when it has none. */
+export function setupWords(entry: EntryValues): string[] | null {
+  const { profile, command, args, env, server } = entry;
+  return profile.setupCommand === null
+    ? null
+    : expandWords(profile.setupCommand, { command, args, env, server });
+}
+
+/** Renders the configuration; throws ConfigError for input it cannot honour. */
+export function renderConfig(input: ConfigInput, installation: Installation): ConfigResult {
+  const entry = renderEntry(input, installation);
+  const { profile, mode, socket, command, args, env, server } = entry;
   const values = { command, args, env, server };
   const configuration = formatConfiguration(
     profile.configurationLanguage,
     expandOrFail(profile.configuration, values),
   );
-  const setupCommand = profile.setupCommand === null
-    ? null
-    : shellJoin(expandWords(profile.setupCommand, values));
+  const words = setupWords(entry);
+  const setupCommand = words === null ? null : shellJoin(words);
   return {
     host: profile.id,
     hostLabel: profile.label,

@@ -76,7 +76,7 @@ export function readerForm(
 }
 
 /** Bridge commands that have a task of the same name in a checkout. */
-const BRIDGE_TASKS = ["serve", "config", "doctor"];
+const BRIDGE_TASKS = ["serve", "config", "doctor", "setup"];
 
 /** A pasteable `portreeve-mcp <words…>` (a bridge command and its arguments) for the reader. */
 export function commandLine(words: readonly string[], form: ReaderForm = readerForm()): string {

@@ -27,6 +27,11 @@ const NO_FETCH: Record<RunForm, readonly string[]> = {
   compile: ["--no-remote", "--frozen"],
 };
 
+/** What every confined run form starts with: no prompt, no code fetched, quiet. */
+export function fetchlessFlags(form: RunForm): string[] {
+  return ["--no-prompt", ...NO_FETCH[form], "--quiet"];
+}
+
 /** Deno `run`/`compile` flags confining the process to one daemon socket (plus one V8 flag). */
 export function confinedFlags(socketPath: string, form: RunForm = "source"): string[] {
   grantablePath(socketPath, "The socket path");

@@ -4,3 +4,4 @@ import "./foundation_test.ts";
 import "./inspection_test.ts";
 import "./portreeve_home_test.ts";
 import "./stdout_scrub_test.ts";
+import "./doctor_entry_test.ts";

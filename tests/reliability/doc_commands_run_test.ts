@@ -20,6 +20,10 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NOT_RUN: [RegExp, string][] = [
   [/^(claude|codex|gemini) /, "a host's own command (deno task test:hosts runs the hosts)"],
   [
+    /^portreeve-mcp setup --host /,
+    "writes a host's configuration through its program (tests/hosts/setup_test.ts runs it)",
+  ],
+  [
     /^(cd dist|sha256sum |mkdir -p ~\/opt|tar -xzf |~\/opt\/)/,
     "needs a release archive (tests/reliability/release_test.ts builds one and smoke-tests it)",
   ],

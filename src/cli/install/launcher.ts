@@ -20,6 +20,7 @@ import { SHOWN_PATH_BYTES, socketPathLimit } from "../../shared/socket_location.
 import { shellQuote } from "../../shared/shell.ts";
 import { SOCKET_SITE_CHECK } from "./launcher_site.ts";
 import { SOFTWARE_VERSION } from "../../shared/options.ts";
+import { HOST_COMMANDS, planFlags } from "../host/grant.ts";
 
 /** Stands for the socket (and the root) while the flags are computed; never in output. */
 const SOCKET_PLACEHOLDER = "/@portreeve-mcp-socket@";
@@ -236,8 +237,42 @@ ${SOCKET_SITE_CHECK}
 ${runtime === "npm" ? npmDenoLookup() : privateDenoCheck()}
 ${env.map(([key, value]) => `${key}=${shellQuote(value)}`).join("\n")}
 export ${env.map(([key]) => key).join(" ")}
+${hostGrant(runtime)}
 exec ${commandWords(runtime)}
 `;
+}
+
+/**
+ * `doctor --host NAME` and `setup --host NAME` (NAME not generic) run under the grant the
+ * bridge plans for them in steps (src/cli/host/grant.ts): `grant` with `planFlags`, again with
+ * what it printed while its first line says `plan`, then the command with the flags after
+ * `run`, one a line (the shell splits them at newlines only; globbing is off).
+ */
+function hostGrant(runtime: LauncherRuntime): string {
+  const deno = denoWord(runtime);
+  const bundle = wordWith(installLayout(ROOT_PLACEHOLDER).bundle, ROOT_PLACEHOLDER, "root");
+  const commands = HOST_COMMANDS.map((command) => `${command}:*`).join(" | ");
+  const exempt = HOST_COMMANDS.flatMap((c) => [`${c}:`, `${c}:generic`]).join(" | ");
+  return `host='' wanted=''
+for arg do
+  if [ -n "$wanted" ]; then host=$arg wanted=; continue; fi
+  case $arg in --host) wanted=1 ;; --host=*) host=\${arg#--host=} ;; --) break ;; esac
+done
+case \${1:-}:$host in
+  ${exempt}) ;;
+  ${commands})
+    flags=${shellQuote(planFlags("bundle").join("\n"))}
+    step=0
+    while :; do
+      plan=$(IFS=$nl; exec ${deno} run $flags ${bundle} grant "$@") || exit
+      flags=\${plan#*"$nl"}
+      [ "\${plan%%"$nl"*}" != run ] || break
+      step=$((step + 1))
+      [ "$step" -lt 3 ] || fail "the permission grant for $1 --host $host did not settle"
+    done
+    IFS=$nl
+    exec ${deno} run $flags ${bundle} "$@" ;;
+esac`;
 }
 
 /** The private Deno must be there; a folder missing it was unpacked or copied only in part. */

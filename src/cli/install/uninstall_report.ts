@@ -7,6 +7,7 @@
 import { LAUNCHER_NAME } from "../../shared/install_layout.ts";
 import { SERVER_NAME } from "../../shared/options.ts";
 import { shellQuote } from "../../shared/shell.ts";
+import { commandLine } from "../../shared/hints.ts";
 import { type HostProfile, removalStep } from "../../profiles/mod.ts";
 import { LIB_PATH } from "./manifest.ts";
 import type { UninstallReport } from "./uninstaller.ts";
@@ -65,9 +66,12 @@ export function uninstallOutcome(
     );
   }
   if (removed.length > 0) {
+    const ids = hosts.filter((host) => host.entry !== null).map((host) => host.id);
     next.push(
       `- Take the ${SERVER_NAME} entry out of each agent host you added it to, or the host ` +
-        "keeps starting a server that is gone:",
+        `keeps starting a server that is gone: \`${
+          commandLine(["setup", "--host", "NAME", "--remove"])
+        }\` takes out exactly what setup wrote (NAME: ${ids.join(", ")}); or by hand:`,
       ...hosts.map((host) => `    ${removalStep(host)}`),
     );
   }

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { installLayout } from "../../../src/shared/install_layout.ts";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
+import { planFlags } from "../../../src/cli/host/grant.ts";
 import { symlink } from "../../support/symlink.ts";
 import {
   type Case,
@@ -18,6 +19,7 @@ import {
   launch,
   launchEverywhere,
   layoutFor,
+  SHELLS,
   STUB_DENO,
 } from "../../support/launcher_rig.ts";
 
@@ -239,6 +241,66 @@ Deno.test("launcher (npm): finds npm's Deno as Node finds a dependency, or says 
       gone.stderr,
       /^portreeve-mcp: cannot find the Deno runtime npm installs [^\n]*\n$/,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * A stand-in Deno for the staged grant: asked for `grant` without a read grant it answers `plan`
+ * and a read grant, with one it answers `run` and the command's flags (a path with a space
+ * among them); any other run prints its arguments, as STUB_DENO does. Every call is logged.
+ */
+const PLANNING_DENO = `#!/bin/sh
+printf '%s\\n' "$*" >> "$STUB_LOG"
+for arg do
+  case $arg in
+    grant)
+      case "$*" in
+        *--allow-read=*) printf 'run\\n--allow-read=/h o/.claude.json\\n--allow-run=claude\\n' ;;
+        *) printf 'plan\\n--allow-env=HOME\\n--allow-read=/h o/.claude.json\\n' ;;
+      esac
+      exit 0 ;;
+  esac
+done
+printf '%s\\0' "\${DENO_NO_UPDATE_CHECK-unset}" "$@"
+`;
+
+Deno.test("launcher: doctor --host and setup --host run under the grant the bridge plans", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "prmcp-launcher-" });
+  try {
+    const layout = await layoutFor(`${dir}/root`, "linux", PLANNING_DENO);
+    const log = `${dir}/calls.log`;
+    for (const args of [["doctor", "--host", "claude"], ["setup", "--host=claude", "--dry-run"]]) {
+      await Deno.writeTextFile(log, "");
+      const env = { HOME: "/home/ada", STUB_LOG: log };
+      const got = await launchEverywhere(layout.launcher, args, env, args.join(" "));
+      assert.equal(got.code, 0, got.stderr);
+      assert.deepEqual(got.stdout.split("\0").slice(0, -1), [
+        "1",
+        "run",
+        "--allow-read=/h o/.claude.json",
+        "--allow-run=claude",
+        layout.bundle,
+        ...args,
+      ]);
+      const calls = (await Deno.readTextFile(log)).trimEnd().split("\n");
+      // Per shell: the plan without a grant, the plan with it, then the command.
+      assert.equal(
+        calls[0],
+        ["run", ...planFlags("bundle"), layout.bundle, "grant", ...args].join(" "),
+      );
+      assert.equal(calls.length, 3 * (1 + SHELLS.length));
+    }
+    // generic, no --host, and every other command keep the bridge's confinement, unplanned.
+    for (
+      const args of [["doctor", "--host", "generic"], ["doctor"], ["serve", "--host", "claude"]]
+    ) {
+      await Deno.writeTextFile(log, "");
+      const got = await launch(layout.launcher, args, { HOME: "/home/ada", STUB_LOG: log });
+      assert.ok(got.stdout.includes("--allow-net=unix:"), args.join(" "));
+      assert.equal((await Deno.readTextFile(log)).trimEnd().split("\n").length, 1, args.join(" "));
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -30,6 +30,10 @@ Deno.test("uninstall report: all removed → 0, and every host's entry named", (
   ]);
   assert.equal(lines.length, 5 + HOST_PROFILES.length);
   assert.ok(lines.includes("    Claude Code: `claude mcp remove --scope user portreeve`"));
+  // The one command that takes out exactly what setup wrote, for every host with an entry.
+  assert.ok(
+    lines.some((line) => /setup --host NAME --remove` takes out .*\(NAME: claude, /.test(line)),
+  );
 });
 
 Deno.test("uninstall report: an edited file kept → 1 with a next step; what --force moved is named", () => {

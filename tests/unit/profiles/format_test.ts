@@ -1,12 +1,7 @@
 /** The building blocks: shell quoting, the TOML writer, templates and profile validation. */
 import assert from "node:assert/strict";
 import { parse as parseToml } from "smol-toml";
-import {
-  HOST_PROFILES,
-  parseProfile,
-  stringifyToml,
-  tomlString,
-} from "../../../src/profiles/mod.ts";
+import { HOST_PROFILES, parseProfile, stringifyToml } from "../../../src/profiles/mod.ts";
 import { shellQuote } from "../../../src/shared/shell.ts";
 import { expand, expandWords } from "../../../src/profiles/template.ts";
 import { shellWords } from "./golden/fixtures.ts";
@@ -52,26 +47,17 @@ Deno.test("shellQuote: words survive bash and dash", async () => {
   for (const shell of ["bash", "dash"]) assert.deepEqual(await shellWords(shell, command), words);
 });
 
-Deno.test("tomlString: escapes quotes, backslashes and every control character", () => {
-  assert.equal(tomlString(`a"b\\c`), `"a\\"b\\\\c"`);
-  assert.equal(tomlString("t\tn\nnul\0del\x7f"), `"t\\u0009n\\u000Anul\\u0000del\\u007F"`);
-  assert.equal(tomlString("日本 🚀"), `"日本 🚀"`);
-  assert.throws(() => tomlString("\ud800"), { name: "TomlError" });
+Deno.test("stringifyToml: smol-toml's tables and nested tables parse back; what it cannot keep is refused", () => {
   const tricky = `O'Hara "Q" \\x\u0001\u001f\r\n日本🚀`;
-  assert.deepEqual(tomlValue(`v = ${tomlString(tricky)}`), { v: tricky });
-});
-
-Deno.test("stringifyToml: tables, inline values, long arrays and nested tables parse back", () => {
   const value = {
     top: "level",
     mcp_servers: {
       "odd key.x": {
         command: "/bin/x",
         args: Array.from({ length: 12 }, (_, i) => `argument-${i}`),
-        short: ["a"],
+        short: [tricky],
         n: 20,
         on: true,
-        inline: [{ k: "v" }],
         env: { PORTREEVE_SOCKET: "/s", "A B": "c" },
       },
     },
@@ -79,12 +65,8 @@ Deno.test("stringifyToml: tables, inline values, long arrays and nested tables p
   const text = stringifyToml(value);
   assert.deepEqual(tomlValue(text), value);
   assert.match(text, /^top = "level"\n\n\[mcp_servers\."odd key\.x"\]\n/);
-  assert.match(text, /\nargs = \[\n {2}"argument-0",\n/);
-  assert.match(
-    text,
-    /\n\[mcp_servers\."odd key\.x"\.env\]\nPORTREEVE_SOCKET = "\/s"\n"A B" = "c"\n$/,
-  );
   assert.throws(() => stringifyToml({ a: null }), { name: "TomlError" });
+  assert.throws(() => stringifyToml({ a: ["\ud800"] }), { name: "TomlError" });
 });
 
 Deno.test("templates: placeholders substitute data; an empty env disappears", () => {

@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { SERVE_OPTIONS } from "../../../src/cli/serve.ts";
 import { CONFIG_OPTIONS } from "../../../src/cli/config.ts";
 import { DOCTOR_OPTIONS } from "../../../src/cli/doctor.ts";
+import { SETUP_OPTIONS } from "../../../src/cli/setup.ts";
 import { checkLabel, oneOf, parseOptions, UsageError } from "../../../src/cli/options.ts";
 import { HOST_IDS } from "../../../src/profiles/hosts.ts";
 import { APPROVAL_MODES, SOFTWARE_VERSION, TOOLSETS } from "../../../src/shared/options.ts";
@@ -61,7 +62,12 @@ const SYSTEM = [
 ];
 
 /** The parser options of each launcher subcommand. */
-const COMMAND_OPTIONS = { serve: SERVE_OPTIONS, config: CONFIG_OPTIONS, doctor: DOCTOR_OPTIONS };
+const COMMAND_OPTIONS = {
+  serve: SERVE_OPTIONS,
+  config: CONFIG_OPTIONS,
+  doctor: DOCTOR_OPTIONS,
+  setup: SETUP_OPTIONS,
+};
 type Command = keyof typeof COMMAND_OPTIONS;
 const isCommand = (name: string): name is Command => Object.hasOwn(COMMAND_OPTIONS, name);
 /** Flags of the tasks whose programs parse their own (read from each program's usage). */
@@ -166,7 +172,7 @@ Deno.test("docs: every shell command runs as printed and names real tasks, comma
   assert.deepEqual(found, []);
 });
 
-Deno.test("docs: the README's quick start installs, prints the entry, and ends connected", () => {
+Deno.test("docs: the README's quick start installs, sets up the entry, and ends connected", () => {
   const readme = docs.get("README.md")!;
   const from = readme.indexOf("## Quick start");
   const quick = readme.slice(from, readme.indexOf("\n## ", from));
@@ -178,12 +184,12 @@ Deno.test("docs: the README's quick start installs, prints the entry, and ends c
     `cd ${CHECKOUT}`,
     `${NPX_DENO} task package:npm`,
     `npm install -g ./dist/npm/portreeve-mcp-${SOFTWARE_VERSION}.tgz`,
-    "portreeve-mcp config --host claude",
+    "portreeve-mcp setup --host claude",
     "claude mcp list",
   ]);
   assert.match(
     quick,
-    /claude mcp list {3}# portreeve: … - ✔ Connected/,
+    /claude mcp list +# portreeve: … - ✔ Connected/,
     "what connected looks like",
   );
   assert.ok(readme.indexOf("## Quick start") < readme.indexOf("<!-- bench-summary:start -->"));

@@ -1,0 +1,114 @@
+/**
+ * `setup --host`, `doctor --host` and `setup --host --remove` with the real host programs, as
+ * `deno task setup` and `deno task doctor` run them (scripts/confined.ts: the staged grant),
+ * each host in a fresh HOME against the simulator: setup writes the entry (through the host's
+ * own command, or its file), a second run changes nothing, doctor runs the entry the host has and
+ * says OK, `--remove` takes it out and doctor then says MISSING. For Claude Code, an entry
+ * naming a socket where nothing listens is MISCONFIGURED however `claude mcp get` shows it.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { TASKS } from "../../scripts/tasks.ts";
+import { HOST_PACKAGES, installedBin } from "./install.ts";
+import { type Rig, startRig } from "./rig.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const DENO_DIR = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache/deno");
+
+/** A task's one Deno step, its paths made absolute so it runs from the host's folder. */
+function taskArgs(task: "setup" | "doctor"): string[] {
+  const [step] = TASKS[task].steps;
+  if (!("deno" in step)) throw new Error(`${task} is not one Deno step`);
+  return step.deno.map((arg) => /^(scripts\/|main\.ts$)/.test(arg) ? join(ROOT, arg) : arg);
+}
+
+/** The folder each host whose file setup edits makes when it first starts. */
+const FOLDERS: Record<string, string> = {
+  codex: ".codex",
+  opencode: ".config/opencode",
+  cline: ".cline/data/settings",
+};
+
+/** Each host's own switches for running offline in a throwaway home. */
+const HOST_ENV: Record<string, Record<string, string>> = {
+  copilot: { COPILOT_OFFLINE: "true", COPILOT_AUTO_UPDATE: "false" },
+  opencode: {
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+  },
+  claude: { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+};
+
+async function task(
+  rig: Rig,
+  bin: string,
+  host: string,
+  task: "setup" | "doctor",
+  ...args: string[]
+) {
+  const path = `${join(bin, "..")}:${rig.env().PATH}`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...taskArgs(task), "--host", host, ...args],
+    cwd: rig.workdir,
+    env: rig.env({ ...HOST_ENV[host], PATH: path, PWD: rig.workdir, DENO_DIR }),
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+for (const pkg of HOST_PACKAGES) {
+  Deno.test(`${pkg.host}: setup writes the entry, doctor runs it, --remove takes it out`, async () => {
+    const bin = await installedBin(pkg);
+    const rig = await startRig({ seed: false });
+    try {
+      // A host makes its folder when it first starts; setup does not make it.
+      const folder = FOLDERS[pkg.host];
+      if (folder !== undefined) await Deno.mkdir(join(rig.home, folder), { recursive: true });
+      if (pkg.host === "gemini") {
+        await Deno.mkdir(join(rig.home, ".gemini"), { recursive: true });
+        await Deno.writeTextFile(
+          join(rig.home, ".gemini/trustedFolders.json"),
+          JSON.stringify({ [rig.workdir]: "TRUST_FOLDER" }),
+        );
+      }
+      const socket = ["--socket", rig.socket];
+      const first = await task(rig, bin, pkg.host, "setup", ...socket);
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      const again = await task(rig, bin, pkg.host, "setup", ...socket);
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stdout, /nothing to change/);
+      const doctor = await task(rig, bin, pkg.host, "doctor", ...socket);
+      assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+      assert.match(doctor.stdout, /through the entry: .*PortReeve/);
+      assert.match(doctor.stdout, /Verdict: OK/);
+      const removed = await task(rig, bin, pkg.host, "setup", "--remove");
+      assert.equal(removed.code, 0, removed.stdout + removed.stderr);
+      const gone = await task(rig, bin, pkg.host, "doctor", ...socket);
+      assert.equal(gone.code, 6, gone.stdout + gone.stderr);
+      assert.match(gone.stdout, /Verdict: MISSING\. Run `.*setup --host/);
+    } finally {
+      await rig.close();
+    }
+  });
+}
+
+Deno.test("claude: an entry naming a socket where nothing listens is never OK", async () => {
+  const pkg = HOST_PACKAGES.find((p) => p.host === "claude")!;
+  const bin = await installedBin(pkg);
+  const rig = await startRig({ seed: false });
+  try {
+    const moved = join(rig.home, "moved", "portreeve.sock");
+    const setup = await task(rig, bin, "claude", "setup", "--socket", moved);
+    assert.equal(setup.code, 0, setup.stdout + setup.stderr);
+    const doctor = await task(rig, bin, "claude", "doctor", "--socket", rig.socket);
+    assert.equal(doctor.code, 5, doctor.stdout + doctor.stderr);
+    assert.ok(doctor.stdout.includes(`uses ${moved}`), doctor.stdout);
+    assert.match(doctor.stdout, /Verdict: MISCONFIGURED\. Run `.*setup --host claude --socket /);
+  } finally {
+    await rig.close();
+  }
+});
