@@ -34,8 +34,11 @@ export interface BridgeSetup {
   timeouts?: Partial<Timeouts>;
   /** Default custody window (10 minutes when unset). */
   custodyMs?: number;
-  /** The process's record of credential fragments, shared with its output scrubbers. */
-  fragments?: CredentialFragments;
+  /**
+   * The process's record of credential fragments: custody fills it, and every writer of the
+   * process scrubs with it, so it is made first and handed to both.
+   */
+  fragments: CredentialFragments;
   /** Whether executes ask the person through the host (`auto` when unset). */
   approval?: ApprovalMode;
   /** How long a question waits for the person (2 minutes when unset). */
@@ -139,6 +142,8 @@ async function build(
     { daemonRenewers },
     { notGranted },
     { ReceiptBook },
+    { ApprovalGate },
+    { Approvals },
   ] = await Promise.all([
     import("../daemon/client.ts"),
     import("../custody/mod.ts"),
@@ -146,8 +151,12 @@ async function build(
     import("../catalogue/renewers.ts"),
     import("../daemon/errors.ts"),
     import("../catalogue/receipt_book.ts"),
+    import("../daemon/gate.ts"),
+    import("../catalogue/approval.ts"),
   ]);
   const log = logger("bridge");
+  // One gate: the client admits through it, and only these approvals hold its minter.
+  const gate = new ApprovalGate();
   const daemon = new DaemonClient({
     socketPath: setup.socket.path,
     runId,
@@ -155,6 +164,7 @@ async function build(
     timeouts: setup.timeouts,
     // The log line (for a person) says how to fix it; the agent is told only what it is.
     preflight: () => misconfiguration ? notGranted(setup.socket.path) : undefined,
+    gate,
   });
   const custody = new Custody({
     renewers: daemonRenewers(daemon),
@@ -176,6 +186,7 @@ async function build(
     custody,
     memory: new Memory(),
     receipts: new ReceiptBook(),
+    approvals: new Approvals(gate.takeMinter()),
     bridge: {
       runId,
       label: setup.label ?? null,

@@ -7,6 +7,7 @@ import type { Memory } from "./memory.ts";
 import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
+import type { Approvals } from "./approval.ts";
 import type { PageFit } from "../results/pagination.ts";
 
 export interface BridgeFacts {
@@ -34,6 +35,8 @@ export interface Services {
   memory: Memory;
   /** Receipts this bridge's previews returned, and the person's answers about them. */
   receipts: ReceiptBook;
+  /** The minter of the approval proofs `daemon` accepts, held where tools cannot use it. */
+  approvals: Approvals;
 }
 
 /**

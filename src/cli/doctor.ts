@@ -22,6 +22,7 @@ import { startDaemonHint } from "./daemon_hint.ts";
 import { wrappedList } from "./host_list.ts";
 import { detectInstallation } from "../shared/installation.ts";
 import { configureLogging } from "../shared/logging.ts";
+import { CredentialFragments } from "../custody/fragments.ts";
 import { envelopeOf } from "../results/result.ts";
 import { isObject, type Json } from "../shared/json.ts";
 import { z } from "zod";
@@ -89,7 +90,8 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
   const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
   if (findHost(values.host) === undefined) throw new UsageError(unknownHostMessage(values.host));
   const label = values.label === undefined ? undefined : checkLabel(values.label);
-  configureLogging("error");
+  const fragments = new CredentialFragments();
+  configureLogging("error", { scrub: (line) => fragments.scrub(line) });
   const socket = locateSocket(values.socket);
   const checks: Check[] = [];
   const add = (status: Status, label: string, detail: string) =>
@@ -108,7 +110,7 @@ export async function runDoctor(args: string[], io: CommandIO): Promise<number> 
     misconfiguration ?? "covers this socket",
   );
 
-  const bridge = createBridge({ socket, label, toolset, approval });
+  const bridge = createBridge({ socket, label, toolset, approval, fragments });
   const shutdown = new AbortController();
   let verdict: keyof typeof DOCTOR_EXIT = misconfiguration ? "misconfigured" : "ok";
   try {

@@ -20,6 +20,7 @@ import type { ApprovalMode } from "../../src/shared/options.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import { seeder } from "../e2e/seed.ts";
 import { FakeClock } from "./fake_clock.ts";
+import { approvalPair } from "./approvals.ts";
 import type { Json } from "../../src/shared/json.ts";
 
 /** How a call can reach the person, and what the bridge's approval mode is. */
@@ -60,12 +61,18 @@ export class World {
     this.dir = dir;
     this.sim = sim;
     this.#made = made;
-    const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
+    const { gate, approvals } = approvalPair();
+    const client = new DaemonClient({
+      socketPath: sim.socketPath,
+      runId: crypto.randomUUID(),
+      gate,
+    });
     this.services = {
       daemon: client,
       custody: new Custody({ clock: new FakeClock(Date.now()), renewers: daemonRenewers(client) }),
       memory: new Memory(),
       receipts: new ReceiptBook(),
+      approvals,
     };
   }
 

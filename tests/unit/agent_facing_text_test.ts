@@ -20,6 +20,7 @@ import { envelopeOf, errorEnvelope } from "../../src/results/result.ts";
 import { SERVER_INSTRUCTIONS } from "../../src/catalogue/instructions.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { createBridge } from "../../src/bridge/mod.ts";
+import { CredentialFragments } from "../../src/custody/fragments.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import type { HostChannel } from "../../src/shared/host_channel.ts";
@@ -71,7 +72,11 @@ async function sessionTexts(): Promise<[string, string][]> {
   const sim = await startSimulator({ socketPath, observeHost: false });
   await Deno.mkdir(`${dir}/ws`);
   await Deno.mkdir(`${dir}/stack`);
-  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const bridge = createBridge({
+    socket: { path: socketPath, source: "flag" },
+    toolset: "full",
+    fragments: new CredentialFragments(),
+  });
   const services = await bridge.services();
   const call = async (
     tool: string,

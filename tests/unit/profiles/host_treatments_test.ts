@@ -17,6 +17,7 @@ import {
 import { type HostTreatments, treatmentFor } from "../../../src/shared/host_treatment.ts";
 import { SMALLEST_RESULT_BYTES } from "../../../src/results/pagination.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
+import { CredentialFragments } from "../../../src/custody/fragments.ts";
 import { envelopeOf, isErrorResult } from "../../../src/results/result.ts";
 import { BridgeError, Codes } from "../../../src/shared/errors.ts";
 import codex from "../../../config-profiles/codex.json" with { type: "json" };
@@ -91,6 +92,7 @@ async function errorsFor(hosts: HostTreatments, name: string, more: readonly str
     socket: { path: "/nonexistent/portreeve-test/portreeve.sock", source: "flag" },
     toolset: "full",
     hosts,
+    fragments: new CredentialFragments(),
   });
   const shutdown = new AbortController();
   const server = bridge.server(shutdown.signal);
@@ -162,6 +164,7 @@ Deno.test("an unflagged error of every tool passes its output schema in the host
   const bridge = createBridge({
     socket: { path: "/nonexistent/p.sock", source: "flag" },
     toolset: "full",
+    fragments: new CredentialFragments(),
   });
   const tools = bridge.catalogue.listing().map((tool) => tool.name);
   await bridge.close();

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { envelopeOf } from "../../../src/results/result.ts";
+import { CredentialFragments } from "../../../src/custody/fragments.ts";
 import { SERVER_INSTRUCTIONS } from "../../../src/catalogue/instructions.ts";
 import { codeModeBytes, typeOf } from "../../../scripts/bench/code_mode.ts";
 import reference from "../../fixtures/reference-catalogue.json" with { type: "json" };
@@ -102,7 +103,11 @@ Deno.test("the largest results stay within their compact budgets", async () => {
   const sim = await startSimulator({ socketPath, observeHost: false });
   await Deno.mkdir(`${dir}/ws`);
   await Deno.mkdir(`${dir}/stack`);
-  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const bridge = createBridge({
+    socket: { path: socketPath, source: "flag" },
+    toolset: "full",
+    fragments: new CredentialFragments(),
+  });
   const ctx = {
     ...await bridge.services(),
     signal: new AbortController().signal,

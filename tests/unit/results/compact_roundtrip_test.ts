@@ -12,6 +12,7 @@ import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";
 import { compactData } from "../../../src/results/compact/mod.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
+import { CredentialFragments } from "../../../src/custody/fragments.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { expandWhole, servedDataSchema } from "../../support/expand.ts";
 import { differences } from "../../support/not_shown.ts";
@@ -31,7 +32,11 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
   const stackRoot = `${dir}/stack`;
   await Deno.mkdir(workspace);
   await Deno.mkdir(stackRoot);
-  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const bridge = createBridge({
+    socket: { path: socketPath, source: "flag" },
+    toolset: "full",
+    fragments: new CredentialFragments(),
+  });
   const services = await bridge.services();
   // The default mode with a person who approves: executes go through as they would.
   const ctx = { ...services, signal: new AbortController().signal, host: APPROVING_HOST };
