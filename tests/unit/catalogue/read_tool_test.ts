@@ -128,12 +128,20 @@ Deno.test("cursor binding: every paged tool's cursor continues only its own list
     }
 
     for (const other of PAGED.filter((t) => t !== tool)) {
-      const r = await rig.call(other.name, { ...inputOf(other).args, afterCursor: cursor });
-      refusedCursor(
-        r,
-        ["cursor_scope_mismatch", "foreign_cursor"],
-        `${tool.name}'s cursor in ${other.name}`,
+      const theirs = inputOf(other);
+      // Alone, and with every filter value the two tools share: a cursor scoped to the wrong
+      // tool's name would pass only there.
+      const shared = Object.fromEntries(
+        Object.entries(args).filter(([key]) => !NOT_FILTERS.has(key) && key in theirs.properties),
       );
+      for (const with_ of [theirs.args, { ...theirs.args, ...shared }]) {
+        const r = await rig.call(other.name, { ...with_, afterCursor: cursor });
+        refusedCursor(
+          r,
+          ["cursor_scope_mismatch", "foreign_cursor"],
+          `${tool.name}'s cursor in ${other.name} ${JSON.stringify(with_)}`,
+        );
+      }
     }
 
     const filters = Object.keys(properties).filter((key) => !NOT_FILTERS.has(key));
