@@ -8,7 +8,13 @@ import type { Json } from "../../../shared/json.ts";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
-import { type ConsequentialEffect, coordinates, pathOf, post, segmentsOf } from "../../routes.ts";
+import {
+  type ConsequentialEffect,
+  coordinates,
+  pathOf,
+  post,
+  segmentsFromInput,
+} from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
@@ -142,6 +148,7 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     coordinates("records a receipt with a dry-run forecast; changes nothing else"),
     PREVIEW_CHECK,
   );
+  const segments = segmentsFromInput(spec.name, route, spec.input);
   return defineTool({
     name: spec.name,
     title: spec.title,
@@ -153,7 +160,7 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     view: spec.view,
     routes: [route],
     async call(ctx, input) {
-      const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
+      const preview = await mutate(ctx, route, segments(input), spec.body?.(input) ?? {});
       const { effect, blockers, nothing } = spec.explain(preview);
       const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
       const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
@@ -272,6 +279,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     spec.effect,
     spec.check,
   );
+  const segments = segmentsFromInput(spec.name, route, spec.input);
   return defineTool({
     name: spec.name,
     title: spec.title,
@@ -284,7 +292,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     async call(ctx: ToolContext, input) {
       const receiptId = input.receiptId as string;
       const body = spec.body?.(input) ?? { receiptId };
-      const params = segmentsOf(input);
+      const params = segments(input);
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
       const approval = await obtainApproval(ctx, {
         tool: spec.name,
