@@ -10,7 +10,7 @@ import type { ReceiptBook } from "./receipt_book.ts";
 import type { Approvals } from "./approval.ts";
 import type { PageFit } from "../results/pagination.ts";
 
-export interface BridgeFacts {
+interface BridgeFacts {
   runId: string;
   label: string | null;
   socketPath: string;

@@ -5,8 +5,6 @@
  */
 export {
   get,
-  id,
-  type Method,
   type OutcomeCheck,
   type Params,
   pathOf,
@@ -19,8 +17,6 @@ export {
   type ConsequentialEffect,
   coordinates,
   dependsOn,
-  type Effect,
-  type EffectDeclaration,
   reads,
 } from "../daemon/effects.ts";
 import type { z } from "zod";

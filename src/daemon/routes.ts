@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { type EffectDeclaration, reads } from "./effects.ts";
 
-export type Method = "GET" | "POST";
+type Method = "GET" | "POST";
 
 export interface Route<Reply extends z.ZodType = z.ZodType> {
   method: Method;
@@ -106,7 +106,7 @@ export type Params = Record<string, string | number>;
 export type Query = Record<string, string | number | boolean | undefined>;
 
 /** A path segment for an id: the daemon routes only lowercase UUIDs. */
-export function id(value: string): string {
+function id(value: string): string {
   return encodeURIComponent(value.toLowerCase());
 }
 

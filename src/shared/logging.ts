@@ -11,7 +11,7 @@ export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevelName = typeof LOG_LEVELS[number];
 
 type Properties = Record<string, unknown>;
-export interface Log {
+interface Log {
   error(message: string, properties?: Properties): void;
   warn(message: string, properties?: Properties): void;
   info(message: string, properties?: Properties): void;
@@ -19,7 +19,7 @@ export interface Log {
 }
 
 /** Where log lines go: each one scrubbed, then written whole. */
-export interface LogOutput {
+interface LogOutput {
   /** A JSON line in, a JSON line out, with every credential this process holds masked. */
   scrub: (line: string) => string;
   /** Writes one line's bytes whole (default: to stderr). */

@@ -57,7 +57,7 @@ export const FLOW_LIMITS: Readonly<FlowLimits> = {
  * How a tool call refused unparsed is answered: a tool result the host shows its model, for the
  * host that named itself `client` in a message read before (undefined: none did).
  */
-export type CallRefusal = (error: BridgeError, client: string | undefined) => CallToolResult;
+type CallRefusal = (error: BridgeError, client: string | undefined) => CallToolResult;
 
 /**
  * What every frame passes, given when the transport is built: there is no transport without

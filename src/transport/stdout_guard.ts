@@ -8,7 +8,7 @@
 const encoder = new TextEncoder();
 
 /** Where console lines go and what each passes first (plain text in and out). */
-export interface ConsoleOutput {
+interface ConsoleOutput {
   scrub: (text: string) => string;
   /** Writes one line's bytes whole (default: to stderr). */
   write?: (bytes: Uint8Array) => void;

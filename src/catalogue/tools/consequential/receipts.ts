@@ -38,7 +38,7 @@ const target = z.object({ type: z.string(), id: z.string() });
 const record = () => z.looseObject({});
 
 /** A consequential preview as the daemon sends it: the receipt and the evidence it binds. */
-export interface DaemonPreview {
+interface DaemonPreview {
   receiptId: string;
   action: string;
   target: { type: string; id: string };
@@ -94,7 +94,7 @@ const previewOutput = (shown: PreviewShapes) =>
   });
 
 /** The whole shape of a preview's proposal and evidence, as its output schema declares it. */
-export interface PreviewShapes {
+interface PreviewShapes {
   proposal: z.ZodType;
   observed: z.ZodType;
 }
@@ -111,7 +111,7 @@ export interface Explained {
   nothing?: "nothing_to_do" | "preview_refused";
 }
 
-export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
+interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
   name: string;
   /** The execute that acts on this preview's receipt, named in what the agent is told. */
   execute: string;
@@ -241,11 +241,11 @@ function approvalStep(
 }
 
 /** `12:34:56Z` from an ISO timestamp; a person reads the time, not the date. */
-export function clock(iso: string): string {
+function clock(iso: string): string {
   return iso.length >= 19 ? `${iso.slice(11, 19)}Z` : iso;
 }
 
-export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
+interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   name: string;
   action: string;
   title: string;
