@@ -179,3 +179,16 @@ Deno.test("docs: every test a document names by file and title exists under that
   assert.ok(count >= 7, `docs/credentials.md names its guards' tests (${count} found)`);
   assert.deepEqual(missing, []);
 });
+
+Deno.test("docs: every test file a document names by its path exists", async () => {
+  const named = /`(tests\/[\w/.-]+_test\.ts)`/g;
+  const missing: string[] = [];
+  for (const [file, text] of docs) {
+    for (const [, test] of text.matchAll(named)) {
+      if (!await Deno.stat(new URL(test, ROOT)).then(() => true, () => false)) {
+        missing.push(`${file}: ${test}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
+});

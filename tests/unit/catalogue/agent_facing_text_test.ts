@@ -15,17 +15,17 @@ import {
   nextStepFor,
   OUTCOME_UNKNOWN,
   type Step,
-} from "../../src/shared/error_codes.ts";
-import { envelopeOf, errorEnvelope } from "../../src/results/result.ts";
-import { SERVER_INSTRUCTIONS } from "../../src/catalogue/instructions.ts";
-import { ALL_TOOLS } from "../../src/catalogue/index.ts";
-import { createBridge } from "../../src/bridge/mod.ts";
-import { CredentialFragments } from "../../src/custody/fragments.ts";
-import { startSimulator } from "../../src/simulator/mod.ts";
-import type { ApprovalMode } from "../../src/shared/options.ts";
-import type { HostChannel } from "../../src/shared/host_channel.ts";
-import { runResultScenario } from "../support/result_scenario.ts";
-import { bridgeErrorSamples } from "../support/error_samples.ts";
+} from "../../../src/shared/error_codes.ts";
+import { envelopeOf, errorEnvelope } from "../../../src/results/result.ts";
+import { SERVER_INSTRUCTIONS } from "../../../src/catalogue/instructions.ts";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import { createBridge } from "../../../src/bridge/mod.ts";
+import { CredentialFragments } from "../../../src/custody/fragments.ts";
+import { startSimulator } from "../../../src/simulator/mod.ts";
+import type { ApprovalMode } from "../../../src/shared/options.ts";
+import type { HostChannel } from "../../../src/shared/host_channel.ts";
+import { runResultScenario } from "../../support/result_scenario.ts";
+import { bridgeErrorSamples } from "../../support/error_samples.ts";
 
 /** Advice that acts on the machine, or sends an agent to a command. */
 const ADVICE: [string, RegExp][] = [

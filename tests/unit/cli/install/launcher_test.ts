@@ -9,9 +9,9 @@
  * disk at the socket's path is walked kind by kind in launcher_site_test.ts.
  */
 import assert from "node:assert/strict";
-import { installLayout } from "../../../src/shared/install_layout.ts";
-import { confinedFlags } from "../../../src/shared/permissions.ts";
-import { symlink } from "../../support/symlink.ts";
+import { installLayout } from "../../../../src/shared/install_layout.ts";
+import { confinedFlags } from "../../../../src/shared/permissions.ts";
+import { symlink } from "../../../support/symlink.ts";
 import {
   type Case,
   compare,
@@ -19,7 +19,7 @@ import {
   launchEverywhere,
   layoutFor,
   STUB_DENO,
-} from "../../support/launcher_rig.ts";
+} from "../../../support/launcher_rig.ts";
 
 const decoder = new TextDecoder();
 
