@@ -9,8 +9,8 @@ import { createBridge } from "../../../src/bridge/mod.ts";
 import { CredentialFragments } from "../../../src/custody/fragments.ts";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { effectOf } from "../../../src/daemon/effects.ts";
-import { type Approvals, obtainInputApproval } from "../../../src/catalogue/approval.ts";
-import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
+import type { Approvals } from "../../../src/catalogue/approval.ts";
+import { proofWithoutAsking } from "../../support/approvals.ts";
 import { GateRefusal } from "../../../src/daemon/gate.ts";
 import { pathOf } from "../../../src/daemon/routes.ts";
 import { BridgeError, Codes } from "../../../src/shared/errors.ts";
@@ -28,28 +28,9 @@ function bridge() {
   });
 }
 
-/** A proof from `approvals` for ROUTE with `body` (`--approval off` mints without asking). */
-async function proof(approvals: Approvals, body: Record<string, unknown>) {
-  const refuse = () => new BridgeError(Codes.internal, "unexpected", false);
-  const minted = await obtainInputApproval({
-    approvals,
-    bridge: { approval: "off", approvalMs: 1_000 },
-    receipts: new ReceiptBook(),
-    host: { canAsk: false },
-    signal: new AbortController().signal,
-  }, {
-    request: { route: ROUTE, path: pathOf(ROUTE), body },
-    prepare: () => Promise.resolve(undefined),
-    refusals: {
-      hostCannotAsk: refuse,
-      tooLongToAsk: refuse,
-      declined: refuse,
-      busy: refuse,
-      cancelled: refuse,
-      noAnswer: refuse,
-    },
-  });
-  return minted!;
+/** A proof from `approvals` for ROUTE with `body`, minted without asking (`--approval off`). */
+function proof(approvals: Approvals, body: Record<string, unknown>) {
+  return proofWithoutAsking(approvals, { route: ROUTE, path: pathOf(ROUTE), body });
 }
 
 Deno.test("a bridge's approvals mint what its own daemon client accepts, and only that", async () => {

@@ -12,11 +12,10 @@ import { DaemonClient } from "../../../src/daemon/client.ts";
 import { ApprovalGate, ApprovalProof, GateRefusal } from "../../../src/daemon/gate.ts";
 import { get, pathOf, post, type Route } from "../../../src/daemon/routes.ts";
 import { consequential } from "../../../src/daemon/effects.ts";
-import { type Approvals, obtainInputApproval } from "../../../src/catalogue/approval.ts";
-import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
-import { BridgeError, Codes } from "../../../src/shared/errors.ts";
+import type { Approvals } from "../../../src/catalogue/approval.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
-import { approvalPair } from "../../support/approvals.ts";
+import { approvalPair, proofWithoutAsking } from "../../support/approvals.ts";
 
 const SETTINGS = post(
   "/v1/actions/settings/execute",
@@ -27,25 +26,7 @@ const CONFIG = get("/v1/config", z.looseObject({}));
 
 /** A proof from `approvals` for `body` on SETTINGS (`off` mints without asking). */
 function proofFor(approvals: Approvals, body: Record<string, unknown>, route: Route = SETTINGS) {
-  const refuse = () => new BridgeError(Codes.internal, "unexpected", false);
-  return obtainInputApproval({
-    approvals,
-    bridge: { approval: "off", approvalMs: 1_000 },
-    receipts: new ReceiptBook(),
-    host: { canAsk: false },
-    signal: new AbortController().signal,
-  }, {
-    request: { route, path: pathOf(route), body },
-    prepare: () => Promise.resolve(undefined),
-    refusals: {
-      hostCannotAsk: refuse,
-      tooLongToAsk: refuse,
-      declined: refuse,
-      busy: refuse,
-      cancelled: refuse,
-      noAnswer: refuse,
-    },
-  }).then((proof) => proof!);
+  return proofWithoutAsking(approvals, { route, path: pathOf(route), body });
 }
 
 async function daemon() {

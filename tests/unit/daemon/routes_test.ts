@@ -43,26 +43,21 @@ Deno.test("routes: a template that could not be filled or matched fails where it
 
 Deno.test("routes: a tool filling segments from its input fails at its definition when a field is missing", () => {
   const route = get("/v1/claims/{claimId}", ANY);
+  const define = (params?: (input: { id: string }) => { claimId: string }) =>
+    readTool({
+      name: "portreeve_test_get",
+      title: "t",
+      description: "t",
+      input: z.strictObject({ id: z.string() }),
+      route,
+      params,
+    });
   assert.throws(
-    () =>
-      readTool({
-        name: "portreeve_test_get",
-        title: "t",
-        description: "t",
-        input: z.strictObject({ id: z.string() }),
-        route,
-      }),
+    () => define(),
     /portreeve_test_get: GET \/v1\/claims\/\{claimId\} is filled from its input, which has no claimId/,
   );
   // Told how instead, it is defined.
-  readTool({
-    name: "portreeve_test_get",
-    title: "t",
-    description: "t",
-    input: z.strictObject({ id: z.string() }),
-    route,
-    params: (input) => ({ claimId: input.id }),
-  });
+  define((input) => ({ claimId: input.id }));
 });
 
 /** `{name}` in the bridge's templates is `:name` in the simulator's. */
