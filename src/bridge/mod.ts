@@ -27,7 +27,7 @@ import { logger } from "../shared/logging.ts";
 import { type HostTreatment, type HostTreatments, treatmentFor } from "../shared/host_treatment.ts";
 import { SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
 
-export interface BridgeSetup {
+interface BridgeSetup {
   socket: SocketLocation;
   label?: string;
   toolset: Toolset;
