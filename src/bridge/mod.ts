@@ -27,15 +27,18 @@ import { logger } from "../shared/logging.ts";
 import { type HostTreatment, type HostTreatments, treatmentFor } from "../shared/host_treatment.ts";
 import { SMALLEST_RESULT_BYTES } from "../results/pagination.ts";
 
-export interface BridgeSetup {
+interface BridgeSetup {
   socket: SocketLocation;
   label?: string;
   toolset: Toolset;
   timeouts?: Partial<Timeouts>;
   /** Default custody window (10 minutes when unset). */
   custodyMs?: number;
-  /** The process's record of credential fragments, shared with its output scrubbers. */
-  fragments?: CredentialFragments;
+  /**
+   * The process's record of credential fragments: custody fills it, and every writer of the
+   * process scrubs with it, so it is made first and handed to both.
+   */
+  fragments: CredentialFragments;
   /** Whether executes ask the person through the host (`auto` when unset). */
   approval?: ApprovalMode;
   /** How long a question waits for the person (2 minutes when unset). */
@@ -146,6 +149,8 @@ async function build(
     { daemonRenewers },
     { notGranted },
     { ReceiptBook },
+    { ApprovalGate },
+    { Approvals },
   ] = await Promise.all([
     import("../daemon/client.ts"),
     import("../custody/mod.ts"),
@@ -153,8 +158,12 @@ async function build(
     import("../catalogue/renewers.ts"),
     import("../daemon/errors.ts"),
     import("../catalogue/receipt_book.ts"),
+    import("../daemon/gate.ts"),
+    import("../catalogue/approval.ts"),
   ]);
   const log = logger("bridge");
+  // One gate: the client admits through it, and only these approvals hold its minter.
+  const gate = new ApprovalGate();
   const daemon = new DaemonClient({
     socketPath: setup.socket.path,
     runId,
@@ -162,6 +171,7 @@ async function build(
     timeouts: setup.timeouts,
     // The log line (for a person) says how to fix it; the agent is told only what it is.
     preflight: () => misconfiguration ? notGranted(setup.socket.path) : undefined,
+    gate,
   });
   const custody = new Custody({
     renewers: daemonRenewers(daemon),
@@ -183,6 +193,7 @@ async function build(
     custody,
     memory: new Memory(),
     receipts: new ReceiptBook(),
+    approvals: new Approvals(gate.takeMinter()),
     bridge: {
       runId,
       label: setup.label ?? null,

@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import { BridgeError } from "../shared/errors.ts";
-import { type ApprovalProof, type GatedRequest, takeApprovalMinter } from "../daemon/gate.ts";
+import type { ApprovalBasis, ApprovalProof, GatedRequest, Minter } from "../daemon/gate.ts";
 import type { Asking, IssuedReceipt, ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../shared/options.ts";
 import type { Question } from "./question.ts";
@@ -42,14 +42,35 @@ import {
   type HostChannel,
 } from "../shared/host_channel.ts";
 
-/** The one minter of approval proofs (see daemon/gate.ts). */
-const mint = takeApprovalMinter();
+/** Mints with the minter `approvals` holds; set in the class below, which alone can reach it. */
+let mintWith: (approvals: Approvals, request: GatedRequest, basis: ApprovalBasis) => ApprovalProof;
+
+/**
+ * A bridge's approvals: the one holder of its gate's minter (daemon/gate.ts), handed in when the
+ * bridge is built. Opaque to everything else: a tool gets a proof only through this module's
+ * `obtainApproval` and `obtainInputApproval`.
+ */
+export class Approvals {
+  readonly #minter: Minter;
+  constructor(minter: Minter) {
+    this.#minter = minter;
+  }
+  static {
+    mintWith = (approvals, request, basis) => approvals.#minter(request, basis);
+  }
+}
+
+function mint(ctx: ApprovalContext, request: GatedRequest, basis: ApprovalBasis): ApprovalProof {
+  return mintWith(ctx.approvals, request, basis);
+}
 
 /** How a preview's receipt will be approved, as its data tells the agent. */
 export const APPROVAL_ROUTES = ["host_asks_user", "agent_asks_user", "unavailable"] as const;
 export type ApprovalRoute = typeof APPROVAL_ROUTES[number];
 
 export interface ApprovalContext {
+  /** This bridge's approvals: the minter of the proofs its daemon client accepts. */
+  approvals: Approvals;
   bridge: { approval: ApprovalMode; approvalMs: number };
   receipts: ReceiptBook;
   host: HostChannel;
@@ -114,17 +135,17 @@ export async function obtainApproval(
   if (issued.decision === "declined") throw declined(call);
   // An approved (or executed) receipt is never asked about again: the daemon executes it or
   // replays its recorded outcome, even past its expiry.
-  if (issued.decision === "approved") return mint(call.request, "receipt_answered");
+  if (issued.decision === "approved") return mint(ctx, call.request, "receipt_answered");
   checkReceipt(issued, call, book.now());
   const asking = issued.asking;
   if (asking.kind === "nothing_to_do" || asking.kind === "preview_refused") {
     throw nothingToApprove(call, asking.kind);
   }
-  if (mode === "off") return mint(call.request, "approval_off");
+  if (mode === "off") return mint(ctx, call.request, "approval_off");
   if (!ctx.host.canAsk) {
     if (mode === "required") throw hostCannotAsk(call);
     // `auto`, chosen by a person in the host entry: the host's own tool prompt stands in.
-    return mint(call.request, "agent_asks_user");
+    return mint(ctx, call.request, "agent_asks_user");
   }
   if (asking.kind === "too_long_to_ask") throw tooLongToAsk(call, asking.length);
   const deadline = Math.min(book.now() + ctx.bridge.approvalMs, Date.parse(issued.expiresAt));
@@ -136,7 +157,7 @@ export async function obtainApproval(
   });
   book.decide(call.receiptId, answer.approved ? "approved" : "declined");
   if (!answer.approved) throw declined(call, answer.action);
-  return mint(call.request, "person");
+  return mint(ctx, call.request, "person");
 }
 
 /** The daemon's own receipt checks, made before anyone is asked or anything is sent. */
@@ -229,7 +250,7 @@ export async function obtainInputApproval(
   call: InputCall,
 ): Promise<ApprovalProof | undefined> {
   const mode = ctx.bridge.approval;
-  if (mode === "off") return mint(call.request, "approval_off");
+  if (mode === "off") return mint(ctx, call.request, "approval_off");
   if (!ctx.host.canAsk) throw call.refusals.hostCannotAsk(mode);
   const asked = await call.prepare();
   if (!asked) return undefined;
@@ -244,7 +265,7 @@ export async function obtainInputApproval(
     ctx.receipts.declineInput(asked.subject);
     throw call.refusals.declined(answer.action);
   }
-  return mint(call.request, "person");
+  return mint(ctx, call.request, "person");
 }
 
 /** What one question is about, and the errors for not getting its answer. */

@@ -16,7 +16,7 @@ interface Refused {
 /** What the host answered to a question. */
 type Answered = "accept" | "decline" | "cancel";
 
-export function short(receiptId: string): string {
+function short(receiptId: string): string {
   return receiptId.slice(0, 8);
 }
 

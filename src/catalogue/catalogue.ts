@@ -38,15 +38,15 @@ export type { ListedTool };
  */
 const SERVED: readonly ListedTool[] = generated.tools as unknown as ListedTool[];
 
-export type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
+type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
 
 const loadDefinitions: DefinitionLoader = async () => (await import("./index.ts")).ALL_TOOLS;
 
 /** Told about every error that is the bridge's own bug (answered `portreeve_internal`). */
-export type BugReporter = (tool: string, error: unknown) => void;
+type BugReporter = (tool: string, error: unknown) => void;
 
 /** Told about every failure on the daemon's side (answered `portreeve_daemon_error`). */
-export type DaemonErrorReporter = (tool: string, error: BridgeError) => void;
+type DaemonErrorReporter = (tool: string, error: BridgeError) => void;
 
 export class Catalogue {
   readonly entries: readonly ListedTool[];
@@ -166,7 +166,7 @@ function withoutHostHints(args: unknown): unknown {
 }
 
 /** What one call produced: the daemon's records whole, and what the model is shown. */
-export interface Ran {
+interface Ran {
   full: unknown;
   shown: unknown;
 }

@@ -7,10 +7,11 @@ import type { Memory } from "./memory.ts";
 import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
+import type { Approvals } from "./approval.ts";
 import type { PageFit } from "../results/pagination.ts";
 import type { ResultShownAs } from "../shared/host_treatment.ts";
 
-export interface BridgeFacts {
+interface BridgeFacts {
   runId: string;
   label: string | null;
   socketPath: string;
@@ -35,6 +36,8 @@ export interface Services {
   memory: Memory;
   /** Receipts this bridge's previews returned, and the person's answers about them. */
   receipts: ReceiptBook;
+  /** The minter of the approval proofs `daemon` accepts, held where tools cannot use it. */
+  approvals: Approvals;
 }
 
 /**

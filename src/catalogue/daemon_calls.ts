@@ -10,9 +10,6 @@ import { withOutcomeCheck } from "./outcome_checks.ts";
 import type { Params, Query, Route } from "./routes.ts";
 import type { ApprovalProof } from "../daemon/gate.ts";
 
-export { id } from "./routes.ts";
-export type { Query } from "./routes.ts";
-
 /** A GET, with the tool's signal and capabilities. */
 export function read<Reply extends z.ZodType>(
   ctx: ToolContext,
@@ -64,7 +61,7 @@ export function mutate<Reply extends z.ZodType>(
 }
 
 /** A page request and the filters sent with it. */
-export type PageQuery = { limit: number; afterCursor?: string } & Query;
+type PageQuery = { limit: number; afterCursor?: string } & Query;
 
 /** The input's page request and filters (the input schema gave `limit` its default). */
 export function pageQuery(input: Record<string, unknown>): PageQuery {

@@ -25,7 +25,7 @@ const OTHER_CALLERS = new Map<Route, string>([
   [RENEWAL_ROUTES.launcher, "custody (heartbeats held launcher operations)"],
 ]);
 
-export interface MapRow {
+interface MapRow {
   /** `METHOD path`. */
   route: string;
   effect: EffectDeclaration;

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { defineTool, type ToolDefinition } from "./define.ts";
 import { pageQuery, queryOf, read, readByPost, readPage } from "./daemon_calls.ts";
-import { type Params, type Route, segmentsOf } from "./routes.ts";
+import { type Params, type Route, segmentsFromInput } from "./routes.ts";
 import { page } from "./shapes.ts";
 import type { ItemId } from "../results/pagination.ts";
 
@@ -26,7 +26,8 @@ export function readTool<In extends z.ZodObject, Out extends z.ZodType>(
   spec: ReadSpec<In, Out>,
 ): ToolDefinition<In, Out> {
   const { route, params, send, ...rest } = spec;
-  const paramsOf = params ?? ((input: z.output<In>): Params => segmentsOf(input));
+  const paramsOf: (input: z.output<In>) => Params = params ??
+    segmentsFromInput(spec.name, route, spec.input);
   return defineTool({
     ...rest,
     kind: "read",

@@ -5,8 +5,6 @@
  */
 export {
   get,
-  id,
-  type Method,
   type OutcomeCheck,
   type Params,
   pathOf,
@@ -19,17 +17,33 @@ export {
   type ConsequentialEffect,
   coordinates,
   dependsOn,
-  type Effect,
-  type EffectDeclaration,
   reads,
 } from "../daemon/effects.ts";
-import type { Params } from "../daemon/routes.ts";
+import type { z } from "zod";
+import type { Params, Route } from "../daemon/routes.ts";
 
-/** The input's string and number fields, for the route's segments of the same names. */
-export function segmentsOf(input: Record<string, unknown>): Params {
-  const out: Params = {};
-  for (const [key, value] of Object.entries(input)) {
-    if (typeof value === "string" || typeof value === "number") out[key] = value;
+/**
+ * For a tool whose input fields fill its route's `{name}` segments (same names): checks, when
+ * the tool is defined, that the input has a field for every segment, so a template and an input
+ * that disagree fail where they are written; returns what fills them from an input.
+ */
+export function segmentsFromInput(
+  tool: string,
+  route: Route,
+  input: z.ZodObject,
+): (values: Record<string, unknown>) => Params {
+  const missing = route.segments.filter((name) => !Object.hasOwn(input.shape, name));
+  if (missing.length > 0) {
+    throw new Error(
+      `${tool}: ${route.route} is filled from its input, which has no ${missing.join(", ")}`,
+    );
   }
-  return out;
+  return (values) => {
+    const params: Params = {};
+    for (const name of route.segments) {
+      const value = values[name];
+      if (typeof value === "string" || typeof value === "number") params[name] = value;
+    }
+    return params;
+  };
 }

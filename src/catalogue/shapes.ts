@@ -41,7 +41,7 @@ export const timestamp = () => z.iso.datetime({ offset: true });
 export const revision = () => z.string().regex(/^[a-f0-9]{64}$/);
 export const handle = () => z.string().regex(/^[A-Za-z0-9_-]{43}$/);
 export const pid = () => z.int().positive();
-export const loose = () => z.record(z.string(), z.unknown());
+const loose = () => z.record(z.string(), z.unknown());
 /**
  * A part the output schema declares in full (hosts that show output schemas type a model's
  * programs by them) but the bridge does not need: it never fails a call. The daemon's record
@@ -52,8 +52,8 @@ export const declared = <T extends z.ZodType>(schema: T) => schema.catch(undefin
 export const olderThanMilliseconds = () => z.int().min(0).max(315_576_000_000);
 
 // ── Inputs for collections ────────────────────────────────────────────────────────────────
-export const PAGE_LIMIT_DEFAULT = 50;
-export const PAGE_LIMIT_MAX = 200;
+const PAGE_LIMIT_DEFAULT = 50;
+const PAGE_LIMIT_MAX = 200;
 
 export const pageInput = {
   limit: z.int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT),
@@ -90,7 +90,7 @@ export const settings = z.object({
 
 const nullableTs = () => timestamp().nullable();
 
-export const claimIdentity = z.object({
+const claimIdentity = z.object({
   project: z.string(),
   workspaceRoot: z.string(),
   service: z.string(),
@@ -124,7 +124,7 @@ export const classification = z.enum([
 ]);
 
 /** Which process instance this is: a pid alone can be reused by another program. */
-export const processFingerprint = z.object({
+const processFingerprint = z.object({
   pid: z.int(),
   parentPid: z.int(),
   uid: z.int(),
@@ -144,7 +144,7 @@ export const listener = z.object({
 });
 
 /** A live pending lease on a port, as an inventory entry shows it. */
-export const pendingLease = z.object({
+const pendingLease = z.object({
   id: uuid(),
   claimId: uuid(),
   port: port(),
@@ -152,7 +152,7 @@ export const pendingLease = z.object({
   expiresAt: timestamp(),
 });
 
-export const run = z.object({
+const run = z.object({
   id: uuid(),
   claimId: uuid(),
   leaseId: uuid(),
@@ -170,7 +170,7 @@ export const run = z.object({
   ),
 });
 
-export const dockerEvidence = z.object({
+const dockerEvidence = z.object({
   available: z.boolean(),
   reason: z.string().nullable(),
   containers: z.array(z.object({
@@ -370,7 +370,7 @@ export const launcherOperation = z.object({
 });
 
 /** Who caused a history event: which kind of client, and which run of it. */
-export const origin = z.object({
+const origin = z.object({
   kind: z.string(),
   runId: z.string().optional(),
   label: z.string().optional(),

@@ -31,6 +31,7 @@ import { startDaemonHint } from "./daemon_hint.ts";
 import { wrappedList } from "./host_list.ts";
 import { detectInstallation } from "../shared/installation.ts";
 import { configureLogging } from "../shared/logging.ts";
+import { CredentialFragments } from "../custody/fragments.ts";
 import { envelopeOf } from "../results/result.ts";
 import { isObject, type Json } from "../shared/json.ts";
 import { z } from "zod";
@@ -84,10 +85,12 @@ export async function runDoctor(
     return DOCTOR_EXIT.ok;
   }
   const options = checkedOptions(values);
-  configureLogging("error");
+  // Doctor's own log lines pass the same scrubber as serve's: a credential never reaches them.
+  const fragments = new CredentialFragments();
+  configureLogging("error", { scrub: (line) => fragments.scrub(line) });
   const report = new Report();
   const socket = locateSocket(values.socket);
-  const own = await bridgeChecks(report, options, socket);
+  const own = await bridgeChecks(report, options, socket, fragments);
   const profile = findHost(options.host)!;
   hostCommandLines(report, options, socket);
   if (profile.entry === null) {
@@ -125,6 +128,7 @@ async function bridgeChecks(
   report: Report,
   options: DoctorOptions,
   socket: SocketLocation,
+  fragments: CredentialFragments,
 ): Promise<OwnDaemon> {
   const { toolset, label, approval } = options;
   report.add(
@@ -140,7 +144,7 @@ async function bridgeChecks(
     misconfiguration ?? "covers this socket",
   );
   if (misconfiguration) report.needs("misconfigured", grantNextStep(socket.path));
-  const bridge = createBridge({ socket, label, toolset, approval });
+  const bridge = createBridge({ socket, label, toolset, approval, fragments });
   const shutdown = new AbortController();
   let pid: number | null = null;
   try {

@@ -15,8 +15,8 @@ export const DOCTOR_EXIT = {
   missing: 6,
 } as const;
 
-export type Verdict = Exclude<keyof typeof DOCTOR_EXIT, "usage">;
-export type Status = "ok" | "fail" | "warn" | "info";
+type Verdict = Exclude<keyof typeof DOCTOR_EXIT, "usage">;
+type Status = "ok" | "fail" | "warn" | "info";
 
 interface Check {
   status: Status;

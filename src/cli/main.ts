@@ -5,7 +5,7 @@ import { type CommandIO, UsageError } from "./options.ts";
 import { commandLine } from "../shared/hints.ts";
 import { wrappedList } from "./host_list.ts";
 
-export const EXIT = { ok: 0, usage: 2 } as const;
+const EXIT = { ok: 0, usage: 2 } as const;
 
 /** The program's help; `hosts` are the profiles' ids (loaded only when help is asked for). */
 export function programHelp(hosts: readonly string[]): string {
@@ -95,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** Writers for commands that print to a terminal (`serve` writes only its help here). */
-export const stdio: CommandIO = {
+const stdio: CommandIO = {
   stdout: (text: string) => writeAll(Deno.stdout, text),
   stderr: (text: string) => writeAll(Deno.stderr, text),
 };

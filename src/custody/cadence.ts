@@ -14,7 +14,7 @@ export const MINUTE_MS = 60_000;
 /** The design's shortest renewal interval bound: renew at least this often... */
 export const RENEW_CEILING_MS = 10_000;
 /** ...and, as a margin, the daemon outage a credential should survive. */
-export const OUTAGE_BUDGET_MS = 10_000;
+const OUTAGE_BUDGET_MS = 10_000;
 /** A slow daemon moves renewals earlier by this much on top of twice its delay. */
 const DELAY_SLACK_MS = 1_000;
 
@@ -61,7 +61,7 @@ export function lateAfter(sentAt: number, expiresAt: number): number {
 }
 
 /** Time a renewal needs on top of the daemon's observed delay to be answered in time. */
-export const LANDING_SLACK_MS = 1_000;
+const LANDING_SLACK_MS = 1_000;
 
 /**
  * How much of its TTL a credential must have left when it arrives to be held as it is: enough

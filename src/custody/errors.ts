@@ -1,22 +1,15 @@
 import type { CredentialKind, RenewalFailure } from "./group.ts";
-import { Codes } from "../shared/errors.ts";
+import { BridgeError, Codes, type Details } from "../shared/errors.ts";
 import { isObject } from "../shared/json.ts";
 
-/** Base of custody errors; `code` is one of the bridge's `Codes`. */
-export class CustodyError extends Error {
-  readonly code: string;
-  readonly retryable: boolean;
-
-  constructor(code: string, message: string, retryable = false) {
-    super(message);
+/**
+ * Base of custody errors: a `BridgeError` like every failure a tool reports (its code one of
+ * `Codes`, its details never secrets), so a result shows it as it shows any other.
+ */
+export class CustodyError extends BridgeError {
+  constructor(code: string, message: string, retryable = false, details: Details = {}) {
+    super(code, message, retryable, details);
     this.name = new.target.name;
-    this.code = code;
-    this.retryable = retryable;
-  }
-
-  /** Structured details for a result envelope; never secrets. */
-  get details(): Record<string, unknown> {
-    return {};
   }
 }
 
@@ -32,16 +25,20 @@ export class CredentialUnavailableError extends CustodyError {
   readonly renewalFailure?: RenewalFailure;
 
   constructor(failure?: { kind: CredentialKind; failure: RenewalFailure }) {
-    super(Codes.credentialUnavailable, failure ? lapsedMessage(failure) : UNAVAILABLE);
+    super(
+      Codes.credentialUnavailable,
+      failure ? lapsedMessage(failure) : UNAVAILABLE,
+      false,
+      // ISO 8601 like every other time a tool reports; `at` is kept as epoch ms internally.
+      failure ? { renewalFailure: failureView(failure.failure) } : {},
+    );
     if (failure) this.renewalFailure = failure.failure;
   }
+}
 
-  override get details(): Record<string, unknown> {
-    if (!this.renewalFailure) return {};
-    // ISO 8601 like every other time a tool reports; `at` is kept as epoch ms internally.
-    const { code, message, at } = this.renewalFailure;
-    return { renewalFailure: { code, message, at: new Date(at).toISOString() } };
-  }
+/** A renewal failure as details show it: its time in ISO 8601. */
+function failureView({ code, message, at }: RenewalFailure): Details {
+  return { code, message, at: new Date(at).toISOString() };
 }
 
 function lapsedMessage({ kind, failure }: { kind: CredentialKind; failure: RenewalFailure }) {
@@ -64,21 +61,13 @@ export class LeaseLapsedError extends CustodyError {
     readonly id: string,
     at: { expiresAt: number; now: number; failure?: RenewalFailure },
   ) {
-    super(Codes.leaseLapsed, lapsedOnArrival(kind, id, at), true);
+    super(Codes.leaseLapsed, lapsedOnArrival(kind, id, at), true, {
+      [kind === "activation" ? "activationId" : "leaseId"]: id,
+      expiresAt: new Date(at.expiresAt).toISOString(),
+      ...(at.failure ? { renewalFailure: failureView(at.failure) } : {}),
+    });
     this.expiresAt = at.expiresAt;
     if (at.failure) this.renewalFailure = at.failure;
-  }
-
-  override get details(): Record<string, unknown> {
-    const key = this.kind === "activation" ? "activationId" : "leaseId";
-    const failure = this.renewalFailure;
-    return {
-      [key]: this.id,
-      expiresAt: new Date(this.expiresAt).toISOString(),
-      ...(failure
-        ? { renewalFailure: { ...failure, at: new Date(failure.at).toISOString() } }
-        : {}),
-    };
   }
 }
 
@@ -112,12 +101,9 @@ export class CustodyLimitError extends CustodyError {
       Codes.invalidInput,
       `custody can only be set to between ${minimumMinutes} and ${maximumMinutes} minutes ` +
         `from acquisition (asked for ${requestedMinutes})`,
+      false,
+      { requestedMinutes, minimumMinutes, maximumMinutes },
     );
-  }
-
-  override get details(): Record<string, unknown> {
-    const { requestedMinutes, minimumMinutes, maximumMinutes } = this;
-    return { requestedMinutes, minimumMinutes, maximumMinutes };
   }
 }
 
@@ -178,16 +164,10 @@ function seconds(ms: number): string {
  */
 export class RenewalFailedError extends CustodyError {
   readonly renewalFailure: RenewalFailure;
-  readonly #details: Record<string, unknown>;
 
   constructor(failure: RenewalFailure, retryable: boolean, details: Record<string, unknown>) {
-    super(failure.code, failure.message, retryable);
+    super(failure.code, failure.message, retryable, details);
     this.renewalFailure = failure;
-    this.#details = details;
-  }
-
-  override get details(): Record<string, unknown> {
-    return this.#details;
   }
 }
 

@@ -119,7 +119,7 @@ export interface HeldLease extends CustodyTimes {
   expiresAt: number;
 }
 
-export interface HeldActivationLease {
+interface HeldActivationLease {
   handle: string;
   leaseId: string;
   component: string;
@@ -158,7 +158,7 @@ export interface LauncherUse {
   renewalFailure?: RenewalFailure;
 }
 
-export interface Extension extends CustodyTimes {
+interface Extension extends CustodyTimes {
   changed: boolean;
 }
 
@@ -286,7 +286,7 @@ export function times(
   };
 }
 
-export function first<R extends LauncherRenewal>(group: Group<R>): Entry {
+function first<R extends LauncherRenewal>(group: Group<R>): Entry {
   return group.entries.values().next().value!;
 }
 

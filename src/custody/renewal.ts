@@ -10,7 +10,7 @@ export interface Sent {
   token: string;
 }
 
-export interface RenewalCall<R extends LauncherRenewal> {
+interface RenewalCall<R extends LauncherRenewal> {
   clock: Clock;
   renewers: Renewers<R>;
   /** Aborted (as transient) when still unanswered after this long. */

@@ -59,6 +59,12 @@ import type {
   Renewers,
 } from "./group.ts";
 
+/** A lease the daemon granted, as custody is handed it. */
+type NewLease = { leaseId: string; token: string; expiresAt: number };
+
+/** One of an activation's leases, as custody is handed it. */
+type NewActivationLease = NewLease & { component: string; endpoint: string };
+
 /** What remains of a credential erased after a terminal renewal failure (no secret). */
 interface Tombstone {
   kind: CredentialKind;
@@ -116,36 +122,12 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
 
   // ---- holding ----------------------------------------------------------------------------
 
-  holdLease(lease: { leaseId: string; token: string; expiresAt: number }): HeldLease {
-    this.#recognise(lease.token);
-    requireId("leaseId", lease.leaseId);
-    const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
-    return leaseView(this.#insert("lease", lease.leaseId, [entry], Infinity));
+  holdLease(lease: NewLease): HeldLease {
+    return leaseView(this.#holdLease(lease));
   }
 
-  holdActivation(
-    activationId: string,
-    leases: readonly {
-      leaseId: string;
-      token: string;
-      expiresAt: number;
-      component: string;
-      endpoint: string;
-    }[],
-  ): HeldActivation {
-    if (Array.isArray(leases)) { for (const l of leases) this.#recognise(l?.token); }
-    requireId("activationId", activationId);
-    if (!Array.isArray(leases) || leases.length === 0) {
-      throw new TypeError("custody: an activation needs at least one lease");
-    }
-    const entries = leases.map((l) => {
-      requireId("leaseId", l.leaseId);
-      return checkedEntry(l.leaseId, l.token, l.expiresAt, l.component, l.endpoint);
-    });
-    if (new Set(entries.map((e) => e.leaseId)).size !== entries.length) {
-      throw new TypeError("custody: duplicate leaseId in activation");
-    }
-    return activationView(this.#insert("activation", activationId, entries, Infinity));
+  holdActivation(activationId: string, leases: readonly NewActivationLease[]): HeldActivation {
+    return activationView(this.#holdActivation(activationId, leases));
   }
 
   holdLauncher(operation: {
@@ -176,33 +158,17 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
    * "Arrival"). `sentAt`: when the acquire went out, which bounds the TTL the daemon granted.
    * Rejects with `LeaseLapsedError` (retryable) when it lapsed; nothing is then held.
    */
-  async admitLease(
-    lease: { leaseId: string; token: string; expiresAt: number },
-    sentAt: number,
-  ): Promise<HeldLease> {
-    this.#recognise(lease.token);
-    requireId("leaseId", lease.leaseId);
-    const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
-    const group = this.#insert("lease", lease.leaseId, [entry], Infinity);
-    return leaseView(await this.#judge(group, sentAt));
+  async admitLease(lease: NewLease, sentAt: number): Promise<HeldLease> {
+    return leaseView(await this.#judge(this.#holdLease(lease), sentAt));
   }
 
   /** `admitLease` for an activation's leases, judged by the soonest to expire. */
   async admitActivation(
     activationId: string,
-    leases: readonly {
-      leaseId: string;
-      token: string;
-      expiresAt: number;
-      component: string;
-      endpoint: string;
-    }[],
+    leases: readonly NewActivationLease[],
     sentAt: number,
   ): Promise<HeldActivation> {
-    // Validated and held exactly as holdActivation does, then judged.
-    const held = this.holdActivation(activationId, leases);
-    const group = this.#groups.get(keyOf("activation", held.activationId))!;
-    return activationView(await this.#judge(group, sentAt));
+    return activationView(await this.#judge(this.#holdActivation(activationId, leases), sentAt));
   }
 
   /**
@@ -406,6 +372,31 @@ export class Custody<R extends LauncherRenewal = LauncherRenewal> {
   }
 
   // ---- internals --------------------------------------------------------------------------
+
+  /** What holding and admitting a lease share: its secret learnt, its fields checked, held. */
+  #holdLease(lease: NewLease): Group<R> {
+    this.#recognise(lease.token);
+    requireId("leaseId", lease.leaseId);
+    const entry = checkedEntry(lease.leaseId, lease.token, lease.expiresAt, "", "");
+    return this.#insert("lease", lease.leaseId, [entry], Infinity);
+  }
+
+  /** The same for an activation: at least one lease, each once, every field checked. */
+  #holdActivation(activationId: string, leases: readonly NewActivationLease[]): Group<R> {
+    if (Array.isArray(leases)) { for (const l of leases) this.#recognise(l?.token); }
+    requireId("activationId", activationId);
+    if (!Array.isArray(leases) || leases.length === 0) {
+      throw new TypeError("custody: an activation needs at least one lease");
+    }
+    const entries = leases.map((l) => {
+      requireId("leaseId", l.leaseId);
+      return checkedEntry(l.leaseId, l.token, l.expiresAt, l.component, l.endpoint);
+    });
+    if (new Set(entries.map((e) => e.leaseId)).size !== entries.length) {
+      throw new TypeError("custody: duplicate leaseId in activation");
+    }
+    return this.#insert("activation", activationId, entries, Infinity);
+  }
 
   /** Learns a secret's fragments before anything can fail, so even a refused hold is known. */
   #recognise(secret: unknown): void {

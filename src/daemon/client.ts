@@ -20,7 +20,7 @@ import type { Lane } from "./slots.ts";
 import type { Timers } from "../shared/signals.ts";
 import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
-import { admit, type ApprovalProof } from "./gate.ts";
+import type { ApprovalGate, ApprovalProof } from "./gate.ts";
 import { bridgeOrigin } from "./origin.ts";
 import type { z } from "zod";
 
@@ -58,6 +58,11 @@ export interface DaemonClientOptions {
   preflight?: () => BridgeError | undefined;
   /** Timers of the request deadlines (default the runtime's; tests fire their own). */
   timers?: Timers;
+  /**
+   * The gate every request passes (gate.ts): the one whose minter this bridge's approvals
+   * hold, so a consequential request goes out only with their proof.
+   */
+  gate: ApprovalGate;
 }
 
 /** How one request is sent, once `request` or `health` has settled its deadline. */
@@ -116,6 +121,7 @@ export class DaemonClient {
   /** The socket file the verdict was made on (see `#socketIdentity`). */
   #verdictSocket?: string;
   #preflight?: () => BridgeError | undefined;
+  readonly #approvalGate: ApprovalGate;
   /** Every POST's `client.origin`: fixed for this bridge, so built once. */
   readonly #origin: Record<string, string>;
 
@@ -131,6 +137,7 @@ export class DaemonClient {
     );
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#preflight = options.preflight;
+    this.#approvalGate = options.gate;
     this.#origin = bridgeOrigin(this.runId, this.label);
   }
 
@@ -140,7 +147,7 @@ export class DaemonClient {
    */
   async health(signal?: AbortSignal, timeoutMs = this.#timeouts.probeMs): Promise<Health> {
     // Through the gate like every request (a read: it always passes).
-    admit(HEALTH_ROUTE, HEALTH_PATH, {});
+    this.#approvalGate.admit(HEALTH_ROUTE, HEALTH_PATH, {});
     return await this.#send("GET", HEALTH_PATH, undefined, {
       signal,
       timeoutMs,
@@ -187,7 +194,7 @@ export class DaemonClient {
     if (!isDeclared(route)) throw new Error(`${route.route} is not a declared route`);
     const path = pathOf(route, call.params);
     const body = call.body ?? {};
-    admit(route, path, body, call.approval);
+    this.#approvalGate.admit(route, path, body, call.approval);
     const target = route.method === "GET" ? path + toQueryString(call.query ?? {}) : path;
     if (URL_PREFIX.length + target.length > MAX_URL_CHARS) {
       throw requestTooLong(

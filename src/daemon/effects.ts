@@ -16,14 +16,14 @@
 import { isObject } from "../shared/json.ts";
 
 /** The kinds of consequence a person approves. */
-export const CONSEQUENCES = [
+const CONSEQUENCES = [
   "signals a process",
   "deletes records",
   "writes a file",
   "moves a claim",
   "changes settings",
 ] as const;
-export type Consequence = typeof CONSEQUENCES[number];
+type Consequence = typeof CONSEQUENCES[number];
 
 export interface ConsequentialEffect {
   level: "consequential";
@@ -37,7 +37,7 @@ export type Effect =
   | ConsequentialEffect;
 
 /** An effect decided by the value of one body field. */
-export interface ValueRule {
+interface ValueRule {
   /** The field's dotted path in the request body, e.g. `allocation.replacementPolicy`. */
   field: string;
   /** The value the daemon assumes when the field is absent. */

@@ -17,7 +17,7 @@ export interface ReplySchema<Schema extends z.ZodType = z.ZodType> {
   schema: Schema;
 }
 
-export const healthReply = z.looseObject({
+const healthReply = z.looseObject({
   softwareVersion: z.string(),
   protocol: z.looseObject({ minimum: z.int(), maximum: z.int() }),
   capabilities: z.array(z.string()),

@@ -7,12 +7,14 @@
 import type { z } from "zod";
 import { type EffectDeclaration, reads } from "./effects.ts";
 
-export type Method = "GET" | "POST";
+type Method = "GET" | "POST";
 
 export interface Route<Reply extends z.ZodType = z.ZodType> {
   method: Method;
   /** The protocol's path; `{name}` stands for one segment, filled from the call's params. */
   path: string;
+  /** The names of its `{name}` segments, in order. */
+  segments: readonly string[];
   /** `METHOD path`, as errors name the route. */
   route: string;
   schema: Reply;
@@ -35,10 +37,38 @@ export interface OutcomeCheck {
 const DECLARED: Route[] = [];
 const DECLARED_SET = new WeakSet<Route>();
 
-function declare<Reply extends z.ZodType>(route: Route<Reply>): Route<Reply> {
-  DECLARED.push(route);
-  DECLARED_SET.add(route);
-  return route;
+/** A literal segment of a protocol path, and a `{name}` one. */
+const LITERAL = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const NAMED = /^\{([a-z][A-Za-z0-9]*)\}$/;
+
+/**
+ * The `{name}` segments of a protocol path, checked as it is declared: `/v1/` and then literal
+ * lowercase segments or `{name}` ones, each name once. A template that could not be filled or
+ * matched (`{claimId`, `//`, a query) fails where it is written, not at its first call.
+ */
+function segmentNames(path: string): string[] {
+  const refuse = (why: string): never => {
+    throw new Error(`route template ${JSON.stringify(path)}: ${why}`);
+  };
+  const [root, version, ...rest] = path.split("/");
+  if (root !== "" || version !== "v1" || rest.length === 0) {
+    refuse("is not /v1/ followed by its segments");
+  }
+  const odd = rest.find((segment) => !LITERAL.test(segment) && !NAMED.test(segment));
+  if (odd !== undefined) {
+    refuse(`segment ${JSON.stringify(odd)} is neither lowercase words nor one {name}`);
+  }
+  const names = rest.flatMap((segment) => NAMED.exec(segment)?.[1] ?? []);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) refuse(`{${twice}} appears twice`);
+  return names;
+}
+
+function declare<Reply extends z.ZodType>(route: Omit<Route<Reply>, "segments">): Route<Reply> {
+  const declared = { ...route, segments: segmentNames(route.path) };
+  DECLARED.push(declared);
+  DECLARED_SET.add(declared);
+  return declared;
 }
 
 /** A GET: the protocol's GETs only read (some sweep expired leases first). */
@@ -76,7 +106,7 @@ export type Params = Record<string, string | number>;
 export type Query = Record<string, string | number | boolean | undefined>;
 
 /** A path segment for an id: the daemon routes only lowercase UUIDs. */
-export function id(value: string): string {
+function id(value: string): string {
   return encodeURIComponent(value.toLowerCase());
 }
 

@@ -32,7 +32,7 @@ export const CWD_VARIABLE = "PWD";
 const VARIABLE = /\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** The environment variables a template reads (HOME for `~`, PWD for `${CWD}`). */
-export function templateVariables(template: string): string[] {
+function templateVariables(template: string): string[] {
   const names = new Set<string>();
   const tilde = (text: string) => text === "~" || text.startsWith("~/");
   if (tilde(template)) names.add("HOME");

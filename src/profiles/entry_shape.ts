@@ -14,7 +14,7 @@ export interface Launch {
   env: Record<string, string>;
 }
 
-export type ShapeReading =
+type ShapeReading =
   | { ok: true; launch: Launch; differences: string[] }
   | { ok: false; problem: string };
 

@@ -40,7 +40,7 @@ export const HOST_IDS: readonly string[] = HOST_PROFILES.map((profile) => profil
 /**
  * The name each host gives itself (`clientInfo.name`, as the host suite saw it: in MCP's
  * `initialize`, or on the 2026-07-28 era in each request's `_meta`), by profile id: how a
- * running bridge knows which profile is its host's.
+ * running bridge knows which profile is its host's. Matched exactly.
  */
 export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
   claude: ["claude-code"],
@@ -48,10 +48,23 @@ export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
   gemini: ["gemini-cli-mcp-client"],
   opencode: ["opencode"],
   copilot: ["copilot-cli"],
-  // Qwen Code names itself after the entry: "qwen-cli-mcp-client-" + the server's name.
-  qwen: ["qwen-cli-mcp-client-portreeve"],
   cline: ["@cline/core"],
 };
+
+/**
+ * Hosts that name themselves after their entry, by profile id: the start of the name, which the
+ * entry's name completes, whatever the person called it. Qwen Code names itself
+ * "qwen-cli-mcp-client-" + the server's name in its settings.
+ */
+export const ENTRY_NAMED_CLIENTS: Readonly<Record<string, string>> = {
+  qwen: "qwen-cli-mcp-client-",
+};
+
+/** The names host `id` gives itself when its entry is called `entry`. */
+export function clientNamesOf(id: string, entry = "portreeve"): string[] {
+  const named = Object.hasOwn(ENTRY_NAMED_CLIENTS, id) ? [ENTRY_NAMED_CLIENTS[id] + entry] : [];
+  return [...(MCP_CLIENT_NAMES[id] ?? []), ...named];
+}
 
 /**
  * What `serve` hands the bridge: for each named host, its `resultLimitBytes` and
@@ -66,19 +79,24 @@ export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES)
   if (known.length === 0) throw new Error("no host profile states a resultLimitBytes");
   const fallback: HostTreatment = { resultLimitBytes: Math.min(...known), flagsToolErrors: true };
   const byClient: Record<string, HostTreatment> = {};
+  const byEntryNamed: Record<string, HostTreatment> = {};
   for (const profile of profiles) {
     const limit = profile.resultLimitBytes === null
       ? { resultLimitBytes: fallback.resultLimitBytes }
       : { resultLimitBytes: profile.resultLimitBytes, resultShownAs: profile.resultShownAs };
+    const treatment: HostTreatment = {
+      host: profile.id,
+      ...limit,
+      flagsToolErrors: profile.flagsToolErrors,
+    };
     for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
-      byClient[name.toLowerCase()] = {
-        host: profile.id,
-        ...limit,
-        flagsToolErrors: profile.flagsToolErrors,
-      };
+      byClient[name.toLowerCase()] = treatment;
+    }
+    if (Object.hasOwn(ENTRY_NAMED_CLIENTS, profile.id)) {
+      byEntryNamed[ENTRY_NAMED_CLIENTS[profile.id].toLowerCase()] = treatment;
     }
   }
-  return { byClient, fallback };
+  return { byClient, byEntryNamed, fallback };
 }
 
 export function findHost(id: string): HostProfile | undefined {

@@ -1,6 +1,8 @@
 /** Host configuration renderers behind `portreeve-mcp config` (the command is src/cli/config.ts). */
 export { formatHuman } from "./human.ts";
 export {
+  clientNamesOf,
+  ENTRY_NAMED_CLIENTS,
   findHost,
   HOST_IDS,
   HOST_PROFILES,

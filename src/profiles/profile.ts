@@ -143,7 +143,7 @@ const profileSchema = z.strictObject({
 
 export type HostProfile = z.output<typeof profileSchema>;
 export type ConfigurationLanguage = HostProfile["configurationLanguage"];
-export type EntryPlaces = NonNullable<HostProfile["entry"]>;
+type EntryPlaces = NonNullable<HostProfile["entry"]>;
 export type EntryFile = EntryPlaces["files"][number];
 
 export class ProfileError extends Error {

@@ -30,7 +30,6 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { BridgeError, Codes } from "../shared/errors.ts";
 import { isObject } from "../shared/json.ts";
 import { DETAILS_READ_BY_NAME, nextStepFor } from "../shared/error_codes.ts";
-import { CustodyError } from "../custody/mod.ts";
 import { custodyWarningSchema, type CustodyWarningView, warningSummary } from "./custody_views.ts";
 import { z } from "zod";
 
@@ -219,9 +218,6 @@ function oneLine(text: string): string {
  */
 export function asBridgeError(error: unknown): BridgeError {
   if (error instanceof BridgeError) return error;
-  if (error instanceof CustodyError) {
-    return new BridgeError(error.code, error.message, error.retryable, error.details);
-  }
   return new BridgeError(
     Codes.internal,
     "The bridge hit an unexpected error; its stderr log has the details.",

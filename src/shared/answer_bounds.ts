@@ -161,7 +161,7 @@ function largest(low: number, high: number, fits: (n: number) => boolean): numbe
 
 export const jsonChars = (value: unknown): number => JSON.stringify(value)?.length ?? 0;
 
-export interface Fitted<T> {
+interface Fitted<T> {
   value: T;
   /** How many strings were cut, and how many list items, map entries or nested parts left out. */
   cut: Tally;

@@ -211,7 +211,7 @@ function granted(path: string): boolean {
  * platform default (a compiled binary's grant is the socket it was built for, which it cannot
  * see).
  */
-export function knownSockets(): string[] {
+function knownSockets(): string[] {
   const known: string[] = [];
   const withoutVariable = (name: SocketEnvVar) =>
     name === "PORTREEVE_SOCKET" ? undefined : denoEnv(name);

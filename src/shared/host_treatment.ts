@@ -12,7 +12,10 @@
  *   errors unflagged (src/results/result.ts says how).
  *
  * `serve` hands the bridge this table by the name each host gives itself (`clientInfo.name`: in
- * MCP's `initialize`, or on the 2026-07-28 era in each request's `_meta`). A host of no known
+ * MCP's `initialize`, or on the 2026-07-28 era in each request's `_meta`). A name is matched
+ * exactly (case aside): `gemini-cli-mcp-client-x` is not Gemini CLI. The one pattern is for a
+ * host that names itself after its entry (Qwen Code: a fixed start, then whatever the person
+ * called the entry), which must be followed by at least one character. A host of no known
  * name gets the smallest limit any profile that shows one copy of the envelope states (its pages
  * are shorter, never cut there) and flagged errors, the MCP default.
  */
@@ -36,8 +39,13 @@ export interface HostTreatment {
 }
 
 export interface HostTreatments {
-  /** A host's `clientInfo.name` (lower case) → how the bridge treats it. */
+  /** A host's `clientInfo.name` (lower case) → how the bridge treats it, matched exactly. */
   byClient: Readonly<Record<string, HostTreatment>>;
+  /**
+   * For hosts that name themselves after their entry: the start of the name (lower case), which
+   * the entry's name completes → how the bridge treats that host.
+   */
+  byEntryNamed?: Readonly<Record<string, HostTreatment>>;
   /** For any other host: the smallest limit a profile states, and flagged errors. */
   fallback: HostTreatment;
 }
@@ -48,7 +56,10 @@ export function treatmentFor(
   client: string | undefined,
 ): HostTreatment {
   const name = client?.toLowerCase();
-  return name !== undefined && Object.hasOwn(treatments.byClient, name)
-    ? treatments.byClient[name]
-    : treatments.fallback;
+  if (name === undefined) return treatments.fallback;
+  if (Object.hasOwn(treatments.byClient, name)) return treatments.byClient[name];
+  for (const [start, treatment] of Object.entries(treatments.byEntryNamed ?? {})) {
+    if (name.length > start.length && name.startsWith(start)) return treatment;
+  }
+  return treatments.fallback;
 }

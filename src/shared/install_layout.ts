@@ -18,7 +18,7 @@ export const LAUNCHER_NAME = "portreeve-mcp";
 /** The npm package that installs the launcher, the bundle and npm's Deno (scripts/npm_package.ts). */
 export const NPM_PACKAGE = "@portreeve/mcp";
 
-export interface InstallLayout {
+interface InstallLayout {
   root: string;
   launcher: string;
   lib: string;

@@ -1,7 +1,9 @@
 /**
  * Structured logs: one JSON object per line on stderr (never stdout), via @logtape/logtape.
- * LogTape is loaded on the first record that passes the level, not at start-up: a quiet
- * bridge never pays for it, and a host gets its handshake a few milliseconds sooner.
+ * Nothing is written until `configureLogging` is given the level and the scrubber every line
+ * passes: there is no way to turn logging on without one. LogTape is loaded on the first
+ * record that passes the level, not at start-up: a quiet bridge never pays for it, and a host
+ * gets its handshake a few milliseconds sooner.
  */
 import type { LogRecord } from "@logtape/logtape";
 
@@ -9,29 +11,41 @@ export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevelName = typeof LOG_LEVELS[number];
 
 type Properties = Record<string, unknown>;
-export interface Log {
+interface Log {
   error(message: string, properties?: Properties): void;
   warn(message: string, properties?: Properties): void;
   info(message: string, properties?: Properties): void;
   debug(message: string, properties?: Properties): void;
 }
 
+/** Where log lines go: each one scrubbed, then written whole. */
+interface LogOutput {
+  /** A JSON line in, a JSON line out, with every credential this process holds masked. */
+  scrub: (line: string) => string;
+  /** Writes one line's bytes whole (default: to stderr). */
+  write?: (bytes: Uint8Array) => void;
+}
+
 const ROOT = "portreeve-mcp";
-let threshold: number = LOG_LEVELS.indexOf("info");
+/** Below every level: until logging is configured, no record passes. */
+let threshold = -1;
 let configured: LogLevelName = "info";
 let logtape: Promise<typeof import("@logtape/logtape")> | undefined;
 let pending: Promise<void> = Promise.resolve();
-let scrubLine: (line: string) => string = (line) => line;
+/** The sink's line writer, built by `configureLogging` around its scrubber. */
+let writeLine: (line: string) => void = () => {};
 const encoder = new TextEncoder();
 
-export function configureLogging(level: LogLevelName): void {
+/**
+ * Records at `level` and above from now on go to `output`, each line through its scrubber.
+ * Configuring again replaces both (LogTape, if loaded, takes the new level at once).
+ */
+export function configureLogging(level: LogLevelName, output: LogOutput): void {
+  const { scrub, write = writeStderr } = output;
   configured = level;
   threshold = LOG_LEVELS.indexOf(level);
-}
-
-/** Every log line passes `scrub` (a JSON line in, a JSON line out) on its way to stderr. */
-export function scrubLogLines(scrub: (line: string) => string): void {
-  scrubLine = scrub;
+  writeLine = (line) => write(encoder.encode(scrub(line)));
+  if (logtape) logtape = configure(logtape);
 }
 
 export function logger(...category: string[]): Log {
@@ -55,16 +69,16 @@ export function flushLogs(): Promise<void> {
 }
 
 function load(): Promise<typeof import("@logtape/logtape")> {
-  logtape ??= import("@logtape/logtape").then((lib) => {
-    const sink = (record: LogRecord) => {
-      const bytes = encoder.encode(scrubLine(lib.jsonLinesFormatter(record)));
-      let written = 0;
-      try {
-        while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));
-      } catch {
-        // The host closed stderr; losing a log line must not take the bridge down.
-      }
-    };
+  logtape ??= configure(import("@logtape/logtape"));
+  return logtape;
+}
+
+/** LogTape, configured for the current level, writing through the current line writer. */
+function configure(
+  loading: Promise<typeof import("@logtape/logtape")>,
+): Promise<typeof import("@logtape/logtape")> {
+  return loading.then((lib) => {
+    const sink = (record: LogRecord) => writeLine(lib.jsonLinesFormatter(record));
     lib.configureSync({
       reset: true,
       sinks: { stderr: sink },
@@ -79,5 +93,13 @@ function load(): Promise<typeof import("@logtape/logtape")> {
     });
     return lib;
   });
-  return logtape;
+}
+
+function writeStderr(bytes: Uint8Array): void {
+  let written = 0;
+  try {
+    while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));
+  } catch {
+    // The host closed stderr; losing a log line must not take the bridge down.
+  }
 }

@@ -2,7 +2,7 @@
 import type { Ctx } from "./core.ts";
 import { osEphemeralRange } from "./evidence.ts";
 
-export type Blocker = "port_assigned" | "port_pending" | "live_listener";
+type Blocker = "port_assigned" | "port_pending" | "live_listener";
 
 /** Automatic-range ports that are neither excluded nor in the OS ephemeral range. */
 export function* automaticPorts(ctx: Ctx): Generator<number> {

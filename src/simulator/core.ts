@@ -24,7 +24,7 @@ export type Fault =
   /** A valid envelope over the bridge's 4 MiB body bound. */
   | "oversize-4mib";
 
-export interface CoreOptions {
+interface CoreOptions {
   clock: SimClock;
   settings: Settings;
   capabilities: string[];

@@ -5,7 +5,7 @@ import { fail } from "./errors.ts";
 import { type DefinitionIssue, normalizeDefinition, type StackDefinition } from "./stackdef.ts";
 import { sha256Hex, uuid } from "./util.ts";
 
-export const DOCUMENT_NAME = "portreeve.stack.json";
+const DOCUMENT_NAME = "portreeve.stack.json";
 const MAX_DOCUMENT_BYTES = 1_048_576;
 
 /** realpath + directory check; throws invalid_input with `reason` or `documentCode`. */
@@ -34,7 +34,7 @@ export async function canonicalStackRoot(
   }
 }
 
-export interface StackDocument {
+interface StackDocument {
   stackRoot: string;
   stackRootName: string;
   path: string;

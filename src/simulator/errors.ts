@@ -1,7 +1,7 @@
 // Protocol error type and the HTTP status mapping of the PortReeve v1 envelope.
 import type { z } from "zod";
 
-export type ErrorCode =
+type ErrorCode =
   | "conflict"
   | "incompatible_protocol"
   | "invalid_input"
@@ -13,7 +13,7 @@ export type ErrorCode =
   | "unavailable"
   | "internal";
 
-export type Details = Record<string, unknown>;
+type Details = Record<string, unknown>;
 
 /**
  * Every `details.reason` the simulator's errors carry, by the code they come with (the
@@ -70,8 +70,8 @@ export const DOCUMENT_CODES = [
 ] as const;
 
 type ReasonOf<C extends keyof typeof ERROR_REASONS> = (typeof ERROR_REASONS)[C][number];
-export type ErrorReason = ReasonOf<keyof typeof ERROR_REASONS>;
-export type DocumentCode = (typeof DOCUMENT_CODES)[number];
+type ErrorReason = ReasonOf<keyof typeof ERROR_REASONS>;
+type DocumentCode = (typeof DOCUMENT_CODES)[number];
 
 /** Details whose `reason`, if any, is one of the code's declared reasons. */
 type DetailsWith<R extends string> = Details & { reason?: R };

@@ -9,7 +9,7 @@ export interface RawListener {
   fake: boolean;
 }
 
-export interface FakeProcess {
+interface FakeProcess {
   pid: number;
   parentPid: number;
   command: string;
@@ -232,7 +232,7 @@ function decodeAddress(hex: string): string {
 let bootTimeSeconds: number | null = null;
 
 /** Where host evidence comes from; null = not observable at all. */
-export interface HostAccess {
+interface HostAccess {
   listeners: "proc" | "lsof" | null;
   processes: "proc" | "ps" | null;
   /** Why a source was unusable (empty when /proc works). */

@@ -19,7 +19,7 @@ export function secretsIn(value: unknown, found: string[] = [], depth = 0): stri
 }
 
 /** The ways a careless daemon might print a secret. */
-export function leakForms(secret: string): string[] {
+function leakForms(secret: string): string[] {
   return [
     secret,
     secret.match(/.{1,4}/g)!.join(" "),
@@ -31,7 +31,7 @@ export function leakForms(secret: string): string[] {
  * The secret cut into 11-character values under field names made of its alphabet, so that a
  * scanner reading every string in order sees the names break the secret's run.
  */
-export function splitIntoFields(secret: string): Record<string, string> {
+function splitIntoFields(secret: string): Record<string, string> {
   const parts = secret.match(/.{1,11}/g)!;
   return Object.fromEntries(parts.map((part, i) => [`part${i}x`, part]));
 }

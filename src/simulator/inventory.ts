@@ -57,7 +57,7 @@ export function describeListener(
   };
 }
 
-export interface PortFacts {
+interface PortFacts {
   port: number;
   claim: Claim | null;
   lease: Lease | null;
@@ -65,7 +65,7 @@ export interface PortFacts {
   listeners: ListenerEvidence[];
 }
 
-export function portFacts(ctx: Ctx, port: number): PortFacts {
+function portFacts(ctx: Ctx, port: number): PortFacts {
   const state = ctx.state;
   const lease = state.livePendingLeaseOnPort(port, ctx.at) ?? null;
   const run = state.activeRunOnPort(port) ?? null;
@@ -75,7 +75,7 @@ export function portFacts(ctx: Ctx, port: number): PortFacts {
   return { port, claim, lease, run, listeners: listenerEvidence(ctx.observe(), port, run) };
 }
 
-export function classify(f: PortFacts): string {
+function classify(f: PortFacts): string {
   if (f.lease) return "pending";
   if (f.run) {
     if (f.listeners.length === 0) return "conflicting";

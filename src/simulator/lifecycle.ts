@@ -166,7 +166,7 @@ export function proveOwnership(ctx: Ctx, port: number, rootPid: number): {
   return { root, listeners: fingerprints };
 }
 
-export function newRun(
+function newRun(
   ctx: Ctx,
   lease: Lease,
   rootPid: number,
@@ -232,7 +232,7 @@ export function confirmLease(
 }
 
 /** What a new claim is made of: its identity and how it is allocated. */
-export type NewClaim = Pick<
+type NewClaim = Pick<
   Claim,
   "project" | "workspaceRoot" | "component" | "endpoint" | "mode" | "preferredPort" | "exactPort"
 >;

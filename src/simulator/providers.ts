@@ -4,7 +4,7 @@ import type { Ctx } from "./core.ts";
 import { ownershipChain } from "./inventory.ts";
 import type { Activation, ActivationEndpoint } from "./state.ts";
 
-export interface ProviderEvidence {
+interface ProviderEvidence {
   component: string;
   endpoint: string;
   port: number;

@@ -8,7 +8,7 @@ import { sleep, uuid } from "./util.ts";
 
 export type Policy = "never" | "graceful" | "force-after-grace";
 
-export interface ReclamationResult {
+interface ReclamationResult {
   operationId: string;
   operation: "reclaim" | "unsafe-eviction";
   port: number;

@@ -5,7 +5,7 @@ import type { Ctx } from "./core.ts";
 import { ProtocolError, SCHEMA_MESSAGE } from "./errors.ts";
 import { uuidSchema } from "./schemas.ts";
 
-export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
+type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
 
 export interface Route {
   method: "GET" | "POST";
@@ -39,7 +39,7 @@ export function post(
   return { method: "POST", path, handler, ...(body ? { body } : {}), ...options };
 }
 
-export interface RouteMatch {
+interface RouteMatch {
   handler: Handler;
   params: Record<string, string>;
   body: z.ZodType[];

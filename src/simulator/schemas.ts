@@ -14,14 +14,14 @@ export const name128 = z.string().min(1).max(128).refine((s) => s.trim() === s, 
 /** Claim identity names are trimmed by the server before the length check. */
 export const ident128 = z.string().trim().min(1).max(128);
 
-export const originSchema = z.strictObject({
+const originSchema = z.strictObject({
   kind: z.enum(["library", "cli", "desktop", "mcp"]),
   runId: uuidSchema.optional(),
   label: z.string().trim().min(1).max(128).optional(),
 });
 export type Origin = z.output<typeof originSchema>;
 
-export const clientSchema = z.object({
+const clientSchema = z.object({
   softwareVersion: z.string().min(1),
   protocol: z.object({
     minimum: z.number().int().positive(),
@@ -30,7 +30,7 @@ export const clientSchema = z.object({
   requiredCapabilities: z.array(z.string().min(1)).default([]),
   origin: originSchema.optional(),
 });
-export type ClientBlock = z.output<typeof clientSchema>;
+type ClientBlock = z.output<typeof clientSchema>;
 
 /** Every POST body: a JSON object whose `client` block is valid; other keys pass through. */
 export const postEnvelopeSchema = z.looseObject({ client: clientSchema });
@@ -71,7 +71,7 @@ export const settingsSchema = z.strictObject(settingsShape).superRefine((s, ctx)
 });
 export type Settings = z.output<typeof settingsSchema>;
 
-export const settingsUpdateSchema = z.strictObject(settingsShape).partial().refine(
+const settingsUpdateSchema = z.strictObject(settingsShape).partial().refine(
   (u) => Object.keys(u).length > 0,
   {
     message: "At least one setting must be updated",

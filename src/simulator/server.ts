@@ -12,6 +12,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** The HTTP status it was answered with, once answered (a broken answer has none). */
+  status?: number;
 }
 
 const JSON_TYPE = "application/json;charset=utf-8";
@@ -39,12 +41,13 @@ export function startServer(
     request.headers.forEach((value, key) => {
       headers[key.toLowerCase()] = value;
     });
-    requests.push({
+    const entry: RecordedRequest = {
       method: request.method,
       path: url.pathname + url.search,
       headers,
       body: parseOrNull(text),
-    });
+    };
+    requests.push(entry);
     recorded();
 
     const fault = core.fault;
@@ -114,6 +117,7 @@ export function startServer(
         leakIntoData(payload.data, secretsIn(payload.data, secrets));
       }
     }
+    entry.status = status;
     if (fault === "wrong-envelope") payload.protocolVersion = 2;
     if (fault === "oversize") {
       // Valid JSON envelope that is far over any sane client limit (2 MiB + a bit).

@@ -84,7 +84,7 @@ export interface DefinitionIssue {
   path: string[];
 }
 
-export type NormalizeResult =
+type NormalizeResult =
   | { ok: true; definition: StackDefinition; revision: string }
   | { ok: false; issues: DefinitionIssue[] };
 
@@ -103,11 +103,11 @@ export function normalizeDefinition(input: unknown): NormalizeResult {
   return { ok: true, definition: result.data, revision: definitionRevision(result.data) };
 }
 
-export function definitionRevision(definition: StackDefinition): string {
+function definitionRevision(definition: StackDefinition): string {
   return sha256Hex(canonicalJson(definition));
 }
 
-export interface PublishedEndpoint {
+interface PublishedEndpoint {
   component: string;
   endpoint: string;
   required: boolean;

@@ -3,7 +3,7 @@
 import type { Origin, Settings } from "./schemas.ts";
 import type { StackDefinition } from "./stackdef.ts";
 
-export type ClaimMode = "sticky" | "ephemeral";
+type ClaimMode = "sticky" | "ephemeral";
 
 export interface Claim {
   id: string;
@@ -21,7 +21,7 @@ export interface Claim {
   lastUsedAt: string;
 }
 
-export type LeaseState = "pending" | "confirmed" | "abandoned" | "expired" | "collision";
+type LeaseState = "pending" | "confirmed" | "abandoned" | "expired" | "collision";
 
 export interface Lease {
   id: string;
@@ -93,7 +93,7 @@ export interface Generation {
 }
 
 export type ActivationState = "starting" | "confirmed" | "degraded" | "failed" | "lost" | "ended";
-export type EndpointState = "leased" | "confirmed" | "skipped" | "failed" | "released";
+type EndpointState = "leased" | "confirmed" | "skipped" | "failed" | "released";
 
 export interface ActivationEndpoint {
   component: string;
@@ -176,7 +176,7 @@ export interface HistoryEvent {
   occurredAt: string;
 }
 
-export interface LogEntry {
+interface LogEntry {
   timestamp: string;
   level: "debug" | "info" | "warn" | "error";
   component: string;

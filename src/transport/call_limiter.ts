@@ -12,7 +12,7 @@ import type { Gate } from "./valve.ts";
 export const MAX_IN_FLIGHT = 32;
 export const MAX_WAITING = 96;
 
-export interface LimiterOptions {
+interface LimiterOptions {
   maxInFlight?: number;
   maxWaiting?: number;
   /** Closed while stdout is backed up; waiting calls hold until it opens. */

@@ -14,7 +14,7 @@ export type RequestId = string | number;
 /** Heap bytes one JSON value costs once parsed, at most (measured: 64 for `{}` in an array). */
 export const COST_PER_VALUE = 64;
 /** Heap bytes one byte of text costs once decoded and parsed (the line's text and its strings). */
-export const COST_PER_BYTE = 2;
+const COST_PER_BYTE = 2;
 
 export interface FrameScan {
   bytes: number;
@@ -61,7 +61,7 @@ KIND[COMMA] = KIND[COLON] = SEPARATOR;
 /** Longest top-level string this scan decodes (an id or a method name); longer ones are skipped. */
 const MAX_MEMBER_TEXT = 256;
 
-export function parseCost(bytes: number, values: number): number {
+function parseCost(bytes: number, values: number): number {
   return COST_PER_BYTE * bytes + COST_PER_VALUE * values;
 }
 

@@ -48,7 +48,7 @@ export interface Reject {
   was?: "call" | "answer";
 }
 
-export type Frame =
+type Frame =
   /** `cost`: what holding the parsed message costs at most (frame_scan.ts). */
   | { kind: "message"; message: JSONRPCMessage; cost: number }
   | Reject;
@@ -182,7 +182,7 @@ export class LineSplitter {
 const count = (n: number) => n.toLocaleString("en-US");
 
 /** The refusal of a scanned frame over the depth or value bound; undefined within both. */
-export function overBound(scan: FrameScan, limits: FrameLimits): Reject | undefined {
+function overBound(scan: FrameScan, limits: FrameLimits): Reject | undefined {
   let data: NonNullable<Reject["data"]>;
   let what: string;
   if (scan.depth > limits.maxDepth) {

@@ -57,7 +57,18 @@ export const FLOW_LIMITS: Readonly<FlowLimits> = {
  * How a tool call refused unparsed is answered: a tool result the host shows its model, for the
  * host that named itself `client` in a message read before (undefined: none did).
  */
-export type CallRefusal = (error: BridgeError, client: string | undefined) => CallToolResult;
+type CallRefusal = (error: BridgeError, client: string | undefined) => CallToolResult;
+
+/**
+ * What every frame passes, given when the transport is built: there is no transport without
+ * them, and no way to change them after.
+ */
+export interface FrameGuards {
+  /** Applied to every serialised frame before it is written (credential redaction). */
+  scrub: (json: string) => string;
+  /** How a tool call too large to parse is answered: a tool error, marked for its host. */
+  refuseCall: CallRefusal;
+}
 
 export class FramedStdioTransport implements Transport {
   onclose?: () => void;
@@ -65,11 +76,8 @@ export class FramedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Called once when the transport has closed for good (stdin ended or stdout broke). */
   onEnd?: () => void;
-  /** Applied to every serialised frame before it is written (credential redaction). */
-  scrub: (json: string) => string = (json) => json;
-  /** A tool call too large to parse gets this tool error; without it, a JSON-RPC error. */
-  refuseCall?: CallRefusal;
 
+  readonly #guards: FrameGuards;
   #ports: StdioPorts;
   #splitter: LineSplitter;
   #closed = false;
@@ -83,10 +91,12 @@ export class FramedStdioTransport implements Transport {
   #wakeHeld?: () => void;
 
   constructor(
+    guards: FrameGuards,
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
     limits: Partial<FlowLimits> = {},
   ) {
     const { frame, output, pending } = { ...FLOW_LIMITS, ...limits };
+    this.#guards = guards;
     this.#ports = ports;
     this.#splitter = new LineSplitter(frame);
     this.#output = new OutputQueue(ports.output, output);
@@ -211,11 +221,11 @@ export class FramedStdioTransport implements Transport {
    */
   #refuse(frame: Reject): void {
     const { id, code, message, data, was } = frame;
-    const refusal = this.refuseCall;
     let answer: JSONRPCMessage;
-    if (was === "call" && id !== null && refusal) {
+    if (was === "call" && id !== null) {
       const error = new BridgeError(Codes.invalidInput, message, false, { ...data });
-      answer = { jsonrpc: "2.0", id, result: refusal(error, this.#client) } as JSONRPCMessage;
+      const result = this.#guards.refuseCall(error, this.#client);
+      answer = { jsonrpc: "2.0", id, result } as JSONRPCMessage;
     } else {
       const replyId = was === "answer" ? null : id;
       const error = { code, message, ...(data ? { data } : {}) };
@@ -237,7 +247,7 @@ export class FramedStdioTransport implements Transport {
     const m = message as { id?: string | number; method?: string };
     if (m.method === undefined && m.id !== undefined) this.#settle(m.id);
     try {
-      this.#output.push(this.scrub(JSON.stringify(message)) + "\n");
+      this.#output.push(this.#guards.scrub(JSON.stringify(message)) + "\n");
     } catch (error) {
       return Promise.reject(asError(error));
     }

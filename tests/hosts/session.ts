@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { BUNDLE_ENTRY, call, startBridge } from "../e2e/harness.ts";
-import { MCP_CLIENT_NAMES } from "../../src/profiles/hosts.ts";
+import { clientNamesOf } from "../../src/profiles/hosts.ts";
 import type { Toolset } from "../../src/shared/options.ts";
 import { type RecordedCall, startFakeModel, type Step } from "./fake_model.ts";
 import type { ConnectionCheck, HostAdapter } from "./hosts.ts";
@@ -125,7 +125,7 @@ async function runSession(adapter: HostAdapter, toolset: Toolset): Promise<Sessi
       .find((claim) => claim.project === "demo-stack")?.id;
     if (demoClaimId === undefined) throw new Error("the demo seed made no demo-stack claim");
     const steps = full ? scenario(rig, demoClaimId) : [];
-    const clientName = MCP_CLIENT_NAMES[adapter.pkg.host]?.[0];
+    const clientName = clientNamesOf(adapter.pkg.host)[0];
     const truth = full
       ? await directResults(rig, steps, TRUTH_STEPS, clientName)
       : new Map<number, Truth>();

@@ -5,9 +5,13 @@
  */
 import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.ts";
 import { type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
+import { ApprovalGate } from "../../src/daemon/gate.ts";
 import { Watched } from "./watched.ts";
 
-type ClientOptions = Omit<DaemonClientOptions, "socketPath" | "runId">;
+/** A client's options; its gate is a new one of its own unless given (nothing mints for it). */
+type ClientOptions = Omit<DaemonClientOptions, "socketPath" | "runId" | "gate"> & {
+  gate?: ApprovalGate;
+};
 
 export interface DaemonRig {
   sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -46,7 +50,12 @@ export async function daemonRig(
   const sim = await startSimulator({ socketPath, observeHost: false, ...pacing, ...options });
   const clients: DaemonClient[] = [];
   const another = (more: ClientOptions = {}) => {
-    const made = new DaemonClient({ socketPath, runId: crypto.randomUUID(), ...more });
+    const made = new DaemonClient({
+      socketPath,
+      runId: crypto.randomUUID(),
+      gate: new ApprovalGate(),
+      ...more,
+    });
     clients.push(made);
     return made;
   };

@@ -22,6 +22,8 @@ import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { claimDeleteExecute } from "../../src/catalogue/tools/consequential/claims.ts";
 import { acquireRefusals, changedMeanwhile } from "../../src/catalogue/tools/acquire_gate.ts";
 import { get } from "../../src/daemon/routes.ts";
+import { ApprovalGate } from "../../src/daemon/gate.ts";
+import { approvalPair } from "./approvals.ts";
 import { z } from "zod";
 import {
   CredentialUnavailableError,
@@ -72,7 +74,11 @@ async function refusedCall(args: string): Promise<BridgeError> {
   );
   let at = 0;
   const refused: BridgeError[] = [];
-  const transport = new FramedStdioTransport({
+  const refuseCall = (error: BridgeError) => {
+    refused.push(error);
+    return { content: [], isError: true };
+  };
+  const transport = new FramedStdioTransport({ scrub: (json) => json, refuseCall }, {
     input: {
       read(buffer) {
         if (at >= line.length) return Promise.resolve(null);
@@ -84,10 +90,6 @@ async function refusedCall(args: string): Promise<BridgeError> {
     },
     output: { write: (bytes) => Promise.resolve(bytes.length) },
   });
-  transport.refuseCall = (error) => {
-    refused.push(error);
-    return { content: [], isError: true };
-  };
   const ended = Promise.withResolvers<void>();
   transport.onEnd = () => ended.resolve();
   await transport.start();
@@ -129,6 +131,7 @@ function approval(
     });
   }
   const ctx: ApprovalContext = {
+    approvals: approvalPair().approvals,
     bridge: { approval: options.mode ?? "auto", approvalMs: 5_000 },
     receipts,
     signal: new AbortController().signal,
@@ -178,9 +181,10 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
   add(
     "cancelled request",
     await rejection(
-      new DaemonClient({ socketPath: SOCKET, runId: crypto.randomUUID() }).request(CONFIG, {
-        signal: AbortSignal.abort(),
-      }),
+      new DaemonClient({ socketPath: SOCKET, runId: crypto.randomUUID(), gate: new ApprovalGate() })
+        .request(CONFIG, {
+          signal: AbortSignal.abort(),
+        }),
     ),
   );
 

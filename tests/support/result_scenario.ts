@@ -6,7 +6,9 @@
  * or in process) and whether results are compact or full; the sequence only reads fields
  * that keep their names in both forms.
  */
-import type { Simulator } from "../../src/simulator/mod.ts";
+import { type Simulator, startSimulator } from "../../src/simulator/mod.ts";
+import { type Bridge, createBridge } from "../../src/bridge/mod.ts";
+import { CredentialFragments } from "../../src/custody/fragments.ts";
 
 type Data = Record<string, unknown>;
 
@@ -23,6 +25,40 @@ export interface ScenarioPlace {
   /** Existing, canonical directories (the simulator checks them like the daemon does). */
   workspace: string;
   stackRoot: string;
+}
+
+/**
+ * A place for the sequence in a fresh folder (`prefix` names it): the simulator on a socket
+ * there, the workspace and stack root, and a bridge in this process on that socket. `close`
+ * stops both and removes the folder.
+ */
+export async function scenarioBridge(
+  prefix: string,
+): Promise<ScenarioPlace & { dir: string; bridge: Bridge; close(): Promise<void> }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  const socketPath = `${dir}/portreeve.sock`;
+  const sim = await startSimulator({ socketPath, observeHost: false });
+  const workspace = `${dir}/ws`;
+  const stackRoot = `${dir}/stack`;
+  await Deno.mkdir(workspace);
+  await Deno.mkdir(stackRoot);
+  const bridge = createBridge({
+    socket: { path: socketPath, source: "flag" },
+    toolset: "full",
+    fragments: new CredentialFragments(),
+  });
+  return {
+    dir,
+    sim,
+    workspace,
+    stackRoot,
+    bridge,
+    async close() {
+      await bridge.close();
+      await sim.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
 }
 
 const STACK = (project: string) => ({

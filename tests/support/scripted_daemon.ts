@@ -7,7 +7,8 @@
  */
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../src/daemon/replies.ts";
 import { isDeclared, pathOf, type Route } from "../../src/daemon/routes.ts";
-import { admit } from "../../src/daemon/gate.ts";
+import type { ApprovalGate } from "../../src/daemon/gate.ts";
+import { approvalPair } from "./approvals.ts";
 import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";
@@ -89,7 +90,7 @@ class ScriptedDaemon {
   readonly sent: Sent[] = [];
   invalidations = 0;
 
-  constructor(private readonly script: Script) {}
+  constructor(private readonly script: Script, private readonly gate: ApprovalGate) {}
 
   request<Reply extends z.ZodType>(route: Route<Reply>, call: RequestCall = {}): Promise<unknown> {
     try {
@@ -97,7 +98,7 @@ class ScriptedDaemon {
       const path = pathOf(route, call.params);
       // As it goes on the wire: keys set to undefined are not sent.
       const body = JSON.parse(JSON.stringify(call.body ?? {}));
-      admit(route, path, call.body ?? {}, call.approval);
+      this.gate.admit(route, path, call.body ?? {}, call.approval);
       const payload: Json = {};
       if (route.method === "GET") {
         for (const [key, value] of Object.entries(call.query ?? {})) {
@@ -183,7 +184,8 @@ export interface ToolRigOptions {
 
 /** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
 export function toolRig(script: Script, options: ToolRigOptions = {}) {
-  const daemon = new ScriptedDaemon(script);
+  const { gate, approvals } = approvalPair();
+  const daemon = new ScriptedDaemon(script, gate);
   const client = daemon as unknown as DaemonClient; // the surface above is all tools touch
   const clock = new FakeClock(options.start ?? Date.parse("2026-11-30T04:18:12.046Z"));
   const custody = new Custody({
@@ -205,6 +207,7 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     custody,
     memory: new Memory(),
     receipts: new ReceiptBook(500, () => clock.now()),
+    approvals,
     signal: new AbortController().signal,
     host: options.host ?? NO_HOST_CHANNEL,
     flagsToolErrors: options.flagsToolErrors,

@@ -20,6 +20,9 @@ import type { ApprovalMode } from "../../src/shared/options.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
 import { seeder } from "../e2e/seed.ts";
 import { FakeClock } from "./fake_clock.ts";
+import { approvalPair } from "./approvals.ts";
+import { Watched } from "./watched.ts";
+import type { CredentialKind } from "../../src/custody/group.ts";
 import type { Json } from "../../src/shared/json.ts";
 
 /** How a call can reach the person, and what the bridge's approval mode is. */
@@ -54,18 +57,47 @@ export class World {
   readonly sim: Awaited<ReturnType<typeof startSimulator>>;
   readonly services: Omit<Services, "bridge">;
   readonly catalogue = new Catalogue("full");
+  /** Custody's clock: nothing fires unless the walk moves it. */
+  readonly clock = new FakeClock(Date.now());
+  /** Renewals custody started (the daemon's answer to each), and those it concluded. */
+  readonly #started: { kind: CredentialKind; answered: Promise<unknown> }[] = [];
+  readonly #renewals: CredentialKind[] = [];
+  readonly #concluded = new Watched();
   #made: Map<string, Promise<Json>>;
 
   private constructor(dir: string, sim: World["sim"], made = new Map<string, Promise<Json>>()) {
     this.dir = dir;
     this.sim = sim;
     this.#made = made;
-    const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
+    const { gate, approvals } = approvalPair();
+    const client = new DaemonClient({
+      socketPath: sim.socketPath,
+      runId: crypto.randomUUID(),
+      gate,
+    });
+    const renewers = daemonRenewers(client);
+    const started = <T>(kind: CredentialKind, answered: Promise<T>) => {
+      this.#started.push({ kind, answered: answered.catch(() => {}) });
+      return answered;
+    };
     this.services = {
       daemon: client,
-      custody: new Custody({ clock: new FakeClock(Date.now()), renewers: daemonRenewers(client) }),
+      custody: new Custody({
+        clock: this.clock,
+        renewers: {
+          renewLease: (...args) => started("lease", renewers.renewLease(...args)),
+          renewActivation: (...args) => started("activation", renewers.renewActivation(...args)),
+          renewLauncher: (...args) => started("launcher", renewers.renewLauncher(...args)),
+        },
+        onEvent: (event) => {
+          if (event.type !== "renewed" && event.type !== "renewal-failed") return;
+          this.#renewals.push(event.kind);
+          this.#concluded.changed();
+        },
+      }),
       memory: new Memory(),
       receipts: new ReceiptBook(),
+      approvals,
     };
   }
 
@@ -224,6 +256,36 @@ export class World {
     });
   }
 
+  /**
+   * An activation of a stack of its own whose endpoints are all settled (api confirmed, web
+   * skipped) and whose process has stopped (its listener gone): one the daemon lets end.
+   */
+  settledActivation(): Promise<Json> {
+    return this.once("settled-activation", async () => {
+      const { stackId } = await this.stack("ending");
+      const prepared = await this.setup("stack_prepare", { stackId });
+      const begun = await this.setup("activation_begin", {
+        generationId: (prepared.generation as Json).id,
+      });
+      const activationId = (begun.activation as Json).id;
+      const leases = begun.leases as Json[];
+      const of = (component: string) => leases.find((l) => l.component === component)!;
+      this.sim.control.addListener(of("api").port as number, 4545, { command: "api" });
+      await this.setup("activation_confirm_endpoint", {
+        activationId,
+        credentialHandle: of("api").credentialHandle,
+        bindingKind: "process",
+        rootPid: 4545,
+      });
+      await this.setup("activation_skip_endpoint", {
+        activationId,
+        credentialHandle: of("web").credentialHandle,
+      });
+      this.sim.control.removeListener(of("api").port as number, 4545);
+      return { activationId };
+    });
+  }
+
   operation(): Promise<Json> {
     return this.once("operation", async () => {
       const { stackId } = await this.stack();
@@ -235,6 +297,24 @@ export class World {
       });
       return { stackId, operationId: held.operationId, credentialHandle: held.credentialHandle };
     });
+  }
+
+  /**
+   * Custody's own renewal of the credential of `kind` it holds (set up first), which no tool
+   * call sends: its clock moves to each next timer until the renewal starts; then the daemon's
+   * answer is waited for, and custody's conclusion.
+   */
+  async renewal(kind: "lease" | "activation"): Promise<void> {
+    const count = (list: readonly CredentialKind[]) => list.filter((k) => k === kind).length;
+    const started = this.#started.length;
+    const concluded = count(this.#renewals);
+    while (!this.#started.slice(started).some((renewal) => renewal.kind === kind)) {
+      const [next] = this.clock.dueTimes;
+      assert.ok(next !== undefined, `custody holds no ${kind} to renew`);
+      await this.clock.advanceTo(next);
+    }
+    await this.#started.slice(started).find((renewal) => renewal.kind === kind)!.answered;
+    await this.#concluded.when(() => count(this.#renewals) > concluded);
   }
 
   /** A receipt from `stem`'s preview, with the execute's other arguments. */

@@ -54,7 +54,7 @@ export interface AcquireBody extends Record<string, unknown> {
 }
 
 /** What the daemon would reclaim first. */
-export interface Reclaimable {
+interface Reclaimable {
   runId: string;
   port: number;
   listeners: { pid: number; command: string | null }[];
@@ -123,7 +123,7 @@ async function ask(body: AcquireBody, target: Reclaimable): Promise<InputQuestio
 }
 
 /** The question about an acquire that would reclaim `target` first. */
-export function acquireQuestion(body: AcquireBody, target: Reclaimable): Question {
+function acquireQuestion(body: AcquireBody, target: Reclaimable): Question {
   const { project, workspaceRoot, component, endpoint } = body.claim;
   const policy = body.allocation.replacementPolicy;
   const pids = list(

@@ -6,7 +6,7 @@
  */
 import { CWD_VARIABLE, type PlaceContext } from "../../profiles/entry_places.ts";
 
-export function readEnv(name: string): string | undefined {
+function readEnv(name: string): string | undefined {
   try {
     return Deno.env.get(name);
   } catch (error) {

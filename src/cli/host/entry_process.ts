@@ -8,7 +8,7 @@ import { Client, type JSONRPCMessage, type Transport } from "@modelcontextprotoc
 import type { Launch } from "../../profiles/entry_shape.ts";
 import { SOFTWARE_VERSION } from "../../shared/options.ts";
 
-export type Started =
+type Started =
   | { ok: true; client: Client; stderr: () => string; close: () => Promise<void> }
   | { ok: false; reason: "gone" | "denied" | "failed"; message: string };
 

@@ -8,7 +8,7 @@
  * names are all that `setup` may write (`writtenPaths`), and its permission grant says so.
  */
 
-export const TEMP_SUFFIX = ".portreeve-mcp.tmp";
+const TEMP_SUFFIX = ".portreeve-mcp.tmp";
 export const BACKUP_SUFFIX = ".portreeve-mcp.bak";
 
 /** A host file as setup found it. */

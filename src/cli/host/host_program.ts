@@ -14,7 +14,7 @@ export type ProgramRun =
  * How long a host's own command may take: `claude mcp get` health-checks the server it shows,
  * and Claude Code gives a server 30 seconds to start by default.
  */
-export const HOST_PROGRAM_BOUND_MS = 90_000;
+const HOST_PROGRAM_BOUND_MS = 90_000;
 
 export async function runProgram(
   argv: readonly string[],

@@ -17,7 +17,7 @@ import { type Launch, readShape } from "../../profiles/entry_shape.ts";
 import { DocumentError, languageOf, parseDocument, valueAt } from "./document.ts";
 import { type ProgramRun, runProgram, unanswered } from "./host_program.ts";
 
-export interface FoundEntry {
+interface FoundEntry {
   launch: Launch;
   /** Fields setup writes that this entry lacks or holds otherwise. */
   differences: string[];
@@ -26,7 +26,7 @@ export interface FoundEntry {
   file: string | null;
 }
 
-export interface HostAnswer {
+interface HostAnswer {
   command: string;
   /** The status the host gives the entry ("✔ Connected", "Disabled"), when it gives one. */
   status: string | null;

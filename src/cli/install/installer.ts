@@ -14,7 +14,7 @@ import { type DiskWrites, REAL_WRITES } from "./writes.ts";
 /** The installer will not do what was asked without losing something; exit 1. */
 export class InstallRefused extends Error {}
 
-export type Say = (line: string) => void;
+type Say = (line: string) => void;
 
 export interface InstallOptions {
   force: boolean;

@@ -9,7 +9,7 @@ import { look, startsWith } from "./disk.ts";
 import { isPartialPath, LIB_PATH, partialHash, partialTarget, sha256 } from "./manifest.ts";
 import type { DiskWrites } from "./writes.ts";
 
-export interface PartialsOutcome {
+interface PartialsOutcome {
   removed: string[];
   /** `unfinished`: a copy cut short, which another install of the same content recognises. */
   left: { path: string; why: string; unfinished: boolean }[];

@@ -33,7 +33,7 @@ export interface Conflict {
   movable: boolean;
 }
 
-export interface Plan {
+interface Plan {
   conflicts: Conflict[];
   /** Files of the previous install that this one does not write, unmodified: removed. */
   stale: string[];

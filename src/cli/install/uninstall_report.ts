@@ -12,7 +12,7 @@ import { type HostProfile, removalStep } from "../../profiles/mod.ts";
 import { LIB_PATH } from "./manifest.ts";
 import type { UninstallReport } from "./uninstaller.ts";
 
-export interface UninstallOutcome {
+interface UninstallOutcome {
   lines: string[];
   /** 0 when nothing of the installer's is left, else 1. */
   code: number;

@@ -20,7 +20,7 @@ import { clearPartials } from "./partials.ts";
 import { fileConflict, isConflict, readManifest, rootConflict, STEPS_IN_WORDS } from "./plan.ts";
 import { type DiskWrites, REAL_WRITES } from "./writes.ts";
 
-export interface Left {
+interface Left {
   path: string;
   why: string;
   /** A file of the installer's that someone changed (kept: it may hold their work). */
@@ -29,7 +29,7 @@ export interface Left {
   unfinished?: boolean;
 }
 
-export interface MovedAside {
+interface MovedAside {
   /** The name it was moved to. */
   path: string;
   /** The name it had, and whether something is there now. */

@@ -17,7 +17,7 @@ export function claimOr404(ctx: Ctx, claimId: string): Claim {
 }
 
 /** Reassign and delete both need an idle claim: no run, no pending lease, no listener. */
-export function assertIdle(ctx: Ctx, claim: Claim): void {
+function assertIdle(ctx: Ctx, claim: Claim): void {
   const run = ctx.state.activeRunForClaim(claim.id);
   if (run) {
     throw fail.conflict(`Claim ${claim.id} has an active run.`, {
@@ -69,7 +69,7 @@ export const reassignSchema = z.object({
 }).refine((b) => b.preferredPort === undefined || b.exactPort === undefined, {
   message: "preferredPort and exactPort are mutually exclusive",
 });
-export type ReassignProposal = z.output<typeof reassignSchema>;
+type ReassignProposal = z.output<typeof reassignSchema>;
 
 /** Picks the new port for a reassignment without changing anything. */
 export function planReassign(ctx: Ctx, claim: Claim, p: ReassignProposal): number {

@@ -6,7 +6,7 @@ import { get, post, type Route } from "../router.ts";
 import { type Settings, settingsBodySchema, settingsSchema } from "../schemas.ts";
 import { clone } from "../util.ts";
 
-export const SOFTWARE_VERSION = "0.1.0";
+const SOFTWARE_VERSION = "0.1.0";
 
 function health(ctx: Ctx): unknown {
   return {

@@ -13,7 +13,7 @@ const cursorSchema = z.strictObject({
   id: z.string().min(1),
 });
 
-export function encodeCursor(event: HistoryEvent): string {
+function encodeCursor(event: HistoryEvent): string {
   const json = JSON.stringify({ version: 1, sortKey: event.occurredAt, id: event.id });
   return base64url(new TextEncoder().encode(json));
 }

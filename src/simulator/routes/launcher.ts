@@ -57,7 +57,7 @@ const completionSchema = z.strictObject({
 });
 
 /** Turns overdue active operations into `lost` records and applies retention. */
-export function expireLauncherOps(ctx: Ctx): void {
+function expireLauncherOps(ctx: Ctx): void {
   for (const { record } of ctx.state.launcher.values()) {
     if (record.state !== "active" || record.deadlineAt > ctx.at) continue;
     record.state = "terminal";

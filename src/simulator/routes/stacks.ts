@@ -33,7 +33,7 @@ export function liveActivation(ctx: Ctx, stackRoot: string): Activation | undefi
   return undefined;
 }
 
-export function activeLauncherOps(ctx: Ctx, stackId: string): LauncherRecord[] {
+function activeLauncherOps(ctx: Ctx, stackId: string): LauncherRecord[] {
   return [...ctx.state.launcher.values()].map((e) => e.record).filter((r) =>
     r.stackId === stackId && r.state === "active" && r.deadlineAt > ctx.at
   );

@@ -14,6 +14,10 @@ import { BridgeError } from "../../../src/shared/errors.ts";
 import { post } from "../../../src/daemon/routes.ts";
 import { consequential } from "../../../src/daemon/effects.ts";
 import { z } from "zod";
+import { approvalPair } from "../../support/approvals.ts";
+
+/** This bridge's approvals (no gate checks their proofs here). */
+const APPROVALS = approvalPair().approvals;
 
 /** A consequential route for the proofs these tests ask for. */
 const DELETE = post(
@@ -96,6 +100,7 @@ function gate(answer: () => Promise<unknown>) {
   );
   let asked = 0;
   const ctx: ApprovalContext = {
+    approvals: APPROVALS,
     bridge: { approval: "auto", approvalMs: 5_000 },
     receipts,
     signal: new AbortController().signal,
@@ -171,7 +176,11 @@ Deno.test("gate: on the 2026-07-28 path the question is returned, and the retry'
     receiptId: "r2",
     request: request("r2"),
   };
-  const base = { bridge: { approval: "required" as const, approvalMs: 5_000 }, receipts };
+  const base = {
+    approvals: APPROVALS,
+    bridge: { approval: "required" as const, approvalMs: 5_000 },
+    receipts,
+  };
   const signal = new AbortController().signal;
   const first = await obtainApproval({ ...base, signal, host: { canAsk: true } }, call)
     .then(() => null, (error) => error);
@@ -215,6 +224,7 @@ Deno.test("gate: the host must answer by the approval deadline, or the receipt's
   const waits: number[] = [];
   const ask = (receipts: ReceiptBook, approvalMs: number) =>
     obtainApproval({
+      approvals: APPROVALS,
       bridge: { approval: "auto", approvalMs },
       receipts,
       signal: new AbortController().signal,
@@ -249,6 +259,7 @@ Deno.test("gate: on the 2026-07-28 path an answer that comes back after the dead
   const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
   const lateState = receipts.openQuestion("r1", Date.now() - 1);
   const error = await obtainApproval({
+    approvals: APPROVALS,
     bridge: { approval: "auto", approvalMs: 5_000 },
     receipts,
     signal: new AbortController().signal,
@@ -274,6 +285,7 @@ async function outcome(
   asked: string[] = [],
 ): Promise<string> {
   const ctx: ApprovalContext = {
+    approvals: APPROVALS,
     bridge: { approval: mode, approvalMs: 5_000 },
     receipts: book,
     signal: new AbortController().signal,
@@ -305,6 +317,7 @@ Deno.test("gate: in every mode, a receipt this process did not issue is refused,
     // Bridge B's book: bridge A (or an earlier process) issued r1, this one never did.
     const other = new ReceiptBook();
     const error = await obtainApproval({
+      approvals: APPROVALS,
       bridge: { approval: mode, approvalMs: 5_000 },
       receipts: other,
       signal: new AbortController().signal,
@@ -336,6 +349,7 @@ Deno.test("gate: the default mode refuses on a host that cannot ask, naming the 
   assert.equal(DEFAULT_APPROVAL_MODE, "required");
   const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
   const error = await obtainApproval({
+    approvals: APPROVALS,
     bridge: { approval: DEFAULT_APPROVAL_MODE, approvalMs: 5_000 },
     receipts: book,
     signal: new AbortController().signal,
@@ -388,6 +402,7 @@ Deno.test("gate: the question's form is one boolean whose words fit a checkbox a
   const forms: ApprovalForm[] = [];
   const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
   await obtainApproval({
+    approvals: APPROVALS,
     bridge: { approval: "required", approvalMs: 5_000 },
     receipts: book,
     signal: new AbortController().signal,

@@ -16,7 +16,12 @@
  *   call, one of the call's requests was declared consequential.
  *
  * And, so the walk cannot pass by missing its target: every consequential route was reached
- * by an approved call, and every value a declared effect depends on was sent.
+ * by an approved call, every value a declared effect depends on was sent, and every route —
+ * every one that can change state above all — answered 2xx at least once (a call the daemon
+ * refuses every time, say for a wrong body or a template its tool fills wrong, changes nothing,
+ * so it shows nothing of what the declaration claims), unless it is listed in
+ * NEVER_SUCCEED_HERE with the reason. Custody's own renewals, which no tool sends, are fired on
+ * a world's fake clock for this.
  */
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
@@ -24,7 +29,12 @@ import { Catalogue } from "../../../src/catalogue/catalogue.ts";
 import { effectsMap } from "../../../src/catalogue/effects_map.ts";
 import { HEALTH_ROUTE } from "../../../src/daemon/replies.ts";
 import { declaredRoutes, matches, type Route } from "../../../src/daemon/routes.ts";
-import { canBeConsequential, effectOf, isValueRule } from "../../../src/daemon/effects.ts";
+import {
+  canBeConsequential,
+  effectOf,
+  isValueRule,
+  possibleEffects,
+} from "../../../src/daemon/effects.ts";
 import { type Situation, STACK, World } from "../../support/walk_world.ts";
 import type { Json } from "../../../src/shared/json.ts";
 import { DEFAULT_APPROVAL_MODE } from "../../../src/shared/options.ts";
@@ -41,6 +51,12 @@ const CONSEQUENTIAL_EVENTS = new Set([
   "stack.definition.applied",
   "config.updated",
 ]);
+
+/**
+ * Routes no case here makes the daemon accept, each with why (none, today). A route listed here
+ * that does succeed fails the walk too: the list says only what is true.
+ */
+const NEVER_SUCCEED_HERE: Readonly<Record<string, string>> = {};
 
 const ANSWER = (approve: boolean) => () =>
   Promise.resolve(
@@ -142,7 +158,7 @@ const CASES: Record<string, (w: World) => Promise<Json>> = {
     return { activationId: a.activationId, credentialHandle: a.api, reason: "startup-error" };
   },
   portreeve_activation_reconcile: async (w) => pick(await w.activation(), "activationId"),
-  portreeve_activation_end: async (w) => pick(await w.activation(), "activationId"),
+  portreeve_activation_end: async (w) => pick(await w.settledActivation(), "activationId"),
   portreeve_port_reclaim_preview: async (w) => ({
     ...pick(await w.running(), "port"),
     policy: "graceful",
@@ -266,6 +282,8 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
   /** Consequential routes an approved call reached, and the values sent to value rules. */
   const reached = new Set<string>();
   const sentValues = new Set<string>();
+  /** Routes the daemon answered 2xx, in any case. */
+  const succeeded = new Set<string>();
   let calls = 0;
 
   for (const tool of ALL_TOOLS) {
@@ -292,6 +310,9 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
             assert.ok(own.length > 0, `${said} is not among the routes ${tool.name} declares`);
             const { client: _client, ...body } = (request.body ?? {}) as Json;
             for (const route of own) {
+              if (request.status !== undefined && request.status >= 200 && request.status < 300) {
+                succeeded.add(route.route);
+              }
               if (isValueRule(route.effect)) {
                 const value = body[route.effect.field.split(".")[0]];
                 sentValues.add(`${route.route} ${JSON.stringify(value)}`);
@@ -341,6 +362,42 @@ Deno.test("effects walk: every tool, every enum value, every approval situation"
         assert.ok(sent, `${row.route}: ${row.effect.field} = ${value} was never sent`);
       }
     }
+  }
+  // Custody's own renewals, which no tool call sends: fired on a world's fake clock.
+  const renewing = await World.open();
+  try {
+    await renewing.pending();
+    await renewing.activation();
+    const from = renewing.sim.requests.length;
+    await renewing.renewal("lease");
+    await renewing.renewal("activation");
+    for (const request of renewing.sim.requests.slice(from)) {
+      if (request.status === undefined || request.status < 200 || request.status >= 300) continue;
+      for (const route of declared.filter((r) => matches(r, request.method, request.path))) {
+        succeeded.add(route.route);
+      }
+    }
+  } finally {
+    await renewing.close();
+  }
+
+  // Every route, those that change state above all: a route whose every request is refused
+  // (a wrong body, a template its tool cannot fill) shows the walk nothing of what it does.
+  const routes = effectsMap();
+  assert.ok(
+    routes.some((row) => possibleEffects(row.effect).some((effect) => effect.level !== "read")),
+  );
+  const judged = routes.map((row) => {
+    const listed = Object.hasOwn(NEVER_SUCCEED_HERE, row.route);
+    if (succeeded.has(row.route) === !listed) return undefined;
+    return listed
+      ? `${row.route} is listed as never succeeding here, yet it answered 2xx`
+      : `${row.route} never answered 2xx: every case was refused, so the walk saw nothing of ` +
+        "what it does (fix the case, or list it in NEVER_SUCCEED_HERE with the reason)";
+  }).filter((problem) => problem !== undefined);
+  assert.deepEqual(judged, []);
+  for (const route of Object.keys(NEVER_SUCCEED_HERE)) {
+    assert.ok(routes.some((row) => row.route === route), `listed, but not a route: ${route}`);
   }
   assert.ok(calls > 4 * ALL_TOOLS.length, `${calls} calls`);
 });

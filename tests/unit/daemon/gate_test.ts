@@ -1,26 +1,21 @@
 /**
  * The gate in the daemon client, against the simulator on a real Unix socket: a consequential
- * request goes out only with a fresh proof the approval module minted for exactly that
- * request; anything else is refused before a single byte (not even the compatibility probe)
- * reaches the daemon. Proofs here come from the approval module itself (`--approval off`
- * mints one without asking), the only place that can make them.
+ * request goes out only with a fresh proof that this client's gate's minter made, through the
+ * approval module, for exactly that request; anything else (no proof, a forged one, another
+ * bridge's, a spent one) is refused before a single byte (not even the compatibility probe)
+ * reaches the daemon. Proofs here come from the approval module itself (`--approval off` mints
+ * one without asking), the only place that holds a minter.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { DaemonClient } from "../../../src/daemon/client.ts";
-import { admit, ApprovalProof, GateRefusal, takeApprovalMinter } from "../../../src/daemon/gate.ts";
+import { ApprovalGate, ApprovalProof, GateRefusal } from "../../../src/daemon/gate.ts";
 import { get, pathOf, post, type Route } from "../../../src/daemon/routes.ts";
-import {
-  consequential,
-  coordinates,
-  dependsOn,
-  effectOf,
-  possibleEffects,
-} from "../../../src/daemon/effects.ts";
-import { obtainInputApproval } from "../../../src/catalogue/approval.ts";
-import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
-import { BridgeError, Codes } from "../../../src/shared/errors.ts";
+import { consequential } from "../../../src/daemon/effects.ts";
+import type { Approvals } from "../../../src/catalogue/approval.ts";
+import { BridgeError } from "../../../src/shared/errors.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
+import { approvalPair, proofWithoutAsking } from "../../support/approvals.ts";
 
 const SETTINGS = post(
   "/v1/actions/settings/execute",
@@ -29,35 +24,20 @@ const SETTINGS = post(
 );
 const CONFIG = get("/v1/config", z.looseObject({}));
 
-/** A proof from the approval module for `body` on SETTINGS (`off` mints without asking). */
-function proofFor(body: Record<string, unknown>, route: Route = SETTINGS) {
-  const refuse = () => new BridgeError(Codes.internal, "unexpected", false);
-  return obtainInputApproval({
-    bridge: { approval: "off", approvalMs: 1_000 },
-    receipts: new ReceiptBook(),
-    host: { canAsk: false },
-    signal: new AbortController().signal,
-  }, {
-    request: { route, path: pathOf(route), body },
-    prepare: () => Promise.resolve(undefined),
-    refusals: {
-      hostCannotAsk: refuse,
-      tooLongToAsk: refuse,
-      declined: refuse,
-      busy: refuse,
-      cancelled: refuse,
-      noAnswer: refuse,
-    },
-  }).then((proof) => proof!);
+/** A proof from `approvals` for `body` on SETTINGS (`off` mints without asking). */
+function proofFor(approvals: Approvals, body: Record<string, unknown>, route: Route = SETTINGS) {
+  return proofWithoutAsking(approvals, { route, path: pathOf(route), body });
 }
 
 async function daemon() {
   const dir = await Deno.makeTempDir();
   const sim = await startSimulator({ socketPath: `${dir}/d.sock`, observeHost: false });
-  const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID() });
+  const { gate, approvals } = approvalPair();
+  const client = new DaemonClient({ socketPath: sim.socketPath, runId: crypto.randomUUID(), gate });
   return {
     sim,
     client,
+    approvals,
     async [Symbol.asyncDispose]() {
       client.close();
       await sim.close();
@@ -85,9 +65,15 @@ Deno.test("gate: a consequential request without a valid proof never reaches the
   );
   await refused(
     d.client.request(SETTINGS, { body, approval: forged }),
-    /an approval the approval module did not mint/,
+    /an approval this bridge's approval module did not mint/,
   );
-  const other = await proofFor({ receiptId: crypto.randomUUID() });
+  // Another bridge's approvals, for this very request: a proof of theirs is nothing here.
+  const elsewhere = await proofFor(approvalPair().approvals, body);
+  await refused(
+    d.client.request(SETTINGS, { body, approval: elsewhere }),
+    /an approval this bridge's approval module did not mint/,
+  );
+  const other = await proofFor(d.approvals, { receiptId: crypto.randomUUID() });
   await refused(
     d.client.request(SETTINGS, { body, approval: other }),
     /an approval for another request/,
@@ -98,7 +84,7 @@ Deno.test("gate: a consequential request without a valid proof never reaches the
 Deno.test("gate: a proof lets its one request through once", async () => {
   await using d = await daemon();
   const body = { receiptId: crypto.randomUUID() };
-  const proof = await proofFor(body);
+  const proof = await proofFor(d.approvals, body);
   // The daemon refuses the unknown receipt; what matters is that the request was sent.
   await assert.rejects(d.client.request(SETTINGS, { body, approval: proof }), BridgeError);
   assert.equal(d.sim.requests.filter((r) => r.path === pathOf(SETTINGS)).length, 1);
@@ -117,33 +103,27 @@ Deno.test("gate: reads and coordination need no proof; undeclared routes are nev
   assert.equal(d.sim.requests.filter((r) => r.path === "/v1/config").length, 1);
 });
 
-Deno.test("gate: the minter is handed out once, to the approval module", () => {
-  assert.throws(() => takeApprovalMinter(), /belongs to src\/catalogue\/approval\.ts/);
-});
-
-Deno.test("effects: a value rule decides by the body; absent is the default, unknown the worst", () => {
-  const signals = consequential(["signals a process"], "reclaims first");
-  const kills = consequential(["signals a process", "deletes records"], "kills and deletes");
-  const rule = dependsOn("allocation.policy", "never", {
-    never: coordinates("leases"),
-    graceful: signals,
-    brutal: kills,
+Deno.test("gate: a gate hands out its minter once; a client whose minter nobody took sends nothing consequential", async () => {
+  const gate = new ApprovalGate();
+  const mint = gate.takeMinter();
+  assert.throws(() => gate.takeMinter(), /already taken/);
+  const request = { route: SETTINGS, path: pathOf(SETTINGS), body: {} };
+  assert.equal(
+    gate.admit(SETTINGS, request.path, {}, mint(request, "person")).level,
+    "consequential",
+  );
+  await using d = await daemon();
+  const unminted = new DaemonClient({
+    socketPath: d.sim.socketPath,
+    runId: crypto.randomUUID(),
+    gate: new ApprovalGate(),
   });
-  assert.equal(effectOf(rule, {}).level, "coordinate");
-  assert.equal(effectOf(rule, { allocation: {} }).level, "coordinate");
-  assert.equal(effectOf(rule, { allocation: { policy: "graceful" } }), signals);
-  for (const odd of ["NEVER", 0, null, ["never"], { never: true }]) {
-    const effect = effectOf(rule, { allocation: { policy: odd } });
-    assert.equal(effect.level, "consequential", JSON.stringify(odd));
-    assert.deepEqual(
-      effect.level === "consequential" && [...effect.consequences].sort(),
-      ["deletes records", "signals a process"],
+  try {
+    await refused(
+      unminted.request(SETTINGS, { body: {}, approval: await proofFor(d.approvals, {}) }),
+      /did not mint/,
     );
+  } finally {
+    unminted.close();
   }
-  assert.equal(possibleEffects(rule).length, 3);
-  assert.throws(() => dependsOn("x", "missing", { a: signals }), /absent value missing/);
-  // The client's own check, without a daemon: a consequential value with no proof.
-  const route = post("/v1/test", z.looseObject({}), rule);
-  assert.equal(admit(route, "/v1/test", { allocation: { policy: "never" } }).level, "coordinate");
-  assert.throws(() => admit(route, "/v1/test", { allocation: { policy: "brutal" } }), GateRefusal);
 });

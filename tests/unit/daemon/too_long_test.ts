@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { DaemonClient } from "../../../src/daemon/client.ts";
+import { ApprovalGate } from "../../../src/daemon/gate.ts";
 import { MAX_URL_CHARS, URL_PREFIX } from "../../../src/daemon/http.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
 import { envelope, HEALTH } from "../../reliability/fake_daemon.ts";
@@ -31,7 +32,11 @@ async function daemon(answer: (url: URL) => Response) {
     },
   );
   await listening.promise;
-  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
+  const client = new DaemonClient({
+    socketPath,
+    runId: crypto.randomUUID(),
+    gate: new ApprovalGate(),
+  });
   return {
     client,
     seen,
@@ -121,7 +126,11 @@ async function rawDaemon(body: (target: string) => string) {
   const accepting = (async () => {
     for await (const conn of listener) serve(conn);
   })().catch(() => {});
-  const client = new DaemonClient({ socketPath, runId: crypto.randomUUID() });
+  const client = new DaemonClient({
+    socketPath,
+    runId: crypto.randomUUID(),
+    gate: new ApprovalGate(),
+  });
   return {
     client,
     targets,

@@ -164,3 +164,31 @@ Deno.test("docs: every relative link resolves, anchors included", async () => {
   }
   assert.deepEqual(broken, []);
 });
+
+Deno.test("docs: every test a document names by file and title exists under that title", async () => {
+  const named = /`(tests\/[\w/.-]+_test\.ts)`: "([^"]+)"/g;
+  const missing: string[] = [];
+  let count = 0;
+  for (const [file, text] of docs) {
+    for (const [, test, title] of text.matchAll(named)) {
+      count++;
+      const source = await Deno.readTextFile(new URL(test, ROOT)).catch(() => "");
+      if (!source.includes(`"${title}"`)) missing.push(`${file}: ${test}: "${title}"`);
+    }
+  }
+  assert.ok(count >= 7, `docs/credentials.md names its guards' tests (${count} found)`);
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("docs: every test file a document names by its path exists", async () => {
+  const named = /`(tests\/[\w/.-]+_test\.ts)`/g;
+  const missing: string[] = [];
+  for (const [file, text] of docs) {
+    for (const [, test] of text.matchAll(named)) {
+      if (!await Deno.stat(new URL(test, ROOT)).then(() => true, () => false)) {
+        missing.push(`${file}: ${test}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
+});

@@ -94,15 +94,9 @@ Deno.test(`code mode's ALL_TOOLS stays within ${CODE_MODE_HELD}× the reference'
  * The figures the bench compares with the reference bridge come from the same sequence.
  */
 Deno.test("the largest results stay within their compact budgets", async () => {
-  const { createBridge } = await import("../../../src/bridge/mod.ts");
-  const { startSimulator } = await import("../../../src/simulator/mod.ts");
-  const { runResultScenario } = await import("../../support/result_scenario.ts");
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-budget-" }));
-  const socketPath = `${dir}/portreeve.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  await Deno.mkdir(`${dir}/ws`);
-  await Deno.mkdir(`${dir}/stack`);
-  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const { runResultScenario, scenarioBridge } = await import("../../support/result_scenario.ts");
+  const place = await scenarioBridge("prmcp-budget-");
+  const { bridge } = place;
   const ctx = {
     ...await bridge.services(),
     signal: new AbortController().signal,
@@ -117,11 +111,9 @@ Deno.test("the largest results stay within their compact budgets", async () => {
       const bytes = JSON.stringify(content).length;
       largest.set(tool, Math.max(largest.get(tool) ?? 0, bytes));
       return content;
-    }, { sim, workspace: `${dir}/ws`, stackRoot: `${dir}/stack` });
+    }, place);
   } finally {
-    await bridge.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await place.close();
   }
   // Every value is written unless it is empty or stated elsewhere in the same result: a
   // lease's expiry, each endpoint's updatedAt, the ids a status answer repeats across records.

@@ -11,27 +11,19 @@ import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { runTool } from "../../../src/catalogue/catalogue.ts";
 import { compactData } from "../../../src/results/compact/mod.ts";
-import { createBridge } from "../../../src/bridge/mod.ts";
-import { startSimulator } from "../../../src/simulator/mod.ts";
 import { expandWhole, servedDataSchema } from "../../support/expand.ts";
 import { differences } from "../../support/not_shown.ts";
 import type { ToolDefinition } from "../../../src/catalogue/define.ts";
 import { isObject } from "../../../src/shared/json.ts";
-import { runResultScenario } from "../../support/result_scenario.ts";
+import { runResultScenario, scenarioBridge } from "../../support/result_scenario.ts";
 import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
 import type { Json } from "../../../src/shared/json.ts";
 
 const bytes = (value: unknown) => JSON.stringify(value).length;
 
 Deno.test("every tool's compact data expands back to the simulator's records", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-compact-" }));
-  const socketPath = `${dir}/portreeve.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  const workspace = `${dir}/ws`;
-  const stackRoot = `${dir}/stack`;
-  await Deno.mkdir(workspace);
-  await Deno.mkdir(stackRoot);
-  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const place = await scenarioBridge("prmcp-compact-");
+  const { dir, sim, workspace, bridge } = place;
   const services = await bridge.services();
   // The default mode with a person who approves: executes go through as they would.
   const ctx = { ...services, signal: new AbortController().signal, host: APPROVING_HOST };
@@ -63,7 +55,7 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
     }
   };
   try {
-    await runResultScenario((_seq, tool, args) => run(tool, args), { sim, workspace, stackRoot });
+    await runResultScenario((_seq, tool, args) => run(tool, args), place);
     // Tools the reference session never called: a second stack whose web endpoint is
     // optional, so one endpoint can be skipped and the other abandoned.
     const optionalRoot = `${dir}/optional`;
@@ -159,9 +151,7 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
       port: heldPort,
     });
   } finally {
-    await bridge.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await place.close();
   }
   const missed = ALL_TOOLS.map((t) => t.name).filter((name) => !covered.has(name));
   assert.deepEqual(missed, NEVER_SUCCEED_HERE);

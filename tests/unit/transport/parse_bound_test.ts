@@ -78,12 +78,18 @@ async function run(
       },
     },
   };
-  const transport = new FramedStdioTransport(ports, limits);
-  transport.refuseCall = (error) => ({
-    content: [{ type: "text", text: `${error.code}: ${error.message}` }],
-    isError: true,
-    structuredContent: { details: error.details },
-  });
+  const transport = new FramedStdioTransport(
+    {
+      scrub: (json) => json,
+      refuseCall: (error) => ({
+        content: [{ type: "text", text: `${error.code}: ${error.message}` }],
+        isError: true,
+        structuredContent: { details: error.details },
+      }),
+    },
+    ports,
+    limits,
+  );
   const delivered: Record<string, unknown>[] = [];
   const send = (m: JSONRPCMessage) => void transport.send(m);
   transport.onmessage = (message) => {

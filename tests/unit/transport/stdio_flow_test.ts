@@ -11,6 +11,7 @@ import {
   FramedStdioTransport,
   type StdioPorts,
 } from "../../../src/transport/stdio_transport.ts";
+import { PLAIN_FRAMES } from "../../support/frame_guards.ts";
 import type { PendingLimits } from "../../../src/transport/pending_requests.ts";
 import { scanFrame } from "../../../src/transport/frame_scan.ts";
 import { quiescent } from "../../support/watched.ts";
@@ -83,7 +84,7 @@ for (
 ) {
   Deno.test(`answers the host does not read are bounded by ${what}; draining resumes reading`, async () => {
     const h = host(total);
-    const transport = new FramedStdioTransport(h.ports);
+    const transport = new FramedStdioTransport(PLAIN_FRAMES, h.ports);
     answerEverything(transport, answerBytes);
     await transport.start();
     await settle();
@@ -116,7 +117,7 @@ async function takingFrom(
 ) {
   const h = host(total, method, params);
   h.drain();
-  const transport = new FramedStdioTransport(h.ports, {
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, h.ports, {
     pending: { ...FLOW_LIMITS.pending, ...pending },
   });
   const seen: number[] = [];

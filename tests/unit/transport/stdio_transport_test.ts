@@ -9,8 +9,10 @@ import { CLIENT_INFO_META_KEY, type JSONRPCMessage } from "@modelcontextprotocol
 import {
   FLOW_LIMITS,
   FramedStdioTransport,
+  type FrameGuards,
   type StdioPorts,
 } from "../../../src/transport/stdio_transport.ts";
+import { PLAIN_FRAMES } from "../../support/frame_guards.ts";
 import { quiescent, tick, turnsUntil } from "../../support/watched.ts";
 
 const encoder = new TextEncoder();
@@ -64,7 +66,7 @@ Deno.test("a frame split across reads and two frames in one read arrive whole, i
     ',"params":{}}\n{"jsonrpc":"2.0","method":"notifications/b"}\n',
     '{"jsonrpc":"2.0","method":"notifications/c"}\n',
   ]);
-  const transport = new FramedStdioTransport(p.stdio);
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, p.stdio);
   const seen = collect(transport);
   await transport.start();
   await until(() => seen.length === 3);
@@ -79,7 +81,7 @@ Deno.test("a frame split across reads and two frames in one read arrive whole, i
 
 Deno.test("a line that is not JSON is answered with a parse error and the next line still arrives", async () => {
   const p = ports(['not json\n{"jsonrpc":"2.0","method":"notifications/after"}\n']);
-  const transport = new FramedStdioTransport(p.stdio);
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, p.stdio);
   const seen = collect(transport);
   await transport.start();
   await until(() => seen.length === 1 && p.stdout().length > 0);
@@ -93,8 +95,10 @@ Deno.test("a line that is not JSON is answered with a parse error and the next l
 
 Deno.test("an answer is one scrubbed line, completed across short writes", async () => {
   const p = ports([], 7);
-  const transport = new FramedStdioTransport(p.stdio);
-  transport.scrub = (json) => json.replaceAll("secret", "[redacted]");
+  const transport = new FramedStdioTransport({
+    ...PLAIN_FRAMES,
+    scrub: (json) => json.replaceAll("secret", "[redacted]"),
+  }, p.stdio);
   await transport.start();
   await transport.send({ jsonrpc: "2.0", id: 1, result: { note: "a secret here" } });
   await transport.flushed();
@@ -108,7 +112,7 @@ Deno.test("send resolves once the answer is queued, before the host reads it", a
   // The SDK keeps a request's context (its arguments too) until send resolves: waiting for
   // the host here would pin every unread answer's request in memory.
   const never = new Promise<number>(() => {});
-  const transport = new FramedStdioTransport({
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, {
     input: { read: () => new Promise(() => {}) },
     output: { write: () => never },
   });
@@ -122,7 +126,7 @@ Deno.test("send resolves once the answer is queued, before the host reads it", a
 
 Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
   const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
-  const transport = new FramedStdioTransport(p.stdio);
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, p.stdio);
   let ends = 0;
   transport.onEnd = () => ends++;
   const seen = collect(transport);
@@ -147,7 +151,7 @@ Deno.test("a cancelled request is not waited for at EOF", async () => {
     '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{}}}\n',
     '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}\n',
   ]);
-  const transport = new FramedStdioTransport(p.stdio);
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, p.stdio);
   let ended = false;
   transport.onEnd = () => ended = true;
   const seen = collect(transport);
@@ -170,14 +174,14 @@ Deno.test("a call refused unparsed goes to the host the connection named, on eit
         `{"${CLIENT_INFO_META_KEY}":{"name":"${client}","version":"1"}}}}\n`;
   for (const era of ["legacy", "modern"] as const) {
     const p = ports([refusedCall(2), named("some-host", era), refusedCall(3)]);
-    const transport = new FramedStdioTransport(p.stdio, {
-      frame: { ...FLOW_LIMITS.frame, maxDepth: 8 },
-    });
     const clients: (string | undefined)[] = [];
-    transport.refuseCall = (_error, client) => {
+    const refuseCall: FrameGuards["refuseCall"] = (_error, client) => {
       clients.push(client);
       return { content: [] };
     };
+    const transport = new FramedStdioTransport({ ...PLAIN_FRAMES, refuseCall }, p.stdio, {
+      frame: { ...FLOW_LIMITS.frame, maxDepth: 8 },
+    });
     const seen = collect(transport);
     await transport.start();
     await until(() => clients.length === 2 && seen.length === 1);

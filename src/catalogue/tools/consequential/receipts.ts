@@ -8,7 +8,13 @@ import type { Json } from "../../../shared/json.ts";
 import { type AnyTool, defineTool } from "../../define.ts";
 import { declared, timestamp, uuid } from "../../shapes.ts";
 import { mutate } from "../../daemon_calls.ts";
-import { type ConsequentialEffect, coordinates, pathOf, post, segmentsOf } from "../../routes.ts";
+import {
+  type ConsequentialEffect,
+  coordinates,
+  pathOf,
+  post,
+  segmentsFromInput,
+} from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
 import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
@@ -32,7 +38,7 @@ const target = z.object({ type: z.string(), id: z.string() });
 const record = () => z.looseObject({});
 
 /** A consequential preview as the daemon sends it: the receipt and the evidence it binds. */
-export interface DaemonPreview {
+interface DaemonPreview {
   receiptId: string;
   action: string;
   target: { type: string; id: string };
@@ -88,7 +94,7 @@ const previewOutput = (shown: PreviewShapes) =>
   });
 
 /** The whole shape of a preview's proposal and evidence, as its output schema declares it. */
-export interface PreviewShapes {
+interface PreviewShapes {
   proposal: z.ZodType;
   observed: z.ZodType;
 }
@@ -105,7 +111,7 @@ export interface Explained {
   nothing?: "nothing_to_do" | "preview_refused";
 }
 
-export interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
+interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPreview>> {
   name: string;
   /** The execute that acts on this preview's receipt, named in what the agent is told. */
   execute: string;
@@ -142,6 +148,7 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     coordinates("records a receipt with a dry-run forecast; changes nothing else"),
     PREVIEW_CHECK,
   );
+  const segments = segmentsFromInput(spec.name, route, spec.input);
   return defineTool({
     name: spec.name,
     title: spec.title,
@@ -153,7 +160,7 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     view: spec.view,
     routes: [route],
     async call(ctx, input) {
-      const preview = await mutate(ctx, route, segmentsOf(input), spec.body?.(input) ?? {});
+      const preview = await mutate(ctx, route, segments(input), spec.body?.(input) ?? {});
       const { effect, blockers, nothing } = spec.explain(preview);
       const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
       const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
@@ -234,11 +241,11 @@ function approvalStep(
 }
 
 /** `12:34:56Z` from an ISO timestamp; a person reads the time, not the date. */
-export function clock(iso: string): string {
+function clock(iso: string): string {
   return iso.length >= 19 ? `${iso.slice(11, 19)}Z` : iso;
 }
 
-export interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
+interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   name: string;
   action: string;
   title: string;
@@ -272,6 +279,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     spec.effect,
     spec.check,
   );
+  const segments = segmentsFromInput(spec.name, route, spec.input);
   return defineTool({
     name: spec.name,
     title: spec.title,
@@ -284,7 +292,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
     async call(ctx: ToolContext, input) {
       const receiptId = input.receiptId as string;
       const body = spec.body?.(input) ?? { receiptId };
-      const params = segmentsOf(input);
+      const params = segments(input);
       // Before anything reaches the daemon: the person approves this receipt, or nothing is sent.
       const approval = await obtainApproval(ctx, {
         tool: spec.name,

@@ -15,7 +15,7 @@ import { BridgeError } from "../../../../../src/shared/errors.ts";
 import { ReceiptBook } from "../../../../../src/catalogue/receipt_book.ts";
 import { NO_HOST_CHANNEL } from "../../../../../src/shared/host_channel.ts";
 import { pathOf, type Route } from "../../../../../src/daemon/routes.ts";
-import { admit } from "../../../../../src/daemon/gate.ts";
+import { approvalPair } from "../../../../support/approvals.ts";
 import type { RequestCall } from "../../../../../src/daemon/client.ts";
 import { envelopeOf } from "../../../../../src/results/result.ts";
 
@@ -32,12 +32,13 @@ type Answer = unknown | BridgeError;
 /** A catalogue whose daemon answers POSTs from `answer` and records what was sent. */
 function scripted(answer: (path: string) => Answer) {
   const sent: Sent[] = [];
+  const { gate, approvals } = approvalPair();
   const daemon = {
     request: (route: Route, call: RequestCall) => {
       const path = pathOf(route, call.params);
       const body = call.body ?? {};
       // The real client's gate: a consequential request needs its approval proof.
-      admit(route, path, body, call.approval);
+      gate.admit(route, path, body, call.approval);
       sent.push({ path, body, timeoutMs: call.timeoutMs });
       const a = answer(path);
       return a instanceof BridgeError ? Promise.reject(a) : Promise.resolve(a);
@@ -50,6 +51,7 @@ function scripted(answer: (path: string) => Answer) {
     daemon,
     signal: new AbortController().signal,
     receipts,
+    approvals,
     // The host's own tool prompt stands in (auto): these tests are about what is sent.
     bridge: { approval: "auto", approvalMs: 1000 },
     host: NO_HOST_CHANNEL,

@@ -9,10 +9,10 @@
  * disk at the socket's path is walked kind by kind in launcher_site_test.ts.
  */
 import assert from "node:assert/strict";
-import { installLayout } from "../../../src/shared/install_layout.ts";
-import { confinedFlags } from "../../../src/shared/permissions.ts";
-import { planFlags } from "../../../src/cli/host/grant.ts";
-import { symlink } from "../../support/symlink.ts";
+import { installLayout } from "../../../../src/shared/install_layout.ts";
+import { confinedFlags } from "../../../../src/shared/permissions.ts";
+import { planFlags } from "../../../../src/cli/host/grant.ts";
+import { symlink } from "../../../support/symlink.ts";
 import {
   type Case,
   compare,
@@ -21,7 +21,7 @@ import {
   layoutFor,
   SHELLS,
   STUB_DENO,
-} from "../../support/launcher_rig.ts";
+} from "../../../support/launcher_rig.ts";
 
 const decoder = new TextDecoder();
 

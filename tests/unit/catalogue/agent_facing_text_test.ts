@@ -15,16 +15,14 @@ import {
   nextStepFor,
   OUTCOME_UNKNOWN,
   type Step,
-} from "../../src/shared/error_codes.ts";
-import { envelopeOf, errorEnvelope } from "../../src/results/result.ts";
-import { SERVER_INSTRUCTIONS } from "../../src/catalogue/instructions.ts";
-import { ALL_TOOLS } from "../../src/catalogue/index.ts";
-import { createBridge } from "../../src/bridge/mod.ts";
-import { startSimulator } from "../../src/simulator/mod.ts";
-import type { ApprovalMode } from "../../src/shared/options.ts";
-import type { HostChannel } from "../../src/shared/host_channel.ts";
-import { runResultScenario } from "../support/result_scenario.ts";
-import { bridgeErrorSamples } from "../support/error_samples.ts";
+} from "../../../src/shared/error_codes.ts";
+import { envelopeOf, errorEnvelope } from "../../../src/results/result.ts";
+import { SERVER_INSTRUCTIONS } from "../../../src/catalogue/instructions.ts";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
+import type { ApprovalMode } from "../../../src/shared/options.ts";
+import type { HostChannel } from "../../../src/shared/host_channel.ts";
+import { runResultScenario, scenarioBridge } from "../../support/result_scenario.ts";
+import { bridgeErrorSamples } from "../../support/error_samples.ts";
 
 /** Advice that acts on the machine, or sends an agent to a command. */
 const ADVICE: [string, RegExp][] = [
@@ -73,12 +71,8 @@ const render = (step: Step, details: Record<string, unknown>) =>
 /** What a session shows an agent: summaries, next steps, guidance; errors' steps. */
 async function sessionTexts(): Promise<[string, string][]> {
   const texts: [string, string][] = [];
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-agent-text-" }));
-  const socketPath = `${dir}/portreeve.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  await Deno.mkdir(`${dir}/ws`);
-  await Deno.mkdir(`${dir}/stack`);
-  const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });
+  const place = await scenarioBridge("prmcp-agent-text-");
+  const { sim, bridge } = place;
   const services = await bridge.services();
   const call = async (
     tool: string,
@@ -104,11 +98,7 @@ async function sessionTexts(): Promise<[string, string][]> {
     return { ok: false };
   };
   try {
-    await runResultScenario((_seq, tool, args) => call(tool, args), {
-      sim,
-      workspace: `${dir}/ws`,
-      stackRoot: `${dir}/stack`,
-    });
+    await runResultScenario((_seq, tool, args) => call(tool, args), place);
     // A preview's next step, for every way its approval can go.
     const asks: HostChannel = { canAsk: true, ask: () => Promise.resolve({ action: "cancel" }) };
     const prune = { olderThanMilliseconds: 0 };
@@ -121,9 +111,7 @@ async function sessionTexts(): Promise<[string, string][]> {
       await call(tool, {});
     }
   } finally {
-    await bridge.close();
-    await sim.close();
-    await Deno.remove(dir, { recursive: true });
+    await place.close();
   }
   return texts;
 }

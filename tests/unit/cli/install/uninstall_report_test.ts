@@ -1,8 +1,8 @@
 /** What uninstall says: removed, left, moved aside, and the next steps with their exit code. */
 import assert from "node:assert/strict";
-import { uninstallOutcome } from "../../../src/cli/install/uninstall_report.ts";
-import type { UninstallReport } from "../../../src/cli/install/uninstaller.ts";
-import { HOST_PROFILES } from "../../../src/profiles/mod.ts";
+import { uninstallOutcome } from "../../../../src/cli/install/uninstall_report.ts";
+import type { UninstallReport } from "../../../../src/cli/install/uninstaller.ts";
+import { HOST_PROFILES } from "../../../../src/profiles/mod.ts";
 
 const ROOT = "/home/ada/.deno";
 const AGAIN = "`deno task uninstall`";

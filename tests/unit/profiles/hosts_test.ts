@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { type CallToolResult, InMemoryTransport } from "@modelcontextprotocol/server";
 import {
+  clientNamesOf,
+  ENTRY_NAMED_CLIENTS,
   HOST_PROFILES,
   hostTreatments,
   MCP_CLIENT_NAMES,
@@ -17,6 +19,7 @@ import {
 import { type HostTreatments, treatmentFor } from "../../../src/shared/host_treatment.ts";
 import { SMALLEST_RESULT_BYTES } from "../../../src/results/pagination.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
+import { CredentialFragments } from "../../../src/custody/fragments.ts";
 import { envelopeOf, isErrorResult } from "../../../src/results/result.ts";
 import { BridgeError, Codes } from "../../../src/shared/errors.ts";
 import codex from "../../../config-profiles/codex.json" with { type: "json" };
@@ -45,10 +48,10 @@ Deno.test("the bridge knows the named hosts' limits; any other gets the smallest
   assert.equal(hosts.fallback.resultLimitBytes, Math.min(...stated));
   // The bridge's own default, for a bridge built without the profiles, is the same.
   assert.equal(hosts.fallback.resultLimitBytes, SMALLEST_RESULT_BYTES);
-  for (const [id, names] of Object.entries(MCP_CLIENT_NAMES)) {
+  for (const id of [...Object.keys(MCP_CLIENT_NAMES), ...Object.keys(ENTRY_NAMED_CLIENTS)]) {
     const profile = HOST_PROFILES.find((p) => p.id === id);
     assert.ok(profile, `a client name for a host with no profile: ${id}`);
-    for (const name of names) {
+    for (const name of [...clientNamesOf(id), ...clientNamesOf(id, "my-ports")]) {
       assert.equal(limitOf(name), profile.resultLimitBytes ?? hosts.fallback.resultLimitBytes);
       assert.equal(
         treatmentFor(hosts, name).resultShownAs,
@@ -64,6 +67,46 @@ Deno.test("the bridge knows the named hosts' limits; any other gets the smallest
   // Cline shows the result as JSON (the envelope twice) and cuts it at 8,000 characters.
   const cline = treatmentFor(hosts, "@cline/core");
   assert.deepEqual([cline.resultLimitBytes, cline.resultShownAs], [8_000, "result-json"]);
+});
+
+Deno.test("host names match exactly: a name like a known host's gets what an unknown host gets", () => {
+  const hosts = hostTreatments();
+  const known = (name: string) => treatmentFor(hosts, name) !== hosts.fallback;
+  const exact = Object.values(MCP_CLIENT_NAMES).flat();
+  const near = (name: string) => [
+    `${name}-x`,
+    `${name}x`,
+    `x${name}`,
+    `x-${name}`,
+    name.slice(0, -1),
+    name.slice(1),
+    ` ${name}`,
+    `${name} `,
+    `${name}/2`,
+  ];
+  const wrong: string[] = [];
+  for (const name of exact) {
+    assert.ok(known(name), name);
+    for (const other of near(name)) {
+      if (!exact.includes(other) && known(other)) wrong.push(`${other} (near ${name})`);
+    }
+  }
+  for (const start of Object.values(ENTRY_NAMED_CLIENTS)) {
+    for (const entry of ["portreeve", "my-ports", "PortReeve", "p", "ports.local"]) {
+      assert.ok(known(start + entry), `${start}${entry}: any entry name`);
+    }
+    for (const other of [start, start.slice(0, -1), `${start.slice(0, -1)}x-portreeve`]) {
+      if (known(other)) wrong.push(`${other} (an entry-named host's start, not completed)`);
+    }
+    for (const other of near(`${start}portreeve`).filter((n) => !n.startsWith(start))) {
+      if (known(other)) wrong.push(`${other} (near ${start}portreeve)`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+  // The review's case: a host named like Gemini CLI is not given Gemini CLI's unflagged errors.
+  assert.equal(treatmentFor(hosts, "gemini-cli-x").flagsToolErrors, true);
+  assert.equal(treatmentFor(hosts, "gemini-cli-mcp-client-x").flagsToolErrors, true);
+  assert.equal(treatmentFor(hosts, "qwen-cli-mcp-client-anything").flagsToolErrors, false);
 });
 
 Deno.test("a profile whose limit is not known gets the smallest stated, not none", () => {
@@ -82,7 +125,7 @@ Deno.test("every profile states flagsToolErrors: only Gemini CLI's and its fork 
   assert.deepEqual(unflagged.sort(), ["gemini", "qwen"]);
   // A host the bridge cannot tell by name gets flagged errors, whatever its profile said.
   for (const profile of HOST_PROFILES) {
-    if (!Object.hasOwn(MCP_CLIENT_NAMES, profile.id)) assert.equal(profile.flagsToolErrors, true);
+    if (clientNamesOf(profile.id).length === 0) assert.equal(profile.flagsToolErrors, true);
   }
   const { flagsToolErrors: _flag, ...without } = codex;
   assert.throws(() => parseProfile(without, "codex.json"), /flagsToolErrors/);
@@ -101,6 +144,7 @@ async function errorsFor(hosts: HostTreatments, name: string, more: readonly str
     socket: { path: "/nonexistent/portreeve-test/portreeve.sock", source: "flag" },
     toolset: "full",
     hosts,
+    fragments: new CredentialFragments(),
   });
   const shutdown = new AbortController();
   const server = bridge.server(shutdown.signal);
@@ -147,7 +191,11 @@ function markedError(result: CallToolResult, flagged: boolean, what: string): st
 Deno.test("every profile's flagsToolErrors reaches the bridge by its host's name", async () => {
   const hosts = hostTreatments();
   const named = HOST_PROFILES.flatMap((profile) =>
-    (MCP_CLIENT_NAMES[profile.id] ?? []).map((name) => ({ name, flagged: profile.flagsToolErrors }))
+    // An entry called something else than the printed "portreeve": recognised all the same.
+    clientNamesOf(profile.id, "my-ports").map((name) => ({
+      name,
+      flagged: profile.flagsToolErrors,
+    }))
   );
   const cases = [...named, { name: "some-new-host", flagged: true }];
   assert.ok(cases.some((c) => !c.flagged) && cases.some((c) => c.flagged), "both kinds walked");
@@ -172,6 +220,7 @@ Deno.test("an unflagged error of every tool passes its output schema in the host
   const bridge = createBridge({
     socket: { path: "/nonexistent/p.sock", source: "flag" },
     toolset: "full",
+    fragments: new CredentialFragments(),
   });
   const tools = bridge.catalogue.listing().map((tool) => tool.name);
   await bridge.close();

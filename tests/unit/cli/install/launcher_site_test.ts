@@ -9,10 +9,10 @@
  * names the path and says what is there.
  */
 import assert from "node:assert/strict";
-import { confinedFlags } from "../../../src/shared/permissions.ts";
-import { locateSocket, SocketPathError } from "../../../src/shared/socket_location.ts";
-import { launchEverywhere, layoutFor, testDisk, userId } from "../../support/launcher_rig.ts";
-import { symlink } from "../../support/symlink.ts";
+import { confinedFlags } from "../../../../src/shared/permissions.ts";
+import { locateSocket, SocketPathError } from "../../../../src/shared/socket_location.ts";
+import { launchEverywhere, layoutFor, testDisk, userId } from "../../../support/launcher_rig.ts";
+import { symlink } from "../../../support/symlink.ts";
 
 interface Row {
   /** What stands at the path, in words. */
