@@ -11,7 +11,14 @@
 import assert from "node:assert/strict";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
 import { locateSocket, SocketPathError } from "../../../src/shared/socket_location.ts";
-import { launchEverywhere, layoutFor, testDisk, userId } from "../../support/launcher_rig.ts";
+import {
+  launchEverywhere,
+  layoutFor,
+  socketFlag,
+  testDisk,
+  userId,
+} from "../../support/launcher_rig.ts";
+import type { Disk } from "../../../src/shared/socket_site.ts";
 import { symlink } from "../../support/symlink.ts";
 
 interface Row {
@@ -210,6 +217,46 @@ async function world(dir: string): Promise<{ rows: Row[]; listeners: Deno.Listen
   return { rows, listeners: [listener, via, ...theirs] };
 }
 
+/**
+ * Runs `args` (with `env`) through the launcher under every shell, as `user` when given, and
+ * through `locateSocket` on `disk`. When `granted`, both must grant exactly `path`; otherwise
+ * both must refuse in the same one line, starting nothing, and that line is returned.
+ */
+async function judgedAlike(
+  launcher: { launcher: string; bundle: string },
+  path: string,
+  args: string[],
+  env: Record<string, string>,
+  disk: Disk,
+  where: string,
+  granted: boolean,
+  user?: number,
+): Promise<string | null> {
+  const got = await launchEverywhere(launcher.launcher, args, env, where, user);
+  let verdict: string;
+  try {
+    verdict = locateSocket(socketFlag(args), (name) => env[name], "linux", disk).path;
+  } catch (error) {
+    if (!(error instanceof SocketPathError)) throw error;
+    verdict = error.message;
+  }
+  if (granted) {
+    assert.equal(verdict, path, `${where}: locateSocket grants it`);
+    assert.equal(got.code, 0, `${where}: ${got.stderr}`);
+    assert.deepEqual(
+      got.stdout.split("\0").slice(0, -1),
+      ["1", "run", ...confinedFlags(path, "bundle"), launcher.bundle, ...args],
+      where,
+    );
+    return null;
+  }
+  assert.ok(!verdict.includes("\n"), `${where}: one line`);
+  assert.equal(got.stderr, `portreeve-mcp: ${verdict}\n`, `${where}: the same line`);
+  assert.equal(got.code, 2, where);
+  assert.equal(got.stdout, "", `${where}: nothing started`);
+  return verdict;
+}
+
 Deno.test("launcher and locateSocket grant a socket or nothing yet, and refuse every other kind", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-site-" }));
   const { rows, listeners } = await world(dir);
@@ -219,39 +266,20 @@ Deno.test("launcher and locateSocket grant a socket or nothing yet, and refuse e
     for (const { kind, path, env, expect } of rows) {
       const args = env === undefined ? ["serve", "--socket", path] : ["serve"];
       const environment: Record<string, string> = { HOME: `${dir}/home`, ...env };
-      const got = await launchEverywhere(layout.launcher, args, environment, kind);
       if (disk.lstat(path) === null) {
         // Deno lets this test look no more than the bridge: only the launcher can tell.
+        const got = await launchEverywhere(layout.launcher, args, environment, kind);
         assert.ok(expect !== "granted", kind);
         assert.match(got.stderr, expect, kind);
         assert.match(got.stderr, new RegExp(`^portreeve-mcp: --socket ${path} [^\\n]+\\n$`));
         assert.equal(got.code, 2, kind);
         continue;
       }
-      let verdict: string;
-      try {
-        verdict = locateSocket(args[2], (name) => environment[name], "linux", disk).path;
-        assert.equal(verdict, path, kind);
-      } catch (error) {
-        if (!(error instanceof SocketPathError)) throw error;
-        verdict = error.message;
-      }
-      if (expect === "granted") {
-        assert.equal(verdict, path, `${kind}: locateSocket grants it`);
-        assert.equal(got.code, 0, `${kind}: ${got.stderr}`);
-        assert.deepEqual(
-          got.stdout.split("\0").slice(0, -1),
-          ["1", "run", ...confinedFlags(path, "bundle"), layout.bundle, ...args],
-          kind,
-        );
-        continue;
-      }
-      assert.match(verdict, expect, `${kind}: locateSocket's refusal`);
-      assert.ok(verdict.includes(path), `${kind}: the refusal names the path`);
-      assert.ok(!verdict.includes("\n"), `${kind}: one line`);
-      assert.equal(got.stderr, `portreeve-mcp: ${verdict}\n`, `${kind}: the same line`);
-      assert.equal(got.code, 2, kind);
-      assert.equal(got.stdout, "", `${kind}: nothing started`);
+      const granted = expect === "granted";
+      const refusal = await judgedAlike(layout, path, args, environment, disk, kind, granted);
+      if (refusal === null || expect === "granted") continue;
+      assert.match(refusal, expect, `${kind}: the refusal`);
+      assert.ok(refusal.includes(path), `${kind}: the refusal names the path`);
     }
   } finally {
     for (const listener of listeners) listener.close();
@@ -323,29 +351,17 @@ Deno.test("every folder on the way to the socket, in every state, at every depth
         }`;
         const args = ["serve", "--socket", socket];
         const env = { HOME: `${dir}/home` };
-        const got = await launchEverywhere(
-          layout.launcher,
+        const refusal = await judgedAlike(
+          layout,
+          socket,
           args,
           env,
+          disk,
           where,
+          safe(state, last),
           root ? user : undefined,
         );
-        let verdict: string;
-        try {
-          verdict = locateSocket(socket, (name) => env[name as "HOME"], "linux", disk).path;
-        } catch (error) {
-          if (!(error instanceof SocketPathError)) throw error;
-          verdict = error.message;
-        }
-        if (safe(state, last)) {
-          assert.equal(verdict, socket, `${where}: locateSocket grants it`);
-          assert.equal(got.code, 0, `${where}: ${got.stderr}`);
-          assert.deepEqual(
-            got.stdout.split("\0").slice(0, -1),
-            ["1", "run", ...confinedFlags(socket, "bundle"), layout.bundle, ...args],
-            where,
-          );
-        } else {
+        if (refusal !== null) {
           const who = state.owner === "other"
             ? `belongs to user ${uids.other}`
             : (state.mode & 0o002) !== 0
@@ -353,12 +369,9 @@ Deno.test("every folder on the way to the socket, in every state, at every depth
             : "its group can write to";
           const place = missing || !last ? "under" : "in";
           assert.ok(
-            verdict.startsWith(`--socket ${socket} lies ${place} ${varied}, which ${who}: `),
-            `${where}: ${verdict}`,
+            refusal.startsWith(`--socket ${socket} lies ${place} ${varied}, which ${who}: `),
+            `${where}: ${refusal}`,
           );
-          assert.equal(got.stderr, `portreeve-mcp: ${verdict}\n`, `${where}: the same line`);
-          assert.equal(got.code, 2, where);
-          assert.equal(got.stdout, "", `${where}: nothing started`);
         }
         await Deno.remove(chain[0], { recursive: true });
         cases++;
