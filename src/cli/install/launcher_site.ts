@@ -20,10 +20,15 @@ owner_of() {
   owner=\${3:-}
 }
 # Who besides you and root could change entries in folder $1, into $who, and the fix, into
-# $fix; with a second argument (the last folder of the walk) a sticky bit does not help.
+# $fix; with a second argument (the last folder of the walk) a sticky bit does not help. A
+# third is its line of ls -ldn, when it was listed already.
 judge() {
   place=$1 strict=\${2:-}
-  listing=$(ls -ldn -- "$1" 2>/dev/null) || listing=
+  if [ $# -ge 3 ]; then
+    listing=$3
+  else
+    listing=$(ls -ldn -- "$1" 2>/dev/null) || listing=
+  fi
   set -- $listing
   who= fix=
   if [ "\${3:-0}" != 0 ] && ! [ -O "$place" ]; then
@@ -43,15 +48,15 @@ judge() {
     fix="Fix: chmod go-w $place, or chmod +t $place (as /tmp has) if others must write there."
   fi
 }
-# A folder the walk passes through.
+# A folder the walk passes through (and its ls line, if listed).
 passing() {
-  judge "$1"
+  judge "$1" '' \${2+"$2"}
   [ -z "$who" ] ||
     refuse "lies under $1, which $who: they could move the folders below it aside and put their own socket at this path. $fix"
 }
 # The last folder of the walk: the socket's folder (in), or the nearest one above it (under).
 last_folder() {
-  judge "$2" strict
+  judge "$2" strict \${3+"$3"}
   [ -z "$who" ] || if [ "$1" = in ]; then
     refuse "lies in $2, which $who: they could put their own socket or a link at that name, and PortReeve will not listen there. $fix"
   else
@@ -85,8 +90,45 @@ folder=\${socket%/*}
 [ -n "$folder" ] || folder=/
 [ ! -h "$folder" ] ||
   refuse "lies in $folder, a symbolic link: whoever changes the link changes what the grant reaches, and PortReeve will not listen in a linked folder. Give the socket's path in the real folder."
-here=/ todo=$folder links=0
-while :; do
+# The usual case, no link on the way: one ls lists every folder from / down to the last one
+# there, in order (C locale: a path sorts before the paths below it), each judged as the walk
+# below would judge it. What it cannot vouch for line by line (a link, a file, a name ls
+# would not print as it is) is left to that walk, which follows links one at a time.
+listed() {
+  IFS=$nl
+  set -- $1
+  unset IFS
+  LC_ALL=C ls -ldnq -- "$@" 2>/dev/null
+  return 0
+}
+walked_at_once() {
+  case $folder in *"$nl"*) return 1 ;; esac
+  prefixes=/ prefix= rest=\${folder#/}
+  while [ -n "$rest" ]; do
+    case $rest in */*) name=\${rest%%/*} rest=\${rest#*/} ;; *) name=$rest rest= ;; esac
+    prefix=$prefix/$name prefixes=$prefixes$nl$prefix
+  done
+  lines=$(listed "$prefixes"; echo .)
+  lines=\${lines%.}
+  above= above_line=
+  while [ -n "$lines" ]; do
+    line=\${lines%%"$nl"*} lines=\${lines#*"$nl"}
+    dir=\${prefixes%%"$nl"*}
+    case $prefixes in *"$nl"*) prefixes=\${prefixes#*"$nl"} ;; *) prefixes= ;; esac
+    case $line in d*" $dir") ;; *) return 1 ;; esac
+    [ -z "$above" ] || passing "$above" "$above_line"
+    above=$dir above_line=$line
+  done
+  [ -n "$above" ] || return 1
+  if [ -z "$prefixes" ]; then
+    last_folder in "$above" "$above_line"
+  else
+    last_folder under "$above" "$above_line"
+  fi
+}
+walked_at_once && here= || here=/
+todo=$folder links=0
+while [ -n "$here" ]; do
   case $todo in
     '') last_folder in "$here"; break ;;
     */*) name=\${todo%%/*} todo=\${todo#*/} ;;

@@ -81,6 +81,7 @@ async function world(dir: string): Promise<{ rows: Row[]; listeners: Deno.Listen
   await Deno.mkdir(at("real/private"), { recursive: true, mode: 0o700 });
   const via = Deno.listen({ transport: "unix", path: at("real/private/portreeve.sock") });
   await symlink(at("real"), at("via"));
+  await symlink(at("open"), at("via-open"));
   await symlink(at("loop"), at("loop"));
   const rows: Row[] = [
     { kind: "nothing yet, in a private folder", path: at("private/later.sock"), expect: "granted" },
@@ -109,6 +110,11 @@ async function world(dir: string): Promise<{ rows: Row[]; listeners: Deno.Listen
       kind: "a live socket through a link of yours to a private folder, on the way",
       path: at("via/private/portreeve.sock"),
       expect: "granted",
+    },
+    {
+      kind: "a private folder through a link of yours into one everyone may write",
+      path: at("via-open/private/x.sock"),
+      expect: /lies under \S+\/open, which other users can write to: they could move the folders/,
     },
     {
       kind: "a socket beyond a loop of links",
