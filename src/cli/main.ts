@@ -38,7 +38,7 @@ Hosts:  ${wrappedList(hosts, ", ", "        ")}
 Socket: --socket, else $PORTREEVE_SOCKET, else $PORTREEVE_HOME/portreeve.sock, else the
         platform default (\${XDG_STATE_HOME:-$HOME/.local/state}/portreeve/portreeve.sock;
         macOS: ~/Library/Application Support/Portreeve/portreeve.sock): absolute, no comma,
-        a socket or nothing yet, in a folder only you (or root) can write.
+        a socket of yours or nothing yet, under folders only you (or root) can change.
 
 Exit codes: 0 ok, 1 config cannot render for this installation (setup: not done), 2 usage
 error; doctor: 3 daemon unavailable, 4 incompatible, 5 misconfigured, 6 no host entry.`;

@@ -22,6 +22,7 @@ import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import type { ApprovalGate, ApprovalProof } from "./gate.ts";
 import { bridgeOrigin } from "./origin.ts";
+import { SocketIdentity, type SocketIdentityOptions } from "./socket_identity.ts";
 import type { z } from "zod";
 
 export interface Health {
@@ -63,6 +64,8 @@ export interface DaemonClientOptions {
    * hold, so a consequential request goes out only with their proof.
    */
   gate: ApprovalGate;
+  /** Seams of the socket checks before each request (socket_identity.ts; tests). */
+  socket?: SocketIdentityOptions;
 }
 
 /** How one request is sent, once `request` or `health` has settled its deadline. */
@@ -118,8 +121,8 @@ export class DaemonClient {
   #http: UnixHttp;
   #timeouts: Timeouts;
   #verdict?: Promise<Verdict>;
-  /** The socket file the verdict was made on (see `#socketIdentity`). */
-  #verdictSocket?: string;
+  /** What answers at the socket path, and whether it is the daemon the verdict is about. */
+  #socket: SocketIdentity;
   #preflight?: () => BridgeError | undefined;
   readonly #approvalGate: ApprovalGate;
   /** Every POST's `client.origin`: fixed for this bridge, so built once. */
@@ -138,6 +141,7 @@ export class DaemonClient {
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#preflight = options.preflight;
     this.#approvalGate = options.gate;
+    this.#socket = new SocketIdentity(options.socketPath, options.socket);
     this.#origin = bridgeOrigin(this.runId, this.label);
   }
 
@@ -162,10 +166,7 @@ export class DaemonClient {
    */
   compatibility(signal?: AbortSignal, timeoutMs?: number): Promise<Verdict> {
     if (!this.#verdict) {
-      const pending = this.#socketIdentity().then((socket) => {
-        this.#verdictSocket = socket;
-        return this.health(signal, timeoutMs);
-      }).then(judge);
+      const pending = this.#socket.vouch(() => this.health(signal, timeoutMs)).then(judge);
       this.#verdict = pending;
       const forget = () => {
         if (this.#verdict === pending) this.#verdict = undefined;
@@ -178,6 +179,7 @@ export class DaemonClient {
   /** Forgets the verdict; the next call probes again. */
   invalidate(): void {
     this.#verdict = undefined;
+    this.#socket.forget();
   }
 
   /**
@@ -229,6 +231,7 @@ export class DaemonClient {
   }
 
   close(): void {
+    this.#socket.close();
     this.#http.close();
   }
 
@@ -241,26 +244,7 @@ export class DaemonClient {
     };
   }
 
-  /**
-   * Which socket file answers at the path: a daemon that restarts binds a new one. The pool
-   * drops a connection the daemon closed without telling anyone, so a changed file is how a
-   * restart between two calls is seen before a change is sent; undefined when there is none.
-   */
-  async #socketIdentity(): Promise<string | undefined> {
-    try {
-      const info = await Deno.stat(this.socketPath);
-      return `${info.dev}:${info.ino}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
-    } catch {
-      return undefined;
-    }
-  }
-
   async #gate(options: Pick<SendOptions, "signal" | "capabilities" | "timeoutMs">): Promise<void> {
-    // A verdict holds for the daemon it was made on: another socket file, another daemon.
-    if (this.#verdict !== undefined && await this.#socketIdentity() !== this.#verdictSocket) {
-      this.invalidate();
-      this.#http.reset();
-    }
     // The call would wait as long for its own answer: a daemon that serves one request at a
     // time answers the probe only after the queue ahead of it, which is no fault of its own.
     const verdict = await this.compatibility(options.signal, options.timeoutMs);
@@ -295,6 +279,14 @@ export class DaemonClient {
   ): Promise<z.output<Reply>> {
     const blocked = this.#preflight?.();
     if (blocked) throw blocked;
+    // The pool may open a new connection for this request, to whatever answers at the path
+    // now: nothing goes to a socket that is not the user's, and another daemon than the one
+    // judged is judged first (the pool had silently dropped the old one's connections).
+    if (!(await this.#socket.check())) {
+      this.invalidate();
+      this.#http.reset();
+      if (mode.gated) await this.#gate(options);
+    }
     const mutation = method === "POST" && !mode.retrySafe;
     let raw: RawResponse;
     try {

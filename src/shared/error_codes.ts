@@ -348,6 +348,9 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       timeout: bridge(
         "The daemon is busy or stuck (a timeout): retry in a moment, and tell the user if it keeps timing out.",
       ),
+      socket_untrusted: bridge(
+        "Tell the user another user's socket (or a link) now stands at the daemon's socket path (details say which); nothing was sent to it and held leases are kept. Retry once they have their own PortReeve listening there again; start nothing yourself.",
+      ),
     },
   },
   [Codes.incompatible]: {

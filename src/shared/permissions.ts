@@ -40,6 +40,10 @@ export function confinedFlags(socketPath: string, form: RunForm = "source"): str
     `--allow-write=${socketPath}`,
     `--allow-net=unix:${socketPath},${DAEMON_URL_HOST}`,
     `--allow-env=${SOCKET_ENV_VARS.join(",")}`,
+    // Its own user id, and nothing else of the system: a socket (and, for the launcher and the
+    // tasks, every folder on the way to it) must be this user's (socket_site.ts), checked
+    // again before each request (src/daemon/socket_identity.ts).
+    "--allow-sys=uid",
     "--no-prompt",
     ...NO_FETCH[form],
     "--quiet",

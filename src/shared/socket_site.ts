@@ -5,21 +5,24 @@
  * if one is made there later (the write grant even lets the bridge make it itself). No flag
  * narrows that to "a socket". What keeps the grant to a socket is where it points:
  *
- * - the name itself: missing (the daemon may start later) or a socket; anything else (a file,
- *   a FIFO, a device, a folder, a link to anything) is refused;
- * - its folder, when it exists: a real folder (not a link), owned by this user or root, that
- *   neither its group nor other users can write — PortReeve itself listens only in such a
- *   folder, so no working setup is refused, and no one else can put something at the name;
- * - when the folder does not exist yet, the nearest folder above it: owned by this user or
- *   root and not writable by other users (else someone could make the folder first). A folder
- *   its group may write is accepted there, as a umask of 002 makes them; PortReeve creates
- *   its own folder private.
+ * - the name itself: missing (the daemon may start later) or a socket of this user; anything
+ *   else (a file, a FIFO, a device, a folder, a link to anything, another user's socket) is
+ *   refused;
+ * - every folder the system passes through to reach the socket's folder, from `/` down, links
+ *   followed as the system follows them (as ssh's StrictModes and gpg's home checks do): owned
+ *   by this user or root and writable by no one else, unless sticky (as `/tmp` is: there only
+ *   an entry's owner may move it); every link on the way owned by this user or root. Else
+ *   whoever may write one of them could move the folders below it aside and put their own
+ *   socket at the name;
+ * - the last folder of that walk — the socket's folder, or, when it is not made yet, the
+ *   nearest one above it — writable by no one else at all, sticky or not (else someone could
+ *   put their own socket there, or make the missing folder first). The socket's folder is
+ *   also not itself a link: PortReeve listens only in a real folder of its own.
  *
  * The launcher (src/cli/install/launcher.ts) applies the same rules in shell, with the same
  * messages. A process confined to its socket cannot look at the folders, so it checks what its
  * grant lets it see (the name) and the launcher or task that granted it checked the rest.
  */
-
 export type PathKind =
   | "missing"
   | "socket"
@@ -43,8 +46,8 @@ export interface PathFacts {
 export interface Disk {
   /** What is at `path` itself: a link is not followed. */
   lstat(path: string): PathFacts | null;
-  /** What `path` leads to, links followed (a dangling link is missing). */
-  stat(path: string): PathFacts | null;
+  /** What the link at `path` holds, as written; undefined when it is gone. */
+  readLink(path: string): string | null | undefined;
   /** This process's user id. */
   uid(): number | null;
 }
@@ -80,17 +83,26 @@ function look(read: () => Deno.FileInfo): PathFacts | null {
   }
 }
 
+/** This process's user id, or null when it may not ask (no `--allow-sys=uid`). */
+export function ownUid(): number | null {
+  try {
+    return Deno.uid();
+  } catch {
+    return null;
+  }
+}
+
 /** The real disk, as far as this process's permissions let it look. */
 export const REAL_DISK: Disk = {
   lstat: (path) => look(() => Deno.lstatSync(path)),
-  stat: (path) => look(() => Deno.statSync(path)),
-  uid() {
+  readLink(path) {
     try {
-      return Deno.uid();
-    } catch {
-      return null;
+      return Deno.readLinkSync(path);
+    } catch (error) {
+      return error instanceof Deno.errors.NotCapable ? null : undefined;
     }
   },
+  uid: ownUid,
 };
 
 const KIND_WORDS: Record<Exclude<PathKind, "missing" | "socket" | "folder">, string> = {
@@ -109,6 +121,10 @@ function parentOf(path: string): string {
 
 const OTHERS_WRITE = 0o002;
 const GROUP_WRITE = 0o020;
+const STICKY = 0o1000;
+
+/** Links followed on the way before the walk gives up (Linux's own limit). */
+export const MAX_LINKS = 40;
 
 class Refusal {
   constructor(readonly message: string) {}
@@ -116,9 +132,9 @@ class Refusal {
 
 /**
  * Why the socket at `path` (absolute, normalised; named `origin` in messages) may not be
- * granted, in one line naming the path and what is wrong (see the module comment), or null.
- * `directory` is the message for a folder in place of the socket. What this process may not
- * look at is left to whoever granted it.
+ * granted, in one line naming the path, what is wrong and the fix (see the module comment), or
+ * null. `directory` is the message for a folder in place of the socket. What this process may
+ * not look at is left to whoever granted it.
  */
 export function socketSiteProblem(
   path: string,
@@ -137,7 +153,9 @@ export function socketSiteProblem(
   }
 }
 
-function checkSite(path: string, disk: Disk, directory: string, refuse: (text: string) => never) {
+type Refuse = (text: string) => never;
+
+function checkSite(path: string, disk: Disk, directory: string, refuse: Refuse) {
   const at = disk.lstat(path);
   if (at === null) return;
   if (at.kind === "folder") throw new Refusal(directory);
@@ -153,10 +171,17 @@ function checkSite(path: string, disk: Disk, directory: string, refuse: (text: s
         "read and write it. Give the path of PortReeve's socket.",
     );
   }
+  const me = disk.uid();
+  if (at.kind === "socket" && me !== null && at.uid !== me) {
+    refuse(
+      `is a socket of user ${at.uid}, not yours: PortReeve listens on a socket of the user it ` +
+        "runs as, so someone else's program listens there. Give the path of your own " +
+        "daemon's socket.",
+    );
+  }
   const folder = parentOf(path);
   const own = disk.lstat(folder);
   if (own === null) return;
-  const me = disk.uid();
   if (own.kind === "symlink") {
     refuse(
       `lies in ${folder}, a symbolic link: whoever changes the link changes what the grant ` +
@@ -164,45 +189,126 @@ function checkSite(path: string, disk: Disk, directory: string, refuse: (text: s
         "the real folder.",
     );
   }
-  if (own.kind !== "missing") {
-    if (own.kind !== "folder") refuse(notAFolder(folder));
-    const who = writers(own, me, true);
-    if (who !== null) {
+  walk(folder, disk, me, refuse);
+}
+
+/**
+ * Follows `folder` from `/` as the system looks it up, links included, judging each folder it
+ * passes through and each link, and the last folder it reaches (the socket's folder, or the
+ * nearest one above it not made yet) more strictly. The launcher's shell walk is the same.
+ */
+function walk(folder: string, disk: Disk, me: number | null, refuse: Refuse) {
+  const todo = folder.split("/");
+  let here = "/";
+  let facts = disk.lstat(here);
+  let links = 0;
+  while (facts !== null) {
+    const name = todo.shift();
+    if (name === undefined) return last(here, facts, "in", me, refuse);
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      here = parentOf(here);
+      facts = disk.lstat(here);
+      continue;
+    }
+    const next = here === "/" ? `/${name}` : `${here}/${name}`;
+    const found = disk.lstat(next);
+    if (found === null) return;
+    if (found.kind === "missing") return last(here, facts, "under", me, refuse);
+    if (found.kind === "symlink") {
+      passing(here, facts, me, refuse);
+      if (me !== null && found.uid !== me && found.uid !== 0) {
+        refuse(
+          `lies under ${next}, a symbolic link of user ${found.uid}: they could make it lead ` +
+            "elsewhere. Give the path without the link (pwd -P shows it), or have root own it.",
+        );
+      }
+      if (++links > MAX_LINKS) {
+        refuse(
+          `lies under ${next}, past more than ${MAX_LINKS} symbolic links (a loop?). Give ` +
+            "the socket's real path.",
+        );
+      }
+      const target = disk.readLink(next);
+      if (target === null) return;
+      if (target === undefined) return last(here, facts, "under", me, refuse);
+      todo.unshift(...target.split("/"));
+      if (target.startsWith("/")) {
+        here = "/";
+        facts = disk.lstat(here);
+      }
+      continue;
+    }
+    if (found.kind !== "folder") {
       refuse(
-        `lies in ${folder}, which ${who}: they could put their own socket or a link at that ` +
-          "name, and PortReeve will not listen there. Use a folder only you can write to.",
+        `lies under ${next}, which is not a folder, so no socket can be there. Give the path ` +
+          "of PortReeve's socket.",
       );
     }
-    return;
+    passing(here, facts, me, refuse);
+    here = next;
+    facts = found;
   }
-  let above = folder;
-  let facts: PathFacts | null;
-  do {
-    above = parentOf(above);
-    facts = disk.stat(above);
-    if (facts === null) return;
-  } while (facts.kind === "missing");
-  if (facts.kind !== "folder") refuse(notAFolder(above));
-  const who = writers(facts, me, false);
-  if (who !== null) {
+}
+
+/** A folder the walk passes through: yours or root's, and only sticky if others may write. */
+function passing(here: string, facts: PathFacts, me: number | null, refuse: Refuse) {
+  const judged = judge(here, facts, me, false);
+  if (judged !== null) {
     refuse(
-      `lies under ${above}, which ${who}: they could make the socket's folder first and put ` +
-        "their own socket or a link in it. Use a folder only you can write to.",
+      `lies under ${here}, which ${judged.who}: they could move the folders below it aside ` +
+        `and put their own socket at this path. ${judged.fix}`,
     );
   }
 }
 
-function notAFolder(folder: string): string {
-  return `lies under ${folder}, which is not a folder, so no socket can be there. Give the ` +
-    "path of PortReeve's socket.";
+/**
+ * The last folder the walk reaches: "in", the socket's folder, or "under", the nearest one
+ * above it not made yet. No one else may write it, sticky or not.
+ */
+function last(
+  here: string,
+  facts: PathFacts,
+  where: "in" | "under",
+  me: number | null,
+  refuse: Refuse,
+) {
+  const judged = judge(here, facts, me, true);
+  if (judged === null) return;
+  const risk = where === "in"
+    ? "they could put their own socket or a link at that name, and PortReeve will not listen there."
+    : "they could make the socket's folder first and put their own socket or a link in it.";
+  refuse(`lies ${where} ${here}, which ${judged.who}: ${risk} ${judged.fix}`);
 }
 
-/** Who besides this user (and root) could change entries in `folder`, or null for nobody. */
-function writers(folder: PathFacts, me: number | null, strict: boolean): string | null {
-  if (me !== null && folder.uid !== me && folder.uid !== 0) {
-    return `belongs to user ${folder.uid}`;
+/**
+ * Who besides this user (and root) could change entries in the folder `here`, and the fix;
+ * null for nobody. `strict`: a sticky bit does not help (the last folder of the walk).
+ */
+function judge(
+  here: string,
+  facts: PathFacts,
+  me: number | null,
+  strict: boolean,
+): { who: string; fix: string } | null {
+  if (me !== null && facts.uid !== me && facts.uid !== 0) {
+    return {
+      who: `belongs to user ${facts.uid}`,
+      fix:
+        `Use a socket path whose folders all belong to you or root (or have root chown ${here}).`,
+    };
   }
-  if ((folder.mode & OTHERS_WRITE) !== 0) return "other users can write to";
-  if (strict && (folder.mode & GROUP_WRITE) !== 0) return "its group can write to";
-  return null;
+  if (!strict && (facts.mode & STICKY) !== 0) return null;
+  const who = (facts.mode & OTHERS_WRITE) !== 0
+    ? "other users can write to"
+    : (facts.mode & GROUP_WRITE) !== 0
+    ? "its group can write to"
+    : null;
+  if (who === null) return null;
+  return {
+    who,
+    fix: strict
+      ? `Use a folder only you can write to (for a folder of yours: chmod go-w ${here}).`
+      : `Fix: chmod go-w ${here}, or chmod +t ${here} (as /tmp has) if others must write there.`,
+  };
 }

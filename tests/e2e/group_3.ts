@@ -3,3 +3,4 @@ import "./page_bound_test.ts";
 import "./setup_test.ts";
 import "./default_approval_test.ts";
 import "./hints_test.ts";
+import "./socket_swap_test.ts";

@@ -37,6 +37,7 @@ import {
 import { FakeClock } from "./fake_clock.ts";
 import { FakeRenewalError, FakeRenewers } from "./fake_renewers.ts";
 import { FramedStdioTransport } from "../../src/transport/stdio_transport.ts";
+import { SocketIdentity } from "../../src/daemon/socket_identity.ts";
 
 export interface Sample {
   /** Where it comes from, for failure messages. */
@@ -157,6 +158,27 @@ async function catalogueError(tool: string, args: unknown): Promise<BridgeError>
   return new BridgeError(error.code, error.message, error.retryable, error.details ?? {});
 }
 
+/**
+ * The refusals of what must be sent nothing: a real socket judged by another user, and a link
+ * in its place.
+ */
+async function untrustedSockets(): Promise<BridgeError[]> {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/d.sock`;
+  const listener = Deno.listen({ transport: "unix", path });
+  try {
+    const foreign = await rejection(
+      new SocketIdentity(path, { user: Deno.lstatSync(path).uid! + 1 }).check(),
+    );
+    await Deno.symlink(path, `${dir}/link.sock`);
+    const link = await rejection(new SocketIdentity(`${dir}/link.sock`).check());
+    return [foreign, link];
+  } finally {
+    listener.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 export async function bridgeErrorSamples(): Promise<Sample[]> {
   const samples: Sample[] = [];
   const add = (made: string, error: BridgeError) => samples.push({ made, error });
@@ -169,6 +191,9 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
   add("connect: refused", unavailable(SOCKET, "Connection refused (os error 111)"));
   add("deadline", timedOut(SOCKET, 3_000));
   add("permission grant", notGranted(SOCKET));
+  const [foreign, link] = await untrustedSockets();
+  add("another user's socket at the path", foreign);
+  add("a link at the socket's path", link);
   add("resource limit", resourceLimit("Too many open files (os error 24)"));
   const health = {
     softwareVersion: "9.0.0",

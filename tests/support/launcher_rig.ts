@@ -67,13 +67,21 @@ export interface Launched {
   stderr: string;
 }
 
+/**
+ * Runs the launcher (by `shell`, else its own first line); as the user id `user` when given,
+ * which only root can do (setpriv, no supplementary groups).
+ */
 export async function launch(
   launcher: string,
   args: string[],
   env: Record<string, string>,
   shell: string[] = [],
+  user?: number,
 ): Promise<Launched> {
-  const [command, ...before] = shell.length === 0 ? [launcher] : [...shell, launcher];
+  const as = user === undefined
+    ? []
+    : ["setpriv", `--reuid=${user}`, `--regid=${user}`, "--clear-groups"];
+  const [command, ...before] = [...as, ...shell, launcher];
   const out = await new Deno.Command(command, {
     args: [...before, ...args],
     env: { PATH: "/usr/bin:/bin", ...env },
@@ -90,9 +98,10 @@ export async function launchEverywhere(
   args: string[],
   env: Record<string, string>,
   where: string,
+  user?: number,
 ): Promise<Launched> {
   const [got, ...others] = await Promise.all(
-    [[], ...SHELLS].map((shell) => launch(launcher, args, env, shell)),
+    [[], ...SHELLS].map((shell) => launch(launcher, args, env, shell, user)),
   );
   others.forEach((other, i) => {
     assert.deepEqual(other, got, `${where}: the same under ${SHELLS[i].join(" ")}`);

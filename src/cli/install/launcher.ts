@@ -285,7 +285,7 @@ function privateDenoCheck(): string {
 }
 
 /**
- * npm's Deno: the \`deno\` package's executable, which its install script copies into the
+ * npm's Deno: the \`deno\` package's executable, which its install script links or copies into the
  * package (node_modules/deno/deno), or, when install scripts did not run, the per-platform
  * package's (node_modules/@deno/<target>/deno). Looked for as Node resolves a dependency:
  * in node_modules of the package's root, then of each folder above it.

@@ -1,34 +1,80 @@
 /**
  * The launcher's copy of `src/shared/socket_site.ts`: after the socket path is found and fits,
- * it is refused (exit 2, the same one line) when its grant could reach more than a socket —
- * something other than a socket at the name, or a folder someone else could put something in.
- * `[ -h ]` looks at a link itself; `[ -e ]`, `[ -d ]` and `ls -L` follow links, as `lstat` and
- * `stat` do there. `ls -ldn` gives the folder's mode and owner's id in POSIX shell, and
- * `[ -O ]` (which follows links too) whether that owner is you, without running `id`. The
- * launcher's test runs both against every kind of path and compares their verdicts.
+ * it is refused (exit 2, the same one line) when its grant could reach more than a socket of
+ * yours — something else at the name, another user's socket, or a folder on the way that
+ * someone else could change. `[ -h ]` looks at a link itself; `[ -e ]`, `[ -d ]`, `[ -O ]` and
+ * `ls -L` follow links, as `lstat` and `stat` do there. The walk from `/` follows each link
+ * with `readlink` as the system does; `ls -ldn` gives a folder's or link's mode and owner's id
+ * in POSIX shell, and `[ -O ]` whether that owner is you, so `id` runs only when a link is met.
+ * The launcher's tests run both against every kind of path and folder and compare their
+ * verdicts.
  */
+import { MAX_LINKS } from "../../shared/socket_site.ts";
+
 export const SOCKET_SITE_CHECK = `
 refuse() { fail "$origin $socket $1"; }
-# Who besides you and root could change entries in folder $1, into $who; with a second
-# argument its group counts too.
-writers() {
-  strict=\${2:-} place=$1
-  listing=$(ls -ldnL -- "$1" 2>/dev/null) || listing=
+# The user id that owns $1 itself (a link is not followed), into $owner.
+owner_of() {
+  listing=$(ls -ldn -- "$1" 2>/dev/null) || listing=
   set -- $listing
-  who=
-  if [ "\${3:-0}" != 0 ] && ! [ -O "$place" ]; then who="belongs to user $3"; return; fi
-  case \${1:-} in ????????w*) who='other users can write to'; return ;; esac
-  [ -z "$strict" ] || case \${1:-} in ?????w*) who='its group can write to' ;; esac
+  owner=\${3:-}
+}
+# Who besides you and root could change entries in folder $1, into $who, and the fix, into
+# $fix; with a second argument (the last folder of the walk) a sticky bit does not help. A
+# third is its line of ls -ldn, when it was listed already.
+judge() {
+  place=$1 strict=\${2:-}
+  if [ $# -ge 3 ]; then
+    listing=$3
+  else
+    listing=$(ls -ldn -- "$1" 2>/dev/null) || listing=
+  fi
+  set -- $listing
+  who= fix=
+  if [ "\${3:-0}" != 0 ] && ! [ -O "$place" ]; then
+    who="belongs to user $3"
+    fix="Use a socket path whose folders all belong to you or root (or have root chown $place)."
+    return
+  fi
+  [ -n "$strict" ] || case \${1:-} in ?????????[tT]*) return ;; esac
+  case \${1:-} in
+    ????????w*) who='other users can write to' ;;
+    ?????w*) who='its group can write to' ;;
+    *) return ;;
+  esac
+  if [ -n "$strict" ]; then
+    fix="Use a folder only you can write to (for a folder of yours: chmod go-w $place)."
+  else
+    fix="Fix: chmod go-w $place, or chmod +t $place (as /tmp has) if others must write there."
+  fi
+}
+# A folder the walk passes through (and its ls line, if listed).
+passing() {
+  judge "$1" '' \${2+"$2"}
+  [ -z "$who" ] ||
+    refuse "lies under $1, which $who: they could move the folders below it aside and put their own socket at this path. $fix"
+}
+# The last folder of the walk: the socket's folder (in), or the nearest one above it (under).
+last_folder() {
+  judge "$2" strict \${3+"$3"}
+  [ -z "$who" ] || if [ "$1" = in ]; then
+    refuse "lies in $2, which $who: they could put their own socket or a link at that name, and PortReeve will not listen there. $fix"
+  else
+    refuse "lies under $2, which $who: they could make the socket's folder first and put their own socket or a link in it. $fix"
+  fi
 }
 
-# What is at the name itself: nothing yet, or a socket.
+# What is at the name itself: nothing yet, or a socket of yours.
 if [ -h "$socket" ]; then
   refuse "is a symbolic link, not a socket: Deno grants the link's name and the system follows it to whatever it points at, now or later. Give the path of the socket itself."
 elif [ -d "$socket" ]; then
   directory "$origin" "$socket"
-elif [ -S "$socket" ] || [ ! -e "$socket" ]; then
-  :
-else
+elif [ -S "$socket" ]; then
+  if ! [ -O "$socket" ]; then
+    owner_of "$socket"
+    refuse "is a socket of user $owner, not yours: PortReeve listens on a socket of the user it runs as, so someone else's program listens there. Give the path of your own daemon's socket."
+  fi
+elif [ -e "$socket" ]; then
   if [ -f "$socket" ]; then kind='a regular file'
   elif [ -p "$socket" ]; then kind='a named pipe (FIFO)'
   elif [ -c "$socket" ]; then kind='a character device'
@@ -38,28 +84,82 @@ else
   refuse "is $kind, not a socket: the permission grant would let the bridge read and write it. Give the path of PortReeve's socket."
 fi
 
-# Its folder: only you (or root) may change what is in it.
+# Its folder is a real one, and every folder on the way to it (links followed) only yours or
+# root's to change.
 folder=\${socket%/*}
 [ -n "$folder" ] || folder=/
-if [ -h "$folder" ]; then
+[ ! -h "$folder" ] ||
   refuse "lies in $folder, a symbolic link: whoever changes the link changes what the grant reaches, and PortReeve will not listen in a linked folder. Give the socket's path in the real folder."
-elif [ -e "$folder" ]; then
-  [ -d "$folder" ] ||
-    refuse "lies under $folder, which is not a folder, so no socket can be there. Give the path of PortReeve's socket."
-  writers "$folder" strict
-  [ -z "$who" ] ||
-    refuse "lies in $folder, which $who: they could put their own socket or a link at that name, and PortReeve will not listen there. Use a folder only you can write to."
-else
-  above=$folder
-  while :; do
-    above=\${above%/*}
-    [ -n "$above" ] || above=/
-    [ ! -e "$above" ] || break
+# The usual case, no link on the way: one ls lists every folder from / down to the last one
+# there, in order (C locale: a path sorts before the paths below it), each judged as the walk
+# below would judge it. What it cannot vouch for line by line (a link, a file, a name ls
+# would not print as it is) is left to that walk, which follows links one at a time.
+listed() {
+  IFS=$nl
+  set -- $1
+  unset IFS
+  LC_ALL=C ls -ldnq -- "$@" 2>/dev/null
+  return 0
+}
+walked_at_once() {
+  case $folder in *"$nl"*) return 1 ;; esac
+  prefixes=/ prefix= rest=\${folder#/}
+  while [ -n "$rest" ]; do
+    case $rest in */*) name=\${rest%%/*} rest=\${rest#*/} ;; *) name=$rest rest= ;; esac
+    prefix=$prefix/$name prefixes=$prefixes$nl$prefix
   done
-  [ -d "$above" ] ||
-    refuse "lies under $above, which is not a folder, so no socket can be there. Give the path of PortReeve's socket."
-  writers "$above"
-  [ -z "$who" ] ||
-    refuse "lies under $above, which $who: they could make the socket's folder first and put their own socket or a link in it. Use a folder only you can write to."
-fi
+  lines=$(listed "$prefixes"; echo .)
+  lines=\${lines%.}
+  above= above_line=
+  while [ -n "$lines" ]; do
+    line=\${lines%%"$nl"*} lines=\${lines#*"$nl"}
+    dir=\${prefixes%%"$nl"*}
+    case $prefixes in *"$nl"*) prefixes=\${prefixes#*"$nl"} ;; *) prefixes= ;; esac
+    case $line in d*" $dir") ;; *) return 1 ;; esac
+    [ -z "$above" ] || passing "$above" "$above_line"
+    above=$dir above_line=$line
+  done
+  [ -n "$above" ] || return 1
+  if [ -z "$prefixes" ]; then
+    last_folder in "$above" "$above_line"
+  else
+    last_folder under "$above" "$above_line"
+  fi
+}
+walked_at_once && here= || here=/
+todo=$folder links=0
+while [ -n "$here" ]; do
+  case $todo in
+    '') last_folder in "$here"; break ;;
+    */*) name=\${todo%%/*} todo=\${todo#*/} ;;
+    *) name=$todo todo= ;;
+  esac
+  case $name in
+    '' | .) continue ;;
+    ..) here=\${here%/*}; [ -n "$here" ] || here=/; continue ;;
+  esac
+  next=\${here%/}/$name
+  if [ -h "$next" ]; then
+    passing "$here"
+    owner_of "$next"
+    if [ "\${owner:-0}" != 0 ]; then
+      me=\${me:-$(id -u)}
+      [ "$owner" = "$me" ] ||
+        refuse "lies under $next, a symbolic link of user $owner: they could make it lead elsewhere. Give the path without the link (pwd -P shows it), or have root own it."
+    fi
+    links=$((links + 1))
+    [ "$links" -le ${MAX_LINKS} ] ||
+      refuse "lies under $next, past more than ${MAX_LINKS} symbolic links (a loop?). Give the socket's real path."
+    target=$(readlink -- "$next" && echo .) || { last_folder under "$here"; break; }
+    target=\${target%??}
+    case $target in /*) here=/ ;; esac
+    todo=$target/$todo
+    continue
+  fi
+  [ -e "$next" ] || { last_folder under "$here"; break; }
+  [ -d "$next" ] ||
+    refuse "lies under $next, which is not a folder, so no socket can be there. Give the path of PortReeve's socket."
+  passing "$here"
+  here=$next
+done
 `;

@@ -106,8 +106,28 @@ Deno.test("after a daemon restart, a mutation on the stale pooled connection sti
   }
 });
 
+/**
+ * Deno.lstatSync, but every socket seen at a path reports the first one's times: a daemon that
+ * stops and another that binds the same path within one tick of the file system's clock. Its
+ * inode stays the system's own: the old one comes back only once nothing holds it.
+ */
+function sameTimes(): (path: string) => Deno.FileInfo {
+  const first = new Map<string, Deno.FileInfo>();
+  return (path) => {
+    const info = Deno.lstatSync(path);
+    if (!info.isSocket) return info;
+    const seen = first.get(path) ?? info;
+    first.set(path, seen);
+    const { mtime, birthtime, ctime } = seen;
+    return { ...info, mtime, birthtime, ctime };
+  };
+}
+
 Deno.test("a daemon restarted as an incompatible version gets no mutation", async () => {
-  const t = await setup();
+  // The new daemon's socket has the old one's times, and its inode too once the old daemon has
+  // let go of it (ext4 hands a freed inode straight back): then only the verdict's witness
+  // connection, which the old daemon closed when it stopped, tells them apart.
+  const t = await daemonRig({ label: "unit", socket: { lstat: sameTimes() } });
   try {
     await t.client.request(CONFIG);
     await t.sim.close();
@@ -119,7 +139,7 @@ Deno.test("a daemon restarted as an incompatible version gets no mutation", asyn
     });
     try {
       // A read first, so the pool holds a live connection to the new daemon: no failed write
-      // can tell the change apart from the old daemon; only the new socket file does.
+      // can tell the change apart from the old daemon.
       await t.client.health().catch(() => undefined);
       const error = await failure(
         t.client.request(acquireRoute, { body: acquireBody(t.socketPath, "api") }),

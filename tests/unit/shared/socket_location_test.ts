@@ -71,7 +71,7 @@ Deno.test("a refusal's example is this user's own default socket, never a made-u
       const folder = { kind: "folder" as const, uid: 1000, mode: 0o700 };
       locateSocket(flag, env(vars), os, {
         lstat: () => folder,
-        stat: () => folder,
+        readLink: () => undefined,
         uid: () => 1000,
       });
     } catch (error) {
@@ -131,15 +131,17 @@ Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a d
   );
 });
 
-/** A made-up disk: what `entries` name is there (links not followed); the rest is missing. */
-function disk(entries: Record<string, PathFacts>, uid: number | null = 1000): Disk {
+/**
+ * A made-up disk: what `entries` name is there (links not followed; a link leads to what
+ * `links` says); the rest is missing.
+ */
+function disk(
+  entries: Record<string, PathFacts>,
+  uid: number | null = 1000,
+  links: Record<string, string> = {},
+): Disk {
   const at = (path: string) => entries[path] ?? { kind: "missing", uid: -1, mode: 0 };
-  return {
-    lstat: at,
-    stat: (path) =>
-      at(path).kind === "symlink" ? { kind: "folder", uid: 0, mode: 0o755 } : at(path),
-    uid: () => uid,
-  };
+  return { lstat: at, readLink: (path) => links[path], uid: () => uid };
 }
 const folder = (mode: number, uid = 1000): PathFacts => ({ kind: "folder", uid, mode });
 const ROOT_FOLDERS = { "/": folder(0o755, 0), "/home": folder(0o755, 0) };
@@ -196,8 +198,11 @@ Deno.test("the socket's folder: only you or root may change it; nothing yet abov
     site({ "/home/ada": ada, "/home/ada/run": { kind: "file", uid: 1000, mode: 0o600 } }),
     /lies under \/home\/ada\/run, which is not a folder/,
   );
-  // The folder is not there yet: the nearest one above decides (its group may write).
-  assert.doesNotThrow(site({ "/home/ada": folder(0o775) }));
+  // The folder is not there yet: the nearest one above decides, and no one else may write it.
+  assert.throws(
+    site({ "/home/ada": folder(0o775) }),
+    /lies under \/home\/ada, which its group can write to: they could make the socket's folder first .* \(for a folder of yours: chmod go-w \/home\/ada\)\.$/,
+  );
   assert.throws(
     site({ "/home/ada": folder(0o777) }),
     /lies under \/home\/ada, which other users can write to: they could make the socket's/,
@@ -206,9 +211,54 @@ Deno.test("the socket's folder: only you or root may change it; nothing yet abov
   assert.doesNotThrow(site({}), "nothing above but /home, root's");
 });
 
+Deno.test("every folder on the way: yours or root's, written by no one else unless sticky", () => {
+  const at = { path: "/home/ada/run/s.sock", source: "flag" as const };
+  const mine = { "/home/ada": folder(0o700), "/home/ada/run": folder(0o700) };
+  const site = (entries: Record<string, PathFacts>, links: Record<string, string> = {}) => () =>
+    checkSocketSite(at, disk({ ...ROOT_FOLDERS, ...mine, ...entries }, 1000, links));
+  assert.throws(
+    site({ "/home": folder(0o777, 0) }),
+    /^SocketPathError: --socket \/home\/ada\/run\/s\.sock lies under \/home, which other users can write to: they could move the folders below it aside and put their own socket at this path\. Fix: chmod go-w \/home, or chmod \+t \/home \(as \/tmp has\) if others must write there\.$/,
+  );
+  assert.doesNotThrow(site({ "/home": folder(0o1777, 0) }), "sticky, as /tmp");
+  assert.throws(site({ "/": folder(0o775, 0) }), /lies under \/, which its group can write to/);
+  assert.throws(
+    site({ "/home": folder(0o755, 1001) }),
+    /lies under \/home, which belongs to user 1001: .* \(or have root chown \/home\)\.$/,
+  );
+  // A link on the way is followed: its owner, and every folder it leads through, count.
+  const link = (uid: number): PathFacts => ({ kind: "symlink", uid, mode: 0o777 });
+  const viaLink = {
+    "/home/ada": link(1000),
+    "/srv": folder(0o755, 0),
+    "/srv/ada": folder(0o700),
+  };
+  const target = { "/home/ada": "/srv/ada" };
+  assert.doesNotThrow(site({ ...viaLink, "/srv/ada/run": folder(0o700) }, target));
+  assert.throws(
+    site({ ...viaLink, "/srv": folder(0o777, 0), "/srv/ada/run": folder(0o700) }, target),
+    /lies under \/srv, which other users can write to/,
+  );
+  assert.throws(
+    site({ ...viaLink, "/home/ada": link(1001) }, target),
+    /lies under \/home\/ada, a symbolic link of user 1001: they could make it lead elsewhere/,
+  );
+  assert.throws(
+    site({ "/home/ada": link(1000) }, { "/home/ada": "/home/ada" }),
+    /lies under \/home\/ada, past more than 40 symbolic links \(a loop\?\)/,
+  );
+  // A relative link, with .., leads on from the folder that holds it.
+  const relative = { "/home/ada": "../srv/./ada/" };
+  assert.doesNotThrow(site({ ...viaLink, "/srv/ada/run": folder(0o700) }, relative));
+  assert.throws(
+    site({ ...viaLink, "/srv": folder(0o757, 0), "/srv/ada/run": folder(0o700) }, relative),
+    /lies under \/srv, which other users can write to/,
+  );
+});
+
 Deno.test("what a confined process may not look at is left to whoever granted it", () => {
   const at = { path: "/srv/p.sock", source: "flag" as const };
-  const blind: Disk = { lstat: () => null, stat: () => null, uid: () => null };
+  const blind: Disk = { lstat: () => null, readLink: () => null, uid: () => null };
   assert.deepEqual(checkSocketSite(at, blind), at);
   // The name is visible (it is the grant), its folder is not.
   const nameOnly: Disk = { ...blind, lstat: (p) => p === at.path ? folder(0o700) : null };
@@ -265,7 +315,7 @@ Deno.test("HOME and XDG_STATE_HOME are folders: a trailing slash or / itself is 
 });
 
 Deno.test("a socket path as long as sun_path (108 bytes on Linux, 104 on macOS) is refused", () => {
-  const notDirectory: Disk = { lstat: () => null, stat: () => null, uid: () => null };
+  const notDirectory: Disk = { lstat: () => null, readLink: () => null, uid: () => null };
   const path = (bytes: number) => `/${"s".repeat(bytes - 1)}`;
   assert.equal(locateSocket(path(107), env({}), "linux", notDirectory).path.length, 107);
   assert.throws(

@@ -11,7 +11,14 @@
 import assert from "node:assert/strict";
 import { confinedFlags } from "../../../../src/shared/permissions.ts";
 import { locateSocket, SocketPathError } from "../../../../src/shared/socket_location.ts";
-import { launchEverywhere, layoutFor, testDisk, userId } from "../../../support/launcher_rig.ts";
+import {
+  launchEverywhere,
+  layoutFor,
+  socketFlag,
+  testDisk,
+  userId,
+} from "../../../support/launcher_rig.ts";
+import type { Disk } from "../../../../src/shared/socket_site.ts";
 import { symlink } from "../../../support/symlink.ts";
 
 interface Row {
@@ -44,7 +51,7 @@ async function mkfifo(path: string): Promise<void> {
 }
 
 /** Folders and things on disk for the table; returns the rows and what to close afterwards. */
-async function world(dir: string): Promise<{ rows: Row[]; listener: Deno.Listener }> {
+async function world(dir: string): Promise<{ rows: Row[]; listeners: Deno.Listener[] }> {
   const at = (name: string) => `${dir}/${name}`;
   await Deno.mkdir(at("private"), { mode: 0o700 });
   const live = at("private/portreeve.sock");
@@ -57,10 +64,25 @@ async function world(dir: string): Promise<{ rows: Row[]; listener: Deno.Listene
   await symlink(at("private/folder"), at("private/link-to-folder"));
   await symlink(at("private/gone"), at("private/dangling"));
   await symlink(at("private"), at("linked-folder"));
-  for (const [name, mode] of [["group", 0o770], ["shared", 0o1777], ["loose", 0o775]] as const) {
+  for (
+    const [name, mode] of [
+      ["group", 0o770],
+      ["shared", 0o1777],
+      ["loose", 0o775],
+      ["open", 0o777],
+    ] as const
+  ) {
     await Deno.mkdir(at(name));
     await Deno.chmod(at(name), mode);
   }
+  for (const name of ["open/private", "shared/private"]) {
+    await Deno.mkdir(at(name), { mode: 0o700 });
+  }
+  await Deno.mkdir(at("real/private"), { recursive: true, mode: 0o700 });
+  const via = Deno.listen({ transport: "unix", path: at("real/private/portreeve.sock") });
+  await symlink(at("real"), at("via"));
+  await symlink(at("open"), at("via-open"));
+  await symlink(at("loop"), at("loop"));
   const rows: Row[] = [
     { kind: "nothing yet, in a private folder", path: at("private/later.sock"), expect: "granted" },
     { kind: "a live socket", path: live, expect: "granted" },
@@ -72,7 +94,32 @@ async function world(dir: string): Promise<{ rows: Row[]; listener: Deno.Listene
     {
       kind: "a folder not made yet, under one its group may write (umask 002)",
       path: at("loose/not-yet/portreeve.sock"),
+      expect: /lies under \S+\/loose, which its group can write to: they could make the socket's/,
+    },
+    {
+      kind: "a private folder inside one everyone may write, without the sticky bit",
+      path: at("open/private/x.sock"),
+      expect: /lies under \S+\/open, which other users can write to: they could move the folders/,
+    },
+    {
+      kind: "a private folder inside one everyone may write, sticky (as /tmp)",
+      path: at("shared/private/x.sock"),
       expect: "granted",
+    },
+    {
+      kind: "a live socket through a link of yours to a private folder, on the way",
+      path: at("via/private/portreeve.sock"),
+      expect: "granted",
+    },
+    {
+      kind: "a private folder through a link of yours into one everyone may write",
+      path: at("via-open/private/x.sock"),
+      expect: /lies under \S+\/open, which other users can write to: they could move the folders/,
+    },
+    {
+      kind: "a socket beyond a loop of links",
+      path: at("loop/x/y.sock"),
+      expect: /lies under \S+\/loop, past more than 40 symbolic links \(a loop\?\)/,
     },
     {
       kind: "a live socket found through PORTREEVE_HOME",
@@ -136,11 +183,29 @@ async function world(dir: string): Promise<{ rows: Row[]; listener: Deno.Listene
       expect: /lies in \/tmp, which other users can write to/,
     });
   }
+  const theirs: Deno.Listener[] = [];
   if (await userId() === 0) {
-    // Root can give a folder away: another user's folder, in place and above.
+    // Root can give a folder away: another user's folder, in place and above; their socket;
+    // their link on the way.
     await Deno.mkdir(at("theirs"), { mode: 0o755 });
     await Deno.chown(at("theirs"), 65534, 65534);
+    theirs.push(Deno.listen({ transport: "unix", path: at("private/their.sock") }));
+    await Deno.chown(at("private/their.sock"), 65534, 65534);
+    await symlink(at("real"), at("their-link"));
+    const chowned = await new Deno.Command("chown", { args: ["-h", "65534", at("their-link")] })
+      .output();
+    assert.ok(chowned.success, "chown -h");
     rows.push(
+      {
+        kind: "a live socket of another user",
+        path: at("private/their.sock"),
+        expect: /is a socket of user 65534, not yours: PortReeve listens on a socket of the user/,
+      },
+      {
+        kind: "a private folder reached through another user's link",
+        path: at("their-link/private/portreeve.sock"),
+        expect: /lies under \S+\/their-link, a symbolic link of user 65534: they could make it/,
+      },
       {
         kind: "nothing yet, in another user's folder",
         path: at("theirs/x.sock"),
@@ -155,54 +220,171 @@ async function world(dir: string): Promise<{ rows: Row[]; listener: Deno.Listene
   } else {
     console.log("not root: another user's folder cannot be made here, so it is not walked");
   }
-  return { rows, listener };
+  return { rows, listeners: [listener, via, ...theirs] };
+}
+
+/**
+ * Runs `args` (with `env`) through the launcher under every shell, as `user` when given, and
+ * through `locateSocket` on `disk`. When `granted`, both must grant exactly `path`; otherwise
+ * both must refuse in the same one line, starting nothing, and that line is returned.
+ */
+async function judgedAlike(
+  launcher: { launcher: string; bundle: string },
+  path: string,
+  args: string[],
+  env: Record<string, string>,
+  disk: Disk,
+  where: string,
+  granted: boolean,
+  user?: number,
+): Promise<string | null> {
+  const got = await launchEverywhere(launcher.launcher, args, env, where, user);
+  let verdict: string;
+  try {
+    verdict = locateSocket(socketFlag(args), (name) => env[name], "linux", disk).path;
+  } catch (error) {
+    if (!(error instanceof SocketPathError)) throw error;
+    verdict = error.message;
+  }
+  if (granted) {
+    assert.equal(verdict, path, `${where}: locateSocket grants it`);
+    assert.equal(got.code, 0, `${where}: ${got.stderr}`);
+    assert.deepEqual(
+      got.stdout.split("\0").slice(0, -1),
+      ["1", "run", ...confinedFlags(path, "bundle"), launcher.bundle, ...args],
+      where,
+    );
+    return null;
+  }
+  assert.ok(!verdict.includes("\n"), `${where}: one line`);
+  assert.equal(got.stderr, `portreeve-mcp: ${verdict}\n`, `${where}: the same line`);
+  assert.equal(got.code, 2, where);
+  assert.equal(got.stdout, "", `${where}: nothing started`);
+  return verdict;
 }
 
 Deno.test("launcher and locateSocket grant a socket or nothing yet, and refuse every other kind", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-site-" }));
-  const { rows, listener } = await world(dir);
+  const { rows, listeners } = await world(dir);
   try {
     const layout = await layoutFor(`${dir}/install`, "linux");
     const disk = await testDisk();
     for (const { kind, path, env, expect } of rows) {
       const args = env === undefined ? ["serve", "--socket", path] : ["serve"];
       const environment: Record<string, string> = { HOME: `${dir}/home`, ...env };
-      const got = await launchEverywhere(layout.launcher, args, environment, kind);
       if (disk.lstat(path) === null) {
         // Deno lets this test look no more than the bridge: only the launcher can tell.
+        const got = await launchEverywhere(layout.launcher, args, environment, kind);
         assert.ok(expect !== "granted", kind);
         assert.match(got.stderr, expect, kind);
         assert.match(got.stderr, new RegExp(`^portreeve-mcp: --socket ${path} [^\\n]+\\n$`));
         assert.equal(got.code, 2, kind);
         continue;
       }
-      let verdict: string;
-      try {
-        verdict = locateSocket(args[2], (name) => environment[name], "linux", disk).path;
-        assert.equal(verdict, path, kind);
-      } catch (error) {
-        if (!(error instanceof SocketPathError)) throw error;
-        verdict = error.message;
-      }
-      if (expect === "granted") {
-        assert.equal(verdict, path, `${kind}: locateSocket grants it`);
-        assert.equal(got.code, 0, `${kind}: ${got.stderr}`);
-        assert.deepEqual(
-          got.stdout.split("\0").slice(0, -1),
-          ["1", "run", ...confinedFlags(path, "bundle"), layout.bundle, ...args],
-          kind,
-        );
-        continue;
-      }
-      assert.match(verdict, expect, `${kind}: locateSocket's refusal`);
-      assert.ok(verdict.includes(path), `${kind}: the refusal names the path`);
-      assert.ok(!verdict.includes("\n"), `${kind}: one line`);
-      assert.equal(got.stderr, `portreeve-mcp: ${verdict}\n`, `${kind}: the same line`);
-      assert.equal(got.code, 2, kind);
-      assert.equal(got.stdout, "", `${kind}: nothing started`);
+      const granted = expect === "granted";
+      const refusal = await judgedAlike(layout, path, args, environment, disk, kind, granted);
+      if (refusal === null || expect === "granted") continue;
+      assert.match(refusal, expect, `${kind}: the refusal`);
+      assert.ok(refusal.includes(path), `${kind}: the refusal names the path`);
     }
   } finally {
-    listener.close();
+    for (const listener of listeners) listener.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Who may own a folder in the walk below, as this test can make them. */
+type Owner = "user" | "root" | "other";
+
+/** One folder's state: its owner, whether its group or others may write it, and the sticky bit. */
+interface FolderState {
+  owner: Owner;
+  mode: number;
+}
+
+/**
+ * Every state a folder on the way can be in, as far as this machine lets the test make it:
+ * owner (you, root, another user: only root can give a folder away) × write for group and
+ * others × sticky. Search stays open to everyone so the launcher, run as "the user", can reach
+ * what lies below another owner's folder.
+ */
+function folderStates(owners: readonly Owner[]): FolderState[] {
+  return owners.flatMap((owner) =>
+    [0o755, 0o775, 0o757, 0o777].flatMap((mode) =>
+      [0, 0o1000].map((sticky) => ({ owner, mode: mode | sticky }))
+    )
+  );
+}
+
+/** Whether the rule lets a socket be granted through a folder in `state`; `last`: nothing above it counts. */
+function safe({ owner, mode }: FolderState, last: boolean): boolean {
+  if (owner === "other") return false;
+  return (mode & 0o022) === 0 || (!last && (mode & 0o1000) !== 0);
+}
+
+Deno.test("every folder on the way to the socket, in every state, at every depth: launcher and locateSocket agree with the rule", async () => {
+  const root = await userId() === 0;
+  // As root, "the user" is another account (the launcher runs as it), so that root and a third
+  // user can own folders too; otherwise the user is whoever runs the test.
+  const user = root ? 65534 : await userId();
+  const uids: Record<Owner, number> = { user, root: 0, other: 65533 };
+  const owners: Owner[] = root ? ["user", "root", "other"] : ["user"];
+  if (!root) console.log("not root: folders of root and of another user cannot be made here");
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-walk-" }));
+  try {
+    if (root) await Deno.chown(dir, user, user);
+    const layout = await layoutFor(`${dir}/install`, "linux");
+    const disk = { ...(await testDisk()), uid: () => user };
+    // dir/a/b/c/s.sock: c is the socket's folder; a and b are folders on the way to it.
+    const chain = ["a", "a/b", "a/b/c"].map((name) => `${dir}/${name}`);
+    const socket = `${chain[2]}/s.sock`;
+    let cases = 0;
+    for (
+      const [depth, missing] of [[0, false], [1, false], [2, false], [0, true], [1, true]] as const
+    ) {
+      for (const state of folderStates(owners)) {
+        for (const [i, folder] of chain.entries()) {
+          if (missing && i === 2) break;
+          await Deno.mkdir(folder, { mode: 0o700 });
+          if (root) await Deno.chown(folder, user, user);
+        }
+        const varied = chain[depth];
+        await Deno.chmod(varied, state.mode);
+        if (root) await Deno.chown(varied, uids[state.owner], uids[state.owner]);
+        const last = depth === (missing ? 1 : 2);
+        const where = `${varied.slice(dir.length)} ${state.owner} ${state.mode.toString(8)}${
+          missing ? ", the socket's folder not made yet" : ""
+        }`;
+        const args = ["serve", "--socket", socket];
+        const env = { HOME: `${dir}/home` };
+        const refusal = await judgedAlike(
+          layout,
+          socket,
+          args,
+          env,
+          disk,
+          where,
+          safe(state, last),
+          root ? user : undefined,
+        );
+        if (refusal !== null) {
+          const who = state.owner === "other"
+            ? `belongs to user ${uids.other}`
+            : (state.mode & 0o002) !== 0
+            ? "other users can write to"
+            : "its group can write to";
+          const place = missing || !last ? "under" : "in";
+          assert.ok(
+            refusal.startsWith(`--socket ${socket} lies ${place} ${varied}, which ${who}: `),
+            `${where}: ${refusal}`,
+          );
+        }
+        await Deno.remove(chain[0], { recursive: true });
+        cases++;
+      }
+    }
+    assert.equal(cases, 5 * folderStates(owners).length);
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
