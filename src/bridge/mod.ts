@@ -68,6 +68,7 @@ export interface Bridge {
 const UNKNOWN_HOST: HostTreatment = {
   resultLimitBytes: SMALLEST_RESULT_BYTES,
   flagsToolErrors: true,
+  answerWidget: "unknown",
 };
 
 export function createBridge(setup: BridgeSetup): Bridge {
@@ -100,12 +101,13 @@ export function createBridge(setup: BridgeSetup): Bridge {
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
     call: async (name, args, { client, ...call }) => {
-      const { resultLimitBytes, flagsToolErrors } = treatmentFor(hosts, client);
+      const { resultLimitBytes, flagsToolErrors, answerWidget } = treatmentFor(hosts, client);
       return catalogue.call(name, args, {
         ...await services(),
         ...call,
         resultLimitBytes,
         flagsToolErrors,
+        answerWidget,
       });
     },
     refused,

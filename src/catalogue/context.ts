@@ -8,6 +8,7 @@ import type { ApprovalMode } from "../shared/options.ts";
 import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { PageFit } from "../results/pagination.ts";
+import type { AnswerWidget } from "../shared/host_treatment.ts";
 
 export interface BridgeFacts {
   runId: string;
@@ -65,4 +66,9 @@ export interface ToolContext extends Omit<Services, "daemon"> {
    * name likewise; unset: flagged, the MCP default.
    */
   flagsToolErrors?: boolean;
+  /**
+   * How the connected host draws the approval question's yes/no field, known from its name
+   * likewise; unset: not known, and the question's words fit any widget.
+   */
+  answerWidget?: AnswerWidget;
 }

@@ -18,6 +18,7 @@ import windsurf from "../../config-profiles/windsurf.json" with { type: "json" }
 import claudeDesktop from "../../config-profiles/claude-desktop.json" with { type: "json" };
 import { type HostProfile, parseProfile } from "./profile.ts";
 import type { HostTreatment, HostTreatments } from "../shared/host_treatment.ts";
+import { answerWidget } from "./approval_words.ts";
 
 export const HOST_PROFILES: readonly HostProfile[] = [
   parseProfile(claude, "claude.json"),
@@ -61,13 +62,18 @@ export const MCP_CLIENT_NAMES: Readonly<Record<string, readonly string[]>> = {
 export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES): HostTreatments {
   const known = profiles.flatMap((p) => p.resultLimitBytes === null ? [] : [p.resultLimitBytes]);
   if (known.length === 0) throw new Error("no host profile states a resultLimitBytes");
-  const fallback: HostTreatment = { resultLimitBytes: Math.min(...known), flagsToolErrors: true };
+  const fallback: HostTreatment = {
+    resultLimitBytes: Math.min(...known),
+    flagsToolErrors: true,
+    answerWidget: "unknown",
+  };
   const byClient: Record<string, HostTreatment> = {};
   for (const profile of profiles) {
     for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
       byClient[name.toLowerCase()] = {
         resultLimitBytes: profile.resultLimitBytes ?? fallback.resultLimitBytes,
         flagsToolErrors: profile.flagsToolErrors,
+        answerWidget: answerWidget(profile.id),
       };
     }
   }
