@@ -391,23 +391,27 @@ Deno.test("gate: a question too long to show is refused wherever the bridge woul
   }
 });
 
+/** The gate's context in the default mode, with `receipts` and a host that can ask. */
+function askingCtx(
+  receipts: ReceiptBook,
+  host: Omit<HostChannel, "canAsk">,
+  answerWidget?: AnswerWidget,
+): ApprovalContext {
+  const signal = new AbortController().signal;
+  const bridge = { approval: "required" as const, approvalMs: 5_000 };
+  return { bridge, receipts, signal, answerWidget, host: { canAsk: true, ...host } };
+}
+
 Deno.test("gate: the question's form is one boolean in the words of each host's widget", async () => {
   /** The form a host drawing `widget` is sent, for a question whole or in `parts`. */
   const formFor = async (widget: AnswerWidget | undefined, parts = ["Delete?"]) => {
     const forms: ApprovalForm[] = [];
-    await obtainApproval({
-      bridge: { approval: "required", approvalMs: 5_000 },
-      receipts: bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts),
-      signal: new AbortController().signal,
-      answerWidget: widget,
-      host: {
-        canAsk: true,
-        ask: (form) => {
-          forms.push(form);
-          return Promise.resolve({ action: "decline" });
-        },
-      },
-    }, DELETE_CALL).catch(() => {});
+    const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts);
+    const ask = (form: ApprovalForm) => {
+      forms.push(form);
+      return Promise.resolve({ action: "decline" });
+    };
+    await obtainApproval(askingCtx(receipts, { ask }, widget), DELETE_CALL).catch(() => {});
     const field = forms[0].requestedSchema.properties.approve;
     assert.equal(field.type, "boolean");
     assert.equal(field.default, false);
@@ -445,18 +449,12 @@ Deno.test("gate: a change in parts is asked part by part; only a yes to every pa
   const run = async (answers: unknown[]) => {
     const asked: string[] = [];
     const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts);
-    const error = await obtainApproval({
-      bridge: { approval: "required", approvalMs: 5_000 },
-      receipts,
-      signal: new AbortController().signal,
-      host: {
-        canAsk: true,
-        ask: (form) => {
-          asked.push(form.message);
-          return Promise.resolve(answers[asked.length - 1]);
-        },
-      },
-    }, DELETE_CALL).then(() => undefined, (error) => error as BridgeError);
+    const ask = (form: ApprovalForm) => {
+      asked.push(form.message);
+      return Promise.resolve(answers[asked.length - 1]);
+    };
+    const error = await obtainApproval(askingCtx(receipts, { ask }), DELETE_CALL)
+      .then(() => undefined, (error) => error as BridgeError);
     return { asked, error, decision: receipts.get("r1")?.decision };
   };
   const yes = { action: "accept", content: { approve: true } };
@@ -475,13 +473,8 @@ Deno.test("gate: a change in parts is asked part by part; only a yes to every pa
 Deno.test("gate: on the 2026-07-28 path a change in parts goes in one round, a form per part", async () => {
   const parts = ["Part one.", "Part two."];
   const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts);
-  const base = {
-    bridge: { approval: "required" as const, approvalMs: 5_000 },
-    receipts,
-    signal: new AbortController().signal,
-  };
   const ask = (retried?: HostChannel["retried"]) =>
-    obtainApproval({ ...base, host: { canAsk: true, retried } }, DELETE_CALL)
+    obtainApproval(askingCtx(receipts, { retried }), DELETE_CALL)
       .then(() => undefined, (error) => error);
   const round = (await ask() as AnswerNeeded).result();
   assert.deepEqual(Object.keys(round.inputRequests), ["approval", "approval_2"]);
