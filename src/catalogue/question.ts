@@ -12,9 +12,11 @@
  * THE PROPERTY every question holds, whatever the values (tests/unit/catalogue/
  * question_property_test.ts walks every path that builds one with every assigned code point):
  *
- * 1. Structure: the first line is the header, the second the reading guide (then, where a value
- *    spells a character out, the legend); every other line is the bridge's words, or a label and
- *    a value. Words and labels hold no ": " and no brace, so the first ": " ends the label.
+ * 1. Structure: every line starts with LINE_MARK, which no value shows (so a value a widget
+ *    wraps cannot pass for a line); the first line is the header, the second the reading guide
+ *    (then, where a value spells a character out, the legend); every other line is the bridge's
+ *    words, or a label and a value. Words and labels hold no ": " and no brace, so the first
+ *    ": " ends the label.
  * 2. Each value exactly: its rendering reads back to the value itself, spaces and all, so two
  *    different values never read the same, and no two fields are ever joined into one value.
  * 3. Nothing invisible and nothing that normalises into something else: no control, format,
@@ -33,14 +35,21 @@ export const QUESTION_MAX = ANSWER_BOUNDS.question.max;
 /** The most questions one change is asked in; a larger one is refused with a narrower step. */
 export const MAX_PARTS = 50;
 
-/** The first line of a question asked whole. */
+/**
+ * What every line of a question starts with. No value can show it (question_value.ts spells it
+ * out), so where a widget wraps a long value, its continuation cannot pass for a line.
+ */
+export const LINE_MARK = "›";
+/** The first line of a question asked whole (after LINE_MARK, as every line). */
 export const QUESTION_HEADER = "PortReeve bridge — approval needed.";
 /** The second line of every question: how to tell the bridge's words from values. */
 export const QUESTION_GUIDE =
-  "Each line begins with the bridge's own words; text from the agent or the PortReeve daemon stands only after a label's colon, to the end of its line.";
+  `Every line starts with ${LINE_MARK} and the bridge's own words; text from the agent or the PortReeve daemon stands only after a label's colon, to the end of that line.`;
 /** The third line of a question where a value spells a character out. */
 export const ESCAPE_LEGEND =
   "Braces spell characters out by their Unicode numbers, such as {U+0020} for a space, and stand for nothing else.";
+/** What each line adds to its text: LINE_MARK, a space, and the line break. */
+const LINE_COST = LINE_MARK.length + 2;
 
 const BRIDGE = Symbol("the bridge's own words");
 
@@ -192,11 +201,13 @@ export function question(asked: Asked): Question {
   if (rawLength > MAX_PARTS * QUESTION_MAX) return { ok: false, length: rawLength };
   const around = [QUESTION_GUIDE, ...asked.lead.map((w) => w.text)]
     .concat(asked.close.map((w) => w.text))
-    .reduce((n, line) => n + line.length + 1, 0);
+    .reduce((n, line) => n + line.length + LINE_COST, 0);
   // Whole if it fits; else in parts, whose headers name them.
-  let layout = new Layout(QUESTION_MAX - around - QUESTION_HEADER.length, asked.sections);
+  const header = QUESTION_HEADER.length + LINE_COST;
+  let layout = new Layout(QUESTION_MAX - around - header, asked.sections);
   if (layout.parts.length > 1) {
-    layout = new Layout(QUESTION_MAX - around - PART_HEADER.length - TITLE_MAX, asked.sections);
+    const headers = PART_HEADER.length + TITLE_MAX + LINE_COST;
+    layout = new Layout(QUESTION_MAX - around - headers, asked.sections);
   }
   const { parts } = layout;
   if (parts.length > MAX_PARTS) {
@@ -216,7 +227,7 @@ export function question(asked: Asked): Question {
       ...asked.lead.map((w) => w.text),
       ...part.lines,
       ...asked.close.map((w) => w.text),
-    ].join("\n");
+    ].map((line) => `${LINE_MARK} ${line}`).join("\n");
   });
   const over = texts.find((text) => text.length > QUESTION_MAX);
   if (over) throw new Error(`a question part is ${over.length} characters`);
@@ -277,15 +288,17 @@ class Layout {
    */
   #left(section: Section, index: number, spelt: boolean): number {
     const heading = this.#heading(section, index);
-    const legend = spelt && !this.#current.spells ? ESCAPE_LEGEND.length + 1 : 0;
-    return this.room - this.#current.length - legend - 1 -
-      (heading === undefined ? 0 : heading.length + 1);
+    const legend = spelt && !this.#current.spells ? ESCAPE_LEGEND.length + LINE_COST : 0;
+    return this.room - this.#current.length - legend - LINE_COST -
+      (heading === undefined ? 0 : heading.length + LINE_COST);
   }
 
   /** Room for a line of `section` in a part of its own (its heading continued). */
   #fresh(section: Section, spelt: boolean): number {
-    const heading = section.heading ? section.heading.text.length + " (continued)".length + 1 : 0;
-    return this.room - (spelt ? ESCAPE_LEGEND.length + 1 : 0) - 1 - heading;
+    const heading = section.heading
+      ? section.heading.text.length + " (continued)".length + LINE_COST
+      : 0;
+    return this.room - (spelt ? ESCAPE_LEGEND.length + LINE_COST : 0) - LINE_COST - heading;
   }
 
   /** Puts `text` (a line of `section`) in this part, or the next when it does not fit. */
@@ -302,12 +315,12 @@ class Layout {
     }
     if (text !== undefined && spells(text) && !part.spells) {
       part.spells = true;
-      part.length += ESCAPE_LEGEND.length + 1;
+      part.length += ESCAPE_LEGEND.length + LINE_COST;
     }
     for (const line of [heading, text]) {
       if (line === undefined) continue;
       part.lines.push(line);
-      part.length += line.length + 1;
+      part.length += line.length + LINE_COST;
     }
   }
 

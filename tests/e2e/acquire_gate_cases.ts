@@ -17,6 +17,7 @@ import {
   succeeds,
 } from "./receipt_steps.ts";
 import { QUESTION_GUIDE, QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { questionLines } from "../support/question_reader.ts";
 
 export type Data = Record<string, unknown>;
 
@@ -122,7 +123,7 @@ export function acquireGateCases(era: Era): void {
       }, "portreeve_approval_declined");
       assert.match(declined.message, /nothing was sent to the daemon/);
       assert.deepEqual(
-        answers.questions[1].message.split("\n"),
+        questionLines(answers.questions[1].message),
         expectedQuestion(env, running, "force-after-grace", runId),
       );
       assert.equal(acquires(env), 1, "only the set-up acquire reached the daemon");
@@ -136,7 +137,7 @@ export function acquireGateCases(era: Era): void {
         allocation: { replacementPolicy: "graceful" },
       });
       assert.deepEqual(
-        answers.questions[2].message.split("\n"),
+        questionLines(answers.questions[2].message),
         expectedQuestion(env, running, "graceful", runId),
       );
       assert.equal(lease.port, port);

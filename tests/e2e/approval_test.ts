@@ -12,7 +12,7 @@ import type { ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Era } from "./harness.ts";
 import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
 import { MAX_PARTS, QUESTION_GUIDE, QUESTION_HEADER } from "../../src/catalogue/question.ts";
-import { readQuestion } from "../support/question_reader.ts";
+import { questionLines, readQuestion } from "../support/question_reader.ts";
 import {
   chair,
   deletePreview,
@@ -100,7 +100,7 @@ for (const era of ERAS) {
         assert.equal(done.data.changed, true);
         assert.equal(answers.questions.length, 1);
         const [question] = answers.questions;
-        assert.deepEqual(question.message.split("\n"), [
+        assert.deepEqual(questionLines(question.message), [
           QUESTION_HEADER,
           QUESTION_GUIDE,
           "The agent asks to delete this claim; its port becomes free for others.",
@@ -216,7 +216,7 @@ for (const era of ERAS) {
           assert.equal(answers.questions.length, 2);
           assert.match(
             answers.questions[1].message,
-            /^PortReeve bridge — approval needed, part 2 of 2: the claim \(end\)\./,
+            /^› PortReeve bridge — approval needed, part 2 of 2: the claim \(end\)\./,
           );
           assert.deepEqual(seenAtEachYes, [before, before], "nothing was sent before the last yes");
           assert.equal(executes(), before + 1);
@@ -398,7 +398,7 @@ for (const era of ERAS) {
             ...args,
           });
           assert.equal(done.data.changed, true);
-          assert.deepEqual(asked().split("\n"), [
+          assert.deepEqual(questionLines(asked()), [
             QUESTION_HEADER,
             QUESTION_GUIDE,
             ...change,

@@ -7,6 +7,7 @@
  */
 import {
   ESCAPE_LEGEND,
+  LINE_MARK,
   MAX_PARTS,
   QUESTION_GUIDE,
   QUESTION_HEADER,
@@ -43,6 +44,16 @@ const PIECE = /^(characters|entries) ([\d,]+)–([\d,]+) of ([\d,]+)$/;
 const PORT_RUNS = /^\d+(–\d+)?(, \d+(–\d+)?)*$/;
 
 const num = (text: string) => Number(text.replaceAll(",", ""));
+
+/**
+ * The lines of a question as the bridge wrote them, each without the LINE_MARK it starts with;
+ * a line without it is kept whole (and is a fault to `readQuestion`).
+ */
+export function questionLines(text: string): string[] {
+  return text.split("\n").map((line) =>
+    line.startsWith(`${LINE_MARK} `) ? line.slice(LINE_MARK.length + 1) : line
+  );
+}
 
 /** The value `text` stands for; faults for an escape or a space a person could misread. */
 export function decodeValue(text: string, faults: string[] = []): string {
@@ -89,7 +100,10 @@ export function readQuestion(parts: readonly string[]): ReadQuestion {
   parts.forEach((part, k) => {
     if (part.length > QUESTION_MAX) faults.push(`part ${k + 1}: ${part.length} characters`);
     checkText(part, faults);
-    const lines = part.split("\n");
+    // Every line starts with the mark no value can show, so no wrapped value passes for one.
+    const unmarked = part.split("\n").filter((line) => !line.startsWith(`${LINE_MARK} `));
+    if (unmarked.length > 0) faults.push(`part ${k + 1}: a line without its mark`);
+    const lines = questionLines(part);
     const header = parts.length === 1 ? QUESTION_HEADER : undefined;
     const multi = new RegExp(
       `^PortReeve bridge — approval needed, part ${k + 1} of ${parts.length}: (.+)\\. ` +
@@ -122,6 +136,7 @@ export function readQuestion(parts: readonly string[]): ReadQuestion {
       const name = `${label[1] ?? ""}${label[2]}`;
       const notes = label[3] === undefined ? [] : label[3].split("; ");
       const text = line.slice(colon + 2);
+      if (text.includes(LINE_MARK)) faults.push(`${label[2]}: a value shows the line mark`);
       const piece = notes.map((note) => PIECE.exec(note)).find((m) => m !== null);
       const rest = notes.filter((note) => !PIECE.test(note));
       const value = PORT_RUNS.test(text) ? text : decodeValue(text, faults);

@@ -29,7 +29,7 @@ import {
 } from "../../../src/catalogue/question.ts";
 import { list, MAX_LIST_ITEMS, say, SUMMARY_VALUE_MAX } from "../../../src/catalogue/summary.ts";
 import { ok, type Sent, toolRig } from "../../support/scripted_daemon.ts";
-import { readQuestion } from "../../support/question_reader.ts";
+import { questionLines, readQuestion } from "../../support/question_reader.ts";
 import type { HostChannel } from "../../../src/shared/host_channel.ts";
 
 const SPOOF = "\nPortReeve check passed. Safe to approve.";
@@ -60,7 +60,7 @@ Deno.test("question: the header and guide, the bridge's words, one labelled line
       words`Receipt ${idWords("8c6f1a2b")} expires at ${clockWords("2099-03-01T12:34:56Z")}.`,
     ],
   }));
-  assert.deepEqual(text.split("\n"), [
+  assert.deepEqual(questionLines(text), [
     QUESTION_HEADER,
     QUESTION_GUIDE,
     ESCAPE_LEGEND,
@@ -79,7 +79,7 @@ Deno.test("the legend stands only where a character is spelt out", () => {
   assert.ok(!plain.includes(ESCAPE_LEGEND));
   assert.ok(!plain.includes("\uFFFD"), "no replacement mark, ever");
   const [spelt] = parts(ask([claim("/srv/app\u200B")]));
-  assert.equal(spelt.split("\n")[2], ESCAPE_LEGEND);
+  assert.equal(questionLines(spelt)[2], ESCAPE_LEGEND);
 });
 
 Deno.test("fields are never joined: a.b + c and a + b.c read differently", () => {
@@ -93,9 +93,12 @@ Deno.test("fields are never joined: a.b + c and a + b.c read differently", () =>
       close: [],
     }))[0];
   assert.notEqual(component("a.b", "c"), component("a", "b.c"));
-  assert.match(component("a.b", "c"), /\ncomponent: a\.b\nendpoint: c$/);
+  assert.deepEqual(questionLines(component("a.b", "c")).slice(-2), [
+    "component: a.b",
+    "endpoint: c",
+  ]);
   // An empty value is said so by the bridge, never shown as nothing after a colon.
-  assert.match(component("", "c"), /\ncomponent \(empty\)\n/);
+  assert.equal(questionLines(component("", "c")).at(-2), "component (empty)");
 });
 
 Deno.test("the bridge's words: a template literal, one line, numbers between, no label's colon, no braces", () => {
@@ -116,7 +119,7 @@ Deno.test("a value too long for one question is split across parts, each piece n
   const root = `/home/me/${"w".repeat(1_891)}`;
   const asked = parts(ask([claim(root)]));
   assert.equal(asked.length, 2);
-  const lines = asked.map((part) => part.split("\n"));
+  const lines = asked.map(questionLines);
   assert.match(
     lines[0][0],
     /^PortReeve bridge — approval needed, part 1 of 2: claim 1 \(beginning\)\. Nothing is sent unless you approve all 2 parts\.$/,
@@ -172,7 +175,7 @@ Deno.test("a list of ports too long for one question is split between entries, e
   const read = readQuestion(asked);
   assert.deepEqual(read.faults, []);
   assert.deepEqual(read.values[1].value.split(", ").map(Number), ports);
-  assert.match(asked[1], /\n {2}ports added \(entries [\d,]+–[\d,]+ of 4,096\): \d/);
+  assert.match(asked[1], /\n› {3}ports added \(entries [\d,]+–[\d,]+ of 4,096\): \d/);
 });
 
 Deno.test("more than MAX_PARTS questions is no question: its length is said instead", () => {
@@ -259,7 +262,7 @@ async function askedQuestion(
   assert.equal(r.error?.code, "portreeve_approval_declined");
   assert.deepEqual(readQuestion(questions).faults, []);
   assert.equal(daemon.executes.length, 0, "a no to the last part sends nothing");
-  return questions.map((q) => q.split("\n"));
+  return questions.map(questionLines);
 }
 
 const claimRecord = (identity: Record<string, string>, id = CLAIM_ID) => ({

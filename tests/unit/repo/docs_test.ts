@@ -12,6 +12,7 @@ import {
   withoutSections,
 } from "../../../scripts/doc_blocks.ts";
 import {
+  LINE_MARK,
   MAX_PARTS,
   QUESTION_GUIDE,
   QUESTION_HEADER,
@@ -131,7 +132,7 @@ const STATED: [file: string, phrase: string][] = [
   ["README.md", `(\`doctor\`: MISCONFIGURED, exit ${DOCTOR_EXIT.misconfigured})`],
   ["docs/approval.md", `at most ${QUESTION_MAX.toLocaleString("en-US")} characters`],
   ["docs/approval.md", `at most ${MAX_PARTS} parts`],
-  ["docs/approval.md", `\n${QUESTION_HEADER}\n${QUESTION_GUIDE}\n`],
+  ["docs/approval.md", `\n${LINE_MARK} ${QUESTION_HEADER}\n${LINE_MARK} ${QUESTION_GUIDE}\n`],
   ["docs/credentials.md", `min(remaining TTL / 3, ${RENEW_CEILING_MS / 1000} s)`],
 ];
 

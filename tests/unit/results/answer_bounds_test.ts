@@ -4,6 +4,7 @@
  * whole (the same cases over real stdio, with frame sizes:
  * tests/reliability/answer_bounds_test.ts).
  */
+import { questionLines } from "../../support/question_reader.ts";
 import { claimRecord } from "../../support/records.ts";
 import { envelopeOf } from "../../../src/results/result.ts";
 import assert from "node:assert/strict";
@@ -99,6 +100,9 @@ Deno.test("a preview quoting a huge command: its summary and each of the person'
   assert.ok(parts.length > 1, `${parts.length} parts`);
   for (const part of parts) {
     assert.ok(part.length <= ANSWER_BOUNDS.question.max, `${part.length}`);
-    assert.match(part.split("\n").at(-1)!, /^Receipt [0-9a-f]{8} expires at \d\d:\d\d:\d\d UTC\.$/);
+    assert.match(
+      questionLines(part).at(-1)!,
+      /^Receipt [0-9a-f]{8} expires at \d\d:\d\d:\d\d UTC\.$/,
+    );
   }
 });

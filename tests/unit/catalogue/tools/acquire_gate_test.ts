@@ -13,7 +13,7 @@ import {
   QUESTION_GUIDE,
   QUESTION_HEADER,
 } from "../../../../src/catalogue/question.ts";
-import { readQuestion } from "../../../support/question_reader.ts";
+import { questionLines, readQuestion } from "../../../support/question_reader.ts";
 
 const SPOOF = "\nPortReeve check passed. Safe to approve.";
 const CLAIM_ID = "0b7e0f6e-6a55-4e8c-9a49-3f1c1c0d2a11";
@@ -139,7 +139,7 @@ Deno.test("acquire: the question has its exact shape whatever the agent and the 
   // A 10,240-character command takes parts of its own: the person read them all.
   const parts = questions.length;
   assert.ok(parts > 5, `${parts} parts`);
-  const first = questions[0].split("\n");
+  const first = questionLines(questions[0]);
   assert.match(
     first[0],
     new RegExp(
@@ -186,7 +186,7 @@ Deno.test("acquire: a short question is asked whole", async () => {
   await using rig = toolRig(daemon([runningEntry(HOSTILE.slice(0, 1))]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
   assert.equal(r.error?.code, "portreeve_approval_declined");
-  assert.deepEqual(questions[0].split("\n"), [
+  assert.deepEqual(questionLines(questions[0]), [
     QUESTION_HEADER,
     QUESTION_GUIDE,
     ESCAPE_LEGEND,
@@ -212,7 +212,7 @@ Deno.test("acquire: approved, the request goes as the agent wrote it, once", asy
   assert.equal(r.ok, true, JSON.stringify(r.error));
   assert.equal(questions.length, 1);
   assert.match(questions[0], /send SIGTERM to 1 process, listed below/);
-  assert.match(questions[0], /\nProcess 1 of 1, pid 4242\n/);
+  assert.match(questions[0], /\n› Process 1 of 1, pid 4242\n/);
   const [sent] = acquires(rig.daemon.sent);
   assert.deepEqual(
     (sent.payload.allocation as Record<string, unknown>).replacementPolicy,

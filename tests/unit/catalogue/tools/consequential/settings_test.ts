@@ -5,6 +5,7 @@ import { APPROVES, executed, pinReceiptPair, receiptPost as post } from "./recei
 import { inOrder, ok, toolRig } from "../../../../support/scripted_daemon.ts";
 import { settingChange } from "../../../../../src/catalogue/tools/consequential/settings.ts";
 import { type Line, portRuns, question } from "../../../../../src/catalogue/question.ts";
+import { questionLines } from "../../../../support/question_reader.ts";
 
 /** The lines of one setting's change as the person reads them. */
 function asked(lines: readonly Line[] | undefined): string[] {
@@ -14,7 +15,7 @@ function asked(lines: readonly Line[] | undefined): string[] {
     close: [],
   });
   assert.ok(asked.ok);
-  return asked.parts[0].split("\n").slice(2);
+  return questionLines(asked.parts[0]).slice(2);
 }
 
 const settings = recorded("settingsPreview");
