@@ -71,6 +71,7 @@ export interface Bridge {
 const UNKNOWN_HOST: HostTreatment = {
   resultLimitBytes: SMALLEST_RESULT_BYTES,
   flagsToolErrors: true,
+  answerWidget: "unknown",
 };
 
 export function createBridge(setup: BridgeSetup): Bridge {
@@ -105,7 +106,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
     listing: () => catalogue.listing(),
     has: (name) => catalogue.has(name),
     call: async (name, args, { client, ...call }) => {
-      const { resultLimitBytes, resultShownAs, flagsToolErrors, host } = treatmentFor(
+      const { resultLimitBytes, resultShownAs, flagsToolErrors, host, answerWidget } = treatmentFor(
         hosts,
         client,
       );
@@ -116,6 +117,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
         resultShownAs,
         flagsToolErrors,
         hostProfile: host,
+        answerWidget,
       });
     },
     refused,

@@ -20,6 +20,7 @@ import { BridgeError } from "../shared/errors.ts";
 import type { ApprovalBasis, ApprovalProof, GatedRequest, Minter } from "../daemon/gate.ts";
 import type { Asking, IssuedReceipt, ReceiptBook } from "./receipt_book.ts";
 import type { ApprovalMode } from "../shared/options.ts";
+import type { AnswerWidget } from "../shared/host_treatment.ts";
 import type { Question } from "./question.ts";
 import {
   cancelledWhileAsking,
@@ -38,6 +39,7 @@ import {
   AnswerNeeded,
   APPROVAL_KEY,
   type ApprovalForm,
+  approvalKey,
   HostAskError,
   type HostChannel,
 } from "../shared/host_channel.ts";
@@ -75,6 +77,8 @@ export interface ApprovalContext {
   receipts: ReceiptBook;
   host: HostChannel;
   signal: AbortSignal;
+  /** How the connected host shows the yes/no field (its profile's); unset: not known. */
+  answerWidget?: AnswerWidget;
 }
 
 /** What the preview tells the agent: who will ask the person, or that nobody can. */
@@ -84,11 +88,30 @@ export function approvalRoute(ctx: Pick<ApprovalContext, "bridge" | "host">): Ap
   return ctx.bridge.approval === "required" ? "unavailable" : "agent_asks_user";
 }
 
+/** The yes and the no of the approval field, in the words of each host's widget for it. */
+const ANSWER_WORDS: Readonly<Record<AnswerWidget, { yes: string; no: string }>> = {
+  // Claude Code: a checkbox, then Accept / Decline (Esc cancels).
+  checkbox: { yes: "Tick the box, then Accept,", no: "leave it unticked, Decline or press Esc" },
+  // Codex: a list, "1. True / 2. False".
+  true_false: { yes: "True", no: "False" },
+  // Copilot CLI: a list, "Yes / No", No chosen first.
+  yes_no: { yes: "Yes", no: "No" },
+  // A host whose widget is not known: words that fit a checkbox, a switch and a list alike.
+  unknown: { yes: "Yes (true)", no: "no (false)" },
+};
+
 /**
- * The form around the question: one boolean, worded for every widget hosts draw for it (a
- * checkbox, a switch, or Codex's "1. True / 2. False"), so no word says "tick".
+ * The form around one question: a single boolean, described in the words of the connected
+ * host's widget (ANSWER_WORDS). A change asked in parts names its part in the title, and each
+ * part's no refuses the whole change.
  */
-function approvalForm(message: string): ApprovalForm {
+export function approvalForm(
+  message: string,
+  widget: AnswerWidget = "unknown",
+  part?: { index: number; of: number },
+): ApprovalForm {
+  const { yes, no } = ANSWER_WORDS[widget];
+  const whole = part === undefined || part.of === 1;
   return {
     message,
     requestedSchema: {
@@ -96,14 +119,25 @@ function approvalForm(message: string): ApprovalForm {
       properties: {
         approve: {
           type: "boolean",
-          title: "Approve exactly this change?",
-          description: "True (yes) lets PortReeve make it; false (no) changes nothing.",
+          title: whole
+            ? "Approve exactly this change?"
+            : `Approve part ${part.index} of ${part.of} of this change?`,
+          description: whole
+            ? `${yes} to let PortReeve make it; ${no} to change nothing.`
+            : `${yes} to approve this part; ${no} to refuse the whole change.`,
           default: false,
         },
       },
       required: ["approve"],
     },
   };
+}
+
+/** The forms of a change's questions, one per part, in the connected host's words. */
+function approvalForms(ctx: Pick<ApprovalContext, "answerWidget">, parts: readonly string[]) {
+  return parts.map((message, i) =>
+    approvalForm(message, ctx.answerWidget, { index: i + 1, of: parts.length })
+  );
 }
 
 export interface ExecuteCall {
@@ -148,15 +182,16 @@ export async function obtainApproval(
     return mint(ctx, call.request, "agent_asks_user");
   }
   if (asking.kind === "too_long_to_ask") throw tooLongToAsk(call, asking.length);
-  const deadline = Math.min(book.now() + ctx.bridge.approvalMs, Date.parse(issued.expiresAt));
-  const answer = await askPerson(ctx, approvalForm(asking.text), deadline, {
+  // Each part gets the full wait, never past the receipt's expiry.
+  const deadline = () => Math.min(book.now() + ctx.bridge.approvalMs, Date.parse(issued.expiresAt));
+  const answer = await askPerson(ctx, approvalForms(ctx, asking.parts), deadline, {
     subject: call.receiptId,
     busy: () => questionOpen(call),
     cancelled: () => cancelledWhileAsking({ receiptId: call.receiptId }),
     noAnswer: (waitedMs, cause) => noAnswer(call, waitedMs, cause),
   });
   book.decide(call.receiptId, answer.approved ? "approved" : "declined");
-  if (!answer.approved) throw declined(call, answer.action);
+  if (!answer.approved) throw declined(call, answer.action, answer.part);
   return mint(ctx, call.request, "person");
 }
 
@@ -229,8 +264,11 @@ export interface InputCall {
     hostCannotAsk(mode: "required" | "auto"): BridgeError;
     /** The question cannot fit `QUESTION_MAX`: it would have been `length` characters. */
     tooLongToAsk(length: number): BridgeError;
-    /** `answered`: what the host said; absent when the subject was declined earlier. */
-    declined(answered?: Answer["action"]): BridgeError;
+    /**
+     * `answered`: what the host said (to `part` of a question asked in parts); absent when the
+     * subject was declined earlier.
+     */
+    declined(answered?: Answer["action"], part?: Answer["part"]): BridgeError;
     busy(): BridgeError;
     cancelled(): BridgeError;
     noAnswer(waitedMs: number, cause: unknown): BridgeError;
@@ -256,14 +294,14 @@ export async function obtainInputApproval(
   if (!asked) return undefined;
   if (ctx.receipts.inputDeclined(asked.subject)) throw call.refusals.declined();
   if (!asked.question.ok) throw call.refusals.tooLongToAsk(asked.question.length);
-  const deadline = ctx.receipts.now() + ctx.bridge.approvalMs;
-  const answer = await askPerson(ctx, approvalForm(asked.question.text), deadline, {
+  const deadline = () => ctx.receipts.now() + ctx.bridge.approvalMs;
+  const answer = await askPerson(ctx, approvalForms(ctx, asked.question.parts), deadline, {
     subject: asked.subject,
     ...call.refusals,
   });
   if (!answer.approved) {
     ctx.receipts.declineInput(asked.subject);
-    throw call.refusals.declined(answer.action);
+    throw call.refusals.declined(answer.action, answer.part);
   }
   return mint(ctx, call.request, "person");
 }
@@ -277,64 +315,102 @@ interface Subject {
   noAnswer(waitedMs: number, cause: unknown): BridgeError;
 }
 
-/** Asks in the host's protocol era; approved only by `approve: true`. */
+/**
+ * Asks in the host's protocol era; approved only by `approve: true` to every part. `deadline`
+ * gives the time a question may wait until, from when it is asked.
+ */
 function askPerson(
   ctx: ApprovalContext,
-  form: ApprovalForm,
-  deadline: number,
+  forms: readonly ApprovalForm[],
+  deadline: () => number,
   asking: Subject,
 ): Promise<Answer> {
   return ctx.host.ask
-    ? askNow(ctx, asking, form, deadline)
-    : Promise.resolve(answerFromRetry(ctx, asking, form, deadline));
+    ? askNow(ctx, asking, forms, deadline)
+    : answerFromRetry(ctx, asking, forms, deadline);
 }
 
-/** 2025 era: one question at a time per subject, waited for until the deadline. */
+/** 2025 era: one question at a time per subject, each part waited for until its deadline. */
 async function askNow(
   ctx: ApprovalContext,
   asking: Subject,
-  form: ApprovalForm,
-  deadline: number,
+  forms: readonly ApprovalForm[],
+  deadline: () => number,
 ): Promise<Answer> {
   const release = ctx.receipts.startAsking(asking.subject);
   if (!release) throw asking.busy();
-  const timeoutMs = Math.max(1, deadline - ctx.receipts.now());
   try {
-    return readAnswer(await ctx.host.ask!(form, { timeoutMs, signal: ctx.signal }));
-  } catch (error) {
-    if (error instanceof BridgeError) throw error;
-    if (ctx.signal.aborted) throw asking.cancelled();
-    throw asking.noAnswer(timeoutMs, error);
+    for (const [index, form] of forms.entries()) {
+      const timeoutMs = Math.max(1, deadline() - ctx.receipts.now());
+      let answer: Answer;
+      try {
+        answer = readAnswer(await ctx.host.ask!(form, { timeoutMs, signal: ctx.signal }));
+      } catch (error) {
+        if (error instanceof BridgeError) throw error;
+        if (ctx.signal.aborted) throw asking.cancelled();
+        throw asking.noAnswer(timeoutMs, error);
+      }
+      // Any part's no refuses the whole change: the parts after it are not asked.
+      if (!answer.approved) return { ...answer, part: partOf(index, forms) };
+    }
+    return { approved: true, action: "accept" };
   } finally {
     release();
   }
 }
 
 /**
- * 2026-07-28 era: the server holds no request open. The first call returns the question; the
- * host retries with the answer and the state we minted, which must name this subject.
+ * 2026-07-28 era: the server holds no request open. The first call returns every part, a form
+ * each, in one round; the host retries with the answers and the state we minted, which must
+ * name this subject and these parts. Approved only by a yes to every part.
  */
-function answerFromRetry(
+async function answerFromRetry(
   ctx: ApprovalContext,
   asking: Subject,
-  form: ApprovalForm,
-  deadline: number,
-): Answer {
+  forms: readonly ApprovalForm[],
+  deadline: () => number,
+): Promise<Answer> {
   const book = ctx.receipts;
   const retried = ctx.host.retried;
+  const digest = await partsDigest(forms);
   const question = retried?.state === undefined ? undefined : book.takeQuestion(retried.state);
-  const answer = retried?.responses?.[APPROVAL_KEY];
-  if (question && question.receiptId === asking.subject && answer !== undefined) {
+  const answers = retried?.responses;
+  if (question && question.receiptId === asking.subject && answers?.[APPROVAL_KEY] !== undefined) {
     if (book.now() > question.deadline) {
       throw asking.noAnswer(question.deadline - question.askedAt, undefined);
     }
-    try {
-      return readAnswer(answer);
-    } catch (error) {
-      throw asking.noAnswer(0, error);
+    if (question.digest === digest) {
+      for (const index of forms.keys()) {
+        let read: Answer;
+        try {
+          const answer = answers[approvalKey(index)];
+          if (answer === undefined) throw new HostAskError(false, `no answer to part ${index + 1}`);
+          read = readAnswer(answer);
+        } catch (error) {
+          throw asking.noAnswer(0, error);
+        }
+        if (!read.approved) return { ...read, part: partOf(index, forms) };
+      }
+      return { approved: true, action: "accept" };
     }
   }
-  throw new AnswerNeeded(form, book.openQuestion(asking.subject, deadline));
+  throw new AnswerNeeded(forms, book.openQuestion(asking.subject, deadline(), { digest }));
+}
+
+/** `{index: 2, of: 3}` for the second of three parts; undefined for a question asked whole. */
+function partOf(index: number, forms: readonly unknown[]): Answer["part"] {
+  return forms.length === 1 ? undefined : { index: index + 1, of: forms.length };
+}
+
+/** A digest of every part's question, so a yes counts only towards the parts it answered. */
+function partsDigest(forms: readonly ApprovalForm[]): Promise<string> {
+  return sha256Hex(forms.map((form) => form.message).join("\u0000"));
+}
+
+/** The SHA-256 of `text` (UTF-8), in hex: what names a question's subject. */
+export async function sha256Hex(text: string): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 const elicitAnswer = z.object({
@@ -346,6 +422,8 @@ const elicitAnswer = z.object({
 export interface Answer {
   approved: boolean;
   action: z.output<typeof elicitAnswer>["action"];
+  /** Of a change asked in parts, the part that got this answer. */
+  part?: { index: number; of: number };
 }
 
 /** Only an accepted form with `approve: true` approves; anything the user typed is dropped. */

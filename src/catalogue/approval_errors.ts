@@ -5,7 +5,7 @@
  */
 import { BridgeError, Codes } from "../shared/errors.ts";
 import { HostAskError } from "../shared/host_channel.ts";
-import { QUESTION_MAX } from "./question.ts";
+import { MAX_PARTS, QUESTION_MAX } from "./question.ts";
 
 /** The execute a refusal is about: its action and receipt. */
 interface Refused {
@@ -25,13 +25,18 @@ function short(receiptId: string): string {
  * in milliseconds), so the message says what the host answered, not who decided. Without an
  * answer, the receipt was declined by an earlier call.
  */
-export function declined(call: Refused, answered?: Answered): BridgeError {
+export function declined(
+  call: Refused,
+  answered?: Answered,
+  part?: { index: number; of: number },
+): BridgeError {
   const receipt = `receipt ${short(call.receiptId)}`;
+  const question = `${part ? `part ${part.index} of ${part.of} of ` : ""}the approval question`;
   const what = answered === undefined
     ? `${call.action} (${receipt}) was declined earlier`
     : answered === "accept"
-    ? `The host answered the approval question for ${call.action} (${receipt}) without approve: true`
-    : `The host answered "${answered}" to the approval question for ${call.action} (${receipt})`;
+    ? `The host answered ${question} for ${call.action} (${receipt}) without approve: true`
+    : `The host answered "${answered}" to ${question} for ${call.action} (${receipt})`;
   return new BridgeError(
     Codes.approvalDeclined,
     `${what[0].toUpperCase()}${what.slice(1)}; nothing was sent to the daemon.`,
@@ -75,11 +80,11 @@ export function tooLongToAsk(call: Refused, length: number): BridgeError {
     Codes.approvalUnavailable,
     `${call.action} (receipt ${
       short(call.receiptId)
-    }) touches more than one question can show the user (${
+    }) touches more than ${MAX_PARTS} questions can show the user (${
       length.toLocaleString("en-US")
     } characters; at most ${
       QUESTION_MAX.toLocaleString("en-US")
-    }), so nobody was asked; nothing was sent to the daemon.`,
+    } each), so nobody was asked; nothing was sent to the daemon.`,
     false,
     { receiptId: call.receiptId, action: call.action, reason: "too_long_to_ask" },
   );

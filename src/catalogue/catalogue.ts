@@ -254,15 +254,35 @@ function resultBytes(ctx: Pick<ToolContext, "resultLimitBytes">): number {
 const ENVELOPE_ROOM = 1_000;
 
 /**
+ * What an agent must read whole to act on a result: a preview's summary of the change and its
+ * next step. Each is short by construction, and a cut leaves the rest of the data to pay.
+ */
+const READ_WHOLE: readonly string[] = ["summary", "nextStep"];
+
+/**
  * A result's data within what a host showing `limit` bytes whole can take beside the envelope:
  * pages are already smaller (their records were fitted to the page), so this cuts only a
  * single record or answer that is larger, saying so where, and naming the host's own limit.
+ * READ_WHOLE fields are kept as they are; the rest of the data is cut around them.
  */
 function boundedData(data: unknown, limit: number, form: ShownForm): unknown {
   const how = `; this host shows a result of at most ${limit.toLocaleString("en-US")} bytes whole`;
-  const room = form.roomBytes(ENVELOPE_ROOM + NOTE_ROOM);
-  const fitted = fitValue(data, limit - room, how, form.valueBytes);
-  return fitted.value === data ? data : withTruncationNote(fitted, how);
+  const kept = isObject(data)
+    ? Object.fromEntries(
+      READ_WHOLE.filter((key) => typeof data[key] === "string").map((key) => [key, data[key]]),
+    )
+    : {};
+  const whole = Object.keys(kept);
+  const rest = isObject(data) && whole.length > 0
+    ? Object.fromEntries(Object.entries(data).filter(([key]) => !whole.includes(key)))
+    : data;
+  const room = form.roomBytes(ENVELOPE_ROOM + NOTE_ROOM) +
+    (whole.length > 0 ? form.valueBytes(kept) : 0);
+  const fitted = fitValue(rest, limit - room, how, form.valueBytes);
+  if (fitted.value === rest) return data;
+  const cut = withTruncationNote(fitted, how);
+  // What must be read whole comes first, so a host that keeps a result's head keeps it too.
+  return whole.length > 0 ? { ...kept, ...(cut as Record<string, unknown>) } : cut;
 }
 
 /** No PortReeve input nests this deep; far deeper would not even serialise for the daemon. */

@@ -9,7 +9,7 @@ import type { HostChannel } from "../shared/host_channel.ts";
 import type { ReceiptBook } from "./receipt_book.ts";
 import type { Approvals } from "./approval.ts";
 import type { PageFit } from "../results/pagination.ts";
-import type { ResultShownAs } from "../shared/host_treatment.ts";
+import type { AnswerWidget, ResultShownAs } from "../shared/host_treatment.ts";
 
 interface BridgeFacts {
   runId: string;
@@ -76,4 +76,9 @@ export interface ToolContext extends Omit<Services, "daemon"> {
    * next steps the user runs (`doctor --host NAME`). Unset for a host of no known name.
    */
   hostProfile?: string;
+  /**
+   * How the connected host draws the approval question's yes/no field, known from its name
+   * likewise; unset: not known, and the question's words fit any widget.
+   */
+  answerWidget?: AnswerWidget;
 }

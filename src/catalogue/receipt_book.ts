@@ -11,13 +11,13 @@ export type Decision = "approved" | "declined";
 
 /** What executing this receipt will put to a person, decided from its preview. */
 export type Asking =
-  /** The one message the person is shown for this receipt. */
-  | { kind: "question"; text: string }
+  /** The questions the person is asked for this receipt, in order (one, or the parts). */
+  | { kind: "question"; parts: readonly string[] }
   /** The preview said executing would change nothing: nobody is asked, nothing is sent. */
   | { kind: "nothing_to_do" }
   /** The preview said the daemon would refuse it: nobody is asked, nothing is sent. */
   | { kind: "preview_refused" }
-  /** It names more than one question can show (`length` characters): refused where asked. */
+  /** It names more than the most questions can show (`length` characters): refused where asked. */
   | { kind: "too_long_to_ask"; length: number };
 
 export interface IssuedReceipt {
@@ -30,7 +30,12 @@ export interface IssuedReceipt {
   decision?: Decision;
 }
 
-interface OpenQuestion {
+/** What was handed to the host: a digest of every part's text, whose answers count for them. */
+export interface AskedParts {
+  digest: string;
+}
+
+interface OpenQuestion extends AskedParts {
   /** The receipt id, or an input question's subject. */
   receiptId: string;
   askedAt: number;
@@ -84,9 +89,9 @@ export class ReceiptBook {
   }
 
   /** A question handed to the host for a later retry; returns the unguessable state. */
-  openQuestion(receiptId: string, deadline: number): string {
+  openQuestion(receiptId: string, deadline: number, asked: AskedParts): string {
     const state = crypto.randomUUID();
-    this.#questions.set(state, { receiptId, askedAt: this.now(), deadline });
+    this.#questions.set(state, { ...asked, receiptId, askedAt: this.now(), deadline });
     trim(this.#questions, this.capacity);
     return state;
   }

@@ -2,9 +2,27 @@
  * What a person gets, on one host in one `--approval` mode, before a consequential change
  * (signalling a process, deleting records, writing a file, moving a claim, changing settings):
  * the one sentence `config` prints under the entry and `doctor --host` reports, from the
- * profile's `asksThroughMcp`.
+ * profile's `asksThroughMcp`; and how each host that asks draws the question's yes/no field,
+ * so the bridge words its yes and no as the person sees them.
  */
 import { type ApprovalMode, DEFAULT_APPROVAL_MODE } from "../shared/options.ts";
+import type { AnswerWidget } from "../shared/host_treatment.ts";
+
+/**
+ * The widget each host that asks through MCP draws for a boolean field, as its program shows
+ * it (docs/hosts.md): Claude Code a checkbox with Accept / Decline, Codex "1. True / 2. False",
+ * Copilot CLI "Yes / No". Every other host's is not known (words that fit any widget).
+ */
+const ANSWER_WIDGETS: Readonly<Record<string, AnswerWidget>> = {
+  claude: "checkbox",
+  codex: "true_false",
+  copilot: "yes_no",
+};
+
+/** The widget host `id` draws for the approval question's yes/no field. */
+export function answerWidget(id: string): AnswerWidget {
+  return Object.hasOwn(ANSWER_WIDGETS, id) ? ANSWER_WIDGETS[id] : "unknown";
+}
 
 /** Which of the outcomes a person gets, for scripts (`config --json`). */
 export type PersonGets =

@@ -18,6 +18,7 @@ import windsurf from "../../config-profiles/windsurf.json" with { type: "json" }
 import claudeDesktop from "../../config-profiles/claude-desktop.json" with { type: "json" };
 import { type HostProfile, parseProfile } from "./profile.ts";
 import type { HostTreatment, HostTreatments } from "../shared/host_treatment.ts";
+import { answerWidget } from "./approval_words.ts";
 
 export const HOST_PROFILES: readonly HostProfile[] = [
   parseProfile(claude, "claude.json"),
@@ -77,7 +78,11 @@ export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES)
   const once = profiles.filter((p) => (p.resultShownAs ?? "envelope") === "envelope");
   const known = once.flatMap((p) => p.resultLimitBytes === null ? [] : [p.resultLimitBytes]);
   if (known.length === 0) throw new Error("no host profile states a resultLimitBytes");
-  const fallback: HostTreatment = { resultLimitBytes: Math.min(...known), flagsToolErrors: true };
+  const fallback: HostTreatment = {
+    resultLimitBytes: Math.min(...known),
+    flagsToolErrors: true,
+    answerWidget: "unknown",
+  };
   const byClient: Record<string, HostTreatment> = {};
   const byEntryNamed: Record<string, HostTreatment> = {};
   for (const profile of profiles) {
@@ -88,6 +93,7 @@ export function hostTreatments(profiles: readonly HostProfile[] = HOST_PROFILES)
       host: profile.id,
       ...limit,
       flagsToolErrors: profile.flagsToolErrors,
+      answerWidget: answerWidget(profile.id),
     };
     for (const name of MCP_CLIENT_NAMES[profile.id] ?? []) {
       byClient[name.toLowerCase()] = treatment;

@@ -29,7 +29,7 @@ export const ANSWER_BOUNDS = {
   question: {
     max: 2_000,
     why:
-      "the whole question put to a person (never cut: a change it cannot name is not asked) and a preview's data.summary; they quote names, paths and commands",
+      "each question put to a person (never cut: a change too large for one is asked in parts) and a preview's data.summary; they quote names, paths and commands",
   },
   result: {
     max: 100_000,

@@ -57,14 +57,14 @@ function doctorStep(host: string, which: string): string {
   return `Ask the user to run \`portreeve-mcp doctor --host ${host}\`${which}: it checks what this host runs and names the fix. Retry once they have; start nothing yourself.`;
 }
 
-/** How to make a change small enough for one question, by the action of its receipt. */
+/** How to make a change small enough to ask about, by the action of its receipt. */
 const NARROWER: Readonly<Record<string, string>> = {
   "claims.prune":
     "Prune fewer claims at a time (a larger olderThanMilliseconds), or delete them one by one with portreeve_claim_delete_preview.",
   "stacks.prune": "Prune fewer stacks at a time (a larger olderThanMilliseconds).",
   "settings.update": "Change fewer settings, or fewer ports, in each update.",
   "port.reclaim":
-    "Tell the user which processes hold the port: there are too many to put to them in one question.",
+    "Tell the user which processes hold the port: there are too many to put to them, even in parts.",
 };
 
 /** Codes the daemon sends, as the bridge names them (`details.daemonCode` keeps its own). */
@@ -432,10 +432,10 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
         from: "bridge",
         nextStep: (details) =>
           NARROWER[String(details.action)] ??
-            "Tell the user this change is too large to put to them in one question.",
+            "Tell the user this change is too large to put to them, even in parts.",
       },
       reclaim_too_long_to_ask: bridge(
-        "Acquire with replacementPolicy never instead, and tell the user which processes hold the claim's port: there are too many to put to them in one question.",
+        "Acquire with replacementPolicy never instead, and tell the user which processes hold the claim's port: there are too many to put to them, even in parts.",
       ),
       reclaim_question_open: bridge(
         "Wait for the answer to the question already open for this acquire, then call again if the lease is still needed.",

@@ -4,8 +4,13 @@
  * the transport and the catalogue load it at start-up.
  */
 
-/** The key of our one embedded question in a 2026-07-28 input-required round. */
+/** The key of our (first) embedded question in a 2026-07-28 input-required round. */
 export const APPROVAL_KEY = "approval";
+
+/** The key of part `index` (from 0) of a question asked in parts: `approval`, `approval_2`, … */
+export function approvalKey(index: number): string {
+  return index === 0 ? APPROVAL_KEY : `${APPROVAL_KEY}_${index + 1}`;
+}
 
 /** A form-mode elicitation: the message and a single boolean, nothing else to type. */
 export interface ApprovalForm {
@@ -43,11 +48,12 @@ export const NO_HOST_CHANNEL: HostChannel = { canAsk: false };
 
 /**
  * Thrown on the 2026-07-28 path when the person must be asked: the catalogue answers the call
- * with an input-required result, and the host retries it carrying the answer.
+ * with an input-required result, and the host retries it carrying the answers. A question in
+ * parts goes in one round, a form per part (`approvalKey`): hosts cap the rounds of a call.
  */
 export class AnswerNeeded extends Error {
   override name = "AnswerNeeded";
-  constructor(readonly form: ApprovalForm, readonly state: string) {
+  constructor(readonly forms: readonly ApprovalForm[], readonly state: string) {
     super("a person's answer is needed");
   }
 
@@ -58,7 +64,12 @@ export class AnswerNeeded extends Error {
   } {
     return {
       resultType: "input_required",
-      inputRequests: { [APPROVAL_KEY]: { method: "elicitation/create", params: this.form } },
+      inputRequests: Object.fromEntries(
+        this.forms.map((form, i) => [approvalKey(i), {
+          method: "elicitation/create" as const,
+          params: form,
+        }]),
+      ),
       requestState: this.state,
     };
   }

@@ -9,7 +9,9 @@
  *   page of a connection to both;
  * - whether a failed call is flagged with `isError` (`flagsToolErrors`): Gemini CLI replaces a
  *   flagged error with its own line that echoes the call and the raw result, so it gets its
- *   errors unflagged (src/results/result.ts says how).
+ *   errors unflagged (src/results/result.ts says how);
+ * - the words of the approval question's yes and no, which match what the host's widget shows
+ *   (src/profiles/approval_words.ts says which widget each host draws).
  *
  * `serve` hands the bridge this table by the name each host gives itself (`clientInfo.name`: in
  * MCP's `initialize`, or on the 2026-07-28 era in each request's `_meta`). A name is matched
@@ -17,7 +19,7 @@
  * host that names itself after its entry (Qwen Code: a fixed start, then whatever the person
  * called the entry), which must be followed by at least one character. A host of no known
  * name gets the smallest limit any profile that shows one copy of the envelope states (its pages
- * are shorter, never cut there) and flagged errors, the MCP default.
+ * are shorter, never cut there), flagged errors (the MCP default) and words that fit any widget.
  */
 
 /**
@@ -36,7 +38,15 @@ export interface HostTreatment {
   resultShownAs?: ResultShownAs;
   /** Whether a failed call goes to it with `isError: true`. */
   flagsToolErrors: boolean;
+  /** How its widget shows the approval question's yes/no field, so the words match. */
+  answerWidget: AnswerWidget;
 }
+
+/**
+ * How a host draws the approval question's one boolean: a checkbox and Accept (Claude Code),
+ * a "True / False" list (Codex), a "Yes / No" list (Copilot CLI), or not known.
+ */
+export type AnswerWidget = "checkbox" | "true_false" | "yes_no" | "unknown";
 
 export interface HostTreatments {
   /** A host's `clientInfo.name` (lower case) → how the bridge treats it, matched exactly. */

@@ -16,7 +16,8 @@ import {
   runningClaim,
   succeeds,
 } from "./receipt_steps.ts";
-import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { QUESTION_GUIDE, QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { questionLines } from "../support/question_reader.ts";
 
 export type Data = Record<string, unknown>;
 
@@ -79,9 +80,18 @@ function expectedQuestion(
     : "SIGTERM";
   return [
     QUESTION_HEADER,
-    `The agent asks to lease claim "web" "vite.default" in "${env.dir}" with replacementPolicy "${policy}".`,
-    `The confirmed run "${runId}" of this claim holds port ${running.port}: to lease it, the daemon would first send ${signals} to pid ${running.process.pid} ("deno"), and release that run.`,
-    "Answer no (false) to leave those processes running; nothing has been sent yet.",
+    QUESTION_GUIDE,
+    `The agent asks to lease a claim with replacementPolicy ${policy}.`,
+    `The claim's confirmed run holds port ${running.port}; to lease it, the daemon would first send ${signals} to 1 process, listed below, and release that run.`,
+    "The claim",
+    "  project: web",
+    "  component: vite",
+    "  endpoint: default",
+    `  workspace: ${env.dir}`,
+    `Run id: ${runId}`,
+    `Process 1 of 1, pid ${running.process.pid}`,
+    "  command: deno",
+    "If you do not approve, those processes keep running; nothing has been sent yet.",
   ];
 }
 
@@ -113,7 +123,7 @@ export function acquireGateCases(era: Era): void {
       }, "portreeve_approval_declined");
       assert.match(declined.message, /nothing was sent to the daemon/);
       assert.deepEqual(
-        answers.questions[1].message.split("\n"),
+        questionLines(answers.questions[1].message),
         expectedQuestion(env, running, "force-after-grace", runId),
       );
       assert.equal(acquires(env), 1, "only the set-up acquire reached the daemon");
@@ -127,7 +137,7 @@ export function acquireGateCases(era: Era): void {
         allocation: { replacementPolicy: "graceful" },
       });
       assert.deepEqual(
-        answers.questions[2].message.split("\n"),
+        questionLines(answers.questions[2].message),
         expectedQuestion(env, running, "graceful", runId),
       );
       assert.equal(lease.port, port);

@@ -58,7 +58,7 @@ export const fails = failsWith;
 /** The question's last line, as the bridge writes it from the preview's receipt. */
 export function receiptLine(preview: Data): string {
   const id = (preview.receiptId as string).slice(0, 8);
-  return `Receipt "${id}" expires "${(preview.expiresAt as string).slice(11, 19)}Z".`;
+  return `Receipt ${id} expires at ${(preview.expiresAt as string).slice(11, 19)} UTC.`;
 }
 
 /** An idle claim and its delete preview. */

@@ -9,9 +9,10 @@
  */
 import assert from "node:assert/strict";
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import { call, type Era } from "./harness.ts";
+import { type Bridge, call, type Era } from "./harness.ts";
 import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
-import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { MAX_PARTS, QUESTION_GUIDE, QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { questionLines, readQuestion } from "../support/question_reader.ts";
 import {
   chair,
   deletePreview,
@@ -42,6 +43,25 @@ const CANCEL: ElicitResult = { action: "cancel" };
 const DECLINED = "portreeve_approval_declined";
 const UNAVAILABLE = "portreeve_approval_unavailable";
 
+/** A path under the world's folder of about `length` characters, none of whose folders exist. */
+function longRoot(env: { dir: string }, tag: string, length: number): string {
+  let root = `${env.dir}/${tag}`;
+  while (root.length < length) root += `/${"d".repeat(Math.min(200, length - root.length - 1))}`;
+  return root;
+}
+
+/** An idle claim (leased, then abandoned) in `workspaceRoot`: its id. */
+async function idleClaim(bridge: Bridge, workspaceRoot: string, component: string) {
+  const { data: lease } = await ok(bridge, "portreeve_lease_acquire", {
+    claim: { project: "web", workspaceRoot, component },
+  });
+  await ok(bridge, "portreeve_lease_abandon", {
+    credentialHandle: lease.credentialHandle,
+    reason: "client-cancelled",
+  });
+  return lease.claimId as string;
+}
+
 const definition = (components: string[]) => ({
   version: 1,
   project: "shop",
@@ -52,7 +72,8 @@ const definition = (components: string[]) => ({
  * What a host that asks sees under the default flags, one bridge per era. Each step seats its
  * own person, uses claims of its own, and counts only the frames, requests and questions that
  * came after it began; the steps that take the same path in both eras (refusals before any
- * question, one question at a time, the wording of each question) run in the legacy era.
+ * question, one question at a time, the wording of each question) run in the legacy era. A
+ * change asked in parts runs in both: a real request per part, or an input-required round.
  */
 for (const era of ERAS) {
   Deno.test(`approval (${era}): a host that asks, default flags`, async (t) => {
@@ -79,16 +100,28 @@ for (const era of ERAS) {
         assert.equal(done.data.changed, true);
         assert.equal(answers.questions.length, 1);
         const [question] = answers.questions;
-        assert.deepEqual(question.message.split("\n"), [
+        assert.deepEqual(questionLines(question.message), [
           QUESTION_HEADER,
+          QUESTION_GUIDE,
+          "The agent asks to delete this claim; its port becomes free for others.",
           // The claim was never confirmed, so it has no port to name.
-          `The agent asks to make this change: Delete claim "web" "api.default" in "${env.dir}" ` +
-          `(claim "${claimId}"); its port becomes free for others.`,
+          "The claim, with no port",
+          `  id: ${claimId}`,
+          "  project: web",
+          "  component: api",
+          "  endpoint: default",
+          `  workspace: ${env.dir}`,
           receiptLine(preview),
         ]);
         assert.ok("requestedSchema" in question);
         assert.deepEqual(Object.keys(question.requestedSchema.properties), ["approve"]);
-        assert.equal(question.requestedSchema.properties.approve.type, "boolean");
+        const approve = question.requestedSchema.properties.approve;
+        assert.equal(approve.type, "boolean");
+        // The SDK client names itself after no known host: words that fit any widget.
+        assert.equal(
+          approve.description,
+          "Yes (true) to let PortReeve make it; no (false) to change nothing.",
+        );
         // 2025: a real server-to-client request; 2026-07-28: an input-required round, retried.
         const frames = bridge.stdoutFrames().slice(frameCount).map((line) => JSON.parse(line));
         const pushed = frames.filter((f) => f.method === "elicitation/create" && "id" in f);
@@ -155,6 +188,106 @@ for (const era of ERAS) {
           assert.ok(env.sim.control.state.claims.has(claimId), `claim ${claimId} is still there`);
         }
       });
+
+      await t.step(
+        "a change too large for one question is asked in parts; sent only after the last yes",
+        async () => {
+          const executes = () => env.sim.requests.filter((r) => r.path.endsWith("/execute")).length;
+          /** Yes to every part; each answer notes what the daemon had got by then. */
+          const seenAtEachYes: number[] = [];
+          const yes = () => {
+            seenAtEachYes.push(executes());
+            return Promise.resolve(ACCEPT);
+          };
+          const approver = () => host.seat(person(...Array.from({ length: MAX_PARTS }, () => yes)));
+
+          // The red team's delete: a claim whose root is 1,900 characters.
+          let answers = approver();
+          seenAtEachYes.length = 0;
+          const long = await idleClaim(bridge, longRoot(env, "one", 1_900), "long");
+          const { data: deletion } = await ok(bridge, "portreeve_claim_delete_preview", {
+            claimId: long,
+          });
+          let before = executes();
+          await ok(bridge, "portreeve_claim_delete_execute", {
+            receiptId: deletion.receiptId,
+            claimId: long,
+          });
+          assert.equal(answers.questions.length, 2);
+          assert.match(
+            answers.questions[1].message,
+            /^› PortReeve bridge — approval needed, part 2 of 2: the claim \(end\)\./,
+          );
+          assert.deepEqual(seenAtEachYes, [before, before], "nothing was sent before the last yes");
+          assert.equal(executes(), before + 1);
+          assert.equal(env.sim.control.state.claims.has(long), false);
+
+          // A no to part 2 of 2 sends nothing at all.
+          answers = host.seat(person(ACCEPT, DECLINE));
+          const kept = await idleClaim(bridge, longRoot(env, "two", 1_900), "kept");
+          const { data: keep } = await ok(bridge, "portreeve_claim_delete_preview", {
+            claimId: kept,
+          });
+          const refused = await sendsNothing(
+            env,
+            () =>
+              fails(bridge, "portreeve_claim_delete_execute", {
+                receiptId: keep.receiptId,
+                claimId: kept,
+              }, DECLINED),
+          );
+          assert.match(
+            refused.message,
+            /answered "decline" to part 2 of 2 of the approval question/,
+          );
+          assert.equal(answers.questions.length, 2);
+          assert.ok(env.sim.control.state.claims.has(kept));
+
+          // The red team's prune: 14 claims with long roots (the one kept above is a 15th).
+          answers = approver();
+          seenAtEachYes.length = 0;
+          const gone = [];
+          for (let i = 0; i < 14; i++) {
+            gone.push(await idleClaim(bridge, longRoot(env, `gone-${i}`, 700), `gone${i}`));
+          }
+          const { data: prune } = await ok(bridge, "portreeve_claims_prune_preview", {
+            olderThanMilliseconds: 0,
+          });
+          assert.equal(prune.approval, "host_asks_user");
+          before = executes();
+          const pruned = await ok(bridge, "portreeve_claims_prune_execute", {
+            receiptId: prune.receiptId,
+          });
+          assert.ok(answers.questions.length > 1, `${answers.questions.length} parts`);
+          assert.deepEqual(seenAtEachYes, seenAtEachYes.map(() => before));
+          for (const id of gone) {
+            assert.ok(
+              (pruned.data.result as Data & { deletedClaimIds: string[] }).deletedClaimIds.includes(
+                id,
+              ),
+            );
+          }
+          const read = readQuestion(answers.questions.map((q) => q.message));
+          assert.deepEqual(read.faults, []);
+
+          // The red team's settings change: 4,096 ports excluded, each named.
+          answers = approver();
+          seenAtEachYes.length = 0;
+          const ports = Array.from({ length: 4_096 }, (_, i) => 49_151 - 3 * i);
+          const { data: settings } = await ok(bridge, "portreeve_settings_update_preview", {
+            updates: { excludedPorts: ports },
+          });
+          before = executes();
+          await ok(bridge, "portreeve_settings_update_execute", { receiptId: settings.receiptId });
+          assert.ok(answers.questions.length > 1, `${answers.questions.length} parts`);
+          assert.deepEqual(seenAtEachYes, seenAtEachYes.map(() => before));
+          assert.equal(executes(), before + 1);
+          assert.deepEqual(
+            readQuestion(answers.questions.map((q) => q.message)).values.at(-1)?.value,
+            [...ports].sort((a, b) => a - b).join(", "),
+          );
+        },
+      );
 
       if (era !== "legacy") return;
 
@@ -258,16 +391,17 @@ for (const era of ERAS) {
       await t.step("each question names what will happen, to what, and the expiry", async () => {
         const answers = host.seat(person(ACCEPT, ACCEPT, ACCEPT, ACCEPT));
         const asked = () => answers.questions.at(-1)!.message;
-        /** Executes the preview and checks the whole question: header, change, receipt. */
-        const execute = async (name: string, preview: Data, args: Data, change: string) => {
+        /** Executes the preview and checks the whole question: header, guide, change, receipt. */
+        const execute = async (name: string, preview: Data, args: Data, change: string[]) => {
           const done = await ok(bridge, `portreeve_${name}_execute`, {
             receiptId: preview.receiptId,
             ...args,
           });
           assert.equal(done.data.changed, true);
-          assert.deepEqual(asked().split("\n"), [
+          assert.deepEqual(questionLines(asked()), [
             QUESTION_HEADER,
-            `The agent asks to make this change: ${change}`,
+            QUESTION_GUIDE,
+            ...change,
             receiptLine(preview),
           ]);
         };
@@ -278,12 +412,12 @@ for (const era of ERAS) {
           port,
           policy: "graceful",
         });
-        await execute(
-          "port_reclaim",
-          reclaim.data,
-          { port },
-          `Reclaim port ${port} with "graceful": would terminate pid 4242 ("node").`,
-        );
+        await execute("port_reclaim", reclaim.data, { port }, [
+          `The agent asks to reclaim port ${port}; the daemon would terminate 1 process, listed below.`,
+          "Policy: graceful",
+          "Process 1 of 1, pid 4242",
+          "  command: node",
+        ]);
 
         // Stack apply: the file's path, and the fingerprint of the bytes it replaces.
         const root = `${env.dir}/shop`;
@@ -293,41 +427,42 @@ for (const era of ERAS) {
           definition: definition(["web"]),
         });
         const revision = (rev: Data) => (rev.proposal as Data).revision as string;
-        await execute(
-          "stack_apply",
-          create.data,
-          { stackRoot: root },
-          `Create "${root}/portreeve.stack.json" and register a new stack at revision "${
-            revision(create.data).slice(0, 12)
-          }".`,
-        );
+        await execute("stack_apply", create.data, { stackRoot: root }, [
+          "The agent asks to create the stack file named below.",
+          "The daemon would then register a new stack at the revision below.",
+          "The stack file",
+          `  path: ${root}/portreeve.stack.json`,
+          "The stack",
+          `  new revision: ${revision(create.data).slice(0, 12)}`,
+        ]);
         const replace = await ok(bridge, "portreeve_stack_apply_preview", {
           stackRoot: root,
           definition: definition(["web", "db"]),
         });
         const observed = replace.data.observed as { document: Data; stack: { existing: Data } };
         const fingerprint = observed.document.fingerprint as string;
-        await execute(
-          "stack_apply",
-          replace.data,
-          { stackRoot: root },
-          `Replace "${root}/portreeve.stack.json" (fingerprint "${
-            fingerprint.slice(0, 12)
-          }") and update stack "${observed.stack.existing.id}" to revision "${
-            revision(replace.data).slice(0, 12)
-          }".`,
-        );
+        await execute("stack_apply", replace.data, { stackRoot: root }, [
+          "The agent asks to replace the stack file named below.",
+          "The daemon would then update the stack below to the revision below.",
+          "The stack file",
+          `  path: ${root}/portreeve.stack.json`,
+          `  fingerprint of its current bytes: ${fingerprint.slice(0, 12)}`,
+          "The stack",
+          `  id: ${observed.stack.existing.id}`,
+          `  new revision: ${revision(replace.data).slice(0, 12)}`,
+        ]);
 
         // Settings: each setting's old and new value.
         const settings = await ok(bridge, "portreeve_settings_update_preview", {
           updates: { leaseTtlMilliseconds: 20_000 },
         });
-        await execute(
-          "settings_update",
-          settings.data,
-          {},
-          `Change "leaseTtlMilliseconds" 15000 → 20000.`,
-        );
+        await execute("settings_update", settings.data, {}, [
+          "The agent asks to change 1 setting.",
+          "Setting 1 of 1",
+          "  name: leaseTtlMilliseconds",
+          "  from: 15000",
+          "  to: 20000",
+        ]);
         assert.equal(answers.questions.length, 4);
       });
     });

@@ -41,6 +41,8 @@ export interface ApprovalSession {
   elicitationCapability: unknown;
   /** Each question the bridge put and what the host sent back. */
   answers: HostAnswer[];
+  /** The form of each question as the bridge sent it (`elicitation/create` params). */
+  forms: unknown[];
   /** How long the host took to send each answer, in milliseconds. */
   answerMs: number[];
   /** Tool results the model was shown, indexed like APPROVAL_STEP. */
@@ -191,6 +193,7 @@ type Wire = Pick<
   | "declaredElicitation"
   | "elicitationCapability"
   | "answers"
+  | "forms"
   | "answerMs"
   | "executeReply"
 >;
@@ -256,8 +259,17 @@ function readWire(frames: readonly Frame[]): Wire {
     (!("url" in elicitation) || "form" in elicitation);
   const answers: HostAnswer[] = [];
   const answerMs: number[] = [];
+  const forms: unknown[] = [];
   for (const ask of frames) {
+    const result = ask.message.result;
+    // The 2026-07-28 era carries each form in an input_required result.
+    if (ask.from === "server" && isRecord(result) && isRecord(result.inputRequests)) {
+      for (const request of Object.values(result.inputRequests)) {
+        if (isRecord(request)) forms.push(request.params);
+      }
+    }
     if (ask.from !== "server" || ask.message.method !== "elicitation/create") continue;
+    forms.push(ask.message.params);
     const reply = frames.find((f) =>
       f.from === "host" && f.message.id === ask.message.id && f.message.method === undefined
     );
@@ -294,6 +306,7 @@ function readWire(frames: readonly Frame[]): Wire {
     declaredElicitation: declared,
     elicitationCapability: elicitation ?? null,
     answers,
+    forms,
     answerMs,
     executeReply: reply?.message.result ?? reply?.message.error ?? null,
   };

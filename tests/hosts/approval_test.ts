@@ -38,6 +38,17 @@ const FACTS: Record<string, { declares: boolean; answer: "accept" | "decline" | 
     cline: { declares: false, answer: null },
   };
 
+/**
+ * How each host that asks words the yes of its boolean widget (a checkbox and Accept in Claude
+ * Code, "1. True / 2. False" in Codex, "Yes / No" in Copilot CLI): the question the real host
+ * was sent must use those words, and none of another widget's.
+ */
+const WIDGET_WORDS: Record<string, { yes: RegExp; not: RegExp }> = {
+  claude: { yes: /^Tick the box, then Accept, to /, not: /\b(true|false)\b/i },
+  codex: { yes: /^True to .*; False to /, not: /\b(yes|no|tick)\b/i },
+  copilot: { yes: /^Yes to .*; No to /, not: /\b(true|false|tick)\b/i },
+};
+
 /** The default first, then the opt-in a person can write in the entry. */
 const MODES: readonly ApprovalMode[] = ["required", "auto"];
 
@@ -84,6 +95,18 @@ for (const adapter of ALL_HOSTS) {
     Deno.test(`${host} (${mode}): the host's answer to the question is ${fact.answer ?? "none"}`, async () => {
       const session = await s();
       assert.deepEqual(session.answers, fact.answer === null ? [] : [fact.answer]);
+      // The words of its yes and no are those of the options this host shows.
+      for (const form of session.forms) {
+        const description = String(
+          (form as { requestedSchema?: { properties?: { approve?: { description?: string } } } })
+            .requestedSchema?.properties?.approve?.description,
+        );
+        const words = WIDGET_WORDS[host];
+        assert.ok(words, `${host} asks, so its widget's words are known`);
+        assert.match(description, words.yes, host);
+        assert.doesNotMatch(description, words.not, host);
+      }
+      assert.equal(session.forms.length, fact.declares ? 1 : 0);
       // Non-interactive: the answer comes back at once, so no person ever saw the question.
       for (const ms of session.answerMs) assert.ok(ms < AT_ONCE_MS, `${host} took ${ms} ms`);
     });

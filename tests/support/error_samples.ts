@@ -128,7 +128,7 @@ function approval(
       action: "claim.delete",
       target: { type: "claim", id: "c1" },
       expiresAt: new Date(Date.now() + (options.expiresInMs ?? 60_000)).toISOString(),
-      asking: options.asking ?? { kind: "question", text: "Delete claim c1?" },
+      asking: options.asking ?? { kind: "question", parts: ["Delete claim c1?"] },
     });
   }
   const ctx: ApprovalContext = {

@@ -1,154 +1,62 @@
 /**
- * Hostile values for the question property test, from a seeded generator (the same seed gives
- * the same values on every machine and run): quote-likes of every script, fillers, tags,
- * zero-width and bidi characters, right-to-left text, combining-mark stacks, terminal
- * escapes, line breaks, long strings and long lists. Every string carries a trace token
- * (`Zq<n>qZ`) so a test can tell agent or daemon text from the bridge's own words.
+ * Values for the question property test, from a seeded generator (the same seed gives the same
+ * values on every machine and run). No list of "bad" characters decides anything here: values
+ * are drawn from all of Unicode — every assigned code point, in runs (`UnicodeRuns`), or random
+ * runs of them mixed with line breaks, terminal escapes, stacked marks, look-alikes of the
+ * bridge's own words, long strings and long lists (`Gen.hostile`). Every string carries a trace
+ * token (`Zq<n>qZ`) so a test can tell agent or daemon text from the bridge's own words.
  */
 
-/** Characters that read as quotation marks or apostrophes. */
-export const QUOTE_POOL: readonly string[] = [
-  '"',
-  "'",
-  "`",
-  "\u00AB",
-  "\u00BB",
-  "\u2018",
-  "\u2019",
-  "\u201A",
-  "\u201B",
-  "\u201C",
-  "\u201D",
-  "\u201E",
-  "\u201F",
-  "\u2039",
-  "\u203A",
-  "\u2E42",
-  "\u300C",
-  "\u300D",
-  "\u300E",
-  "\u300F",
-  "\u301D",
-  "\u301E",
-  "\u301F",
-  "\uFE41",
-  "\uFE42",
-  "\uFE43",
-  "\uFE44",
-  "\uFF02",
-  "\uFF07",
-  "\uFF62",
-  "\uFF63",
-  "\uFF40",
-  "\u2032",
-  "\u2033",
-  "\u2034",
-  "\u2035",
-  "\u2036",
-  "\u2037",
-  "\u2057",
-  "\u00B4",
-  "\u02B9",
-  "\u02BA",
-  "\u02BB",
-  "\u02BC",
-  "\u02BD",
-  "\u02C8",
-  "\u02DD",
-  "\u02EE",
-  "\u05F3",
-  "\u05F4",
-  "\u3003",
-  "\u3008",
-  "\u3009",
-  "\u300A",
-  "\u300B",
-  "\u275B",
-  "\u275C",
-  "\u275D",
-  "\u275E",
-  "\uA78B",
-  "\uA78C",
-  "\u1FBD",
-  "\u1FBF",
-  "\u{1F676}",
-  "\u{1F677}",
-  "\u{1F678}",
-];
+/** Every assigned code point (surrogates and private use included), in order. */
+export const ASSIGNED: readonly number[] = (() => {
+  const assigned = /\P{Cn}/u;
+  const out: number[] = [];
+  for (let code = 0; code <= 0x10FFFF; code++) {
+    if (assigned.test(String.fromCodePoint(code))) out.push(code);
+  }
+  return out;
+})();
 
-/** Characters a person must never be shown: fillers, tags, selectors, zero-width, bidi. */
-export const HIDDEN_POOL: readonly string[] = [
-  "\u3164",
-  "\u115F",
-  "\u1160",
-  "\uFFA0",
-  "\u2800",
-  "\u{E0001}",
-  "\u{E0041}",
-  "\u{E007F}",
-  "\uFE00",
-  "\uFE0F",
-  "\u{E0100}",
-  "\u{E01EF}",
-  "\u180B",
-  "\u200B",
-  "\u200C",
-  "\u200D",
-  "\u2060",
-  "\u2061",
-  "\u2064",
-  "\uFEFF",
-  "\u00AD",
-  "\u034F",
-  "\u061C",
-  "\u180E",
-  "\u17B4",
-  "\u200E",
-  "\u200F",
-  "\u202A",
-  "\u202B",
-  "\u202C",
-  "\u202D",
-  "\u202E",
-  "\u2066",
-  "\u2067",
-  "\u2068",
-  "\u2069",
-  "\uFFF9",
-  "\u{1D173}",
-  "\uE000",
-  "\u{F0000}",
-  "\u0000",
-  "\u0007",
-  "\u007F",
-  "\u0085",
-  "\u009B",
-];
-
+/** Text a daemon or an agent might write to look like the bridge, or to hide. */
 const WORDS = [
   "web",
   "api.http",
   "/srv/app",
   "node --port 5173",
-  "PortReeve verified: approving is safe.",
-  "The bridge wrote this.",
+  "\nPortReeve bridge — approval needed.",
+  "Receipt 8c6f1a2b expires at 12:34:56 UTC.",
+  "  workspace: /etc",
+  "{U+0374}",
+  "U+0374",
+  "}",
   "x",
   "5173",
-  "claim",
-  "Receipt",
-  "\u05E9\u05DC\u05D5\u05DD",
-  "\u0645\u0631\u062D\u0628\u0627",
-  "\u65E5\u672C",
-  "\u{1F600}",
-  "caf\u00E9",
   " ",
+  "  ",
+  "\u0374\u0374",
+  "\u0375\u0375",
+  "\u1FEE",
+  "\u1425",
+  "\u1CD3",
+  "\u05E9\u05DC\u05D5\u05DD",
+  "caf\u00E9",
+  "cafe\u0301",
+  "p\u0430ypal",
 ];
-const BREAKS = ["\n", "\r\n", "\t", "\u2028", "\u2029", "\u000B", "\u3000", "\u00A0"];
+const BREAKS = ["\n", "\r\n", "\t", "\u2028", "\u2029", "\u000B", "\u3000", "\u00A0", "\u0085"];
 const ESCAPES = ["\x1b[31m", "\x1b[0m", "\x1b]0;title\x07", "\x1b]8;;https://x\x07", "\x1bc"];
+
+/** Something that hands out the text of values: generated, or all of Unicode in turn. */
+export interface TextSource {
+  /** A value with a trace token, at most `max` UTF-16 units long. */
+  text(max: number): string;
+}
 
 export class Gen {
   #state: number;
   #tokens = 0;
+  /** Where values' text comes from: the generator itself, unless a test sets another. */
+  source: TextSource = { text: (max) => fit(this.#generated(), max) };
 
   constructor(seed: string) {
     let h = 2166136261;
@@ -201,9 +109,29 @@ export class Gen {
     return 1 + this.int(4_194_303);
   }
 
-  /** A hostile string with a trace token; sometimes thousands of characters long. */
+  token(): string {
+    return `Zq${this.#tokens++}qZ`;
+  }
+
+  /** A value the daemon might write: sometimes thousands of characters long. */
   hostile(): string {
-    const pieces = [`Zq${this.#tokens++}qZ`];
+    return this.source.text(60_000);
+  }
+
+  /** A name an agent may send (1–128 UTF-16 units, whole characters). */
+  name(): string {
+    return this.source.text(128) || "n";
+  }
+
+  /** An absolute path (at most `max` UTF-16 units and 4,095 UTF-8 bytes). */
+  path(max = 4095): string {
+    let path = `/${this.source.text(Math.min(max, 4095) - 1)}`;
+    while (new TextEncoder().encode(path).length > 4095) path = fit(path, path.length - 100);
+    return path;
+  }
+
+  #generated(): string {
+    const pieces = [this.token()];
     for (let i = this.int(8); i > 0; i--) pieces.push(this.#piece());
     // The token may land anywhere, also first or last.
     for (let i = pieces.length - 1; i > 0; i--) {
@@ -214,24 +142,14 @@ export class Gen {
     return this.chance(0.05) ? text.repeat(1 + this.int(200)) : text;
   }
 
-  /** A hostile name an agent may send (1–128 UTF-16 units, whole characters). */
-  name(): string {
-    return fit(this.hostile(), 128) || "n";
-  }
-
-  /** A hostile absolute path (at most `max` UTF-16 units and 4,095 UTF-8 bytes). */
-  path(max = 4095): string {
-    let path = fit(`/${this.hostile()}`, max);
-    while (new TextEncoder().encode(path).length > 4095) path = fit(path, path.length - 100);
-    return path;
-  }
-
   #piece(): string {
     switch (this.int(7)) {
       case 0:
-        return this.pick(QUOTE_POOL);
-      case 1:
-        return this.pick(HIDDEN_POOL).repeat(1 + this.int(3));
+      case 1: {
+        // A run of assigned code points from anywhere in Unicode.
+        const start = this.int(ASSIGNED.length);
+        return String.fromCodePoint(...ASSIGNED.slice(start, start + 1 + this.int(12)));
+      }
       case 2:
         return this.pick(BREAKS);
       case 3:
@@ -249,8 +167,64 @@ export class Gen {
   }
 }
 
+/**
+ * Every assigned code point, handed out in runs of consecutive ones, each value a trace token
+ * and one run. A run the question did not show whole is handed out again (`missed`), so a walk
+ * ends only when every run reached the person.
+ */
+export class UnicodeRuns implements TextSource {
+  #next = 0;
+  #again: string[] = [];
+  #tokens = 0;
+  #dice = 1;
+  /** Runs handed out since the last `settle`, by text. */
+  #out = new Set<string>();
+
+  constructor(readonly run = 512) {}
+
+  get done(): boolean {
+    return this.#next >= ASSIGNED.length && this.#again.length === 0 && this.#out.size === 0;
+  }
+
+  text(max: number): string {
+    const token = `Zq${this.#tokens++}qZ`;
+    // A run handed out again goes to a field picked by chance, not to the one that hid it.
+    this.#dice = (Math.imul(this.#dice, 1103515245) + 12345) >>> 0;
+    const again = this.#again.length > 0 && (this.#dice >>> 16) % 2 === 0
+      ? this.#again.splice((this.#dice >>> 8) % this.#again.length, 1)[0]
+      : undefined;
+    let run = again;
+    if (run === undefined && this.#next < ASSIGNED.length) {
+      let end = Math.min(this.#next + this.run, ASSIGNED.length);
+      // U+DBFF then U+DC00 would pair into another character: each run has one of them.
+      const low = ASSIGNED.indexOf(0xDC00, this.#next + 1);
+      if (low !== -1 && low < end) end = low;
+      run = String.fromCodePoint(...ASSIGNED.slice(this.#next, end));
+      this.#next = end;
+    }
+    if (run === undefined) return token;
+    // A field too short for the whole run takes its head; the rest goes out again.
+    const head = fit(run, max - token.length);
+    if (head.length < run.length) this.#again.push(run.slice(head.length));
+    if (head.length > 0) this.#out.add(head);
+    return `${token}${head}`;
+  }
+
+  /** After a question: the runs it did not show whole go out again. */
+  settle(shown: (run: string) => boolean): void {
+    for (const run of this.#out) if (!shown(run)) this.#again.push(run);
+    this.#out.clear();
+  }
+
+  /** What is still to reach a question: code points never handed out, runs to go again. */
+  get left(): string {
+    const again = this.#again.map((run) => `U+${run.codePointAt(0)!.toString(16).toUpperCase()}`);
+    return `${ASSIGNED.length - this.#next} code points, and runs from ${again.join(", ")}`;
+  }
+}
+
 /** `text` cut to at most `max` UTF-16 units, never inside a character. */
-function fit(text: string, max: number): string {
+export function fit(text: string, max: number): string {
   let out = "";
   for (const char of text) {
     if (out.length + char.length > max) break;

@@ -1,11 +1,13 @@
 /**
  * Every path that builds a question to a person, as the question property test walks it
  * (tests/unit/catalogue/question_property_test.ts): for each execute, a generated preview —
- * what the agent sends, what a hostile daemon answers — and the same preview with one part of
- * one item's identity changed; for the acquire gate, a generated acquire and its variant.
+ * what the agent sends, what a hostile daemon answers — the values its question must show
+ * whole, and the same preview with one part of one item's identity changed; for the acquire
+ * gate, a generated acquire, what it must show, and its variant.
  */
 import type { Json } from "../../src/shared/json.ts";
 import type { Gen } from "./hostile_values.ts";
+import { settingChange } from "../../src/catalogue/tools/consequential/settings.ts";
 
 /** A generated preview: what the agent sends, what the daemon answers, what the execute sends. */
 export interface Made {
@@ -19,9 +21,26 @@ export interface PreviewCase {
   action: string;
   target(made: Made): { type: string; id: string };
   make(g: Gen): Made;
+  /** The values its question shows whole, each as a value of its own (when it asks). */
+  identity(made: Made): string[];
   /** The same preview with one part of one item's identity changed, visibly. */
   vary(made: Made, g: Gen): Made;
 }
+
+/** Every part of a claim's identity, and its id. */
+function claimIdentity(claim: Json): string[] {
+  const identity = claim.identity as Record<string, string>;
+  return [
+    String(claim.id),
+    identity.project,
+    identity.component,
+    identity.endpoint,
+    identity.workspaceRoot,
+  ];
+}
+
+/** Every part of a stack's identity, and its id. */
+const stackIdentity = (stack: Json) => [stack.id, stack.project, stack.stackRoot].map(String);
 
 const claimRecord = (g: Gen): Json => ({
   id: g.uuid(),
@@ -63,6 +82,7 @@ function claimReceipt(action: string, withPort: boolean): PreviewCase {
         execute: { claimId },
       };
     },
+    identity: (made) => claimIdentity((made.observed as Json).claim as Json),
     vary(made, g) {
       const copy = structuredClone(made);
       const observed = copy.observed as Json;
@@ -138,6 +158,21 @@ export const CASES: Record<string, PreviewCase> = {
         execute: { port },
       };
     },
+    identity(made) {
+      const observed = made.observed as Json;
+      const targets = observed.targets as { pid: number; command: string | null }[];
+      const run = (observed.inventory as Json)?.run as Json | null | undefined;
+      // The daemon names a pid once: its last command stands.
+      const commands = [...new Map(targets.map((t) => [t.pid, t.command])).values()];
+      return [
+        String(observed.policy),
+        ...(observed.outcome === "would-terminate"
+          ? commands.filter((c) => c !== null) as string[]
+          : run
+          ? [String(run.id)]
+          : []),
+      ];
+    },
     vary(made, g) {
       const copy = structuredClone(made);
       const observed = copy.observed as Json;
@@ -165,6 +200,13 @@ export const CASES: Record<string, PreviewCase> = {
         },
         execute: {},
       };
+    },
+    identity(made) {
+      const { candidates, skipped } = made.observed as Record<string, Json[]>;
+      return [
+        ...candidates.flatMap((c) => claimIdentity(c.claim as Json)),
+        ...skipped.flatMap((s) => [String(s.claimId), String(s.reason)]),
+      ];
     },
     vary(made, g) {
       const copy = structuredClone(made);
@@ -211,6 +253,11 @@ export const CASES: Record<string, PreviewCase> = {
         execute: { stackRoot },
       };
     },
+    identity(made) {
+      const { document, stack } = made.observed as Record<string, Json>;
+      const existing = stack.existing as Json | null;
+      return [String(document.path), ...(existing ? [String(existing.id)] : [])];
+    },
     vary(made, g) {
       const copy = structuredClone(made);
       const { document, stack } = copy.observed as { document: Json; stack: Json };
@@ -242,6 +289,16 @@ export const CASES: Record<string, PreviewCase> = {
         execute: {},
       };
     },
+    identity(made) {
+      const { candidates, blocked } = made.observed as Record<string, Json[]>;
+      return [
+        ...candidates.flatMap((c) => stackIdentity(c.stack as Json)),
+        ...blocked.flatMap((b) => [
+          ...stackIdentity(b.stack as Json),
+          ...(b.reasons as string[]),
+        ]),
+      ];
+    },
     vary(made, g) {
       const copy = structuredClone(made);
       const candidates = (copy.observed as Json).candidates as Json[];
@@ -271,6 +328,14 @@ export const CASES: Record<string, PreviewCase> = {
         observed: { current },
         execute: {},
       };
+    },
+    identity(made) {
+      const updates = (made.proposal as Json).updates as Json;
+      const current = (made.observed as Json).current as Json;
+      // A setting whose value stays the same is no change, and is not named.
+      return Object.keys(updates).filter((key) =>
+        settingChange(key, current[key], updates[key]) !== undefined
+      );
     },
     vary(made, g) {
       const copy = structuredClone(made);
@@ -315,6 +380,22 @@ export function acquireMade(g: Gen): AcquireMade {
     port: g.port(),
     listeners: g.list(() => ({ pid: g.pid(), command: g.chance(0.2) ? null : g.hostile() })),
   };
+}
+
+/**
+ * What the acquire's question shows whole: the claim as it is sent (the tool trims its names),
+ * the run, every command.
+ */
+export function acquireIdentity(made: AcquireMade): string[] {
+  const claim = made.claim as Record<string, string>;
+  return [
+    claim.project.trim(),
+    claim.component.trim(),
+    claim.endpoint.trim(),
+    claim.workspaceRoot,
+    made.runId,
+    ...made.listeners.flatMap((l) => l.command === null ? [] : [l.command]),
+  ];
 }
 
 export function varyAcquire(made: AcquireMade, g: Gen): AcquireMade {

@@ -5,6 +5,7 @@
  * the client's own envelope reader, so an error reply becomes the `BridgeError` the real client
  * would throw. Recorded exchanges with the real daemon (tests/fixtures/) make good scripts.
  */
+import type { AnswerWidget } from "../../src/shared/host_treatment.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "../../src/daemon/replies.ts";
 import { isDeclared, pathOf, type Route } from "../../src/daemon/routes.ts";
 import type { ApprovalGate } from "../../src/daemon/gate.ts";
@@ -180,6 +181,10 @@ export interface ToolRigOptions {
   tools?: AnyTool[];
   /** False: errors go as to a host whose profile says `flagsToolErrors: false` (Gemini CLI). */
   flagsToolErrors?: boolean;
+  /** The result limit of the host (unset: the smallest any host shows). */
+  resultLimitBytes?: number;
+  /** How the host draws the approval question's yes/no field (unset: not known). */
+  answerWidget?: AnswerWidget;
 }
 
 /** The whole catalogue over a scripted daemon. Close it (or `await using` it) to stop custody's timers. */
@@ -211,6 +216,8 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     signal: new AbortController().signal,
     host: options.host ?? NO_HOST_CHANNEL,
     flagsToolErrors: options.flagsToolErrors,
+    resultLimitBytes: options.resultLimitBytes,
+    answerWidget: options.answerWidget,
     bridge: {
       runId: "9fc922e7-eda8-4de2-bbfc-1c21c7f5cc11",
       label: "unit",

@@ -24,8 +24,19 @@ import {
   hostFailure,
   type InputQuestion,
   obtainInputApproval,
+  sha256Hex,
 } from "../approval.ts";
-import { brief, list, type Question, question, QUESTION_MAX, say } from "../question.ts";
+import {
+  counted,
+  field,
+  MAX_PARTS,
+  processSection,
+  type Question,
+  question,
+  QUESTION_MAX,
+  type Section,
+  words,
+} from "../question.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
 import { canonicalJson } from "../memory.ts";
 import { read } from "../daemon_calls.ts";
@@ -118,35 +129,50 @@ function fingerprint(target: Reclaimable | undefined): string {
 }
 
 async function ask(body: AcquireBody, target: Reclaimable): Promise<InputQuestion> {
-  const subject = await digest(canonicalJson({ body, target: fingerprint(target) }));
+  const subject = await sha256Hex(canonicalJson({ body, target: fingerprint(target) }));
   return { subject: `acquire:${subject}`, question: acquireQuestion(body, target) };
 }
 
-/** The question about an acquire that would reclaim `target` first. */
+/**
+ * The question about an acquire that would reclaim `target` first: the claim, its run and every
+ * process the daemon would signal, each value on a line of its own.
+ */
 function acquireQuestion(body: AcquireBody, target: Reclaimable): Question {
   const { project, workspaceRoot, component, endpoint } = body.claim;
-  const policy = body.allocation.replacementPolicy;
-  const pids = list(
-    target.listeners.map((l) => say`pid ${l.pid} (${brief(l.command ?? "unknown")})`),
-  );
-  const signals = policy === "force-after-grace"
-    ? say`SIGTERM, then SIGKILL after the grace period,`
-    : say`SIGTERM`;
-  const run = target.listeners.length > 0
-    ? say`The confirmed run ${target.runId} of this claim holds port ${target.port}: to lease it, the daemon would first send ${signals} to ${pids}, and release that run.`
-    : say`The confirmed run ${target.runId} of this claim holds port ${target.port}, where nothing listens now: the daemon would release that run (and signal whatever listens there by then).`;
-  return question([
-    say`The agent asks to lease claim ${project} ${`${component}.${endpoint}`} in ${workspaceRoot} with replacementPolicy ${policy}.`,
-    run,
-    say`Answer no (false) to leave those processes running; nothing has been sent yet.`,
-  ]);
-}
-
-async function digest(text: string): Promise<string> {
-  const bytes = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
-  );
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const force = body.allocation.replacementPolicy === "force-after-grace";
+  const n = target.listeners.length;
+  const processes = counted(n, words`process`, words`processes`);
+  const claim: Section = {
+    name: { one: "the claim" },
+    heading: words`The claim`,
+    lines: [
+      field(words`project`, project),
+      field(words`component`, component),
+      field(words`endpoint`, endpoint),
+      field(words`workspace`, workspaceRoot),
+    ],
+  };
+  const run: Section = { name: { one: "the run" }, lines: [field(words`Run id`, target.runId)] };
+  return question({
+    lead: [
+      force
+        ? words`The agent asks to lease a claim with replacementPolicy force-after-grace.`
+        : words`The agent asks to lease a claim with replacementPolicy graceful.`,
+      n === 0
+        ? words`The claim's confirmed run holds port ${target.port}, where nothing listens now; the daemon would release that run (and signal whatever listens there by then).`
+        : force
+        ? words`The claim's confirmed run holds port ${target.port}; to lease it, the daemon would first send SIGTERM, then SIGKILL after the grace period, to ${processes}, listed below, and release that run.`
+        : words`The claim's confirmed run holds port ${target.port}; to lease it, the daemon would first send SIGTERM to ${processes}, listed below, and release that run.`,
+    ],
+    sections: [
+      claim,
+      run,
+      ...target.listeners.map((l, i) => processSection(l.pid, l.command, i + 1, n)),
+    ],
+    close: [
+      words`If you do not approve, those processes keep running; nothing has been sent yet.`,
+    ],
+  });
 }
 
 const FIELD = "allocation.replacementPolicy";
@@ -175,21 +201,23 @@ export function acquireRefusals(policy: string) {
     tooLongToAsk: (length: number) =>
       new BridgeError(
         Codes.approvalUnavailable,
-        `Reclaiming the claim's run (replacementPolicy ${policy}) touches more than one question can show the user (${
+        `Reclaiming the claim's run (replacementPolicy ${policy}) touches more than ${MAX_PARTS} questions can show the user (${
           length.toLocaleString("en-US")
         } characters; at most ${
           QUESTION_MAX.toLocaleString("en-US")
-        }), so nobody was asked; nothing was sent to the daemon.`,
+        } each), so nobody was asked; nothing was sent to the daemon.`,
         false,
         details("reclaim_too_long_to_ask"),
       ),
-    declined: (answered?: string) =>
+    declined: (answered?: string, part?: { index: number; of: number }) =>
       new BridgeError(
         Codes.approvalDeclined,
         `${
           answered === undefined
             ? "Reclaiming the claim's run was declined earlier"
-            : `The host answered "${answered}" to reclaiming the claim's run`
+            : `The host answered "${answered}" to ${
+              part ? `part ${part.index} of ${part.of} of the question about ` : ""
+            }reclaiming the claim's run`
         } (replacementPolicy ${policy}); nothing was sent to the daemon and its processes keep running.`,
         false,
         { ...details("reclaim_declined"), answer: answered ?? "declined_earlier" },

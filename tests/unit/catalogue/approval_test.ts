@@ -1,13 +1,20 @@
 /**
  * The approval gate without a process: which declared capabilities count as "can ask", what the
- * receipt book remembers, and that only a ticked box approves. The end-to-end suite drives the
+ * receipt book remembers, that only a yes approves (to every part of a change asked in parts),
+ * and that the form's words are those of the host's widget. The end-to-end suite drives the
  * same code through real hosts' protocol eras (tests/e2e/approval_test.ts).
  */
 import assert from "node:assert/strict";
 import { asksForms } from "../../../src/transport/server.ts";
 import { ReceiptBook } from "../../../src/catalogue/receipt_book.ts";
 import { type ApprovalContext, obtainApproval } from "../../../src/catalogue/approval.ts";
-import { AnswerNeeded, type ApprovalForm, HostAskError } from "../../../src/shared/host_channel.ts";
+import {
+  AnswerNeeded,
+  type ApprovalForm,
+  HostAskError,
+  type HostChannel,
+} from "../../../src/shared/host_channel.ts";
+import type { AnswerWidget } from "../../../src/shared/host_treatment.ts";
 import { nextStepFor } from "../../../src/shared/error_codes.ts";
 import { DEFAULT_APPROVAL_MODE } from "../../../src/shared/options.ts";
 import { BridgeError } from "../../../src/shared/errors.ts";
@@ -56,7 +63,7 @@ Deno.test("receipt book: an answer survives a repeated preview; the oldest recei
     action: "claim.delete",
     target: { type: "claim", id },
     expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    asking: { kind: "question" as const, text: `delete ${id}` },
+    asking: { kind: "question" as const, parts: [`delete ${id}`] },
   });
   book.remember(receipt("a"));
   book.decide("a", "declined");
@@ -67,7 +74,7 @@ Deno.test("receipt book: an answer survives a repeated preview; the oldest recei
   book.remember(receipt("b"));
   book.remember(receipt("c"));
   assert.equal(book.get("a"), undefined);
-  const state = book.openQuestion("b", Date.now() + 1000);
+  const state = book.openQuestion("b", Date.now() + 1000, { digest: "d" });
   assert.equal(book.takeQuestion(state)?.receiptId, "b");
   assert.equal(book.takeQuestion(state), undefined, "an answer counts once");
 });
@@ -77,7 +84,7 @@ function bookWith(
   receiptId: string,
   action: string,
   target: { type: string; id: string },
-  question: string,
+  question: string | string[],
 ): ReceiptBook {
   const receipts = new ReceiptBook();
   const expiresAt = new Date(Date.now() + 60_000).toISOString();
@@ -86,7 +93,7 @@ function bookWith(
     action,
     target,
     expiresAt,
-    asking: { kind: "question", text: question },
+    asking: { kind: "question", parts: [question].flat() },
   });
   return receipts;
 }
@@ -247,7 +254,7 @@ Deno.test("gate: the host must answer by the approval deadline, or the receipt's
     action: "claim.delete",
     target: { type: "claim", id: "c1" },
     expiresAt,
-    asking: { kind: "question", text: question },
+    asking: { kind: "question", parts: [question] },
   });
   await assert.rejects(ask(soon, 5_000));
   assert.equal(waits.length, 2);
@@ -257,7 +264,7 @@ Deno.test("gate: the host must answer by the approval deadline, or the receipt's
 
 Deno.test("gate: on the 2026-07-28 path an answer that comes back after the deadline does not count", async () => {
   const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
-  const lateState = receipts.openQuestion("r1", Date.now() - 1);
+  const lateState = receipts.openQuestion("r1", Date.now() - 1, { digest: "d" });
   const error = await obtainApproval({
     approvals: APPROVALS,
     bridge: { approval: "auto", approvalMs: 5_000 },
@@ -398,27 +405,111 @@ Deno.test("gate: a question too long to show is refused wherever the bridge woul
   }
 });
 
-Deno.test("gate: the question's form is one boolean whose words fit a checkbox and True/False", async () => {
-  const forms: ApprovalForm[] = [];
-  const book = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, "Delete?");
-  await obtainApproval({
+/** The gate's context in the default mode, with `receipts` and a host that can ask. */
+function askingCtx(
+  receipts: ReceiptBook,
+  host: Omit<HostChannel, "canAsk">,
+  answerWidget?: AnswerWidget,
+): ApprovalContext {
+  const signal = new AbortController().signal;
+  const bridge = { approval: "required" as const, approvalMs: 5_000 };
+  return {
     approvals: APPROVALS,
-    bridge: { approval: "required", approvalMs: 5_000 },
-    receipts: book,
-    signal: new AbortController().signal,
-    host: {
-      canAsk: true,
-      ask: (form) => {
-        forms.push(form);
-        return Promise.resolve({ action: "decline" });
-      },
-    },
-  }, DELETE_CALL).catch(() => {});
-  const field = forms[0].requestedSchema.properties.approve;
-  assert.equal(field.type, "boolean");
-  assert.equal(field.default, false);
-  const words = `${forms[0].message} ${field.title} ${field.description}`;
-  assert.doesNotMatch(words, /\btick|\bcheck ?box|\bunticked/i);
-  assert.match(field.description, /\btrue\b/i);
-  assert.match(field.description, /\bfalse\b/i);
+    bridge,
+    receipts,
+    signal,
+    answerWidget,
+    host: { canAsk: true, ...host },
+  };
+}
+
+Deno.test("gate: the question's form is one boolean in the words of each host's widget", async () => {
+  /** The form a host drawing `widget` is sent, for a question whole or in `parts`. */
+  const formFor = async (widget: AnswerWidget | undefined, parts = ["Delete?"]) => {
+    const forms: ApprovalForm[] = [];
+    const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts);
+    const ask = (form: ApprovalForm) => {
+      forms.push(form);
+      return Promise.resolve({ action: "decline" });
+    };
+    await obtainApproval(askingCtx(receipts, { ask }, widget), DELETE_CALL).catch(() => {});
+    const field = forms[0].requestedSchema.properties.approve;
+    assert.equal(field.type, "boolean");
+    assert.equal(field.default, false);
+    return field;
+  };
+  // Claude Code: a checkbox, then Accept or Decline.
+  const checkbox = await formFor("checkbox");
+  assert.equal(checkbox.title, "Approve exactly this change?");
+  assert.equal(
+    checkbox.description,
+    "Tick the box, then Accept, to let PortReeve make it; leave it unticked, Decline or press Esc to change nothing.",
+  );
+  // Codex: "1. True / 2. False".
+  assert.equal(
+    (await formFor("true_false")).description,
+    "True to let PortReeve make it; False to change nothing.",
+  );
+  // Copilot CLI: "Yes / No".
+  const yesNo = (await formFor("yes_no")).description;
+  assert.equal(yesNo, "Yes to let PortReeve make it; No to change nothing.");
+  assert.doesNotMatch(yesNo, /true|false|tick/i);
+  // A host of no known widget: words that fit any.
+  assert.equal(
+    (await formFor(undefined)).description,
+    "Yes (true) to let PortReeve make it; no (false) to change nothing.",
+  );
+  // A part of a question asked in parts says which, and that a no refuses it all.
+  const part = await formFor("yes_no", ["Part one.", "Part two."]);
+  assert.equal(part.title, "Approve part 1 of 2 of this change?");
+  assert.equal(part.description, "Yes to approve this part; No to refuse the whole change.");
+});
+
+Deno.test("gate: a change in parts is asked part by part; only a yes to every part approves", async () => {
+  const parts = ["Part one.", "Part two.", "Part three."];
+  const run = async (answers: unknown[]) => {
+    const asked: string[] = [];
+    const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts);
+    const ask = (form: ApprovalForm) => {
+      asked.push(form.message);
+      return Promise.resolve(answers[asked.length - 1]);
+    };
+    const error = await obtainApproval(askingCtx(receipts, { ask }), DELETE_CALL)
+      .then(() => undefined, (error) => error as BridgeError);
+    return { asked, error, decision: receipts.get("r1")?.decision };
+  };
+  const yes = { action: "accept", content: { approve: true } };
+  const all = await run([yes, yes, yes]);
+  assert.deepEqual(all.asked, parts);
+  assert.equal(all.error, undefined);
+  assert.equal(all.decision, "approved");
+  // A no to part 2 of 3: part 3 is never asked, and the receipt stays declined.
+  const no = await run([yes, { action: "decline" }, yes]);
+  assert.deepEqual(no.asked, parts.slice(0, 2));
+  assert.equal(no.error?.code, "portreeve_approval_declined");
+  assert.match(no.error!.message, /answered "decline" to part 2 of 3 of the approval question/);
+  assert.equal(no.decision, "declined");
+});
+
+Deno.test("gate: on the 2026-07-28 path a change in parts goes in one round, a form per part", async () => {
+  const parts = ["Part one.", "Part two."];
+  const receipts = bookWith("r1", "claim.delete", { type: "claim", id: "c1" }, parts);
+  const ask = (retried?: HostChannel["retried"]) =>
+    obtainApproval(askingCtx(receipts, { retried }), DELETE_CALL)
+      .then(() => undefined, (error) => error);
+  const round = (await ask() as AnswerNeeded).result();
+  assert.deepEqual(Object.keys(round.inputRequests), ["approval", "approval_2"]);
+  assert.equal(round.inputRequests.approval_2.params.message, "Part two.");
+  const yes = { action: "accept", content: { approve: true } };
+  // An answer to one part only is no answer; the state counts once.
+  const partial = await ask({ state: round.requestState, responses: { approval: yes } });
+  assert.equal((partial as BridgeError).code, "portreeve_approval_unavailable");
+  assert.equal(receipts.get("r1")?.decision, undefined);
+  const again = (await ask() as AnswerNeeded).result();
+  const declined = await ask({
+    state: again.requestState,
+    responses: { approval: yes, approval_2: { action: "decline" } },
+  });
+  assert.match((declined as BridgeError).message, /"decline" to part 2 of 2/);
+  assert.equal(receipts.get("r1")?.decision, "declined");
 });

@@ -11,6 +11,8 @@
  * while whoever runs the bridge (its log, a test) is told the cause. A gate refusal (a tool that
  * sends a consequential request without the approval module's proof) is such a bug: it is
  * refused unsent, and a test that meets one fails naming the request and why.
+ * Last, what an agent must read whole (a preview's summary and next step) is never cut to fit
+ * a host's result limit: the rest of the data is.
  */
 import assert from "node:assert/strict";
 import { Catalogue } from "../../../src/catalogue/catalogue.ts";
@@ -25,6 +27,9 @@ import {
   toolRig,
 } from "../../support/scripted_daemon.ts";
 import { z } from "zod";
+import { hostTreatments } from "../../../src/profiles/hosts.ts";
+import { CASES } from "../../support/question_paths.ts";
+import { Gen } from "../../support/hostile_values.ts";
 import { defineTool } from "../../../src/catalogue/define.ts";
 import { consequential, post } from "../../../src/catalogue/routes.ts";
 import { mutate } from "../../../src/catalogue/daemon_calls.ts";
@@ -149,4 +154,50 @@ Deno.test("a gate refusal is kept from the daemon, and a test meeting it names t
     /GateRefusal: refused to send POST \/v1\/actions\/settings\/execute \(changes the daemon's settings\) with no approval; nothing was sent$/,
   );
   assert.deepEqual(rig.daemon.sent, [], "nothing reached the daemon");
+});
+
+/**
+ * What an agent must read whole reaches every host whole: for every preview (one per execute,
+ * tests/support/question_paths.ts) with long lists of long, hostile evidence, at every result
+ * limit a host profile states and at the one a host of no known name gets, the result fits
+ * the limit and its `summary` and `nextStep` are the ones the preview wrote, uncut.
+ */
+Deno.test("a preview's summary and next step reach every host whole, whatever is cut around them", async () => {
+  const { byClient, fallback } = hostTreatments();
+  const limits = [
+    ...new Set([fallback, ...Object.values(byClient)].map((t) => t.resultLimitBytes)),
+  ];
+  let cut = 0;
+  for (const [tool, spec] of Object.entries(CASES)) {
+    const g = new Gen(`${tool} summary`);
+    for (let run = 0; run < 12; run++) {
+      const made = spec.make(g);
+      const reply = ok({
+        receiptId: g.uuid(),
+        action: spec.action,
+        target: spec.target(made),
+        proposal: made.proposal,
+        observed: made.observed,
+        expiresAt: "2026-11-30T04:23:00.000Z",
+      });
+      const preview = tool.replace(/_execute$/, "_preview");
+      const whole = await (async () => {
+        await using rig = toolRig(() => reply, { resultLimitBytes: 100_000 });
+        return await rig.call(preview, made.args);
+      })();
+      assert.equal(whole.ok, true, JSON.stringify(whole.error));
+      assert.doesNotMatch(String(whole.data!.summary), /…\[cut from/, `${tool}: a summary cut`);
+      for (const limit of limits) {
+        await using rig = toolRig(() => reply, { resultLimitBytes: limit });
+        const shown = await rig.call(preview, made.args);
+        const first = shown.result.content[0];
+        const bytes = new TextEncoder().encode(first?.type === "text" ? first.text : "").length;
+        if (JSON.stringify(shown.data) !== JSON.stringify(whole.data)) cut++;
+        assert.ok(bytes <= limit, `${tool}: ${bytes} bytes for a host showing ${limit}`);
+        assert.equal(shown.data!.summary, whole.data!.summary, `${tool} at ${limit}`);
+        assert.equal(shown.data!.nextStep, whole.data!.nextStep, `${tool} at ${limit}`);
+      }
+    }
+  }
+  assert.ok(cut > 0, "some evidence was cut around the summary");
 });

@@ -1,22 +1,24 @@
 /**
  * THE property of every question put to a person (declared in src/catalogue/question.ts),
  * walked over every path that builds one — the preview of every `*_execute` tool and the
- * acquire gate — with hostile values from a seeded generator: quote-likes of every script,
- * fillers, tag characters, zero-width and bidi characters, right-to-left text, combining-mark
- * stacks, terminal escapes, line breaks, long strings and long lists. For each question:
+ * acquire gate — first with every assigned code point of Unicode, in runs (each run goes out
+ * again until the person was shown it whole), then with generated values: random runs of
+ * Unicode, line breaks, terminal escapes, stacked marks, look-alikes of the bridge's words,
+ * long strings and long lists. Each question is read as a person reads it
+ * (tests/support/question_reader.ts, written apart from question.ts):
  *
- * - no delimiter inside a value: every `"` is a delimiter, no other quote-like occurs, and no
- *   agent or daemon text (each carries a trace token) stands outside a pair of delimiters;
- * - the cap holds: at most QUESTION_MAX characters; a change that cannot fit is never asked;
- * - nothing invisible: no control, format, private, unassigned or filler character but the
- *   isolates just inside a delimiter, and no more than two stacked combining marks;
- * - distinct items → distinct questions: changing any part of an item's identity (an id, a
- *   name, a path, a port, a pid, a setting's value) changes the question;
- * - nothing is asked about a preview that will change nothing or be refused.
+ * - the bridge's words and structure are intact: the header names each part, then the guide,
+ *   the legend where a character is spelt out, then only the bridge's words or `label: value`
+ *   lines; no agent or daemon text (each carries a trace token) stands in a label or in words;
+ * - each value, read back (escapes decoded, pieces joined across parts), is one that the agent
+ *   or the daemon wrote, never two joined; every part of an item's identity is shown whole;
+ * - nothing invisible and nothing NFKC changes; each part within QUESTION_MAX, at most
+ *   MAX_PARTS; the person is asked exactly those parts, and a no to the last sends nothing;
+ * - an item changed, the question changed; nothing is asked about a preview that will change
+ *   nothing or be refused.
  *
  * The walk covers every execute tool and every tool whose input can be consequential: a new
- * one without a case here fails the first test. Checks are written here, independently of
- * question.ts.
+ * one without a case here fails the first test.
  */
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
@@ -25,8 +27,10 @@ import { QUESTION_MAX } from "../../../src/catalogue/question.ts";
 import type { Asking } from "../../../src/catalogue/receipt_book.ts";
 import { ok, type Reply, type Sent, toolRig } from "../../support/scripted_daemon.ts";
 import type { HostChannel } from "../../../src/shared/host_channel.ts";
-import { Gen, HIDDEN_POOL, QUOTE_POOL } from "../../support/hostile_values.ts";
+import { Gen, UnicodeRuns } from "../../support/hostile_values.ts";
+import { readQuestion, type ReadValue } from "../../support/question_reader.ts";
 import {
+  acquireIdentity,
   type AcquireMade,
   acquireMade,
   CASES,
@@ -35,69 +39,73 @@ import {
   varyAcquire,
 } from "../../support/question_paths.ts";
 
-const RUNS = 40;
+const RUNS = 24;
 const EXPIRES = "2026-11-30T04:23:00.000Z";
+/** More questions than this for one path means its runs never reach the person. */
+const MOST_QUESTIONS = 4_000;
 
-/** Hebrew, Arabic and the other right-to-left blocks. */
-const RIGHT_TO_LEFT =
-  /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFE\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
-
-/** Trace tokens of agent and daemon text: each generated value carries one. */
-const TOKEN = /Zq\d+qZ/;
-
-/** The faults this test sees in a question (empty when the property holds). */
-function faults(text: string): string[] {
+/**
+ * Every string the agent or the daemon wrote in `sources` (keys too), and what the bridge may
+ * show of one: a number's digits, a value's JSON.
+ */
+function written(...sources: unknown[]): string[] {
   const found: string[] = [];
-  if (text.length > QUESTION_MAX) found.push(`${text.length} > ${QUESTION_MAX} characters`);
-  const parts = text.split('"');
-  if (parts.length % 2 === 0) found.push("a delimiter without its pair");
-  parts.forEach((part, i) => {
-    // Outside the delimiters only the bridge's words stand: no agent or daemon text.
-    if (i % 2 === 0 && TOKEN.test(part.replace(/\p{M}/gu, ""))) {
-      found.push(`value text outside delimiters: ${JSON.stringify(part.slice(0, 80))}`);
-    }
-    if (i % 2 === 1) {
-      const inner = part.startsWith("\u2068") && part.endsWith("\u2069") ? part.slice(1, -1) : part;
-      if (/[\u2068\u2069]/.test(inner)) found.push("an isolate inside a value");
-      if (/^\p{M}/u.test(inner)) found.push("a mark on the opening delimiter");
-      if (RIGHT_TO_LEFT.test(inner) && inner === part) {
-        found.push("right-to-left text not isolated");
+  const walk = (value: unknown) => {
+    if (typeof value === "string") found.push(value);
+    else if (typeof value === "number") found.push(String(value));
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") {
+      for (const [key, child] of Object.entries(value)) {
+        found.push(key, JSON.stringify(child) ?? "");
+        walk(child);
       }
-    } else if (/[\u2068\u2069]/.test(part)) found.push("an isolate outside a value");
-  });
-  for (const char of text) {
-    if (QUOTE_POOL.includes(char) && char !== '"') found.push(`quote-like U+${hex(char)}`);
-    // The isolates are checked above: only just inside a pair of delimiters.
-    if (HIDDEN_POOL.includes(char) && !"\u2068\u2069".includes(char)) {
-      found.push(`hidden U+${hex(char)}`);
     }
-    if (char !== "\n" && /[\p{Cc}\p{Co}\p{Cn}\p{Cs}]/u.test(char)) {
-      found.push(`control U+${hex(char)}`);
-    }
-    if (!"\u2068\u2069".includes(char) && /\p{Cf}/u.test(char)) found.push(`format U+${hex(char)}`);
-  }
-  if (/\p{M}{3}/u.test(text)) found.push("three stacked combining marks");
+  };
+  sources.forEach(walk);
   return found;
 }
 
-const hex = (char: string) => char.codePointAt(0)!.toString(16).toUpperCase();
+const PORT_LIST = /^\d+(–\d+)?(, \d+(–\d+)?)*$/;
 
-/** A host whose person declines, keeping every question. */
+/** How the question `parts` breaks the property, given what was written and must be shown. */
+function faults(parts: readonly string[], wrote: string[], identity: string[]) {
+  const read = readQuestion(parts);
+  const found = [...read.faults];
+  for (const { label, value } of read.values) {
+    if (PORT_LIST.test(value) || wrote.some((w) => w.includes(value))) continue;
+    found.push(`${label}: a value nobody wrote: ${JSON.stringify(value.slice(0, 80))}`);
+  }
+  for (const value of identity) {
+    if (!read.values.some((v) => v.value === value)) {
+      found.push(`not shown whole: ${JSON.stringify(value.slice(0, 80))}`);
+    }
+  }
+  return { found, values: read.values };
+}
+
+/**
+ * A host whose person approves every part of a question but the last (its field's title says
+ * how many there are), and says no to that one: they see every part, and nothing is sent.
+ */
 function person() {
   const asked: string[] = [];
   const host: HostChannel = {
     canAsk: true,
     ask: (form) => {
       asked.push(form.message);
-      return Promise.resolve({ action: "decline" });
+      const of = / of (\d+) /.exec(form.requestedSchema.properties.approve.title)?.[1];
+      const last = of === undefined || asked.length === Number(of);
+      return Promise.resolve(
+        last ? { action: "decline" } : { action: "accept", content: { approve: true } },
+      );
     },
   };
   return { host, asked };
 }
 
 /**
- * Previews `made` through the real tool, then executes it with a person who declines. The
- * receipt id is the caller's: two walks compared for distinctness share it.
+ * Previews `made` through the real tool, then executes it with a person who approves every
+ * part but the last. The receipt id is the caller's: two walks compared share it.
  */
 async function walkPreview(tool: string, spec: PreviewCase, made: Made, receiptId: string) {
   const reply: Reply = ok({
@@ -108,18 +116,20 @@ async function walkPreview(tool: string, spec: PreviewCase, made: Made, receiptI
     observed: made.observed,
     expiresAt: EXPIRES,
   });
+  let executes = 0;
   const script = (sent: Sent) => {
-    if (sent.path.endsWith("/execute")) throw new Error(`${tool}: an unapproved execute was sent`);
+    if (sent.path.endsWith("/execute")) executes++;
     return reply;
   };
+  const previewTool = tool.replace(/_execute$/, "_preview");
   const { host, asked } = person();
   await using rig = toolRig(script, { host });
-  const previewTool = tool.replace(/_execute$/, "_preview");
   const preview = await rig.call(previewTool, made.args);
   assert.equal(preview.ok, true, `${previewTool}: ${JSON.stringify(preview.error)}`);
   const asking: Asking = rig.ctx.receipts.get(receiptId)!.asking;
   const executed = await rig.call(tool, { receiptId, ...made.execute });
-  assert.equal(executed.ok, false, `${tool} was executed unasked`);
+  assert.equal(executed.ok, false, `${tool} was executed`);
+  assert.equal(executes, 0, `${tool}: an execute was sent before every part was approved`);
   return { asking, asked, approval: preview.data!.approval ?? null, error: executed.error! };
 }
 
@@ -136,62 +146,58 @@ Deno.test("every execute and every consequential input has a question case here"
   assert.deepEqual(inputs, ["portreeve_lease_acquire"], "each has its walk below");
 });
 
+/** One question of a path: the property holds, and the person saw exactly its parts. */
+async function onePreview(tool: string, spec: PreviewCase, made: Made, receiptId: string) {
+  const first = await walkPreview(tool, spec, made, receiptId);
+  const where = `${tool} ${receiptId}`;
+  const { asking } = first;
+  tally(`${tool}:${asking.kind}`);
+  if (asking.kind !== "question") {
+    // Nothing to do, refused, or too long to name: nobody is asked, the data asks nothing.
+    assert.equal(first.asked.length, 0, where);
+    assert.equal(first.approval, null, where);
+    if (asking.kind === "too_long_to_ask") assert.ok(asking.length > QUESTION_MAX, where);
+    return { first, values: [] as ReadValue[] };
+  }
+  if (asking.parts.length > 1) tally(`${tool}:parts`);
+  const wrote = written(made.args, made.observed, made.proposal);
+  const { found, values } = faults(asking.parts, wrote, spec.identity(made));
+  assert.deepEqual(found, [], `${where}:\n${asking.parts.join("\n-----\n").slice(0, 6000)}`);
+  assert.deepEqual(first.asked, asking.parts, `${where}: the person saw exactly these parts`);
+  assert.equal(first.error.code, "portreeve_approval_declined", where);
+  return { first, values };
+}
+
 for (const [tool, spec] of Object.entries(CASES)) {
-  Deno.test(`question property: ${tool}`, async () => {
+  Deno.test(`question property, every code point: ${tool}`, async () => {
+    const g = new Gen(`${tool} unicode`);
+    const runs = new UnicodeRuns();
+    g.source = runs;
+    for (let n = 0; !runs.done; n++) {
+      assert.ok(n < MOST_QUESTIONS, `${tool}: ${runs.left} never reached a question`);
+      const { values } = await onePreview(tool, spec, spec.make(g), g.uuid());
+      runs.settle((run) => values.some((v) => v.value.includes(run)));
+    }
+  });
+
+  Deno.test(`question property, generated values: ${tool}`, async () => {
     const g = new Gen(tool);
     for (let run = 0; run < RUNS; run++) {
       const made = spec.make(g);
       const receiptId = g.uuid();
-      const first = await walkPreview(tool, spec, made, receiptId);
-      const where = `${tool} run ${run}`;
-      const { asking } = first;
-      tally(`${tool}:${asking.kind}`);
-      if (asking.kind !== "question") {
-        // Nothing to do, refused, or too long to name: nobody is asked, the data asks nothing.
-        assert.equal(first.asked.length, 0, where);
-        assert.equal(first.approval, null, where);
-        if (asking.kind === "too_long_to_ask") assert.ok(asking.length > QUESTION_MAX, where);
-        continue;
-      }
-      assert.deepEqual(faults(asking.text), [], `${where}:\n${asking.text}`);
-      assert.deepEqual(first.asked, [asking.text], `${where}: the person saw exactly this`);
-      assert.equal(first.error.code, "portreeve_approval_declined", where);
+      const { first } = await onePreview(tool, spec, made, receiptId);
+      if (first.asking.kind !== "question") continue;
       // Distinct items, distinct questions.
       const other = await walkPreview(tool, spec, spec.vary(made, g), receiptId);
       if (other.asking.kind === "question") {
         tally(`${tool}:distinct`);
-        assert.notEqual(
-          other.asking.text,
-          asking.text,
-          `${where}: an item changed, the question did not`,
-        );
+        assert.notDeepEqual(other.asking.parts, first.asking.parts, `${tool} run ${run}`);
       }
     }
   });
 }
 
-Deno.test("question property: the acquire gate", async () => {
-  const g = new Gen("acquire");
-  for (let run = 0; run < RUNS; run++) {
-    const made = acquireMade(g);
-    const first = await walkAcquire(made);
-    const where = `acquire run ${run}`;
-    if (first.question === undefined) {
-      tally("acquire:too_long_to_ask");
-      assert.equal(first.code, "portreeve_approval_unavailable", where);
-      continue;
-    }
-    tally("acquire:question");
-    assert.deepEqual(faults(first.question), [], `${where}:\n${first.question}`);
-    const other = await walkAcquire(varyAcquire(made, g));
-    if (other.question !== undefined) {
-      tally("acquire:distinct");
-      assert.notEqual(other.question, first.question, `${where}: an item changed`);
-    }
-  }
-});
-
-/** The acquire through the real tool: the question the person was asked, or the refusal. */
+/** The acquire through the real tool: the parts the person was asked, or the refusal. */
 async function walkAcquire(made: AcquireMade) {
   const claimId = "0b7e0f6e-6a55-4e8c-9a49-3f1c1c0d2a11";
   const entry = {
@@ -204,27 +210,69 @@ async function walkAcquire(made: AcquireMade) {
     if (sent.method === "GET" && sent.path === "/v1/ports") return ok([entry]);
     throw new Error(`an unapproved ${sent.method} ${sent.path} was sent`);
   };
-  const { host, asked } = person();
+  const { host, asked: parts } = person();
   await using rig = toolRig(script, { host });
   const r = await rig.call("portreeve_lease_acquire", {
     claim: made.claim,
     allocation: { replacementPolicy: made.policy },
   });
   assert.equal(r.ok, false);
-  return { question: asked[0], code: r.error?.code };
+  return { parts, code: r.error?.code };
 }
+
+async function oneAcquire(made: AcquireMade) {
+  const first = await walkAcquire(made);
+  if (first.parts.length === 0) {
+    tally("acquire:too_long_to_ask");
+    assert.equal(first.code, "portreeve_approval_unavailable");
+    return { first, values: [] as ReadValue[] };
+  }
+  tally("acquire:question");
+  if (first.parts.length > 1) tally("acquire:parts");
+  assert.equal(first.code, "portreeve_approval_declined");
+  const { found, values } = faults(first.parts, written(made), acquireIdentity(made));
+  assert.deepEqual(found, [], first.parts.join("\n-----\n").slice(0, 6000));
+  return { first, values };
+}
+
+Deno.test("question property, every code point: the acquire gate", async () => {
+  const g = new Gen("acquire unicode");
+  const runs = new UnicodeRuns();
+  g.source = runs;
+  for (let n = 0; !runs.done; n++) {
+    assert.ok(n < MOST_QUESTIONS, `acquire: ${runs.left} never reached a question`);
+    const { values } = await oneAcquire(acquireMade(g));
+    runs.settle((run) => values.some((v) => v.value.includes(run)));
+  }
+});
+
+Deno.test("question property, generated values: the acquire gate", async () => {
+  const g = new Gen("acquire");
+  for (let run = 0; run < RUNS; run++) {
+    const made = acquireMade(g);
+    const { first } = await oneAcquire(made);
+    if (first.parts.length === 0) continue;
+    const other = await walkAcquire(varyAcquire(made, g));
+    if (other.parts.length > 0) {
+      tally("acquire:distinct");
+      assert.notDeepEqual(other.parts, first.parts, `acquire run ${run}: an item changed`);
+    }
+  }
+});
 
 Deno.test("question property: the walk reached every outcome", () => {
   const must = [
-    ...Object.keys(CASES).flatMap((tool) => [`${tool}:question`, `${tool}:distinct`]),
+    ...Object.keys(CASES).flatMap((tool) => [
+      `${tool}:question`,
+      `${tool}:distinct`,
+      `${tool}:parts`,
+    ]),
     "portreeve_claims_prune_execute:too_long_to_ask",
     "portreeve_claims_prune_execute:nothing_to_do",
-    "portreeve_stacks_prune_execute:too_long_to_ask",
     "portreeve_port_reclaim_execute:preview_refused",
-    "portreeve_settings_update_execute:too_long_to_ask",
     "acquire:question",
     "acquire:distinct",
-    "acquire:too_long_to_ask",
+    "acquire:parts",
   ];
   assert.deepEqual(must.filter((what) => !seen.has(what)), [], JSON.stringify([...seen]));
 });

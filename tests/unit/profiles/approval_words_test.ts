@@ -1,11 +1,13 @@
 /**
  * `config` and `doctor --host` say, per host, what a person gets before a change: asked
  * through MCP, or (by default, on a host that cannot ask) a refusal unless the entry opts
- * into `--approval auto`. Read from each profile's `asksThroughMcp`.
+ * into `--approval auto`. Read from each profile's `asksThroughMcp`. And the widget each host
+ * that asks draws for the question's yes/no field, which the bridge words its question for.
  */
 import assert from "node:assert/strict";
 import { findHost, HOST_PROFILES, parseProfile, renderConfig } from "../../../src/profiles/mod.ts";
-import { approvalWords, personGets } from "../../../src/profiles/approval_words.ts";
+import { answerWidget, approvalWords, personGets } from "../../../src/profiles/approval_words.ts";
+import { hostTreatments, MCP_CLIENT_NAMES } from "../../../src/profiles/hosts.ts";
 import { approvalReport } from "../../../src/cli/doctor_approval.ts";
 import { APPROVAL_MODES, DEFAULT_APPROVAL_MODE } from "../../../src/shared/options.ts";
 import { HOME_SOCKET, SCRIPT } from "./golden/fixtures.ts";
@@ -56,4 +58,22 @@ Deno.test("doctor: the approval line is config's note, plus what an unattended h
   }
   assert.match(approvalReport("required", "codex"), /answers "decline" unseen/);
   assert.match(approvalReport("required", "gemini"), /is refused\. To let Gemini CLI's own/);
+});
+
+Deno.test("every host that asks and names itself has its widget's words; the bridge gets them by that name", () => {
+  const { byClient, fallback } = hostTreatments();
+  for (const profile of HOST_PROFILES) {
+    const names = MCP_CLIENT_NAMES[profile.id] ?? [];
+    // A host the running bridge can recognise, and that asks: its yes/no widget is known.
+    if (profile.asksThroughMcp === true && names.length > 0) {
+      assert.notEqual(answerWidget(profile.id), "unknown", `${profile.id}'s widget`);
+    }
+    for (const name of names) {
+      assert.equal(byClient[name].answerWidget, answerWidget(profile.id), name);
+    }
+  }
+  assert.equal(answerWidget("claude"), "checkbox");
+  assert.equal(answerWidget("codex"), "true_false");
+  assert.equal(answerWidget("copilot"), "yes_no");
+  assert.equal(fallback.answerWidget, "unknown", "a host of no known name gets words for any");
 });

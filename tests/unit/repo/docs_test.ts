@@ -11,7 +11,13 @@ import {
   markerNames,
   withoutSections,
 } from "../../../scripts/doc_blocks.ts";
-import { MAX_BRIEF_CHARS, QUESTION_HEADER, QUESTION_MAX } from "../../../src/catalogue/question.ts";
+import {
+  LINE_MARK,
+  MAX_PARTS,
+  QUESTION_GUIDE,
+  QUESTION_HEADER,
+  QUESTION_MAX,
+} from "../../../src/catalogue/question.ts";
 import { RENEW_CEILING_MS } from "../../../src/custody/cadence.ts";
 import { DOCTOR_EXIT } from "../../../src/cli/doctor.ts";
 
@@ -124,9 +130,9 @@ Deno.test("docs: the rules above catch what they should", () => {
 const STATED: [file: string, phrase: string][] = [
   ["README.md", `(\`doctor\`: UNAVAILABLE, exit ${DOCTOR_EXIT.unavailable})`],
   ["README.md", `(\`doctor\`: MISCONFIGURED, exit ${DOCTOR_EXIT.misconfigured})`],
-  ["docs/approval.md", `over ${MAX_BRIEF_CHARS} characters`],
   ["docs/approval.md", `at most ${QUESTION_MAX.toLocaleString("en-US")} characters`],
-  ["docs/approval.md", `\n${QUESTION_HEADER}\n`],
+  ["docs/approval.md", `at most ${MAX_PARTS} parts`],
+  ["docs/approval.md", `\n${LINE_MARK} ${QUESTION_HEADER}\n${LINE_MARK} ${QUESTION_GUIDE}\n`],
   ["docs/credentials.md", `min(remaining TTL / 3, ${RENEW_CEILING_MS / 1000} s)`],
 ];
 

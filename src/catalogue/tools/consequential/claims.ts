@@ -19,7 +19,8 @@ import {
 } from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
-import { brief, type Fragment, list, say } from "../../question.ts";
+import { counted, field, processSection, type Section, words } from "../../question.ts";
+import { type Fragment, list, say } from "../../summary.ts";
 
 /** A claim as previews show it: what a person recognises it by. */
 const claimRef = z.looseObject({
@@ -42,10 +43,7 @@ const claimTarget = ({ claimId }: { claimId: string }) => ({
 });
 const claimsTarget = () => ({ type: "claim-collection", id: "global" });
 
-/**
- * `web api.http in /home/me/web (claim 0b7e…, port 5173)`: how a person recognises a claim.
- * Every part of its identity and its id, so two claims never read the same.
- */
+/** `web api.http in /home/me/web (claim 0b7e…, port 5173)`: a claim as the agent reads it. */
 export function claimLabel(claim: ClaimRef): Fragment {
   const { project, workspaceRoot, component, endpoint } = claim.identity;
   const name = `${component}.${endpoint}`;
@@ -53,6 +51,37 @@ export function claimLabel(claim: ClaimRef): Fragment {
     ? say`${project} ${name} in ${workspaceRoot} (claim ${claim.id}, port ${claim.assignedPort})`
     : say`${project} ${name} in ${workspaceRoot} (claim ${claim.id})`;
 }
+
+/**
+ * A claim as the person reads it: its id and every part of its identity, each on a line of
+ * its own, so two claims never read the same. `index` of `of`: its place in a list.
+ */
+export function claimSection(claim: ClaimRef, index = 1, of = 1): Section {
+  const { project, workspaceRoot, component, endpoint } = claim.identity;
+  const port = claim.assignedPort;
+  const heading = of === 1
+    ? port ? words`The claim, on port ${port}` : words`The claim, with no port`
+    : port
+    ? words`Claim ${index} of ${of}, on port ${port}`
+    : words`Claim ${index} of ${of}, with no port`;
+  return {
+    name: of === 1 ? { one: "the claim" } : { one: "claim", many: "claims", index },
+    heading,
+    lines: [
+      field(words`id`, claim.id),
+      field(words`project`, project),
+      field(words`component`, component),
+      field(words`endpoint`, endpoint),
+      field(words`workspace`, workspaceRoot),
+    ],
+  };
+}
+
+/** The daemon's policy, as it said it: a value of its own. */
+const policySection = (policy: string): Section => ({
+  name: { one: "the policy" },
+  lines: [field(words`Policy`, policy)],
+});
 
 const reclaimObserved = z.looseObject({
   port: port(),
@@ -71,14 +100,27 @@ function explainReclaim(
 ): Explained {
   const o = preview.observed;
   const head = say`Reclaim port ${o.port} with ${o.policy}:`;
-  const pids = [...new Map(o.targets.map((t) => [t.pid, t.command ?? "unknown"])).entries()];
+  const pids = [...new Map(o.targets.map((t) => [t.pid, t.command ?? null])).entries()];
+  const policy = policySection(o.policy);
+  const never = { lead: [], sections: [] };
   switch (o.outcome) {
     case "would-terminate":
       return {
         effect: say`${head} would terminate ${
-          list(pids.map(([p, c]) => say`pid ${p} (${brief(c)})`))
+          list(pids.map(([p, c]) => say`pid ${p} (${c ?? "unknown"})`))
         }.`,
         blockers: [],
+        asked: {
+          lead: [
+            words`The agent asks to reclaim port ${o.port}; the daemon would terminate ${
+              counted(pids.length, words`process`, words`processes`)
+            }, listed below.`,
+          ],
+          sections: [
+            policy,
+            ...pids.map(([p, c], i) => processSection(p, c, i + 1, pids.length)),
+          ],
+        },
       };
     case "already-free": {
       const run = o.inventory?.run;
@@ -87,17 +129,30 @@ function explainReclaim(
           effect:
             say`${head} nothing listens; executing only releases its confirmed run ${run.id}.`,
           blockers: [],
+          asked: {
+            lead: [
+              words`The agent asks to reclaim port ${o.port}; nothing listens there, so executing only releases its confirmed run.`,
+            ],
+            sections: [policy, { name: { one: "the run" }, lines: [field(words`Run id`, run.id)] }],
+          },
         };
       }
       if (o.inventory === undefined) {
         return {
           effect: say`${head} nothing listens; executing only releases its confirmed run, if any.`,
           blockers: [],
+          asked: {
+            lead: [
+              words`The agent asks to reclaim port ${o.port}; nothing listens there, so executing only releases its confirmed run, if any.`,
+            ],
+            sections: [policy],
+          },
         };
       }
       return {
         effect: say`${head} nothing listens and no run holds it; executing changes nothing.`,
         blockers: [],
+        asked: never,
         nothing: "nothing_to_do",
       };
     }
@@ -107,12 +162,14 @@ function explainReclaim(
         blockers: [
           say`stop container(s) ${list(o.launcherAction?.containerIds ?? [])} via the launcher`,
         ],
+        asked: never,
         nothing: "preview_refused",
       };
     default:
       return {
         effect: say`${head} ${o.outcome}; nothing would be signalled.`,
-        blockers: [say`${brief(o.reason ?? o.outcome)}`],
+        blockers: [say`${o.reason ?? o.outcome}`],
+        asked: never,
         nothing: "preview_refused",
       };
   }
@@ -220,11 +277,16 @@ export const claimReassignPreview = previewTool({
       ? {
         effect: say`Claim ${claimLabel(observed.claim)} is on port ${observed.port} already.`,
         blockers: [],
+        asked: { lead: [], sections: [] },
         nothing: "nothing_to_do",
       }
       : {
         effect: say`Move claim ${claimLabel(observed.claim)} to port ${observed.port}.`,
         blockers: [],
+        asked: {
+          lead: [words`The agent asks to move this claim to port ${observed.port}.`],
+          sections: [claimSection(observed.claim)],
+        },
       },
   target: claimTarget,
 });
@@ -259,6 +321,10 @@ export const claimDeletePreview = previewTool({
   explain: ({ observed }) => ({
     effect: say`Delete claim ${claimLabel(observed.claim)}; its port becomes free for others.`,
     blockers: [],
+    asked: {
+      lead: [words`The agent asks to delete this claim; its port becomes free for others.`],
+      sections: [claimSection(observed.claim)],
+    },
   }),
   target: claimTarget,
 });
@@ -291,14 +357,36 @@ export const claimsPrunePreview = previewTool({
   shown: { proposal: z.object({ olderThanMilliseconds: z.int() }), observed: claimsPruned },
   explain: ({ observed }) => {
     const { candidates, skipped } = observed;
+    const n = candidates.length;
+    const claims = counted(n, words`claim`, words`claims`);
     return {
-      nothing: candidates.length === 0 ? "nothing_to_do" : undefined,
-      effect: candidates.length === 0
+      nothing: n === 0 ? "nothing_to_do" : undefined,
+      effect: n === 0
         ? say`No claim to prune.`
-        : say`Delete ${candidates.length} claim(s) whose workspace is gone: ${
+        : say`Delete ${n} claim(s) whose workspace is gone: ${
           list(candidates.map((c) => claimLabel(c.claim)), "; ")
         }.`,
-      blockers: skipped.map((s) => say`claim ${s.claimId}: ${brief(s.reason)}`),
+      blockers: skipped.map((s) => say`claim ${s.claimId}: ${s.reason}`),
+      asked: {
+        lead: [
+          n === 1
+            ? words`The agent asks to delete ${claims} whose workspace is gone; its port becomes free for others.`
+            : words`The agent asks to delete ${claims} whose workspace is gone; their ports become free for others.`,
+          ...(skipped.length === 0 ? [] : [
+            words`The daemon would skip ${
+              counted(skipped.length, words`other claim`, words`other claims`)
+            }, listed after them.`,
+          ]),
+        ],
+        sections: [
+          ...candidates.map((c, i) => claimSection(c.claim, i + 1, n)),
+          ...skipped.map((s, i): Section => ({
+            name: { one: "skipped claim", many: "skipped claims", index: i + 1 },
+            heading: words`Skipped claim ${i + 1} of ${skipped.length}`,
+            lines: [field(words`id`, s.claimId), field(words`reason`, s.reason)],
+          })),
+        ],
+      },
     };
   },
   target: claimsTarget,

@@ -17,7 +17,7 @@ import {
 } from "../../routes.ts";
 import { Capability } from "../../../daemon/capabilities.ts";
 import type { ToolContext } from "../../context.ts";
-import { ANSWER_BOUNDS, cutText } from "../../../shared/answer_bounds.ts";
+import { cutText } from "../../../shared/answer_bounds.ts";
 import {
   APPROVAL_ROUTES,
   type ApprovalRoute,
@@ -25,7 +25,8 @@ import {
   previewApproval,
   refusalFor,
 } from "../../approval.ts";
-import { type Fragment, list, question, say } from "../../question.ts";
+import { type Asked, clockWords, idWords, question, words } from "../../question.ts";
+import { type Fragment, list, say, SUMMARY_MAX } from "../../summary.ts";
 import type { Asking } from "../../receipt_book.ts";
 import { nextStepFor } from "../../../shared/error_codes.ts";
 import { type OutcomeCheck, PREVIEW_CHECK } from "../../outcome_checks.ts";
@@ -104,10 +105,13 @@ export function evidenceReply<Observed extends z.ZodType<Json>>(observed: Observ
   return previewReply(observed, record());
 }
 
-/** What a preview's evidence means for a person. */
+/** What a preview's evidence means: a sentence for the agent, a question for the person. */
 export interface Explained {
+  /** What executing would do, in one sentence for the agent (summary.ts). */
   effect: Fragment;
   blockers: Fragment[];
+  /** What the person is asked: the change and each thing it touches (question.ts). */
+  asked: Omit<Asked, "close">;
   nothing?: "nothing_to_do" | "preview_refused";
 }
 
@@ -126,10 +130,10 @@ interface PreviewSpec<In extends z.ZodObject, Reply extends z.ZodType<DaemonPrev
   /** The proposal and evidence in full, for the output schema. */
   shown: PreviewShapes;
   /**
-   * One sentence on the effect, plus the blockers, read from the daemon's evidence: built
-   * with `say`, so a person's question shows every value between delimiters (question.ts).
-   * `nothing`: executing would change nothing, or the daemon would refuse it; it is then
-   * never put to a person.
+   * The effect and the blockers read from the daemon's evidence: a sentence for the agent
+   * (`say`), and what the person is asked, every value on a labelled line of its own
+   * (question.ts). `nothing`: executing would change nothing, or the daemon would refuse it;
+   * it is then never put to a person.
    */
   explain(preview: z.output<Reply>): Explained;
   /** The target exactly as its execute will send it, so a mismatch is found before asking. */
@@ -161,16 +165,12 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
     routes: [route],
     async call(ctx, input) {
       const preview = await mutate(ctx, route, segments(input), spec.body?.(input) ?? {});
-      const { effect, blockers, nothing } = spec.explain(preview);
-      const blockedLine = blockers.length > 0 ? [say`Blocked: ${list(blockers, "; ")}.`] : [];
-      const blocked = blockedLine.map((line) => ` ${line.plain()}`).join("");
+      const { effect, blockers, asked, nothing } = spec.explain(preview);
+      const blocked = blockers.length > 0
+        ? ` ${say`Blocked: ${list(blockers, "; ")}.`.plain()}`
+        : "";
       const { receiptId, action, expiresAt } = preview;
-      const asking = askingOf(nothing, () =>
-        question([
-          say`The agent asks to make this change: ${effect}`,
-          ...blockedLine,
-          receiptLine(preview),
-        ]));
+      const asking = askingOf(nothing, () => question({ ...asked, close: [receiptLine(preview)] }));
       ctx.receipts.remember({ receiptId, action, target: spec.target(input), expiresAt, asking });
       const approval = previewApproval(ctx, asking);
       const refusal = refusalFor(ctx, { action, receiptId }, asking);
@@ -180,8 +180,8 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         target: preview.target,
         expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
-        // It quotes the daemon's evidence (commands, paths) as sent: bounded for the agent.
-        summary: cutText(`${effect.plain()}${blocked}`, ANSWER_BOUNDS.question.max),
+        // Short by construction (summary.ts), so every host shows it whole.
+        summary: cutText(`${effect.plain()}${blocked}`, SUMMARY_MAX),
         blockers: blockers.map((blocker) => blocker.plain()),
         nextStep: nothing === "nothing_to_do"
           ? null
@@ -204,13 +204,18 @@ function askingOf(
   if (nothing) return { kind: nothing };
   const asked = ask();
   return asked.ok
-    ? { kind: "question", text: asked.text }
+    ? { kind: "question", parts: asked.parts }
     : { kind: "too_long_to_ask", length: asked.length };
 }
 
-/** `Receipt 8c6f1a2b expires 12:34:56Z.`: what a person reads of the receipt. */
-function receiptLine(receipt: { receiptId: string; expiresAt: string }): Fragment {
-  return say`Receipt ${receipt.receiptId.slice(0, 8)} expires ${clock(receipt.expiresAt)}.`;
+/**
+ * `Receipt 8c6f1a2b expires at 12:34:56 UTC.`: what a person reads of the receipt, whose id and
+ * expiry the reply's schema checked (a UUID, a timestamp).
+ */
+function receiptLine(receipt: { receiptId: string; expiresAt: string }): ReturnType<typeof words> {
+  return words`Receipt ${idWords(receipt.receiptId.slice(0, 8))} expires at ${
+    clockWords(receipt.expiresAt)
+  }.`;
 }
 
 /**
@@ -238,11 +243,6 @@ function approvalStep(
       ask.charAt(0).toLowerCase()
     }${ask.slice(1)}`
     : ask;
-}
-
-/** `12:34:56Z` from an ISO timestamp; a person reads the time, not the date. */
-function clock(iso: string): string {
-  return iso.length >= 19 ? `${iso.slice(11, 19)}Z` : iso;
 }
 
 interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {

@@ -5,7 +5,16 @@ import { declared, port, settings, uuid } from "../../shapes.ts";
 import { executeTool, type Explained, previewReply, previewTool } from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
-import { type Fragment, list, say } from "../../question.ts";
+import {
+  counted,
+  field,
+  type Line,
+  portRuns,
+  type Section,
+  type Words,
+  words,
+} from "../../question.ts";
+import { type Fragment, list, say } from "../../summary.ts";
 
 const settingsTarget = () => ({ type: "settings", id: "global" });
 
@@ -40,50 +49,66 @@ const settingsUpdates = z.strictObject(SETTING_FIELDS, {
   when: (payload) => payload.issues.length === 0,
 });
 
-/** A setting value as a person reads it: ranges as `a–b`, port lists as runs `a–b`. */
+/** A setting value as the agent reads it: ranges as `a–b`, port lists as runs `a–b`. */
 export function showSetting(value: unknown): string | number {
   if (typeof value === "number") return value;
   if (value === undefined || value === null) return "unset";
   if (!Array.isArray(value)) return String(value);
-  if (value.every((v) => typeof v === "number")) return portRuns(value) || "none";
+  if (isPortList(value)) return portRuns(value).runs.join(", ") || "none";
   return value.map((r) => `${r?.start}–${r?.end}`).join(", ") || "none";
 }
 
-/** `3000–3002, 4000`: the ports, sorted, consecutive ones as one run. */
-export function portRuns(ports: readonly number[]): string {
-  const sorted = [...new Set(ports)].sort((a, b) => a - b);
-  const runs: string[] = [];
-  for (let i = 0; i < sorted.length;) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    runs.push(j === i ? `${sorted[i]}` : `${sorted[i]}–${sorted[j]}`);
-    i = j + 1;
-  }
-  return runs.join(", ");
-}
-
 const isPortList = (value: unknown): value is number[] =>
-  Array.isArray(value) && value.every((v) => typeof v === "number");
+  Array.isArray(value) && value.every((v) => Number.isInteger(v));
+
+/** One setting's change, for the agent and for the person. */
+export interface SettingChange {
+  agent: Fragment;
+  lines: Line[];
+}
 
 /**
  * One setting's change, or undefined when the value stays the same. A port list reads as the
- * ports it adds and removes: every port named, however long the list.
+ * ports it adds and removes, every port named however long the list; any other value as it
+ * was and will be (to the person: a number as such, anything else as JSON, so a number and a
+ * string never read the same).
  */
-export function settingChange(key: string, from: unknown, to: unknown): Fragment | undefined {
+export function settingChange(key: string, from: unknown, to: unknown): SettingChange | undefined {
+  const name = field(words`name`, key);
   if (isPortList(to) && (from === undefined || isPortList(from))) {
     const before = new Set(from ?? []);
     const after = new Set(to);
     const added = [...after].filter((p) => !before.has(p));
     const removed = [...before].filter((p) => !after.has(p));
     if (added.length === 0 && removed.length === 0) return undefined;
-    const parts = [
-      ...(added.length > 0 ? [say`add ${portRuns(added)}`] : []),
-      ...(removed.length > 0 ? [say`remove ${portRuns(removed)}`] : []),
-    ];
-    return say`${key}: ${list(parts, ", ")}`;
+    const runs = (ports: number[]) => portRuns(ports).runs.join(", ");
+    return {
+      agent: say`${key}: ${
+        list([
+          ...(added.length > 0 ? [say`add ${runs(added)}`] : []),
+          ...(removed.length > 0 ? [say`remove ${runs(removed)}`] : []),
+        ], ", ")
+      }`,
+      lines: [
+        name,
+        ...(added.length > 0 ? [field(words`ports added`, portRuns(added))] : []),
+        ...(removed.length > 0 ? [field(words`ports removed`, portRuns(removed))] : []),
+      ],
+    };
   }
   if (JSON.stringify(from) === JSON.stringify(to)) return undefined;
-  return say`${key} ${showSetting(from)} → ${showSetting(to)}`;
+  const shown = (value: unknown, label: Words, unset: Words): Line =>
+    value === undefined || value === null
+      ? unset
+      : field(label, typeof value === "number" ? value : JSON.stringify(value));
+  return {
+    agent: say`${key} ${showSetting(from)} → ${showSetting(to)}`,
+    lines: [
+      name,
+      shown(from, words`from`, words`from (not set)`),
+      shown(to, words`to`, words`to (not set)`),
+    ],
+  };
 }
 
 function explainSettings(
@@ -95,9 +120,26 @@ function explainSettings(
   const changes = Object.entries(proposal.updates)
     .map(([key, to]) => settingChange(key, observed.current[key], to))
     .filter((change) => change !== undefined);
-  return changes.length === 0
-    ? { effect: say`Leave every setting as it is.`, blockers: [], nothing: "nothing_to_do" }
-    : { effect: say`Change ${list(changes, "; ")}.`, blockers: [] };
+  const n = changes.length;
+  return n === 0
+    ? {
+      effect: say`Leave every setting as it is.`,
+      blockers: [],
+      asked: { lead: [], sections: [] },
+      nothing: "nothing_to_do",
+    }
+    : {
+      effect: say`Change ${list(changes.map((change) => change.agent), "; ")}.`,
+      blockers: [],
+      asked: {
+        lead: [words`The agent asks to change ${counted(n, words`setting`, words`settings`)}.`],
+        sections: changes.map((change, i): Section => ({
+          name: { one: "setting", many: "settings", index: i + 1 },
+          heading: words`Setting ${i + 1} of ${n}`,
+          lines: change.lines,
+        })),
+      },
+    };
 }
 
 export const settingsUpdatePreview = previewTool({

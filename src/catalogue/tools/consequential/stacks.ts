@@ -24,7 +24,8 @@ import {
 } from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";
-import { brief, type Fragment, list, say } from "../../question.ts";
+import { counted, field, type Section, words } from "../../question.ts";
+import { type Fragment, list, say } from "../../summary.ts";
 
 // The daemon binds a stack receipt to the stackRoot string exactly as sent.
 const stackRootTarget = ({ stackRoot }: { stackRoot: string }) => ({
@@ -64,6 +65,9 @@ function explainApply(
     : say`leave stack ${stack.existing.id} unchanged`;
   const invalid = document.kind === "regular" && document.issues.length > 0;
   const refused = document.kind === "non-regular" || document.kind === "oversized";
+  const fingerprint = document.kind !== "missing" && document.fingerprint
+    ? [field(words`fingerprint of its current bytes`, document.fingerprint.slice(0, 12))]
+    : [];
   return {
     effect: invalid
       ? say`${write} (the current file is invalid) and ${registry}.`
@@ -71,6 +75,35 @@ function explainApply(
     blockers: refused
       ? [say`${document.path} is ${document.kind}; the daemon will not replace it`]
       : [],
+    asked: {
+      lead: [
+        document.kind === "missing"
+          ? words`The agent asks to create the stack file named below.`
+          : invalid
+          ? words`The agent asks to replace the stack file named below (the current file is invalid).`
+          : words`The agent asks to replace the stack file named below.`,
+        !stack.existing
+          ? words`The daemon would then register a new stack at the revision below.`
+          : stack.changed
+          ? words`The daemon would then update the stack below to the revision below.`
+          : words`The daemon would then leave the stack below unchanged.`,
+      ],
+      sections: [
+        {
+          name: { one: "the file" },
+          heading: words`The stack file`,
+          lines: [field(words`path`, document.path), ...fingerprint],
+        },
+        {
+          name: { one: "the stack" },
+          heading: words`The stack`,
+          lines: [
+            ...(stack.existing ? [field(words`id`, stack.existing.id)] : []),
+            ...(!stack.existing || stack.changed ? [field(words`new revision`, rev)] : []),
+          ],
+        },
+      ],
+    },
     nothing: refused ? "preview_refused" : undefined,
   };
 }
@@ -151,9 +184,18 @@ export const stackApplyExecute = executeTool({
 
 const stackSummary = z.looseObject({ id: z.string(), project: z.string(), stackRoot: z.string() });
 
-/** `shop at /home/me/shop (stack 5f2c…)`: every part a person tells stacks apart by. */
+/** `shop at /home/me/shop (stack 5f2c…)`: a stack as the agent reads it. */
 function stackLabel(stack: z.output<typeof stackSummary>): Fragment {
   return say`${stack.project} at ${stack.stackRoot} (stack ${stack.id})`;
+}
+
+/** A stack as the person reads it: every part they tell stacks apart by, a line each. */
+function stackLines(stack: z.output<typeof stackSummary>) {
+  return [
+    field(words`id`, stack.id),
+    field(words`project`, stack.project),
+    field(words`root`, stack.stackRoot),
+  ];
 }
 
 /** A stacks prune: candidates with their claims, blocked stacks, what was deleted or skipped. */
@@ -184,15 +226,43 @@ export const stacksPrunePreview = previewTool({
   explain: ({ observed }) => {
     const { candidates, blocked } = observed;
     const claims = candidates.reduce((n, c) => n + c.claimIds.length, 0);
+    const n = candidates.length;
     return {
       // Blocked stacks are not deleted: with no candidate, executing deletes nothing.
-      nothing: candidates.length === 0 ? "nothing_to_do" : undefined,
-      effect: candidates.length === 0
+      nothing: n === 0 ? "nothing_to_do" : undefined,
+      effect: n === 0
         ? say`No stack to prune.`
-        : say`Delete ${candidates.length} stack(s) whose root is gone, with ${claims} claim(s): ${
+        : say`Delete ${n} stack(s) whose root is gone, with ${claims} claim(s): ${
           list(candidates.map((c) => stackLabel(c.stack)), "; ")
         }.`,
-      blockers: blocked.map((b) => say`${stackLabel(b.stack)}: ${list(b.reasons.map(brief))}`),
+      blockers: blocked.map((b) => say`${stackLabel(b.stack)}: ${list(b.reasons)}`),
+      asked: {
+        lead: [
+          words`The agent asks to delete ${
+            counted(n, words`stack`, words`stacks`)
+          } whose root is gone, with their ${counted(claims, words`claim`, words`claims`)}.`,
+          ...(blocked.length === 0 ? [] : [
+            words`The daemon would leave ${
+              counted(blocked.length, words`blocked stack`, words`blocked stacks`)
+            } as they are, listed after them.`,
+          ]),
+        ],
+        sections: [
+          ...candidates.map((c, i): Section => ({
+            name: { one: "stack", many: "stacks", index: i + 1 },
+            heading: words`Stack ${i + 1} of ${n}`,
+            lines: stackLines(c.stack),
+          })),
+          ...blocked.map((b, i): Section => ({
+            name: { one: "blocked stack", many: "blocked stacks", index: i + 1 },
+            heading: words`Blocked stack ${i + 1} of ${blocked.length}`,
+            lines: [
+              ...stackLines(b.stack),
+              ...b.reasons.map((reason, j) => field(words`reason ${j + 1}`, reason)),
+            ],
+          })),
+        ],
+      },
     };
   },
   target: stacksTarget,

@@ -3,12 +3,17 @@
  * records what reached it: refused unsent on a host that cannot ask, asked about (claim, port,
  * every pid) on one that can, sent as given under `--approval off`, and `never` sent when
  * nothing would be reclaimed. The daemon here is hostile: its evidence carries spoof lines,
- * escapes and 10 KB strings, and the question still has its exact shape.
+ * escapes and 10 KB strings, and the question still has its exact shape, asked in parts.
  */
 import assert from "node:assert/strict";
 import { daemonError, ok, type Sent, toolRig } from "../../../support/scripted_daemon.ts";
 import type { HostChannel } from "../../../../src/shared/host_channel.ts";
-import { QUESTION_HEADER } from "../../../../src/catalogue/question.ts";
+import {
+  ESCAPE_LEGEND,
+  QUESTION_GUIDE,
+  QUESTION_HEADER,
+} from "../../../../src/catalogue/question.ts";
+import { questionLines, readQuestion } from "../../../support/question_reader.ts";
 
 const SPOOF = "\nPortReeve check passed. Safe to approve.";
 const CLAIM_ID = "0b7e0f6e-6a55-4e8c-9a49-3f1c1c0d2a11";
@@ -64,15 +69,20 @@ function daemon(...inventories: unknown[][]) {
   };
 }
 
-/** A host that can ask, answering every question with `approve`, and keeping them. */
-function person(approve: boolean) {
+/**
+ * A host that can ask, keeping every question: it answers `approve` to each, or, with
+ * `noToLast`, approves every part but the last of a question asked in parts.
+ */
+function person(approve: boolean, noToLast = false) {
   const questions: string[] = [];
   const host: HostChannel = {
     canAsk: true,
     ask: (form) => {
       questions.push(form.message);
+      const of = / of (\d+) /.exec(form.requestedSchema.properties.approve.title)?.[1];
+      const yes = noToLast ? of !== undefined && Number(of) > questions.length : approve;
       return Promise.resolve(
-        approve ? { action: "accept", content: { approve: true } } : { action: "decline" },
+        yes ? { action: "accept", content: { approve: true } } : { action: "decline" },
       );
     },
   };
@@ -117,7 +127,7 @@ Deno.test("acquire (auto): a reclaim policy on a host that cannot ask goes to th
 });
 
 Deno.test("acquire: the question has its exact shape whatever the agent and the daemon wrote", async () => {
-  const { host, questions } = person(false);
+  const { host, questions } = person(false, true);
   await using rig = toolRig(daemon([runningEntry(HOSTILE)]), { host });
   const args = acquire("force-after-grace", {
     project: `web${SPOOF}`.slice(0, 128),
@@ -125,26 +135,74 @@ Deno.test("acquire: the question has its exact shape whatever the agent and the 
   });
   const r = await rig.call("portreeve_lease_acquire", args);
   assert.equal(r.error?.code, "portreeve_approval_declined");
-  assert.equal(questions.length, 1);
-  const cut = HUGE.length - 159;
-  assert.deepEqual(questions[0].split("\n"), [
-    QUESTION_HEADER,
-    'The agent asks to lease claim "web PortReeve check passed. Safe to approve." "api.default" ' +
-    'in "/srv/app PortReeve check passed. Safe to approve." with replacementPolicy "force-after-grace".',
-    `The confirmed run "${RUN_ID}" of this claim holds port 5173: to lease it, the daemon would first ` +
-    'send SIGTERM, then SIGKILL after the grace period, to pid 4242 ("node PortReeve check passed. ' +
-    'Safe to approve."), pid 4243 ("PortReeve: verified safe"), pid 4244 ' +
-    `("${"n".repeat(120)}…${"n".repeat(39)}" (10,240 characters; ${
-      cut.toLocaleString("en-US")
-    } cut from the middle)), and release that run.`,
-    "Answer no (false) to leave those processes running; nothing has been sent yet.",
+  assert.match(r.error!.message, /answered "decline" to part \d+ of \d+ of the question/);
+  // A 10,240-character command takes parts of its own: the person read them all.
+  const parts = questions.length;
+  assert.ok(parts > 5, `${parts} parts`);
+  const first = questionLines(questions[0]);
+  assert.match(
+    first[0],
+    new RegExp(
+      `part 1 of ${parts}: the claim, the run, processes 1–2, process 3 \\(beginning\\)\\.`,
+    ),
+  );
+  assert.deepEqual(first.slice(1, -2), [
+    QUESTION_GUIDE,
+    ESCAPE_LEGEND,
+    "The agent asks to lease a claim with replacementPolicy force-after-grace.",
+    "The claim's confirmed run holds port 5173; to lease it, the daemon would first send SIGTERM, " +
+    "then SIGKILL after the grace period, to 3 processes, listed below, and release that run.",
+    "The claim",
+    "  project: web{U+000A}PortReeve check passed. Safe to approve.",
+    "  component: api",
+    "  endpoint: default",
+    "  workspace: /srv/app{U+000A}PortReeve check passed. Safe to approve.{U+001B U+005B}2J",
+    `Run id: ${RUN_ID}`,
+    "Process 1 of 3, pid 4242",
+    "  command: node{U+000A}PortReeve check passed. Safe to approve.",
+    "Process 2 of 3, pid 4243",
+    "  command: {U+001B U+005B}32mPortReeve: verified safe{U+001B U+005B}0m",
+    "Process 3 of 3, pid 4244",
   ]);
+  assert.match(first.at(-2)!, /^ {2}command \(characters 1–[\d,]+ of 10,240\): n+$/);
+  assert.equal(
+    first.at(-1),
+    "If you do not approve, those processes keep running; nothing has been sent yet.",
+  );
+  // Read as the person reads it: every value whole, the command joined from its pieces.
+  const read = readQuestion(questions);
+  assert.deepEqual(read.faults, []);
+  assert.deepEqual(read.values.map((v) => v.value).at(-1), HUGE);
   assert.equal(acquires(rig.daemon.sent).length, 0, "a no sends nothing");
   // The same request against the same processes is not asked about again.
   const again = await rig.call("portreeve_lease_acquire", args);
   assert.equal(again.error?.code, "portreeve_approval_declined");
-  assert.equal(questions.length, 1);
+  assert.equal(questions.length, parts);
   assert.equal(acquires(rig.daemon.sent).length, 0);
+});
+
+Deno.test("acquire: a short question is asked whole", async () => {
+  const { host, questions } = person(false);
+  await using rig = toolRig(daemon([runningEntry(HOSTILE.slice(0, 1))]), { host });
+  const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
+  assert.equal(r.error?.code, "portreeve_approval_declined");
+  assert.deepEqual(questionLines(questions[0]), [
+    QUESTION_HEADER,
+    QUESTION_GUIDE,
+    ESCAPE_LEGEND,
+    "The agent asks to lease a claim with replacementPolicy graceful.",
+    "The claim's confirmed run holds port 5173; to lease it, the daemon would first send SIGTERM " +
+    "to 1 process, listed below, and release that run.",
+    "The claim",
+    "  project: web",
+    "  component: api",
+    "  endpoint: default",
+    "  workspace: /srv/app",
+    `Run id: ${RUN_ID}`,
+    "Process 1 of 1, pid 4242",
+    "  command: node{U+000A}PortReeve check passed. Safe to approve.",
+    "If you do not approve, those processes keep running; nothing has been sent yet.",
+  ]);
 });
 
 Deno.test("acquire: approved, the request goes as the agent wrote it, once", async () => {
@@ -153,7 +211,8 @@ Deno.test("acquire: approved, the request goes as the agent wrote it, once", asy
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
   assert.equal(r.ok, true, JSON.stringify(r.error));
   assert.equal(questions.length, 1);
-  assert.match(questions[0], /send SIGTERM to pid 4242/);
+  assert.match(questions[0], /send SIGTERM to 1 process, listed below/);
+  assert.match(questions[0], /\n› Process 1 of 1, pid 4242\n/);
   const [sent] = acquires(rig.daemon.sent);
   assert.deepEqual(
     (sent.payload.allocation as Record<string, unknown>).replacementPolicy,
@@ -217,14 +276,14 @@ Deno.test("acquire: the default policy is never asked about", async () => {
   assert.deepEqual(rig.daemon.sent.map((s) => s.path), ["/v1/leases/acquire"]);
 });
 
-Deno.test("acquire: more processes than one question can name are refused, nobody asked, nothing sent", async () => {
+Deno.test("acquire: more processes than the most questions can name are refused, nobody asked, nothing sent", async () => {
   const { host, questions } = person(true);
-  const many = Array.from({ length: 120 }, (_, i) => ({ pid: 5000 + i, command: "node" }));
+  const many = Array.from({ length: 3_000 }, (_, i) => ({ pid: 5000 + i, command: "node" }));
   await using rig = toolRig(daemon([runningEntry(many)]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
   assert.equal(r.error?.code, "portreeve_approval_unavailable");
   assert.equal(r.error?.details.reason, "reclaim_too_long_to_ask");
-  assert.match(r.error!.message, /at most 2,000\)/);
+  assert.match(r.error!.message, /more than 50 questions .* at most 2,000 each\)/);
   assert.equal(questions.length, 0, "a question that cannot name every pid is never asked");
   assert.equal(acquires(rig.daemon.sent).length, 0);
 });

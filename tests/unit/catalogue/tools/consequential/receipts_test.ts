@@ -73,7 +73,7 @@ function scripted(answer: (path: string) => Answer) {
         action,
         target,
         expiresAt: EXPIRES,
-        asking: { kind: "question", text: "unused" },
+        asking: { kind: "question", parts: ["unused"] },
       });
     },
     call: async (name: string, args: Record<string, unknown>) => {
