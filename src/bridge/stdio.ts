@@ -29,6 +29,8 @@ export interface ServeOptions {
   custodyMs?: number;
   approval?: ApprovalMode;
   approvalMs?: number;
+  /** How long one tool call may wait for the daemon (`--daemon-wait-ms`). */
+  daemonWaitMs?: number;
   /** How the bridge treats each host, by the name it gives (from the host profiles). */
   hosts?: HostTreatments;
 }
@@ -44,7 +46,12 @@ export function serveStdio(options: ServeOptions): Promise<never> {
   scrubLogLines((line) => fragments.scrub(line));
   scrubConsole((text) => fragments.scrub(text, "text"));
   const log = logger("serve");
-  const bridge = createBridge({ ...options, fragments });
+  const { daemonWaitMs, ...rest } = options;
+  const bridge = createBridge({
+    ...rest,
+    fragments,
+    timing: daemonWaitMs === undefined ? undefined : { daemonWaitMs },
+  });
   const { catalogue } = bridge;
 
   const shutdown = new AbortController();

@@ -227,7 +227,7 @@ function declaredRoutesOnly(
       }
       return daemon.request(route, call);
     },
-    compatibility: (signal, timeoutMs) => daemon.compatibility(signal, timeoutMs),
+    compatibility: (signal) => daemon.compatibility(signal),
     invalidate: () => daemon.invalidate(),
   };
 }

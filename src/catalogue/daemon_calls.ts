@@ -41,23 +41,29 @@ function asTool(ctx: ToolContext): { signal: AbortSignal; capabilities: readonly
 /**
  * A POST that changes state. Re-sent only when the daemon provably never had it (a write on a
  * connection the daemon had closed); an answer-less failure is reported as an unknown outcome,
- * naming the read that shows whether it took effect. A consequential request needs the
- * approval module's proof for exactly this request (the client refuses it otherwise).
+ * naming the read that shows whether it took effect. Once sent it runs to its answer even when
+ * the host cancels the call: what that answer creates is given back, and `whenLate` is told of
+ * it (src/daemon/late.ts). A consequential request needs the approval module's proof for
+ * exactly this request (the client refuses it otherwise).
  */
 export function mutate<Reply extends z.ZodType>(
   ctx: ToolContext,
   route: Route<Reply>,
   params: Params = {},
   body: Record<string, unknown> = {},
-  options: { timeoutMs?: number; capabilities?: readonly string[]; approval?: ApprovalProof } = {},
+  options: {
+    capabilities?: readonly string[];
+    approval?: ApprovalProof;
+    whenLate?: (reply: z.output<Reply>) => void;
+  } = {},
 ): Promise<z.output<Reply>> {
   return ctx.daemon.request(route, {
     params,
     body,
     signal: ctx.signal,
     capabilities: options.capabilities ?? ctx.capabilities,
-    timeoutMs: options.timeoutMs,
     approval: options.approval,
+    whenLate: options.whenLate as ((reply: unknown) => void) | undefined,
   }).catch((error) => {
     throw withOutcomeCheck(error, route);
   });

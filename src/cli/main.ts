@@ -17,6 +17,7 @@ Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset ${toolsets}]
                        [--log-level error|warn|info|debug] [--custody-ms MS]
                        [--approval ${approvals}] [--approval-ms MS]
+                       [--daemon-wait-ms MS]
   ${PRODUCT} config --host HOST [--portable] [--label NAME]
                        [--toolset ${toolsets}] [--approval ${approvals}]
                        [--socket PATH] [--json]

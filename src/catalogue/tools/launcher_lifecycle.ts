@@ -28,6 +28,17 @@ type Operation = z.output<typeof launcherOperation>;
 
 const L = "/v1/launcher-operations/{operationId}";
 const operationRoute = get(L, launcherOperation);
+const completeRoute = post(
+  `${L}/complete`,
+  z.looseObject({ operation: launcherOperation }),
+  // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
+  coordinates("records how a launcher operation ended"),
+  {
+    tool: "portreeve_launcher_operation_get",
+    how: "with this operationId, to see whether it is terminal",
+  },
+);
+
 const beginRoute = post(
   "/v1/launcher-operations/begin",
   z.looseObject({
@@ -41,18 +52,30 @@ const beginRoute = post(
     tool: "portreeve_launcher_operations_list",
     how: "for this stack, to see whether the operation began",
   },
-);
-const completeRoute = post(
-  `${L}/complete`,
-  z.looseObject({ operation: launcherOperation }),
-  // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
-  coordinates("records how a launcher operation ended"),
   {
-    tool: "portreeve_launcher_operation_get",
-    how: "with this operationId, to see whether it is terminal",
+    what: "the operation is completed as cancelled, its credential never held",
+    routes: [completeRoute],
+    async undo(began, send) {
+      await send(completeRoute, {
+        params: { operationId: began.operation.id },
+        body: { credential: began.credential, completion: NEVER_RAN },
+      });
+      return `launcher operation ${began.operation.id} completed as cancelled`;
+    },
   },
 );
 
+/** How an operation ends that its launcher never learned of: cancelled, nothing observed. */
+const NEVER_RAN = {
+  outcome: "cancelled",
+  exitCode: null,
+  signal: null,
+  degraded: false,
+  beforeEvidence: null,
+  afterEvidence: null,
+  failure: null,
+  integration: null,
+};
 const heldOutput = {
   changed: z.boolean(),
   operationId: uuid(),
@@ -78,7 +101,7 @@ export const launcherOperationBegin = defineTool({
     generationId: uuid().nullable().default(null),
   }),
   output: z.object(heldOutput),
-  routes: [operationRoute, beginRoute],
+  routes: [operationRoute, beginRoute, completeRoute],
   async call(ctx, input) {
     if (input.executionMode === "attached" && input.operation !== "start") {
       throw invalidInput("executionMode attached is only allowed with operation start.", {
@@ -217,8 +240,12 @@ export const launcherOperationComplete = defineTool({
       { operationId, completion },
       async () => {
         const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
-        const data = await mutate(ctx, completeRoute, { operationId }, { credential, completion });
-        ctx.custody.settleLauncher(operationId);
+        // Answered after the host cancelled: the operation is settled all the same.
+        const settle = () => ctx.custody.settleLauncher(operationId);
+        const data = await mutate(ctx, completeRoute, { operationId }, { credential, completion }, {
+          whenLate: settle,
+        });
+        settle();
         return { operation: data.operation };
       },
     ),
