@@ -19,6 +19,8 @@ export const CROSS_FILE: Readonly<Record<string, string>> = {
   "catalogue/consequential_catalogue_test.ts": "the receipt tools as advertised, every stem",
   "catalogue/effects_walk_test.ts": "every tool × enum value × approval situation",
   "catalogue/generated_test.ts": "the served tools/list against every definition",
+  "catalogue/give_back_walk_test.ts":
+    "every route whose answer hands over a credential, cancelled while the daemon has it",
   "catalogue/input_bounds_test.ts": "every tool's input schema, for unbounded values",
   "catalogue/parity_test.ts": "every tool of the reference bridge, kept",
   "catalogue/question_property_test.ts":
