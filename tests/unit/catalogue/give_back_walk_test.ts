@@ -79,16 +79,17 @@ class World {
 
   static async open(): Promise<World> {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-give-back-" }));
-    let world: World | undefined;
+    // The simulator and client call back into the world made from them.
+    const made: { world?: World } = {};
     const sim = await startSimulator({
       socketPath: `${dir}/s.sock`,
       observeHost: false,
       latencyMs: 1,
       sleep: () =>
-        world?.holding
+        made.world?.holding
           ? new Promise<void>((release) => {
-            world!.waits.push(release);
-            world!.changed.changed();
+            made.world!.waits.push(release);
+            made.world!.changed.changed();
           })
           : Promise.resolve(),
     });
@@ -96,16 +97,16 @@ class World {
       socketPath: sim.socketPath,
       runId: crypto.randomUUID(),
       onLateAnswer: (event) => {
-        world!.events.push(event);
-        world!.changed.changed();
+        made.world!.events.push(event);
+        made.world!.changed.changed();
       },
     });
     const custody = new Custody({
       clock: new FakeClock(Date.now()),
       renewers: daemonRenewers(daemon),
     });
-    world = new World(dir, sim, daemon, custody);
-    return world;
+    made.world = new World(dir, sim, daemon, custody);
+    return made.world;
   }
 
   context(signal: AbortSignal): Omit<ToolContext, "capabilities"> {
