@@ -42,6 +42,7 @@ export const CROSS_FILE: Readonly<Record<string, string>> = {
   "profiles/golden_test.ts": "every host's human output, byte for byte",
   "profiles/install_test.ts": "config for every kind of installation",
   "profiles/published_format_test.ts": "every profile against its host's published format",
+  "profiles/tool_timeouts_test.ts": "every host's own call deadline against the bridge's bound",
   "profiles/host_treatments_test.ts":
     "every profile's result limit and flagged errors, through serve's client names to the bridge",
   "results/answer_bounds_test.ts": "every tool's answers, at their bounds",
