@@ -229,6 +229,12 @@ function declaredRoutesOnly(
     },
     compatibility: (signal) => daemon.compatibility(signal),
     invalidate: () => daemon.invalidate(),
+    giveBack(route, answer) {
+      if (!tool.routes.includes(route)) {
+        throw new Error(`${tool.name} gave back ${route.route}, which its definition omits`);
+      }
+      daemon.giveBack(route, answer);
+    },
   };
 }
 

@@ -9,6 +9,8 @@ import { type ItemId, type Page, paginate, scopeOf } from "../results/pagination
 import { withOutcomeCheck } from "./outcome_checks.ts";
 import type { Params, Query, Route } from "./routes.ts";
 import type { ApprovalProof } from "../daemon/gate.ts";
+import { waitEnded } from "../daemon/errors.ts";
+import { deadlineOf } from "../shared/signals.ts";
 
 export { id } from "./routes.ts";
 export type { Query } from "./routes.ts";
@@ -67,6 +69,30 @@ export function mutate<Reply extends z.ZodType>(
   }).catch((error) => {
     throw withOutcomeCheck(error, route);
   });
+}
+
+/**
+ * Keeps what a change's answer created only while its caller still waits. When the host
+ * cancelled the call (or its bound ran out) as the answer arrived, or while the bridge took it in
+ * (custody renewing a lease close to its expiry first), nobody will read the result: the
+ * credential is dropped (`drop`), what the answer created is given back as a late answer's is
+ * (the route's `giveBack`), and the call ends as one that gave up waiting.
+ */
+export function stillWanted<Reply extends z.ZodType>(
+  ctx: ToolContext,
+  route: Route<Reply>,
+  answer: z.output<Reply>,
+  drop: () => void,
+): void {
+  if (!ctx.signal.aborted) return;
+  drop();
+  ctx.daemon.giveBack(route, answer);
+  const deadline = deadlineOf(ctx.signal);
+  throw waitEnded(
+    ctx.bridge.socketPath,
+    deadline ? { kind: "timeout", afterMs: deadline.ms } : { kind: "aborted" },
+    { givesBack: route.giveBack?.what },
+  );
 }
 
 /** A page request and the filters sent with it. */

@@ -281,6 +281,14 @@ export class DaemonClient {
     }
   }
 
+  /**
+   * Gives back what a change's answer created when the answer came but its caller will not read
+   * the result (the host cancelled as it arrived); done and reported as for a late answer.
+   */
+  giveBack<Reply extends z.ZodType>(route: Route<Reply>, answer: z.output<Reply>): void {
+    void this.#late.giveBack(route, answer);
+  }
+
   /** Changes answered after their caller stopped waiting whose answer has not come yet. */
   get lateAnswersPending(): number {
     return this.#late.pending;

@@ -70,6 +70,11 @@ export class LateAnswers {
     return count;
   }
 
+  /** Gives back what `answer` to `route` created, which its caller will not read (reported). */
+  giveBack(route: Route, answer: unknown): Promise<void> {
+    return this.#settle({ route }, { ok: true, value: answer });
+  }
+
   /** Sends `change`, or takes over the answer to the same change already on its way. */
   async run<T>(change: Change<T>): Promise<T> {
     const waiting = this.#orphans.get(change.key)?.find((orphan) => !orphan.taker);
@@ -115,7 +120,10 @@ export class LateAnswers {
   }
 
   /** An answer nobody took: give back what it created, and report it. */
-  async #settle<T>(change: Change<T>, settled: Settled): Promise<void> {
+  async #settle<T>(
+    change: Pick<Change<T>, "route" | "whenLate">,
+    settled: Settled,
+  ): Promise<void> {
     const route = change.route.route;
     if (!settled.ok) {
       const error = settled.error;

@@ -18,7 +18,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { mutate, read } from "../daemon_calls.ts";
+import { mutate, read, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch } from "../../results/custody_views.ts";
 import { coordinates, get, type OutcomeCheck, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
@@ -217,6 +217,12 @@ export const activationBegin = defineTool({
             endpoint: l.endpoint,
           })),
           sentAt,
+        );
+        stillWanted(
+          ctx,
+          beginRoute,
+          data,
+          () => ctx.custody.settleActivationLeases(data.activation.id, new Set()),
         );
         const leases = data.leases.map(({ leaseToken: _secret, expiresAt: _e, ...lease }) => lease);
         const record: Began = { activationId: data.activation.id, leases };

@@ -14,7 +14,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { mutate, read } from "../daemon_calls.ts";
+import { mutate, read, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch, failureView } from "../../results/custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
@@ -126,6 +126,7 @@ export const launcherOperationBegin = defineTool({
           deadlineAt: epoch(data.operation.deadlineAt),
           renewAfterMilliseconds: data.renewAfterMilliseconds,
         });
+        stillWanted(ctx, beginRoute, data, () => ctx.custody.settleLauncher(data.operation.id));
         return { result: heldView(true, data.operation, kept), record: data.operation.id };
       },
       conflict: (operationId: string) =>

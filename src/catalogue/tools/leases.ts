@@ -16,7 +16,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { mutate } from "../daemon_calls.ts";
+import { mutate, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch, failureView, iso } from "../../results/custody_views.ts";
 import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
@@ -176,6 +176,7 @@ export const leaseAcquire = defineTool({
           token: data.leaseToken,
           expiresAt: epoch(data.expiresAt),
         }, sentAt);
+        stillWanted(ctx, acquireRoute, data, () => ctx.custody.settleLease(kept.handle));
         const acquired: Acquired = {
           claimId: data.claimId,
           leaseId: data.leaseId,

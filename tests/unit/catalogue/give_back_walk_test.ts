@@ -7,7 +7,8 @@
  * the simulator holding the change until the host has cancelled the call: the answer that comes
  * after is given back at once (leases abandoned as client-cancelled, an operation completed as
  * cancelled), custody never holds or renews its credential, the change went to the daemon once,
- * and the daemon is left holding nothing.
+ * and the daemon is left holding nothing. The same when the cancel comes just as the answer
+ * arrives, while the bridge takes it in.
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
@@ -226,45 +227,68 @@ Deno.test("every route whose answer hands over a credential declares how to give
   }
 });
 
+/** When the host cancels: while the daemon has the change, or just as its answer arrives. */
+const MOMENTS = ["while the daemon has it", "as its answer arrives"] as const;
+
 Deno.test("every give-back, walked: a change answered after the host cancelled leaves nothing held", async (t) => {
   for (const route of declaredRoutes().filter((r) => r.giveBack)) {
-    await t.step(route.route, async () => {
-      const world = await World.open();
-      try {
-        const { tool, args } = CASES[route.route];
-        const input = await args(world);
-        const sent = () => world.sim.requests.filter((r) => r.path === route.path).length;
-        world.holding = true;
-        const cancel = new AbortController();
-        const call = world.catalogue.call(tool, input, world.context(cancel.signal));
-        await world.changed.when(() => world.waits.length > 0 && sent() === 1);
-        cancel.abort(); // the host gives up while the daemon has the change
-        const result = envelopeOf(await call as CallToolResult as ToolResult);
-        assert.equal(result.ok, false);
-        assert.equal(result.error?.code, "portreeve_cancelled", JSON.stringify(result.error));
-        assert.equal(result.error?.details?.lateAnswer, "given back");
-        assert.match(result.error!.message, new RegExp(route.giveBack!.what));
+    for (const moment of MOMENTS) {
+      await t.step(`${route.route}, cancelled ${moment}`, async () => {
+        const world = await World.open();
+        try {
+          const { tool, args } = CASES[route.route];
+          const input = await args(world);
+          const sent = () => world.sim.requests.filter((r) => r.path === route.path).length;
+          const cancel = new AbortController();
+          const ctx = world.context(cancel.signal);
+          if (moment === "as its answer arrives") {
+            // The answer reaches the tool, and the host's cancel with it.
+            ctx.daemon = {
+              ...ctx.daemon,
+              request: async (to, call) => {
+                const answer = await world.daemon.request(to, call);
+                if (to === route) cancel.abort();
+                return answer;
+              },
+              giveBack: (to, answer) => world.daemon.giveBack(to, answer),
+              compatibility: (signal) => world.daemon.compatibility(signal),
+              invalidate: () => world.daemon.invalidate(),
+            };
+          } else {
+            world.holding = true;
+          }
+          const call = world.catalogue.call(tool, input, ctx);
+          if (moment === "while the daemon has it") {
+            await world.changed.when(() => world.waits.length > 0 && sent() === 1);
+            cancel.abort(); // the host gives up while the daemon has the change
+          }
+          const result = envelopeOf(await call as CallToolResult as ToolResult);
+          assert.equal(result.ok, false);
+          assert.equal(result.error?.code, "portreeve_cancelled", JSON.stringify(result.error));
+          assert.equal(result.error?.details?.lateAnswer, "given back");
+          assert.match(result.error!.message, new RegExp(route.giveBack!.what));
 
-        world.holding = false;
-        world.waits.splice(0).forEach((release) => release()); // the daemon grants it now
-        const given = () => world.events.find((e) => e.outcome !== "taken");
-        await world.changed.when(() => given() !== undefined);
-        assert.equal(given()!.outcome, "given-back", JSON.stringify(given()));
-        assert.deepEqual(world.held(), [], "the daemon holds nothing the cancel left behind");
-        assert.equal(world.custody.size, 0, "custody never held its credential");
-        assert.equal(sent(), 1, "the change went to the daemon once");
-        assert.equal(
-          world.sim.requests.filter((r) => r.path.endsWith("/renew")).length,
-          0,
-          "never renewed",
-        );
-        const secrets = world.sim.requests.flatMap((r) => secretsIn(r.body));
-        assert.ok(secrets.length > 0, "the give-back sent the credential back to the daemon");
-        const logged = JSON.stringify(world.events);
-        assert.ok(secrets.every((secret) => !logged.includes(secret)), "no credential logged");
-      } finally {
-        await world.close();
-      }
-    });
+          world.holding = false;
+          world.waits.splice(0).forEach((release) => release()); // the daemon grants it now
+          const given = () => world.events.find((e) => e.outcome !== "taken");
+          await world.changed.when(() => given() !== undefined);
+          assert.equal(given()!.outcome, "given-back", JSON.stringify(given()));
+          assert.deepEqual(world.held(), [], "the daemon holds nothing the cancel left behind");
+          assert.equal(world.custody.size, 0, "custody holds no credential of it");
+          assert.equal(sent(), 1, "the change went to the daemon once");
+          assert.equal(
+            world.sim.requests.filter((r) => r.path.endsWith("/renew")).length,
+            0,
+            "never renewed",
+          );
+          const secrets = world.sim.requests.flatMap((r) => secretsIn(r.body));
+          assert.ok(secrets.length > 0, "the give-back sent the credential back to the daemon");
+          const logged = JSON.stringify(world.events);
+          assert.ok(secrets.every((secret) => !logged.includes(secret)), "no credential logged");
+        } finally {
+          await world.close();
+        }
+      });
+    }
   }
 });
