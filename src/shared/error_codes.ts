@@ -334,7 +334,7 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
       "Tell the user PortReeve is not running: only a person can start it. Retry this call once they have; start nothing yourself.",
     reasons: {
       timeout: bridge(
-        "The daemon gave no answer within this bridge's bound (details.waitedMs): it is stuck or far behind. Tell the user; a repeat with the same arguments waits for a change already sent instead of sending it again.",
+        "No answer before this bridge's timeout (details.waitedMs): the daemon is stuck or far behind. Tell the user; a repeat with the same arguments waits for a change already sent instead of sending it again.",
       ),
     },
   },
@@ -506,6 +506,7 @@ export const DETAILS_READ_BY_NAME: ReadonlySet<string> = new Set([
   "credentialHandle",
   "renewalFailure",
   "lateAnswer",
+  "waitedMs",
 ]);
 
 /**
