@@ -9,40 +9,22 @@
  * Waits (p50/p95) and peak RSS per bridge are reported.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { bridgeArgs } from "../e2e/harness.ts";
 import { runCrowd } from "../support/crowd.ts";
+import { startSlowDaemon } from "../support/many_agents.ts";
 import { exists } from "../support/processes.ts";
 import { pollUntil } from "../support/timed.ts";
 import { reportFigure } from "../support/reliability_figures.ts";
 
 const BRIDGES = 20;
 const READS = 4;
-const SIMULATOR = fileURLToPath(new URL("../../scripts/simulator.ts", import.meta.url));
 
 Deno.test({
   name:
     `${BRIDGES} bridges at once on a one-request-at-a-time daemon: every read answers with data, every acquire a definite outcome`,
   async fn() {
-    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-crowd-" }));
-    const socketPath = `${dir}/portreeve.sock`;
-    const workspace = `${dir}/workspace`;
-    await Deno.mkdir(workspace);
-    const simulator = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        SIMULATOR,
-        "--socket",
-        socketPath,
-        "--latency",
-        "1000",
-        "--serial",
-      ],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const daemon = await startSlowDaemon(1_000);
+    const { socketPath, workspace } = daemon;
     try {
       await pollUntil("the simulator's socket exists", () => exists(socketPath), 20_000);
       const report = await runCrowd({
@@ -77,9 +59,10 @@ Deno.test({
       assert.equal(report.bridgeBugs, 0, "no result was portreeve_internal");
       assert.equal(report.badExits, 0, "every bridge exited 0");
     } finally {
-      simulator.kill("SIGTERM");
-      await simulator.status;
-      await Deno.remove(dir, { recursive: true });
+      daemon.process.kill("SIGTERM");
+      await daemon.process.status;
+      await daemon.stderr;
+      await Deno.remove(daemon.dir, { recursive: true });
     }
   },
 });

@@ -58,24 +58,17 @@ const beginRoute = post(
     async undo(began, send) {
       await send(completeRoute, {
         params: { operationId: began.operation.id },
-        body: { credential: began.credential, completion: NEVER_RAN },
+        // Ended before its launcher learned of it: cancelled, nothing observed.
+        body: {
+          credential: began.credential,
+          completion: completion.parse({ outcome: "cancelled" }),
+        },
       });
       return `launcher operation ${began.operation.id} completed as cancelled`;
     },
   },
 );
 
-/** How an operation ends that its launcher never learned of: cancelled, nothing observed. */
-const NEVER_RAN = {
-  outcome: "cancelled",
-  exitCode: null,
-  signal: null,
-  degraded: false,
-  beforeEvidence: null,
-  afterEvidence: null,
-  failure: null,
-  integration: null,
-};
 const heldOutput = {
   changed: z.boolean(),
   operationId: uuid(),
@@ -205,6 +198,26 @@ const evidence = z.strictObject({
   reasonCodes: z.array(code()).max(32),
 });
 
+/** How a launcher operation ended; every field but `outcome` may be left out. */
+const completion = z.strictObject({
+  outcome: z.enum(["succeeded", "failed", "cancelled", "timed-out"]),
+  exitCode: z.int().min(0).max(255).nullable().default(null),
+  signal: z.string().min(4).max(32).regex(/^SIG[A-Z0-9]+$/).nullable().default(null),
+  degraded: z.boolean().default(false),
+  beforeEvidence: evidence.nullable().default(null),
+  afterEvidence: evidence.nullable().default(null),
+  failure: z.strictObject({ step: code(), code: code(), message: z.string().min(1).max(1024) })
+    .nullable()
+    .default(null),
+  integration: z.strictObject({
+    mode: z.enum(["command-only", "verified-activation"]),
+    verified: z.boolean(),
+    upgradeSuggested: z.boolean(),
+    generationId: uuid().nullable(),
+    activationId: uuid().nullable(),
+  }).nullable().default(null),
+});
+
 export const launcherOperationComplete = defineTool({
   name: "portreeve_launcher_operation_complete",
   title: "Complete launcher operation",
@@ -214,24 +227,7 @@ export const launcherOperationComplete = defineTool({
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),
-    completion: z.strictObject({
-      outcome: z.enum(["succeeded", "failed", "cancelled", "timed-out"]),
-      exitCode: z.int().min(0).max(255).nullable().default(null),
-      signal: z.string().min(4).max(32).regex(/^SIG[A-Z0-9]+$/).nullable().default(null),
-      degraded: z.boolean().default(false),
-      beforeEvidence: evidence.nullable().default(null),
-      afterEvidence: evidence.nullable().default(null),
-      failure: z.strictObject({ step: code(), code: code(), message: z.string().min(1).max(1024) })
-        .nullable()
-        .default(null),
-      integration: z.strictObject({
-        mode: z.enum(["command-only", "verified-activation"]),
-        verified: z.boolean(),
-        upgradeSuggested: z.boolean(),
-        generationId: uuid().nullable(),
-        activationId: uuid().nullable(),
-      }).nullable().default(null),
-    }),
+    completion,
   }),
   output: z.object({ changed: z.boolean(), operation: launcherOperation }),
   routes: [completeRoute],

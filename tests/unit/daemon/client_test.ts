@@ -1,7 +1,6 @@
 /** The daemon client against the simulator on a real Unix socket. */
 import assert from "node:assert/strict";
-import { daemonRig } from "../../support/daemon_rig.ts";
-import { BridgeError } from "../../../src/shared/errors.ts";
+import { daemonRig, failure } from "../../support/daemon_rig.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
 import { get } from "../../../src/daemon/routes.ts";
@@ -14,16 +13,6 @@ const CONFIG = get("/v1/config", z.looseObject({}));
 
 function setup(maxResponseBytes?: number) {
   return daemonRig({ label: "unit", maxResponseBytes });
-}
-
-async function failure(promise: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof BridgeError, String(error));
-    return error;
-  }
-  throw new Error("expected a BridgeError");
 }
 
 Deno.test("the compatibility verdict is cached: N calls cost one health probe", async () => {

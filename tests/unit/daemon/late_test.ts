@@ -7,12 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { daemonRig } from "../../support/daemon_rig.ts";
+import { daemonRig, failure } from "../../support/daemon_rig.ts";
 import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
 import { post } from "../../../src/daemon/routes.ts";
 import { coordinates } from "../../../src/daemon/effects.ts";
 import type { LateEvent } from "../../../src/daemon/late.ts";
-import { BridgeError } from "../../../src/shared/errors.ts";
 import { linkedSignal } from "../../../src/shared/signals.ts";
 import { ManualTimers } from "../../support/manual_timers.ts";
 import { Watched } from "../../support/watched.ts";
@@ -61,16 +60,6 @@ async function rig() {
     return find()!;
   };
   return { ...t, events, timers, acquire, sent, finish, reported };
-}
-
-async function failure(promise: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof BridgeError, String(error));
-    return error;
-  }
-  throw new Error("expected a BridgeError");
 }
 
 Deno.test("a lease granted after the host cancelled is abandoned as client-cancelled at once", async () => {
