@@ -11,6 +11,8 @@ import { ALL_TOOLS } from "../src/catalogue/index.ts";
 import { describeTool } from "../src/results/describe.ts";
 import { inputBounds } from "../src/results/input_limits.ts";
 import { MAX_RESPONSE_BYTES, MAX_URL_CHARS } from "../src/daemon/http.ts";
+import { DEFAULT_CONNECT_MS } from "../src/daemon/client.ts";
+import { CALL_TIMING } from "../src/transport/server.ts";
 import { FRAME_LIMITS, MAX_FRAME_BYTES } from "../src/transport/frames.ts";
 import { socketPathLimit } from "../src/shared/socket_location.ts";
 import { withSection } from "./doc_blocks.ts";
@@ -76,6 +78,17 @@ function answerBoundsTable(): string[] {
       "daemon answer",
       `${n(MAX_RESPONSE_BYTES)} bytes`,
       "a longer body is not read: portreeve_invalid_response",
+    ],
+    [
+      "a call's wait for the daemon",
+      `${n(CALL_TIMING.daemonWaitMs / 60_000)} minutes`,
+      "`serve --daemon-wait-ms`: a daemon that serves one request at a time is slow, not gone; " +
+      "then portreeve_unavailable (timeout), a change's late answer given back or logged",
+    ],
+    [
+      "connecting to the socket",
+      `${n(DEFAULT_CONNECT_MS)} ms`,
+      "connecting never waits on the daemon's work, so no file or a refusal answers at once",
     ],
     [
       "request URL",

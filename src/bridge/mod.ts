@@ -9,10 +9,15 @@ import type { CallToolResult, Server } from "@modelcontextprotocol/server";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { failure } from "../results/result.ts";
 import type { Services } from "../catalogue/context.ts";
-import type { Timeouts } from "../daemon/client.ts";
 import type { SocketLocation } from "../shared/socket_location.ts";
 import { CallLimiter } from "../transport/call_limiter.ts";
-import { createServer, type Era, type ServedTools } from "../transport/server.ts";
+import {
+  CALL_TIMING,
+  type CallTiming,
+  createServer,
+  type Era,
+  type ServedTools,
+} from "../transport/server.ts";
 import { SERVER_INSTRUCTIONS } from "../catalogue/instructions.ts";
 import type { CredentialFragments } from "../custody/fragments.ts";
 import {
@@ -31,7 +36,11 @@ interface BridgeSetup {
   socket: SocketLocation;
   label?: string;
   toolset: Toolset;
-  timeouts?: Partial<Timeouts>;
+  /**
+   * How long a call may wait for the daemon, and how often a waiting host hears of it (`serve
+   * --daemon-wait-ms`; 10 minutes and 5 s when unset); tests pass their own timers.
+   */
+  timing?: Partial<CallTiming>;
   /** Default custody window (10 minutes when unset). */
   custodyMs?: number;
   /**
@@ -128,7 +137,7 @@ export function createBridge(setup: BridgeSetup): Bridge {
     services,
     refused,
     server: (shutdown, era = "legacy", limiter = new CallLimiter()) =>
-      createServer(served, shutdown, era, limiter),
+      createServer(served, shutdown, era, limiter, { ...CALL_TIMING, ...setup.timing }),
     async close() {
       if (!built) return;
       const services = await built;
@@ -170,10 +179,16 @@ async function build(
     socketPath: setup.socket.path,
     runId,
     label: setup.label,
-    timeouts: setup.timeouts,
     // The log line (for a person) says how to fix it; the agent is told only what it is.
     preflight: () => misconfiguration ? notGranted(setup.socket.path) : undefined,
     gate,
+    // Ids and codes only: what a change answered after its call gave up left behind, and what
+    // became of it. A give-back that failed is a warning: something may stay held until it
+    // expires.
+    onLateAnswer: (event) => {
+      if (event.outcome === "failed") log.warn("late answer {route}: {outcome}", { ...event });
+      else log.info("late answer {route}: {outcome}", { ...event });
+    },
   });
   const custody = new Custody({
     renewers: daemonRenewers(daemon),

@@ -23,6 +23,8 @@ export interface ServeOptions {
   custodyMs?: number;
   approval?: ApprovalMode;
   approvalMs?: number;
+  /** How long one tool call may wait for the daemon (`--daemon-wait-ms`). */
+  daemonWaitMs?: number;
   /** How the bridge treats each host, by the name it gives (from the host profiles). */
   hosts?: HostTreatments;
 }
@@ -61,7 +63,12 @@ export function startServing(
   configureLogging(options.logLevel, { scrub: (line) => fragments.scrub(line), write: io.stderr });
   installStdoutGuard({ scrub: (text) => fragments.scrub(text, "text"), write: io.stderr });
   const log = logger("serve");
-  const bridge = createBridge({ ...options, fragments });
+  const { daemonWaitMs, ...rest } = options;
+  const bridge = createBridge({
+    ...rest,
+    fragments,
+    timing: daemonWaitMs === undefined ? undefined : { daemonWaitMs },
+  });
   const transport = new FramedStdioTransport({
     scrub: (json) => fragments.scrub(json),
     // A tool call too large to parse is a tool error, like every other refused call.

@@ -237,8 +237,14 @@ function declaredRoutesOnly(
       }
       return daemon.request(route, call);
     },
-    compatibility: (signal, timeoutMs) => daemon.compatibility(signal, timeoutMs),
+    compatibility: (signal) => daemon.compatibility(signal),
     invalidate: () => daemon.invalidate(),
+    giveBack(route, answer) {
+      if (!tool.routes.includes(route)) {
+        throw new Error(`${tool.name} gave back ${route.route}, which its definition omits`);
+      }
+      daemon.giveBack(route, answer);
+    },
   };
 }
 

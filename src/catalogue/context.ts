@@ -42,9 +42,13 @@ export interface Services {
 
 /**
  * The daemon as a tool sees it: requests to the routes its definition declares (the catalogue
- * refuses any other, see `runTool`), and the compatibility probe diagnostics reports on.
+ * refuses any other, see `runTool`), the compatibility probe diagnostics reports on, and the
+ * give-back of an answer its caller will not read (daemon_calls.ts `stillWanted`).
  */
-export type ToolDaemon = Pick<DaemonClient, "request" | "compatibility" | "invalidate">;
+export type ToolDaemon = Pick<
+  DaemonClient,
+  "request" | "compatibility" | "invalidate" | "giveBack"
+>;
 
 export interface ToolContext extends Omit<Services, "daemon"> {
   daemon: ToolDaemon;

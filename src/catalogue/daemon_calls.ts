@@ -9,6 +9,8 @@ import { type ItemId, type Page, paginate, scopeOf } from "../results/pagination
 import { withOutcomeCheck } from "./outcome_checks.ts";
 import type { Params, Query, Route } from "./routes.ts";
 import type { ApprovalProof } from "../daemon/gate.ts";
+import { waitEnded } from "../daemon/errors.ts";
+import { deadlineOf } from "../shared/signals.ts";
 
 /** A GET, with the tool's signal and capabilities. */
 export function read<Reply extends z.ZodType>(
@@ -38,26 +40,56 @@ function asTool(ctx: ToolContext): { signal: AbortSignal; capabilities: readonly
 /**
  * A POST that changes state. Re-sent only when the daemon provably never had it (a write on a
  * connection the daemon had closed); an answer-less failure is reported as an unknown outcome,
- * naming the read that shows whether it took effect. A consequential request needs the
- * approval module's proof for exactly this request (the client refuses it otherwise).
+ * naming the read that shows whether it took effect. Once sent it runs to its answer even when
+ * the host cancels the call: what that answer creates is given back, and `whenLate` is told of
+ * it (src/daemon/late.ts). A consequential request needs the approval module's proof for
+ * exactly this request (the client refuses it otherwise).
  */
 export function mutate<Reply extends z.ZodType>(
   ctx: ToolContext,
   route: Route<Reply>,
   params: Params = {},
   body: Record<string, unknown> = {},
-  options: { timeoutMs?: number; capabilities?: readonly string[]; approval?: ApprovalProof } = {},
+  options: {
+    capabilities?: readonly string[];
+    approval?: ApprovalProof;
+    whenLate?: (reply: z.output<Reply>) => void;
+  } = {},
 ): Promise<z.output<Reply>> {
   return ctx.daemon.request(route, {
     params,
     body,
     signal: ctx.signal,
     capabilities: options.capabilities ?? ctx.capabilities,
-    timeoutMs: options.timeoutMs,
     approval: options.approval,
+    whenLate: options.whenLate as ((reply: unknown) => void) | undefined,
   }).catch((error) => {
     throw withOutcomeCheck(error, route);
   });
+}
+
+/**
+ * Keeps what a change's answer created only while its caller still waits. When the host
+ * cancelled the call (or its bound ran out) as the answer arrived, or while the bridge took it in
+ * (custody renewing a lease close to its expiry first), nobody will read the result: the
+ * credential is dropped (`drop`), what the answer created is given back as a late answer's is
+ * (the route's `giveBack`), and the call ends as one that gave up waiting.
+ */
+export function stillWanted<Reply extends z.ZodType>(
+  ctx: ToolContext,
+  route: Route<Reply>,
+  answer: z.output<Reply>,
+  drop: () => void,
+): void {
+  if (!ctx.signal.aborted) return;
+  drop();
+  ctx.daemon.giveBack(route, answer);
+  const deadline = deadlineOf(ctx.signal);
+  throw waitEnded(
+    ctx.bridge.socketPath,
+    deadline ? { kind: "timeout", afterMs: deadline.ms } : { kind: "aborted" },
+    { givesBack: route.giveBack?.what },
+  );
 }
 
 /** A page request and the filters sent with it. */

@@ -8,6 +8,9 @@
  * persisted; it holds no secrets.
  */
 import { BridgeError, Codes } from "../shared/errors.ts";
+import { canonicalJson } from "../shared/json.ts";
+
+export { canonicalJson };
 
 interface Flight {
   fingerprint: string;
@@ -125,17 +128,6 @@ export class Memory {
       if (this.#flights.get(key)?.promise === promise) this.#flights.delete(key);
     }
   }
-}
-
-/** JSON with object keys sorted, so equal arguments compare equal whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (_key, v) =>
-      v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
-        : v,
-  );
 }
 
 /** What an acquire or begin holds; each has its own way out (error_codes.ts). */

@@ -16,7 +16,7 @@ export function programHelp(hosts: readonly string[]): string {
 Usage:
   ${PRODUCT} serve  [--socket PATH] [--label NAME] [--toolset ${toolsets}]
                        [--log-level error|warn|info|debug] [--custody-ms MS]
-                       [--approval ${approvals}] [--approval-ms MS]
+                       [--approval ${approvals}] [--approval-ms MS] [--daemon-wait-ms MS]
   ${PRODUCT} config --host HOST [--portable] [--label NAME]
                        [--toolset ${toolsets}] [--approval ${approvals}]
                        [--socket PATH] [--json]

@@ -1,5 +1,11 @@
 /** `portreeve-mcp serve`: its options and their checks; the bridge itself is in src/bridge/. */
-import { APPROVAL_MODES, DEFAULT_APPROVAL_MODE, PRODUCT, TOOLSETS } from "../shared/options.ts";
+import {
+  APPROVAL_MODES,
+  DEFAULT_APPROVAL_MODE,
+  DEFAULT_DAEMON_WAIT_MS,
+  PRODUCT,
+  TOOLSETS,
+} from "../shared/options.ts";
 import { locateSocket } from "../shared/socket_location.ts";
 import { commandLine } from "../shared/hints.ts";
 import { LOG_LEVELS } from "../shared/logging.ts";
@@ -14,6 +20,7 @@ export const SERVE_OPTIONS = {
   "custody-ms": { type: "string" },
   approval: { type: "string", default: DEFAULT_APPROVAL_MODE },
   "approval-ms": { type: "string" },
+  "daemon-wait-ms": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -36,6 +43,11 @@ are JSON lines on stderr. A host starts it; run by hand it waits for frames on s
                       cannot ask; off never asks (trusted scripts)
   --approval-ms MS    how long a question waits for the user's answer (1000-300000, default
                       120000 = 2 min; never past the receipt's expiry)
+  --daemon-wait-ms MS how long one tool call may wait for the daemon in all (1000-3600000,
+                      default ${DEFAULT_DAEMON_WAIT_MS} = ${
+  DEFAULT_DAEMON_WAIT_MS / 60_000
+} min); a busy daemon is slow, not gone (it serves
+                      one request at a time), and the host's cancel ends a wait sooner
   -h, --help          this help
 
 Exit codes: 0 stopped normally (stdin closed, SIGINT or SIGTERM), 2 usage error.`;
@@ -57,6 +69,9 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
   const approvalMs = values["approval-ms"] === undefined
     ? undefined
     : milliseconds(values["approval-ms"], "--approval-ms", APPROVAL_MS);
+  const daemonWaitMs = values["daemon-wait-ms"] === undefined
+    ? undefined
+    : milliseconds(values["daemon-wait-ms"], "--daemon-wait-ms", DAEMON_WAIT_MS);
   if (Deno.stdin.isTerminal()) {
     // Run by hand in a terminal, a stdio server would otherwise look hung.
     io.stderr(
@@ -78,6 +93,7 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
     custodyMs,
     approval,
     approvalMs,
+    daemonWaitMs,
     hosts: hostTreatments(),
   });
 }
@@ -89,6 +105,8 @@ export async function runServe(args: string[], io: CommandIO): Promise<number> {
  */
 const CUSTODY_MS = { min: 1000, max: 600_000 } as const;
 const APPROVAL_MS = { min: 1000, max: 300_000 } as const;
+/** Below a minute only for drills; an hour is longer than any host waits for one call. */
+const DAEMON_WAIT_MS = { min: 1000, max: 3_600_000 } as const;
 
 function milliseconds(raw: string, flag: string, { min, max }: { min: number; max: number }) {
   const ms = Number(raw);

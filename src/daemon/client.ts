@@ -4,7 +4,7 @@
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
 import { BridgeError, Codes, invalidResponse, resourceLimit } from "../shared/errors.ts";
-import { notGranted, requestTooLong, timedOut, TOO_LONG_STATUSES, unavailable } from "./errors.ts";
+import { notGranted, requestTooLong, TOO_LONG_STATUSES, unavailable, waitEnded } from "./errors.ts";
 import {
   HttpError,
   type HttpFailure,
@@ -17,7 +17,9 @@ import { PROTOCOL_VERSION, readEnvelope } from "./envelope.ts";
 import { checkReply, HEALTH_ROUTE, type ReplySchema } from "./replies.ts";
 import { laneOf } from "./lanes.ts";
 import type { Lane } from "./slots.ts";
-import type { Timers } from "../shared/signals.ts";
+import { deadlineOf, linkedSignal, REAL_TIMERS, type Timers } from "../shared/signals.ts";
+import { canonicalJson } from "../shared/json.ts";
+import { LateAnswers, type LateEvent } from "./late.ts";
 import { SOFTWARE_VERSION } from "../shared/options.ts";
 import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
 import type { ApprovalGate, ApprovalProof } from "./gate.ts";
@@ -37,27 +39,32 @@ export type Verdict =
   | { compatible: true; health: Health }
   | { compatible: false; health: Health; reason: string };
 
-export interface Timeouts {
-  /** Health probes: a live daemon answers in milliseconds, so this is also our connect bound. */
-  probeMs: number;
-  readMs: number;
-  writeMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: Timeouts = { probeMs: 3_000, readMs: 15_000, writeMs: 30_000 };
+/**
+ * "Is anyone there" is asked apart from "is it done yet", with a bound of its own. Connecting to
+ * a Unix socket never waits for the daemon's work: the kernel takes the connection into the
+ * listen queue, or refuses it (no file, nobody listening, queue full), at once. So a short bound
+ * on connecting tells a missing daemon from a present one, and a missing or refused socket is
+ * `portreeve_unavailable` at once. The answer is another matter: PortReeve serves one request at
+ * a time, so a health probe queued behind other agents' changes (about a second each) is slow,
+ * not absent. Once connected, nothing in the client gives up on an answer: a request waits until
+ * it comes, or until its caller's signal ends the wait (the host's cancel, or the call's bound,
+ * `serve --daemon-wait-ms`, set where the call comes in: transport/server.ts).
+ */
+export const DEFAULT_CONNECT_MS = 3_000;
 
 export interface DaemonClientOptions {
   socketPath: string;
   runId: string;
   label?: string;
-  timeouts?: Partial<Timeouts>;
+  /** Bound on connecting to the socket (default `DEFAULT_CONNECT_MS`); never on an answer. */
+  connectMs?: number;
   /** Bound on daemon response bodies (default `MAX_RESPONSE_BYTES`). */
   maxResponseBytes?: number;
   /** Bound on daemon requests (and so connections) open at once (default `MAX_CONCURRENT`). */
   maxConcurrent?: number;
   /** Returns an error when the process may not use the socket (e.g. outside its grant). */
   preflight?: () => BridgeError | undefined;
-  /** Timers of the request deadlines (default the runtime's; tests fire their own). */
+  /** Timers of the connect bound and of `RequestCall.timeoutMs` (tests fire their own). */
   timers?: Timers;
   /**
    * The gate every request passes (gate.ts): the one whose minter this bridge's approvals
@@ -66,14 +73,15 @@ export interface DaemonClientOptions {
   gate: ApprovalGate;
   /** Seams of the socket checks before each request (socket_identity.ts; tests). */
   socket?: SocketIdentityOptions;
+  /** Told what became of each change answered after its caller stopped waiting (late.ts). */
+  onLateAnswer?: (event: LateEvent) => void;
 }
 
-/** How one request is sent, once `request` or `health` has settled its deadline. */
+/** How one request is sent, once `request` or `health` has settled its signal. */
 interface SendOptions<Reply extends z.ZodType = z.ZodType> {
   signal?: AbortSignal;
   /** Capabilities the route needs; checked against the cached health before sending. */
   capabilities?: readonly string[];
-  timeoutMs: number;
   /** The route's reply schema; the reply is checked against it where it arrives. */
   reply: ReplySchema<Reply>;
 }
@@ -86,12 +94,22 @@ export interface RequestCall {
   query?: Query;
   /** A POST's body (the client adds its `client` block). */
   body?: Record<string, unknown>;
+  /**
+   * Ends the caller's wait (the host's cancel, the call's bound). A change the daemon already
+   * has is not abandoned with it: see late.ts.
+   */
   signal?: AbortSignal;
   /** Capabilities the route needs; checked against the cached health before sending. */
   capabilities?: readonly string[];
+  /** A bound of this request's own (custody's backstop on renewals); none by default. */
   timeoutMs?: number;
   /** A POST that only reads (status, resolve, validate…): may be re-sent once. */
   safe?: boolean;
+  /**
+   * For a change: told of its answer when it comes after the caller stopped waiting and no
+   * repeat took it over (custody settles a credential the answer used up, say).
+   */
+  whenLate?: (reply: unknown) => void;
   /** Required when this request's effect is consequential (see gate.ts). */
   approval?: ApprovalProof;
   /**
@@ -112,6 +130,10 @@ interface SendMode {
   gated: boolean;
   /** New work unless the body carries a held credential. */
   lane?: Lane;
+  /** A change: kept to its answer once sent, which goes here if the caller stops waiting. */
+  keep?: (answer: Promise<unknown>) => void;
+  /** A change's give-back, as its error words it when the caller stops waiting. */
+  givesBack?: string;
 }
 
 export class DaemonClient {
@@ -119,7 +141,9 @@ export class DaemonClient {
   readonly runId: string;
   readonly label?: string;
   #http: UnixHttp;
-  #timeouts: Timeouts;
+  #connectMs: number;
+  #timers: Timers;
+  #late: LateAnswers;
   #verdict?: Promise<Verdict>;
   /** What answers at the socket path, and whether it is the daemon the verdict is about. */
   #socket: SocketIdentity;
@@ -132,13 +156,11 @@ export class DaemonClient {
     this.socketPath = options.socketPath;
     this.runId = options.runId;
     this.label = options.label;
-    this.#http = new UnixHttp(
-      options.socketPath,
-      options.maxResponseBytes,
-      options.maxConcurrent,
-      options.timers,
-    );
-    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#http = new UnixHttp(options.socketPath, options.maxResponseBytes, options.maxConcurrent);
+    this.#connectMs = options.connectMs ?? DEFAULT_CONNECT_MS;
+    this.#timers = options.timers ?? REAL_TIMERS;
+    // A give-back is a request like any other, with nobody waiting on it.
+    this.#late = new LateAnswers((route, call) => this.request(route, call), options.onLateAnswer);
     this.#preflight = options.preflight;
     this.#approvalGate = options.gate;
     this.#socket = new SocketIdentity(options.socketPath, options.socket);
@@ -146,15 +168,29 @@ export class DaemonClient {
   }
 
   /**
-   * `GET /v1/health` without the gate; used by diagnostics and to build the verdict. A probe
-   * answers within `probeMs` unless a call waits on it (`timeoutMs`, see `#gate`).
+   * `GET /v1/health` without the gate; used by diagnostics and to build the verdict. Whether
+   * anyone is there is known within `connectMs`; the answer is waited for as long as `signal`
+   * lets it (see `DEFAULT_CONNECT_MS`).
    */
-  async health(signal?: AbortSignal, timeoutMs = this.#timeouts.probeMs): Promise<Health> {
+  async health(signal?: AbortSignal): Promise<Health> {
     // Through the gate like every request (a read: it always passes).
     this.#approvalGate.admit(HEALTH_ROUTE, HEALTH_PATH, {});
+    const blocked = this.#preflight?.();
+    if (blocked) throw blocked;
+    const connecting = linkedSignal([signal], this.#connectMs, this.#timers);
+    try {
+      await this.#http.connects(connecting.signal);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      if (connecting.timedOut()) {
+        throw unavailable(this.socketPath, `no connection within ${this.#connectMs} ms`);
+      }
+      throw this.#mapFailure(error.failure);
+    } finally {
+      connecting.release();
+    }
     return await this.#send("GET", HEALTH_PATH, undefined, {
       signal,
-      timeoutMs,
       reply: HEALTH_ROUTE,
     }, { retrySafe: true, gated: false });
   }
@@ -164,9 +200,9 @@ export class DaemonClient {
    * kept: the user is told to upgrade and restart an incompatible daemon, so the next caller
    * (a tool after `diagnostics`, say) must judge the daemon that answers then.
    */
-  compatibility(signal?: AbortSignal, timeoutMs?: number): Promise<Verdict> {
+  compatibility(signal?: AbortSignal): Promise<Verdict> {
     if (!this.#verdict) {
-      const pending = this.#socket.vouch(() => this.health(signal, timeoutMs)).then(judge);
+      const pending = this.#socket.vouch(() => this.health(signal)).then(judge);
       this.#verdict = pending;
       const forget = () => {
         if (this.#verdict === pending) this.#verdict = undefined;
@@ -187,7 +223,8 @@ export class DaemonClient {
    * sent (even the compatibility probe), the request's effect is computed and a
    * consequential one without its approval proof is refused (gate.ts). GETs and `safe`
    * POSTs may be re-sent once over a fresh connection; other POSTs only when the daemon
-   * never had them (see `#attempt`).
+   * never had them (see `#attempt`). A change, once sent, runs to its answer whatever the
+   * caller does (late.ts).
    */
   async request<Reply extends z.ZodType>(
     route: Route<Reply>,
@@ -204,25 +241,66 @@ export class DaemonClient {
         target,
       );
     }
-    const timeoutMs = call.timeoutMs ??
-      (route.method === "GET" || call.safe ? this.#timeouts.readMs : this.#timeouts.writeMs);
+    const bounded = call.timeoutMs === undefined
+      ? undefined
+      : linkedSignal([call.signal], call.timeoutMs, this.#timers);
     const options: SendOptions<Reply> = {
-      signal: call.signal,
+      signal: bounded?.signal ?? call.signal,
       capabilities: call.capabilities,
       reply: route,
-      timeoutMs,
     };
-    await this.#gate(options);
-    if (route.method === "GET") {
-      return this.#send("GET", target, undefined, options, { retrySafe: true, gated: true });
+    try {
+      if (route.method === "GET") {
+        await this.#gate(options);
+        return await this.#send("GET", target, undefined, options, {
+          retrySafe: true,
+          gated: true,
+        });
+      }
+      const payload = JSON.stringify({ ...body, client: this.#clientBlock(call.capabilities) });
+      const lane = laneOf(body, call.custodyDueAt);
+      if (call.safe) {
+        await this.#gate(options);
+        return await this.#send("POST", path, payload, options, {
+          retrySafe: true,
+          gated: true,
+          lane,
+        });
+      }
+      const givesBack = route.giveBack?.what;
+      return await this.#late.run<z.output<Reply>>({
+        key: `${route.route} ${path} ${canonicalJson(body)}`,
+        route,
+        signal: options.signal,
+        gaveUp: (signal) => this.#mapFailure(waitEnd(signal), { givesBack }),
+        whenLate: call.whenLate,
+        send: async (keep) => {
+          await this.#gate(options);
+          return await this.#send("POST", path, payload, options, {
+            retrySafe: false,
+            gated: true,
+            lane,
+            keep: keep as (answer: Promise<unknown>) => void,
+            givesBack,
+          });
+        },
+      });
+    } finally {
+      bounded?.release();
     }
-    const payload = JSON.stringify({ ...body, client: this.#clientBlock(call.capabilities) });
-    const lane = laneOf(body, call.custodyDueAt);
-    return this.#send("POST", path, payload, options, {
-      retrySafe: call.safe ?? false,
-      gated: true,
-      lane,
-    });
+  }
+
+  /**
+   * Gives back what a change's answer created when the answer came but its caller will not read
+   * the result (the host cancelled as it arrived); done and reported as for a late answer.
+   */
+  giveBack<Reply extends z.ZodType>(route: Route<Reply>, answer: z.output<Reply>): void {
+    void this.#late.giveBack(route, answer);
+  }
+
+  /** Changes answered after their caller stopped waiting whose answer has not come yet. */
+  get lateAnswersPending(): number {
+    return this.#late.pending;
   }
 
   /** How long the daemon takes to answer lately (ms); see delays.ts. */
@@ -244,10 +322,11 @@ export class DaemonClient {
     };
   }
 
-  async #gate(options: Pick<SendOptions, "signal" | "capabilities" | "timeoutMs">): Promise<void> {
-    // The call would wait as long for its own answer: a daemon that serves one request at a
-    // time answers the probe only after the queue ahead of it, which is no fault of its own.
-    const verdict = await this.compatibility(options.signal, options.timeoutMs);
+  async #gate(options: Pick<SendOptions, "signal" | "capabilities">): Promise<void> {
+    // The probe waits as long as the call would wait for its own answer (see
+    // DEFAULT_CONNECT_MS): a daemon that serves one request at a time answers it only after the
+    // queue ahead of it, which is no fault of its own.
+    const verdict = await this.compatibility(options.signal);
     // One health GET per call while incompatible is cheap (negative verdicts are not kept).
     if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
     const missing = (options.capabilities ?? []).filter((c) =>
@@ -288,15 +367,38 @@ export class DaemonClient {
       if (mode.gated) await this.#gate(options);
     }
     const mutation = method === "POST" && !mode.retrySafe;
+    const read = (raw: RawResponse) => this.#read(raw, method, path, body, options.reply, mutation);
+    const keep = mode.keep;
     let raw: RawResponse;
     try {
-      raw = await this.#attempt(method, path, body, options, mode);
+      // The answer to a change its caller left is read like any other, when it comes.
+      const keepRaw = keep &&
+        ((answer: Promise<RawResponse>) =>
+          keep(answer.then(read, (error) => this.#failed(error, true))));
+      raw = await this.#attempt(method, path, body, options, mode, keepRaw);
     } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      // A slow daemon is still the daemon we judged; only a lost connection may mean another.
-      if (error.failure.kind !== "aborted" && error.failure.kind !== "timeout") this.invalidate();
-      throw this.#mapFailure(error.failure, mutation);
+      this.#failed(error, mutation, mode.givesBack);
     }
+    return read(raw);
+  }
+
+  /** A request's failure as the caller gets it (`HttpError`s mapped); always throws. */
+  #failed(error: unknown, mutation: boolean, givesBack?: string): never {
+    if (!(error instanceof HttpError)) throw error;
+    // A slow daemon is still the daemon we judged; only a lost connection may mean another.
+    if (error.failure.kind !== "aborted" && error.failure.kind !== "timeout") this.invalidate();
+    throw this.#mapFailure(error.failure, mutation ? { givesBack } : undefined);
+  }
+
+  /** The checked reply of a raw answer (an error the daemon sent is thrown as such). */
+  #read<Reply extends z.ZodType>(
+    raw: RawResponse,
+    method: "GET" | "POST",
+    path: string,
+    body: string | undefined,
+    reply: ReplySchema<Reply>,
+    mutation: boolean,
+  ): z.output<Reply> {
     // Refused for its size before any route saw it: nothing was done, whatever the method.
     if (TOO_LONG_STATUSES.has(raw.status)) {
       throw requestTooLong(
@@ -306,7 +408,7 @@ export class DaemonClient {
       );
     }
     try {
-      return checkReply(options.reply, method, path, readEnvelope(raw));
+      return checkReply(reply, method, path, readEnvelope(raw));
     } catch (error) {
       if (!(error instanceof BridgeError)) throw error;
       if (error.code === Codes.incompatible) this.invalidate();
@@ -323,6 +425,7 @@ export class DaemonClient {
     body: string | undefined,
     options: SendOptions,
     { retrySafe, gated, lane }: SendMode,
+    keep?: (answer: Promise<RawResponse>) => void,
   ): Promise<RawResponse> {
     const request = () =>
       this.#http.request({
@@ -330,9 +433,9 @@ export class DaemonClient {
         path,
         body,
         requestId: crypto.randomUUID(),
-        timeoutMs: options.timeoutMs,
         signal: options.signal,
         lane,
+        keep,
       });
     try {
       return await request();
@@ -355,15 +458,21 @@ export class DaemonClient {
     }
   }
 
-  #mapFailure(failure: HttpFailure, mutation: boolean): BridgeError {
+  /** What the caller reads of `failure`; `change` when the request was a change. */
+  #mapFailure(failure: HttpFailure, change?: { givesBack?: string }): BridgeError {
+    if (failure.kind === "timeout" || failure.kind === "aborted") {
+      // Kept: the daemon has the change, and its answer is still awaited (late.ts).
+      return waitEnded(this.socketPath, failure, failure.kept ? change : undefined);
+    }
     const error = this.#describeFailure(failure);
-    // Without an answer, a request the daemon received may have been applied.
-    const received = failure.kind === "broken" || failure.kind === "timeout" ||
-      failure.kind === "aborted" || failure.kind === "oversize";
-    return mutation && received ? outcomeUnknown(error) : error;
+    // Without an answer, a change the daemon received may have been applied.
+    const received = failure.kind === "broken" || failure.kind === "oversize";
+    return change && received ? outcomeUnknown(error) : error;
   }
 
-  #describeFailure(failure: HttpFailure): BridgeError {
+  #describeFailure(
+    failure: Exclude<HttpFailure, { kind: "timeout" } | { kind: "aborted" }>,
+  ): BridgeError {
     switch (failure.kind) {
       case "connect":
       case "unsent": // the daemon never had the request: nothing to be unsure about
@@ -371,21 +480,20 @@ export class DaemonClient {
         return unavailable(this.socketPath, failure.cause);
       case "resources":
         return resourceLimit(failure.cause);
-      case "timeout":
-        return timedOut(this.socketPath, failure.afterMs);
-      case "aborted":
-        return new BridgeError(
-          Codes.cancelled,
-          "The request was cancelled before the daemon answered.",
-          false,
-          {},
-        );
       case "permission":
         return notGranted(this.socketPath);
       case "oversize":
         return invalidResponse(`a body over ${failure.limit} bytes`, { limit: failure.limit });
     }
   }
+}
+
+/** How `signal` ended a wait: its deadline, or a cancel. */
+function waitEnd(signal: AbortSignal): HttpFailure {
+  const deadline = deadlineOf(signal);
+  return deadline
+    ? { kind: "timeout", afterMs: deadline.ms, kept: true }
+    : { kind: "aborted", kept: true };
 }
 
 /**

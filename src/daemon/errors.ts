@@ -63,14 +63,52 @@ export function requestTooLong(refusal: string, target: string, body?: string): 
   );
 }
 
-/** The daemon took longer than the deadline: it may be busy rather than gone. */
-export function timedOut(socketPath: string, afterMs: number): BridgeError {
+/** How a call stopped waiting for the daemon: its bound ran out, or the host cancelled it. */
+export type WaitEnd = { kind: "timeout"; afterMs: number } | { kind: "aborted" };
+
+/**
+ * The call stopped waiting before the daemon answered: its bound (`serve --daemon-wait-ms`) ran
+ * out, or the host cancelled it. For a read there is nothing more to know. A change the daemon
+ * already has is acted on all the same, so the bridge waits on for its answer, and the error says
+ * what becomes of it: `givesBack` (the route's give-back, routes.ts) when the answer hands over
+ * something held, else it may be applied and is logged (`details.outcome: "unknown"`).
+ */
+export function waitEnded(
+  socketPath: string,
+  end: WaitEnd,
+  change?: { givesBack?: string },
+): BridgeError {
+  const timeout = end.kind === "timeout";
+  const waited = timeout
+    ? `The PortReeve daemon at ${socketPath} did not answer within ${
+      seconds(end.afterMs)
+    } (this bridge's bound, serve --daemon-wait-ms): it is stuck, or far behind other agents' requests.`
+    : "The call was cancelled before the daemon answered.";
+  const code = timeout ? Codes.unavailable : Codes.cancelled;
+  const details: Record<string, unknown> = timeout
+    ? { socketPath, reason: "timeout", waitedMs: end.afterMs }
+    : {};
+  if (!change) return new BridgeError(code, waited, timeout, details);
+  const repeat =
+    " Repeating the call with the same arguments waits for that answer instead of sending the change again.";
+  if (change.givesBack !== undefined) {
+    return new BridgeError(
+      code,
+      `${waited} The daemon has this change and may still grant it: when it answers, the bridge gives back what it granted (${change.givesBack}), so nothing is held.${repeat}`,
+      timeout,
+      { ...details, lateAnswer: "given back" },
+    );
+  }
   return new BridgeError(
-    Codes.unavailable,
-    `The PortReeve daemon at ${socketPath} did not answer within ${afterMs} ms.`,
-    true,
-    { socketPath, reason: "timeout", timeoutMs: afterMs },
+    code,
+    `${waited} The daemon has this change and may still apply it; the bridge logs its answer.${repeat}`,
+    timeout,
+    { ...details, outcome: "unknown", lateAnswer: "logged" },
   );
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** The socket lies outside this process's permission grant: a setting, not a daemon fault. */

@@ -1,10 +1,11 @@
 /**
  * HTTP/1.1 over the daemon's Unix socket: `fetch` through a Unix-socket client (keep-alive,
- * abortable), a deadline per call, and response bodies bounded before anything parses them.
+ * abortable), changes kept to their answer, and response bodies bounded before anything parses
+ * them.
  */
 import { concatBytes } from "../shared/bytes.ts";
 import { DAEMON_URL_HOST } from "../shared/socket_location.ts";
-import { type Linked, linkedSignal, REAL_TIMERS, type Timers } from "../shared/signals.ts";
+import { deadlineOf, linkedSignal } from "../shared/signals.ts";
 import { type Lane, Slots, WORK_LANE } from "./slots.ts";
 import { DaemonDelays } from "./delays.ts";
 
@@ -40,8 +41,13 @@ export interface RawResponse {
 
 export type HttpFailure =
   | { kind: "connect"; cause: string }
-  | { kind: "timeout"; afterMs: number }
-  | { kind: "aborted" }
+  /**
+   * The caller's deadline passed (a `DeadlineError` aborted its signal). `kept`: the request had
+   * been sent and runs on; its answer went to `keep`.
+   */
+  | { kind: "timeout"; afterMs: number; kept: boolean }
+  /** The caller's signal aborted otherwise (the host cancelled); `kept` as for a timeout. */
+  | { kind: "aborted"; kept: boolean }
   | { kind: "permission"; cause: string }
   | { kind: "oversize"; limit: number }
   /** This process ran out of file descriptors (EMFILE/ENFILE): the bridge's limit, not the daemon. */
@@ -61,15 +67,26 @@ export interface HttpRequest {
   path: string;
   body?: string;
   requestId: string;
-  timeoutMs: number;
+  /**
+   * Ends the caller's wait: for a slot, then for the answer. A deadline (signals.ts) that aborts
+   * it is a timeout; the client sets none of its own.
+   */
   signal?: AbortSignal;
   /** Which queue it waits in for a slot (new work when unset). */
   lane?: Lane;
+  /**
+   * Set for a change: once sent, it is not abandoned when the caller stops waiting (the daemon
+   * acts on it anyway), and its answer to come is handed here instead, so that what it leaves
+   * behind can be given back. Only the client's `close` ends it before it is answered.
+   */
+  keep?: (answer: Promise<RawResponse>) => void;
 }
 
 export class UnixHttp {
   #client?: Deno.HttpClient;
   #slots: Slots;
+  /** Ends every request still open, kept ones included: the bridge is closing. */
+  #closing = new AbortController();
   /** Round trips to the daemon, slot waits excluded: what the daemon itself takes. */
   readonly delays = new DaemonDelays();
 
@@ -77,58 +94,80 @@ export class UnixHttp {
     readonly socketPath: string,
     readonly maxBytes = MAX_RESPONSE_BYTES,
     readonly maxConcurrent = MAX_CONCURRENT,
-    /** The deadlines' timers (a test's own fires them when it chooses). */
-    readonly timers: Timers = REAL_TIMERS,
   ) {
     this.#slots = new Slots(maxConcurrent, Math.min(CUSTODY_RESERVED, maxConcurrent - 1));
   }
 
   async request(req: HttpRequest): Promise<RawResponse> {
-    // The deadline covers the wait for a slot: a caller is answered in time either way.
-    const linked = linkedSignal([req.signal], req.timeoutMs, this.timers);
     let release: () => void;
     try {
-      release = await this.#slots.acquire(linked.signal, req.lane ?? WORK_LANE);
+      // The caller's signal covers the wait for a slot: a caller is answered in time either way.
+      release = await this.#slots.acquire(req.signal, req.lane ?? WORK_LANE);
     } catch (error) {
-      linked.release();
-      throw this.#classify(error, req, linked);
+      throw this.#classify(error, req.signal);
+    }
+    if (req.signal?.aborted) {
+      // Given up on between the slot and the send: nothing was sent.
+      release();
+      throw this.#classify(req.signal.reason, req.signal);
     }
     const answered = this.delays.start();
-    try {
-      return await this.#requestIn(req, linked);
-    } finally {
+    const done = () => {
       answered();
       release();
+    };
+    if (!req.keep) {
+      const signal = linkedSignal([req.signal, this.#closing.signal]);
+      return await this.#exchange(req, signal.signal).finally(() => {
+        signal.release();
+        done();
+      });
     }
+    const answer = this.#exchange(req, this.#closing.signal).finally(done);
+    return await untilAborted(answer, req.signal, () => {
+      req.keep!(answer);
+      return this.#classify(req.signal!.reason, req.signal, true);
+    });
   }
 
-  async #requestIn(req: HttpRequest, linked: Linked): Promise<RawResponse> {
+  /** Sends `req` and reads its bounded answer; `signal` ends it. */
+  async #exchange(req: HttpRequest, signal: AbortSignal): Promise<RawResponse> {
     const headers: Record<string, string> = {
       accept: "application/json",
       "content-type": "application/json",
       "x-portreeve-request-id": req.requestId,
     };
+    let response: Response;
     try {
-      let response: Response;
-      try {
-        response = await fetch(`${URL_PREFIX}${req.path}`, {
-          method: req.method,
-          headers,
-          body: req.body,
-          signal: linked.signal,
-          client: this.#httpClient(),
-        });
-      } catch (error) {
-        throw this.#classify(error, req, linked);
-      }
-      try {
-        return { status: response.status, text: await this.#readBounded(response) };
-      } catch (error) {
-        if (error instanceof HttpError) throw error;
-        throw this.#classify(error, req, linked, true);
-      }
-    } finally {
-      linked.release();
+      response = await fetch(`${URL_PREFIX}${req.path}`, {
+        method: req.method,
+        headers,
+        body: req.body,
+        signal,
+        client: this.#httpClient(),
+      });
+    } catch (error) {
+      throw this.#classify(error, signal);
+    }
+    try {
+      return { status: response.status, text: await this.#readBounded(response) };
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw this.#classify(error, signal, false, true);
+    }
+  }
+
+  /**
+   * Opens a connection to the socket and closes it again: whether anyone is there at all (the
+   * client bounds it short, see its DEFAULT_CONNECT_MS). `signal` ends the attempt.
+   */
+  async connects(signal: AbortSignal): Promise<void> {
+    const attempt = Deno.connect({ transport: "unix", path: this.socketPath });
+    try {
+      (await untilAborted(attempt, signal, () => new Error("stopped connecting"))).close();
+    } catch (error) {
+      attempt.then((conn) => conn.close(), () => {});
+      throw this.#classify(error, signal);
     }
   }
 
@@ -139,6 +178,7 @@ export class UnixHttp {
   }
 
   close(): void {
+    this.#closing.abort();
     this.reset();
   }
 
@@ -175,16 +215,22 @@ export class UnixHttp {
 
   #classify(
     error: unknown,
-    req: HttpRequest,
-    linked: Linked,
+    /** The signal that ended the wait, if one did. */
+    signal: AbortSignal | undefined,
+    /** The request was sent and runs on (its answer was handed to `keep`). */
+    kept = false,
     /** The failure came while reading the answer: the daemon has seen the request. */
     answering = false,
   ): HttpError {
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       return new HttpError({ kind: "permission", cause: error.message });
     }
-    if (linked.timedOut()) return new HttpError({ kind: "timeout", afterMs: req.timeoutMs });
-    if (req.signal?.aborted) return new HttpError({ kind: "aborted" });
+    if (signal?.aborted) {
+      const deadline = deadlineOf(signal);
+      return new HttpError(
+        deadline ? { kind: "timeout", afterMs: deadline.ms, kept } : { kind: "aborted", kept },
+      );
+    }
     const cause = describe(error);
     // Out of descriptors, the socket could not even be opened: the pool is fine, keep it.
     if (/Too many open files|os error 2[34]\b|EMFILE|ENFILE/i.test(cause)) {
@@ -203,6 +249,24 @@ export class UnixHttp {
     if (/Broken pipe|os error 32\b/i.test(cause)) return new HttpError({ kind: "unsent", cause });
     return new HttpError({ kind: "broken", cause });
   }
+}
+
+/**
+ * `promise`, or the error `stopped()` makes once `signal` aborts first; `promise` itself runs on
+ * (the caller of `stopped` takes it over).
+ */
+function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  stopped: () => Error,
+): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stopped());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function describe(error: unknown): string {

@@ -25,7 +25,30 @@ export interface Route<Reply extends z.ZodType = z.ZodType> {
    * answer was lost, named in the error's details (`checkWith`, `checkHow`).
    */
   check?: OutcomeCheck;
+  /** For a route whose answer hands over a credential: how what it created is given back. */
+  giveBack?: GiveBack<Reply>;
 }
+
+/**
+ * How to undo what a change's answer created when nobody waits for that answer any more (the
+ * host cancelled the call, or the call's bound ran out, after the daemon had the change: the
+ * daemon acts on it all the same). Declared on each route whose answer hands over a credential,
+ * since only the holder of that credential can give back what it holds (late.ts runs it).
+ */
+interface GiveBack<Reply extends z.ZodType = z.ZodType> {
+  /** What is undone, in a few words; the error of a call that gave up waiting says it. */
+  what: string;
+  /** The routes `undo` sends; every tool that calls the route declares them too. */
+  routes: readonly Route[];
+  /** Sends the protocol's undo for `reply`; resolves to what it gave back, by id (for the log). */
+  undo(reply: z.output<Reply>, send: GiveBackSend): Promise<string>;
+}
+
+/** How a give-back reaches the daemon: a request to a declared route, with nothing to wait on. */
+export type GiveBackSend = <R extends z.ZodType>(
+  route: Route<R>,
+  call: { params?: Params; body?: Record<string, unknown> },
+) => Promise<z.output<R>>;
 
 /** The read that settles an unknown outcome: a tool to call and how (with what, to see what). */
 export interface OutcomeCheck {
@@ -78,15 +101,17 @@ export function get<Reply extends z.ZodType>(path: string, schema: Reply): Route
 
 /**
  * A POST and what it does; a POST that only reads says so with `reads(…)`, one that changes
- * state names the read that settles a lost answer (`check`).
+ * state names the read that settles a lost answer (`check`), and one whose answer hands over a
+ * credential how to give back what it created (`giveBack`).
  */
 export function post<Reply extends z.ZodType>(
   path: string,
   schema: Reply,
   effect: EffectDeclaration,
   check?: OutcomeCheck,
+  giveBack?: GiveBack<Reply>,
 ): Route<Reply> {
-  return declare({ method: "POST", path, route: `POST ${path}`, schema, effect, check });
+  return declare({ method: "POST", path, route: `POST ${path}`, schema, effect, check, giveBack });
 }
 
 /** Whether `route` was made by `get` or `post` (the client sends nothing else). */

@@ -346,7 +346,7 @@ export const ERROR_CODES: Readonly<Record<Code, CodeEntry>> = {
     hostStep: (host) => doctorStep(host, ""),
     reasons: {
       timeout: bridge(
-        "The daemon is busy or stuck (a timeout): retry in a moment, and tell the user if it keeps timing out.",
+        "No answer before this bridge's timeout (details.waitedMs): the daemon is stuck or far behind. Tell the user; a repeat with the same arguments waits for a change already sent instead of sending it again.",
       ),
       socket_untrusted: bridge(
         "Tell the user another user's socket (or a link) now stands at the daemon's socket path (details say which); nothing was sent to it and held leases are kept. Retry once they have their own PortReeve listening there again; start nothing yourself.",
@@ -520,6 +520,8 @@ export const DETAILS_READ_BY_NAME: ReadonlySet<string> = new Set([
   "path",
   "credentialHandle",
   "renewalFailure",
+  "lateAnswer",
+  "waitedMs",
 ]);
 
 /**

@@ -12,3 +12,14 @@ export type Json = Record<string, unknown>;
 export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** JSON with object keys sorted, so equal arguments compare equal whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
+        : v,
+  );
+}

@@ -50,6 +50,13 @@ export const DEFAULT_APPROVAL_MODE: ApprovalMode = "required";
 export const DEFAULT_APPROVAL_MS = 120_000;
 
 /**
+ * How long one tool call may wait for the daemon in all (`serve --daemon-wait-ms`). PortReeve
+ * serves one request at a time, about a second per change, so a daemon shared by many agents is
+ * slow by nature: the bound is long, and the host's own cancel normally ends a wait first.
+ */
+export const DEFAULT_DAEMON_WAIT_MS = 600_000;
+
+/**
  * Bridge labels travel to the daemon in every POST's origin and into host configs and shell
  * commands, so they are kept to a safe, short alphabet.
  */

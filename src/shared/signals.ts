@@ -4,8 +4,17 @@
  * fire; at hundreds of calls a second with a 15 s deadline that is thousands of live timers.
  * Releasing as soon as the call settles keeps memory flat.
  */
+/** The reason a signal carries when its deadline (not a parent) aborted it. */
 class DeadlineError extends Error {
   override name = "TimeoutError";
+  constructor(readonly ms: number) {
+    super(`deadline of ${ms} ms passed`);
+  }
+}
+
+/** The deadline that aborted `signal`, if a deadline did (through any number of links). */
+export function deadlineOf(signal: AbortSignal | undefined): DeadlineError | undefined {
+  return signal?.aborted && signal.reason instanceof DeadlineError ? signal.reason : undefined;
 }
 
 /** Where deadlines get their timers: the runtime's, or a test's that fires them on demand. */
@@ -19,7 +28,7 @@ export const REAL_TIMERS: Timers = {
   clearTimeout: (id) => clearTimeout(id as number),
 };
 
-export interface Linked {
+interface Linked {
   signal: AbortSignal;
   /** Whether the deadline (not a parent signal) caused the abort. */
   timedOut(): boolean;
@@ -48,7 +57,7 @@ export function linkedSignal(
   if (deadlineMs !== undefined && !controller.signal.aborted) {
     timer = timers.setTimeout(() => {
       timedOut = true;
-      controller.abort(new DeadlineError(`deadline of ${deadlineMs} ms passed`));
+      controller.abort(new DeadlineError(deadlineMs));
     }, deadlineMs);
   }
   return {

@@ -16,7 +16,8 @@ import {
 } from "@modelcontextprotocol/server";
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import { SERVER_NAME, SOFTWARE_VERSION } from "../shared/options.ts";
-import { linkedSignal } from "../shared/signals.ts";
+import { linkedSignal, REAL_TIMERS, type Timers } from "../shared/signals.ts";
+import { DEFAULT_DAEMON_WAIT_MS } from "../shared/options.ts";
 import { HostAskError, type HostChannel } from "../shared/host_channel.ts";
 import { BridgeError, Codes } from "../shared/errors.ts";
 import { CallLimiter } from "./call_limiter.ts";
@@ -44,11 +45,32 @@ export interface ServedTools {
 /** Which protocol era this server instance serves (serveStdio pins one per connection). */
 export type Era = "legacy" | "modern";
 
+/** How long a call may wait for the daemon, and how a waiting host is told so. */
+export interface CallTiming {
+  /** The call's bound in all (`serve --daemon-wait-ms`); the host's cancel may come first. */
+  daemonWaitMs: number;
+  /** How often a host that asked for progress (`_meta.progressToken`) hears of the wait. */
+  progressEveryMs: number;
+  /** The bound's and the progress notes' timers (a test fires its own). */
+  timers: Timers;
+}
+
+/**
+ * Progress every 5 s: hosts that reset their own timeout on progress (Claude Code, OpenCode,
+ * Qwen Code's idle timeout: docs/hosts.md) keep waiting while the daemon works through a queue.
+ */
+export const CALL_TIMING: CallTiming = {
+  daemonWaitMs: DEFAULT_DAEMON_WAIT_MS,
+  progressEveryMs: 5_000,
+  timers: REAL_TIMERS,
+};
+
 export function createServer(
   tools: ServedTools,
   shutdown: AbortSignal,
   era: Era = "legacy",
   limiter: CallLimiter = new CallLimiter(),
+  timing: CallTiming = CALL_TIMING,
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SOFTWARE_VERSION },
@@ -69,9 +91,12 @@ export function createServer(
         `Unknown tool "${name}". Call tools/list for the ${tools.size} tools of the ${tools.toolset} toolset.`,
       );
     }
-    const linked = linkedSignal([ctx.mcpReq.signal, shutdown]);
-    const host = hostChannel(server, era, ctx);
+    // The call ends when it is answered, the host cancels it, or its bound runs out.
+    const linked = linkedSignal([ctx.mcpReq.signal, shutdown], timing.daemonWaitMs, timing.timers);
+    const asking = { open: 0 };
+    const host = hostChannel(server, era, ctx, asking);
     const client = clientName(server, era, ctx);
+    const progress = reportProgress(ctx, linked.signal, timing, asking);
     // A refused call is a tool error, not a JSON-RPC one: hosts show it to the model, which
     // can wait and retry, while many hosts treat a JSON-RPC error as the server failing.
     return limiter.run(
@@ -82,7 +107,10 @@ export function createServer(
         return tools.refused(error, client);
       }
       throw error;
-    }).finally(linked.release);
+    }).finally(() => {
+      progress.stop();
+      linked.release();
+    });
   });
   return server;
 }
@@ -92,7 +120,12 @@ export function createServer(
  * capabilities, and a real `elicitation/create` request. 2026-07-28: the capabilities on the
  * request's own envelope, and the answers a retried call carries.
  */
-function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel {
+function hostChannel(
+  server: Server,
+  era: Era,
+  ctx: ServerContext,
+  asking: { open: number },
+): HostChannel {
   if (era === "modern") {
     const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
     const declared = envelope[CLIENT_CAPABILITIES_META_KEY];
@@ -107,12 +140,56 @@ function hostChannel(server: Server, era: Era, ctx: ServerContext): HostChannel 
   }
   return {
     canAsk: asksForms(server.getClientCapabilities()),
-    ask: (form, { timeoutMs, signal }) =>
-      ctx.mcpReq.elicitInput(form, { timeout: timeoutMs, signal }).catch((error: unknown) => {
-        const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
-        throw new HostAskError(timedOut, error instanceof Error ? error.message : String(error));
-      }),
+    ask: (form, { timeoutMs, signal }) => {
+      asking.open++;
+      return ctx.mcpReq.elicitInput(form, { timeout: timeoutMs, signal }).catch(
+        (error: unknown) => {
+          const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+          throw new HostAskError(timedOut, error instanceof Error ? error.message : String(error));
+        },
+      ).finally(() => asking.open--);
+    },
   };
+}
+
+/**
+ * While a call waits, a host that sent `_meta.progressToken` gets `notifications/progress` every
+ * `progressEveryMs`, saying what it waits for; none while the host itself is asking its user a
+ * question of ours (it knows why it waits then). Both eras: over stdio the 2026-07-28 era keeps
+ * progress notifications for a request in flight.
+ */
+function reportProgress(
+  ctx: ServerContext,
+  signal: AbortSignal,
+  { progressEveryMs, timers }: CallTiming,
+  asking: { open: number },
+): { stop(): void } {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return { stop() {} };
+  let beats = 0;
+  let timer = timers.setTimeout(function beat() {
+    if (signal.aborted) return;
+    beats++;
+    if (asking.open === 0) {
+      ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: beats,
+          message: waiting(beats * progressEveryMs),
+        },
+      }).catch(() => {}); // a host gone away hears nothing either way
+    }
+    timer = timers.setTimeout(beat, progressEveryMs);
+  }, progressEveryMs);
+  return { stop: () => timers.clearTimeout(timer) };
+}
+
+/** The note a waiting host gets. */
+function waiting(ms: number): string {
+  return `Still waiting for the PortReeve daemon after ${
+    Math.round(ms / 1000)
+  } s: it answers one request at a time, and this call is queued behind other agents' changes on the shared daemon.`;
 }
 
 /**

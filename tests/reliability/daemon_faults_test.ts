@@ -4,8 +4,9 @@
  * incompatible, wrong envelope, restart, absence) and a tiny fake daemon for bodies over the 4 MiB bound. Each fault must
  * yield its stable code within the call deadline, a mutation must never be re-sent, and the
  * bridge must recover on the next call once the daemon is healthy — without a bridge restart.
- * A daemon that hangs is answered at the client's deadlines, tested with short deadlines in
- * tests/unit/daemon/client_test.ts (15 s of real waiting here would prove nothing more).
+ * A daemon that hangs is waited for until the call's bound (`--daemon-wait-ms`), tested with the
+ * test's own timers in tests/unit/daemon/client_test.ts (minutes of real waiting here would
+ * prove nothing more).
  */
 import assert from "node:assert/strict";
 import { withSimulator } from "../e2e/harness.ts";
@@ -19,7 +20,10 @@ import {
 } from "../support/raw_peer.ts";
 import type { Fault, Simulator } from "../../src/simulator/mod.ts";
 
-/** Read deadline (DaemonClient DEFAULT_TIMEOUTS.readMs). */
+/**
+ * Each fault here is answered as soon as the daemon answers, which is at once: this bounds "at
+ * once" (the bridge itself sets no deadline shorter than a call's bound, minutes).
+ */
 const READ_DEADLINE_MS = 15_000;
 /** A daemon that is down refuses the connection: answered at once (this bounds "at once"). */
 const REFUSED_MS = 3_000;

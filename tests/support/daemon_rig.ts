@@ -7,6 +7,8 @@ import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.
 import { type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { ApprovalGate } from "../../src/daemon/gate.ts";
 import { Watched } from "./watched.ts";
+import assert from "node:assert/strict";
+import { BridgeError } from "../../src/shared/errors.ts";
 
 /** A client's options; its gate is a new one of its own unless given (nothing mints for it). */
 type ClientOptions = Omit<DaemonClientOptions, "socketPath" | "runId" | "gate"> & {
@@ -72,4 +74,15 @@ export async function daemonRig(
       await Deno.remove(dir, { recursive: true });
     },
   };
+}
+
+/** The `BridgeError` that `promise` rejects with (fails the test when it resolves). */
+export async function failure(promise: Promise<unknown>): Promise<BridgeError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof BridgeError, String(error));
+    return error;
+  }
+  throw new Error("expected a BridgeError");
 }

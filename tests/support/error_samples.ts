@@ -4,7 +4,7 @@
  * text walk read their messages, codes and reasons from here.
  */
 import { BridgeError, Codes, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
-import { notGranted, timedOut, unavailable } from "../../src/daemon/errors.ts";
+import { notGranted, unavailable, waitEnded } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
 import { asBridgeError, envelopeOf } from "../../src/results/result.ts";
@@ -189,7 +189,12 @@ export async function bridgeErrorSamples(): Promise<Sample[]> {
     unavailable(SOCKET, "client error (Connect): No such file (os error 2)"),
   );
   add("connect: refused", unavailable(SOCKET, "Connection refused (os error 111)"));
-  add("deadline", timedOut(SOCKET, 3_000));
+  add("connect bound", unavailable(SOCKET, "no connection within 3000 ms"));
+  const bound = { kind: "timeout", afterMs: 600_000 } as const;
+  add("call's bound: a read", waitEnded(SOCKET, bound));
+  add("call's bound: a change given back", waitEnded(SOCKET, bound, { givesBack: "abandoned" }));
+  add("call's bound: a change logged", waitEnded(SOCKET, bound, {}));
+  add("cancelled: a change given back", waitEnded(SOCKET, { kind: "aborted" }, { givesBack: "x" }));
   add("permission grant", notGranted(SOCKET));
   const [foreign, link] = await untrustedSockets();
   add("another user's socket at the path", foreign);

@@ -93,13 +93,26 @@ interface Agent {
   listener?: Deno.ChildProcess;
 }
 
-export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAgentsReport> {
-  const log = options.log ?? (() => {});
+/** One slow daemon's place: the simulator program, its socket's folder, a workspace in it. */
+export interface SlowDaemon {
+  dir: string;
+  socketPath: string;
+  workspace: string;
+  process: Deno.ChildProcess;
+  /** Everything it writes on stderr, once it stops. */
+  stderr: Promise<string>;
+}
+
+/**
+ * The simulator program serving one request at a time and `latencyMs` per change, on a socket in
+ * a new folder with a workspace beside it; its socket appears shortly after this returns.
+ */
+export async function startSlowDaemon(latencyMs: number): Promise<SlowDaemon> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-many-" }));
   const socketPath = `${dir}/portreeve.sock`;
   const workspace = `${dir}/workspace`;
   await Deno.mkdir(workspace);
-  const simulator = new Deno.Command(Deno.execPath(), {
+  const process = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
@@ -108,13 +121,19 @@ export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAge
       "--socket",
       socketPath,
       "--latency",
-      String(options.latencyMs),
+      String(latencyMs),
       "--serial",
     ],
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const simulatorLog = new Response(simulator.stderr).text();
+  return { dir, socketPath, workspace, process, stderr: new Response(process.stderr).text() };
+}
+
+export async function runManyAgents(options: ManyAgentsOptions): Promise<ManyAgentsReport> {
+  const log = options.log ?? (() => {});
+  const { dir, socketPath, workspace, process: simulator, stderr: simulatorLog } =
+    await startSlowDaemon(options.latencyMs);
   const seed = seeder(socketPath);
   const agents: Agent[] = [];
   const timings = new Map<string, number[]>();

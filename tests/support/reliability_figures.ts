@@ -101,6 +101,11 @@ export const FIGURES = {
     asserted:
       "no lease reported held once expired; each kept three TTLs or its lapse told by then; no result after a lapse silent about it; no port held twice; every call answered once; no `portreeve_internal`",
   },
+  "a crowd on one slow daemon": {
+    test: "crowd_test.ts",
+    asserted:
+      "every read answered with data, none unavailable; every acquire a definite outcome; progress heard while waiting; no `portreeve_internal`",
+  },
 } as const satisfies Record<string, { test: string; asserted: string }>;
 export type FigureId = keyof typeof FIGURES;
 

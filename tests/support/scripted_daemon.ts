@@ -130,6 +130,11 @@ class ScriptedDaemon {
     this.invalidations++;
   }
 
+  /** Gives back as the real client does: the route's undo, through this daemon's requests. */
+  giveBack(route: Route, answer: unknown): void {
+    void route.giveBack?.undo(answer, (to, call) => this.request(to, call) as never);
+  }
+
   /** Answers like the real client: the envelope read, then the reply checked by its route. */
   #answer(sent: Sent, schema: ReplySchema): Promise<unknown> {
     this.sent.push(sent);
@@ -234,10 +239,11 @@ export function toolRig(script: Script, options: ToolRigOptions = {}) {
     clock,
     custody,
     ctx,
-    async call(name: string, args: Json = {}): Promise<Called> {
+    /** One call; `signal` is the host's (never aborted when unset). */
+    async call(name: string, args: Json = {}, signal?: AbortSignal): Promise<Called> {
       const bugs: unknown[] = [];
       catalogue.onBug = (_tool, error) => bugs.push(error);
-      const answer = await catalogue.call(name, args, ctx);
+      const answer = await catalogue.call(name, args, signal ? { ...ctx, signal } : ctx);
       // A bug answers the agent `portreeve_internal` and no more; a test says what it was
       // (a gate refusal names the request it kept back, and why).
       if (bugs.length > 0) throw new ToolBug(name, bugs[0]);

@@ -18,7 +18,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { mutate, read } from "../daemon_calls.ts";
+import { mutate, read, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch } from "../../results/custody_views.ts";
 import { coordinates, get, type OutcomeCheck, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
@@ -79,6 +79,33 @@ const beganLease = z.object({
 });
 type BeganLease = z.output<typeof beganLease>;
 
+/** Whether a change to an activation took effect: each endpoint's state says. */
+const ACTIVATION_SETTLED: OutcomeCheck = {
+  tool: "portreeve_activation_get",
+  how: "with this activationId, to see each endpoint's state",
+};
+
+const SETTLE_ROUTES = {
+  confirm: post(
+    `${A}/confirm`,
+    activation,
+    coordinates("records an endpoint's run"),
+    ACTIVATION_SETTLED,
+  ),
+  skip: post(
+    `${A}/skip`,
+    activation,
+    coordinates("releases an optional endpoint's lease"),
+    ACTIVATION_SETTLED,
+  ),
+  abandon: post(
+    `${A}/abandon`,
+    activation,
+    coordinates("marks an endpoint failed (a required one fails the activation)"),
+    ACTIVATION_SETTLED,
+  ),
+};
+
 const beginRoute = post(
   "/v1/stack-activations/begin",
   z.looseObject({
@@ -90,6 +117,28 @@ const beginRoute = post(
   {
     tool: "portreeve_activations_list",
     how: "for this stack, to see whether an activation began",
+  },
+  {
+    what: "each leased endpoint is abandoned as client-cancelled, its token never held",
+    routes: [SETTLE_ROUTES.abandon],
+    async undo(began, send) {
+      const activationId = began.activation.id;
+      let current = began.activation;
+      const abandoned: string[] = [];
+      for (const { leaseId, leaseToken } of began.leases) {
+        // A required endpoint's abandon fails the activation and ends its other leases with it.
+        const endpoint = current.endpoints.find((e) => e.leaseId === leaseId);
+        if (endpoint && endpoint.state !== "leased") continue;
+        current = await send(SETTLE_ROUTES.abandon, {
+          params: { activationId },
+          body: { leaseId, leaseToken, reason: "client-cancelled" },
+        });
+        abandoned.push(leaseId);
+      }
+      return `activation ${activationId}: ${
+        abandoned.length > 0 ? `leases ${abandoned.join(", ")}` : "no lease"
+      } abandoned as client-cancelled (now ${current.state})`;
+    },
   },
 );
 
@@ -129,7 +178,7 @@ export const activationBegin = defineTool({
     bindings: boundedRecord(z.enum(["process", "docker"])).default({}),
   }),
   output: beginOutput,
-  routes: [activationRoute, beginRoute],
+  routes: [activationRoute, beginRoute, SETTLE_ROUTES.abandon],
   call(ctx, input) {
     // Endpoint lists are sets: the same endpoints in another order are the same request.
     const sorted = (refs: { component: string; endpoint: string }[]) =>
@@ -168,6 +217,12 @@ export const activationBegin = defineTool({
             endpoint: l.endpoint,
           })),
           sentAt,
+        );
+        stillWanted(
+          ctx,
+          beginRoute,
+          data,
+          () => ctx.custody.settleActivationLeases(data.activation.id, new Set()),
         );
         const leases = data.leases.map(({ leaseToken: _secret, expiresAt: _e, ...lease }) => lease);
         const record: Began = { activationId: data.activation.id, leases };
@@ -236,33 +291,6 @@ export const activationCustodyExtend = defineTool({
 
 const settled = z.object({ changed: z.boolean(), activation });
 
-/** Whether a change to an activation took effect: each endpoint's state says. */
-const ACTIVATION_SETTLED: OutcomeCheck = {
-  tool: "portreeve_activation_get",
-  how: "with this activationId, to see each endpoint's state",
-};
-
-const SETTLE_ROUTES = {
-  confirm: post(
-    `${A}/confirm`,
-    activation,
-    coordinates("records an endpoint's run"),
-    ACTIVATION_SETTLED,
-  ),
-  skip: post(
-    `${A}/skip`,
-    activation,
-    coordinates("releases an optional endpoint's lease"),
-    ACTIVATION_SETTLED,
-  ),
-  abandon: post(
-    `${A}/abandon`,
-    activation,
-    coordinates("marks an endpoint failed (a required one fails the activation)"),
-    ACTIVATION_SETTLED,
-  ),
-};
-
 /**
  * Shared path of confirm / skip / abandon: use the handle, call the daemon once, then erase
  * every credential of the activation whose endpoint is no longer leased (siblings included).
@@ -280,15 +308,19 @@ function settleEndpoint(
     { activationId, body },
     async () => {
       const { leaseId, token } = ctx.custody.useActivationLease(activationId, credentialHandle);
+      // Answered after the host cancelled: what it settled is erased all the same.
+      const settle = (next: Activation) => {
+        const stillLeased = new Set(
+          next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!),
+        );
+        ctx.custody.settleActivationLeases(activationId, stillLeased);
+      };
       const next = await mutate(ctx, SETTLE_ROUTES[action], { activationId }, {
         leaseId,
         leaseToken: token,
         ...body,
-      }, { capabilities });
-      const stillLeased = new Set(
-        next.endpoints.filter((e) => e.state === "leased" && e.leaseId).map((e) => e.leaseId!),
-      );
-      ctx.custody.settleActivationLeases(activationId, stillLeased);
+      }, { capabilities, whenLate: settle });
+      settle(next);
       return { activation: next };
     },
   );

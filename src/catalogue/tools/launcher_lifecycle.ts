@@ -14,7 +14,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { mutate, read } from "../daemon_calls.ts";
+import { mutate, read, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch, failureView } from "../../results/custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
@@ -28,6 +28,17 @@ type Operation = z.output<typeof launcherOperation>;
 
 const L = "/v1/launcher-operations/{operationId}";
 const operationRoute = get(L, launcherOperation);
+const completeRoute = post(
+  `${L}/complete`,
+  z.looseObject({ operation: launcherOperation }),
+  // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
+  coordinates("records how a launcher operation ended"),
+  {
+    tool: "portreeve_launcher_operation_get",
+    how: "with this operationId, to see whether it is terminal",
+  },
+);
+
 const beginRoute = post(
   "/v1/launcher-operations/begin",
   z.looseObject({
@@ -41,15 +52,20 @@ const beginRoute = post(
     tool: "portreeve_launcher_operations_list",
     how: "for this stack, to see whether the operation began",
   },
-);
-const completeRoute = post(
-  `${L}/complete`,
-  z.looseObject({ operation: launcherOperation }),
-  // The daemon keeps the newest 20 finished operations per stack: its own log's retention.
-  coordinates("records how a launcher operation ended"),
   {
-    tool: "portreeve_launcher_operation_get",
-    how: "with this operationId, to see whether it is terminal",
+    what: "the operation is completed as cancelled, its credential never held",
+    routes: [completeRoute],
+    async undo(began, send) {
+      await send(completeRoute, {
+        params: { operationId: began.operation.id },
+        // Ended before its launcher learned of it: cancelled, nothing observed.
+        body: {
+          credential: began.credential,
+          completion: completion.parse({ outcome: "cancelled" }),
+        },
+      });
+      return `launcher operation ${began.operation.id} completed as cancelled`;
+    },
   },
 );
 
@@ -78,7 +94,7 @@ export const launcherOperationBegin = defineTool({
     generationId: uuid().nullable().default(null),
   }),
   output: z.object(heldOutput),
-  routes: [operationRoute, beginRoute],
+  routes: [operationRoute, beginRoute, completeRoute],
   async call(ctx, input) {
     if (input.executionMode === "attached" && input.operation !== "start") {
       throw invalidInput("executionMode attached is only allowed with operation start.", {
@@ -103,6 +119,7 @@ export const launcherOperationBegin = defineTool({
           deadlineAt: epoch(data.operation.deadlineAt),
           renewAfterMilliseconds: data.renewAfterMilliseconds,
         });
+        stillWanted(ctx, beginRoute, data, () => ctx.custody.settleLauncher(data.operation.id));
         return { result: heldView(true, data.operation, kept), record: data.operation.id };
       },
       conflict: (operationId: string) =>
@@ -181,6 +198,26 @@ const evidence = z.strictObject({
   reasonCodes: z.array(code()).max(32),
 });
 
+/** How a launcher operation ended; every field but `outcome` may be left out. */
+const completion = z.strictObject({
+  outcome: z.enum(["succeeded", "failed", "cancelled", "timed-out"]),
+  exitCode: z.int().min(0).max(255).nullable().default(null),
+  signal: z.string().min(4).max(32).regex(/^SIG[A-Z0-9]+$/).nullable().default(null),
+  degraded: z.boolean().default(false),
+  beforeEvidence: evidence.nullable().default(null),
+  afterEvidence: evidence.nullable().default(null),
+  failure: z.strictObject({ step: code(), code: code(), message: z.string().min(1).max(1024) })
+    .nullable()
+    .default(null),
+  integration: z.strictObject({
+    mode: z.enum(["command-only", "verified-activation"]),
+    verified: z.boolean(),
+    upgradeSuggested: z.boolean(),
+    generationId: uuid().nullable(),
+    activationId: uuid().nullable(),
+  }).nullable().default(null),
+});
+
 export const launcherOperationComplete = defineTool({
   name: "portreeve_launcher_operation_complete",
   title: "Complete launcher operation",
@@ -190,24 +227,7 @@ export const launcherOperationComplete = defineTool({
   input: z.strictObject({
     operationId: uuid(),
     credentialHandle: handle(),
-    completion: z.strictObject({
-      outcome: z.enum(["succeeded", "failed", "cancelled", "timed-out"]),
-      exitCode: z.int().min(0).max(255).nullable().default(null),
-      signal: z.string().min(4).max(32).regex(/^SIG[A-Z0-9]+$/).nullable().default(null),
-      degraded: z.boolean().default(false),
-      beforeEvidence: evidence.nullable().default(null),
-      afterEvidence: evidence.nullable().default(null),
-      failure: z.strictObject({ step: code(), code: code(), message: z.string().min(1).max(1024) })
-        .nullable()
-        .default(null),
-      integration: z.strictObject({
-        mode: z.enum(["command-only", "verified-activation"]),
-        verified: z.boolean(),
-        upgradeSuggested: z.boolean(),
-        generationId: uuid().nullable(),
-        activationId: uuid().nullable(),
-      }).nullable().default(null),
-    }),
+    completion,
   }),
   output: z.object({ changed: z.boolean(), operation: launcherOperation }),
   routes: [completeRoute],
@@ -217,8 +237,12 @@ export const launcherOperationComplete = defineTool({
       { operationId, completion },
       async () => {
         const { credential } = ctx.custody.useLauncher(operationId, credentialHandle);
-        const data = await mutate(ctx, completeRoute, { operationId }, { credential, completion });
-        ctx.custody.settleLauncher(operationId);
+        // Answered after the host cancelled: the operation is settled all the same.
+        const settle = () => ctx.custody.settleLauncher(operationId);
+        const data = await mutate(ctx, completeRoute, { operationId }, { credential, completion }, {
+          whenLate: settle,
+        });
+        settle();
         return { operation: data.operation };
       },
     ),

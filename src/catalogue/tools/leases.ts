@@ -16,7 +16,7 @@ import {
   timestamp,
   uuid,
 } from "../shapes.ts";
-import { mutate } from "../daemon_calls.ts";
+import { mutate, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch, failureView, iso } from "../../results/custody_views.ts";
 import { consequential, coordinates, dependsOn, post } from "../routes.ts";
 import { Capability } from "../../daemon/capabilities.ts";
@@ -41,6 +41,19 @@ const acquired = z.looseObject({
 });
 type Acquired = z.output<typeof acquired>;
 
+/** Whether a confirm or an abandon took effect: the lease became a run, or went back. */
+const LEASE_SETTLED: OutcomeCheck = {
+  tool: "portreeve_port_inspect",
+  how: "on the leased port, to see whether the lease became a run or was given back",
+};
+
+const abandonRoute = post(
+  "/v1/leases/{leaseId}/abandon",
+  z.looseObject({ at: timestamp() }),
+  coordinates("gives a pending lease back"),
+  LEASE_SETTLED,
+);
+
 /**
  * Under `graceful` or `force-after-grace` the daemon reclaims a claim that has a confirmed run
  * before leasing it: the run's processes are signalled. `never` refuses such a claim instead.
@@ -62,6 +75,17 @@ export const acquireRoute = post(
   {
     tool: "portreeve_ports_list",
     how: "with this claim's project and component, to see whether a lease is pending",
+  },
+  {
+    what: "the lease is abandoned as client-cancelled, its token never held",
+    routes: [abandonRoute],
+    async undo(granted, send) {
+      await send(abandonRoute, {
+        params: { leaseId: granted.leaseId },
+        body: { leaseToken: granted.leaseToken, reason: "client-cancelled" },
+      });
+      return `lease ${granted.leaseId} (port ${granted.port}) abandoned as client-cancelled`;
+    },
   },
 );
 
@@ -101,7 +125,7 @@ export const leaseAcquire = defineTool({
     }).default({ mode: "sticky", replacementPolicy: "never" }),
   }),
   output: acquireOutput,
-  routes: [acquireRoute, inventoryLookup],
+  routes: [acquireRoute, inventoryLookup, abandonRoute],
   async call(ctx, { claim, allocation }) {
     if (!claim.workspaceRoot.startsWith("/")) {
       throw invalidInput(
@@ -152,6 +176,7 @@ export const leaseAcquire = defineTool({
           token: data.leaseToken,
           expiresAt: epoch(data.expiresAt),
         }, sentAt);
+        stillWanted(ctx, acquireRoute, data, () => ctx.custody.settleLease(kept.handle));
         const acquired: Acquired = {
           claimId: data.claimId,
           leaseId: data.leaseId,
@@ -190,25 +215,12 @@ const confirmed = z.looseObject({
 });
 const confirmOutput = z.object({ changed: z.boolean(), ...confirmed.shape });
 
-/** Whether a confirm or an abandon took effect: the lease became a run, or went back. */
-const LEASE_SETTLED: OutcomeCheck = {
-  tool: "portreeve_port_inspect",
-  how: "on the leased port, to see whether the lease became a run or was given back",
-};
-
 const confirmRoute = post(
   "/v1/leases/{leaseId}/confirm",
   confirmed,
   coordinates("records a lease's run"),
   LEASE_SETTLED,
 );
-const abandonRoute = post(
-  "/v1/leases/{leaseId}/abandon",
-  z.looseObject({ at: timestamp() }),
-  coordinates("gives a pending lease back"),
-  LEASE_SETTLED,
-);
-
 /**
  * Confirm and abandon alike: use the handle's credential once, send it to the lease's route,
  * erase the credential once the daemon settled the lease. A repeat returns the first answer.
@@ -223,8 +235,12 @@ function settleLease<Reply extends z.ZodType, Result extends object>(
 ) {
   return ctx.memory.once(`lease-${action}:${credentialHandle}`, body, async () => {
     const { leaseId, token } = ctx.custody.useLease(credentialHandle);
-    const data = await mutate(ctx, route, { leaseId }, { leaseToken: token, ...body });
-    ctx.custody.settleLease(credentialHandle);
+    // Answered after the host cancelled: the lease is settled all the same.
+    const settle = () => ctx.custody.settleLease(credentialHandle);
+    const data = await mutate(ctx, route, { leaseId }, { leaseToken: token, ...body }, {
+      whenLate: settle,
+    });
+    settle();
     return keep(data);
   });
 }

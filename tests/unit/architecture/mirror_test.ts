@@ -34,6 +34,10 @@ export const WALKS: Readonly<Record<string, Walk>> = {
     walks: "every tool × enum value × approval situation, and every route answering 2xx",
     of: "catalogue/effects_map.ts",
   },
+  "catalogue/give_back_walk_test.ts": {
+    walks: "every route whose answer hands over a credential, cancelled while the daemon has it",
+    of: "catalogue/routes.ts",
+  },
   "catalogue/generated_test.ts": {
     walks: "the served tools/list against every definition",
     of: "catalogue/index.ts",
@@ -81,6 +85,10 @@ export const WALKS: Readonly<Record<string, Walk>> = {
   "profiles/install_test.ts": {
     walks: "config for every kind of installation",
     of: "profiles/render.ts",
+  },
+  "profiles/tool_timeouts_test.ts": {
+    walks: "every host's own call deadline against the bridge's bound",
+    of: "profiles/profile.ts",
   },
   "profiles/published_format_test.ts": {
     walks: "every profile against its host's published format",

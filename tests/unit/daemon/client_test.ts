@@ -1,29 +1,18 @@
 /** The daemon client against the simulator on a real Unix socket. */
 import assert from "node:assert/strict";
-import { daemonRig } from "../../support/daemon_rig.ts";
-import { BridgeError } from "../../../src/shared/errors.ts";
+import { daemonRig, failure } from "../../support/daemon_rig.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { z } from "zod";
 import { get } from "../../../src/daemon/routes.ts";
 import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
-import { DEFAULT_TIMEOUTS } from "../../../src/daemon/client.ts";
 import { ManualTimers } from "../../support/manual_timers.ts";
+import { linkedSignal } from "../../../src/shared/signals.ts";
 
 /** The client checks every reply against the schema its route declares (loose here). */
 const CONFIG = get("/v1/config", z.looseObject({}));
 
-function setup(timeouts = {}, maxResponseBytes?: number) {
-  return daemonRig({ label: "unit", timeouts, maxResponseBytes });
-}
-
-async function failure(promise: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof BridgeError, String(error));
-    return error;
-  }
-  throw new Error("expected a BridgeError");
+function setup(maxResponseBytes?: number) {
+  return daemonRig({ label: "unit", maxResponseBytes });
 }
 
 Deno.test("the compatibility verdict is cached: N calls cost one health probe", async () => {
@@ -169,7 +158,7 @@ Deno.test("a missing capability is portreeve_incompatible with the missing names
 
 Deno.test("faults: garbage → invalid_response, oversize → invalid_response, v2 → incompatible", async () => {
   // The default deadlines: a slow machine may take its time, the answer is what is judged.
-  const t = await setup({}, 1024 * 1024);
+  const t = await setup(1024 * 1024);
   try {
     await t.client.request(CONFIG);
     t.sim.control.setFault("non-json");
@@ -196,21 +185,28 @@ Deno.test("faults: garbage → invalid_response, oversize → invalid_response, 
 });
 
 /**
- * A daemon that hangs is answered at the client's deadlines (the bridge's own are
- * DEFAULT_TIMEOUTS): with no verdict cached, the compatibility probe waits as long as the call
- * would (a daemon serving one request at a time may be busy, not hung); with one cached, the
- * call waits its read deadline. The deadlines are the test's own timers, fired once the daemon
- * holds the request: which one the client set is read, no time is measured.
+ * A daemon that hangs is waited for as long as the call waits: the client sets no deadline on
+ * an answer, only a short one on connecting, cleared once connected. The call's own bound (here
+ * a deadline signal, as serve's transport links one into every call) ends the wait, reported as
+ * a timeout naming that bound, with no verdict cached and with one. The timers are the test's
+ * own: which ones the client left running is read, no time is measured.
  */
-Deno.test("hang: unavailable (timeout) at the call's deadline, cold and with a cached verdict", async () => {
+Deno.test("hang: waited for until the call's bound, cold and with a cached verdict", async () => {
   const timers = new ManualTimers();
-  const t = await daemonRig({ label: "unit", timeouts: { probeMs: 50 }, timers });
-  const { readMs } = DEFAULT_TIMEOUTS;
+  const t = await daemonRig({ label: "unit", connectMs: 50, timers });
+  const BOUND_MS = 600_000;
   const hung = async (path: string) => {
     const from = t.sim.requests.length;
-    const pending = failure(t.client.request(CONFIG));
+    const bound = linkedSignal([], BOUND_MS, timers);
+    const pending = failure(t.client.request(CONFIG, { signal: bound.signal }));
     await t.sim.arrived((request) => request.path === path, from);
-    (await timers.next()).fire();
+    assert.deepEqual(
+      timers.pending.map((timer) => timer.ms),
+      [BOUND_MS],
+      "connected, nothing but the call's own bound runs: no answer deadline of the client's",
+    );
+    (await timers.next(BOUND_MS)).fire();
+    bound.release();
     return await pending;
   };
   try {
@@ -218,16 +214,16 @@ Deno.test("hang: unavailable (timeout) at the call's deadline, cold and with a c
     const cold = await hung("/v1/health");
     assert.equal(cold.code, "portreeve_unavailable", cold.message);
     assert.equal(cold.details.reason, "timeout");
-    assert.equal(cold.details.timeoutMs, readMs, "the probe waited the call's deadline");
+    assert.equal(cold.details.waitedMs, BOUND_MS, "the probe waited the call's bound");
+    assert.match(cold.message, /did not answer within 600 s \(this bridge's bound/);
 
     t.sim.control.setFault("none");
     assert.ok(await t.client.request(CONFIG), "recovers, and caches a verdict");
     t.sim.control.setFault("hang");
     const warm = await hung("/v1/config");
     assert.equal(warm.code, "portreeve_unavailable", warm.message);
-    assert.equal(warm.details.reason, "timeout");
-    assert.equal(warm.details.timeoutMs, readMs, "the read deadline");
-    assert.deepEqual(timers.pending, [], "every deadline settled with its request");
+    assert.equal(warm.details.waitedMs, BOUND_MS, "the call's bound");
+    assert.deepEqual(timers.pending, [], "every timer settled with its request");
 
     t.sim.control.setFault("none");
     assert.ok(await t.client.request(CONFIG), "works again without a new client");

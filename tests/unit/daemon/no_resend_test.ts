@@ -5,23 +5,12 @@
  * its answers mid-body; what it received is counted.
  */
 import assert from "node:assert/strict";
-import { daemonRig } from "../../support/daemon_rig.ts";
-import { BridgeError } from "../../../src/shared/errors.ts";
+import { daemonRig, failure } from "../../support/daemon_rig.ts";
 import { acquireRoute } from "../../../src/catalogue/tools/leases.ts";
 import { get } from "../../../src/daemon/routes.ts";
 import { z } from "zod";
 
 const CONFIG = get("/v1/config", z.looseObject({}));
-
-async function failure(promise: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof BridgeError, String(error));
-    return error;
-  }
-  throw new Error("expected a BridgeError");
-}
 
 Deno.test("no resend: a change whose connection broke is sent once; a read goes again once", async () => {
   const t = await daemonRig({ label: "no-resend" });

@@ -5,6 +5,14 @@
  * and one entry below; render_test.ts walks every profile and fails for one missing here.
  */
 import { parse as parseToml } from "smol-toml";
+import { DEFAULT_DAEMON_WAIT_MS } from "../../../src/shared/options.ts";
+
+/**
+ * A host's own deadline for one call: the bridge's bound on waiting for the daemon, and a
+ * minute for the bridge's own answer to reach the host before the host gives up.
+ */
+const HOST_WAIT_MS = DEFAULT_DAEMON_WAIT_MS + 60_000;
+const HOST_WAIT_FLAGS = ["--timeout", String(HOST_WAIT_MS)];
 
 /** The command line the entry starts, as rendered. */
 export interface Launch {
@@ -39,13 +47,14 @@ const stdio = (launch: Launch) => ({ type: "stdio", ...plain(launch) });
 
 type Setup = NonNullable<Expected["setup"]>;
 
-/** `mcp add [-e …] -s user portreeve <command> -- <args>`: Gemini CLI's form. */
+/** `mcp add [-e …] --timeout MS -s user portreeve <command> -- <args>`: Gemini CLI's form. */
 const userScoped = (program: string): Setup => ({
   program,
   words: ({ command, args, env }) => [
     "mcp",
     "add",
     ...envFlags(env),
+    ...HOST_WAIT_FLAGS,
     "-s",
     "user",
     "portreeve",
@@ -55,14 +64,15 @@ const userScoped = (program: string): Setup => ({
   ],
 });
 
-/** `mcp add portreeve [-e …] -- <command> <args>`: Codex's, OpenCode's and Copilot CLI's form. */
-const namedFirst = (program: string): Setup => ({
+/** `mcp add portreeve [-e …] [more] -- <command> <args>`: Codex's, OpenCode's and Copilot CLI's form. */
+const namedFirst = (program: string, more: string[] = []): Setup => ({
   program,
   words: ({ command, args, env }) => [
     "mcp",
     "add",
     "portreeve",
     ...envFlags(env),
+    ...more,
     "--",
     command,
     ...args,
@@ -94,7 +104,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
       ...plain(launch),
       required: true,
       startup_timeout_sec: 20,
-      tool_timeout_sec: 180,
+      tool_timeout_sec: HOST_WAIT_MS / 1000,
     }),
     setup: namedFirst("codex"),
     link: null,
@@ -102,7 +112,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
   gemini: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
-    entry: plain,
+    entry: (launch) => ({ ...plain(launch), timeout: HOST_WAIT_MS }),
     setup: userScoped("gemini"),
     link: null,
   },
@@ -115,7 +125,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
       command: [command, ...args],
       environment: env,
       enabled: true,
-      timeout: 30000,
+      timeout: HOST_WAIT_MS,
     }),
     setup: namedFirst("opencode"),
     link: null,
@@ -123,14 +133,14 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
   copilot: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
-    entry: (launch) => ({ type: "local", ...plain(launch), tools: ["*"] }),
-    setup: namedFirst("copilot"),
+    entry: (launch) => ({ type: "local", ...plain(launch), tools: ["*"], timeout: HOST_WAIT_MS }),
+    setup: namedFirst("copilot", HOST_WAIT_FLAGS),
     link: null,
   },
   qwen: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
-    entry: plain,
+    entry: (launch) => ({ ...plain(launch), timeout: HOST_WAIT_MS }),
     // Qwen Code is a fork of Gemini CLI: the same command line.
     setup: userScoped("qwen"),
     link: null,
@@ -138,7 +148,7 @@ export const EXPECTED: Readonly<Record<string, Expected>> = {
   cline: {
     parse: json,
     entryAt: ["mcpServers", "portreeve"],
-    entry: (launch) => ({ ...plain(launch), timeout: 60 }),
+    entry: (launch) => ({ ...plain(launch), timeout: HOST_WAIT_MS / 1000 }),
     // `cline mcp add` has no option for environment variables.
     setup: {
       program: "cline",

@@ -19,6 +19,8 @@ const NEEDS_TIME: Record<string, string> = {
   "tests/support/raw_peer.ts":
     "a response timeout only when a caller passes timeoutMs (bench, reliability, load)",
   "tests/support/many_agents.ts": "the load scenario measures call times for test:load and bench",
+  "tests/support/crowd.ts": "the crowd scenario measures call waits for test:load and the bench",
+  "tests/load/crowd_test.ts": "waits for the simulator program's socket to appear (test:load)",
   "tests/load/unread_host.ts": "measures memory over time while a host reads nothing (test:load)",
   "tests/reliability/bounds_test.ts":
     "records how long bounded answers take; waits out duplicate answers (reliability.md)",

@@ -242,8 +242,6 @@ export const portReclaimExecute = executeTool({
   ),
   check: executeCheck("portreeve_port_inspect", "on this port"),
   target: portTarget,
-  // The daemon may wait twice the grace period plus lsof time before answering.
-  timeoutMs: 150_000,
 });
 
 export const claimReassignPreview = previewTool({

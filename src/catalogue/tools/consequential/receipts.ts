@@ -261,7 +261,6 @@ interface ExecuteSpec<In extends z.ZodObject, R extends z.ZodType> {
   check: OutcomeCheck;
   body?(input: z.output<In>): Json;
   target(input: z.output<In>): { type: string; id: string };
-  timeoutMs?: number;
 }
 
 export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
@@ -301,10 +300,7 @@ export function executeTool<In extends z.ZodObject, R extends z.ZodType>(
         receiptId,
         request: { route, path: pathOf(route, params), body },
       });
-      const data = await mutate(ctx, route, params, body, {
-        timeoutMs: spec.timeoutMs,
-        approval,
-      });
+      const data = await mutate(ctx, route, params, body, { approval });
       // Executed (or replayed): a later repeat needs no question, the daemon replays it.
       ctx.receipts.decide(receiptId, "approved");
       return { changed: data.changed, replayed: data.replayed, result: data.result };

@@ -142,3 +142,27 @@ Deno.test("lease_acquire: a lease about to expire is renewed before it is report
   assert.equal(leased.data!.changed, true);
   assert.equal(leased.data!.leaseExpiresAt, renewedUntil, "the expiry the renewal set");
 });
+
+Deno.test("lease_acquire: cancelled while its lease is taken in, the lease is given back, not held", async () => {
+  const acquire = recorded("leaseAcquire");
+  const renewedUntil = new Date(RECORDED_EXPIRY - 3_000 + 15_000).toISOString();
+  const host = new AbortController();
+  // The answer came close to its expiry, so custody renews it before reporting it held; the
+  // host cancels while that renewal is with the daemon.
+  await using rig = toolRig((sent) => {
+    if (sent.path.endsWith("/renew")) {
+      host.abort();
+      return ok({ leaseId: acquire.data.leaseId, expiresAt: renewedUntil });
+    }
+    if (sent.path.endsWith("/abandon")) return ok({ at: renewedUntil });
+    return acquire.reply;
+  }, { start: RECORDED_EXPIRY - 3_000, daemonDelayMs: 5_000 });
+  const leased = await rig.call("portreeve_lease_acquire", ACQUIRE, host.signal);
+  assert.equal(leased.ok, false);
+  assert.equal(leased.error?.code, "portreeve_cancelled");
+  assert.equal(leased.error?.details.lateAnswer, "given back");
+  const abandon = rig.daemon.sent.at(-1)!;
+  assert.equal(abandon.path, `/v1/leases/${acquire.data.leaseId}/abandon`);
+  assert.equal(abandon.payload.reason, "client-cancelled");
+  assert.equal(rig.custody.size, 0, "custody holds nothing the host will never hear of");
+});

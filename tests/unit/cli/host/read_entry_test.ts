@@ -156,7 +156,7 @@ Deno.test("read entry: a field setup writes otherwise, a disabled entry and an u
     const reading = await readEntry(cline, context, missing);
     assert.deepEqual(reading.entry?.differences, [
       "it is disabled, so the host does not start it",
-      "it has no timeout (setup writes 60)",
+      "it has no timeout (setup writes 660)",
     ]);
     await Deno.writeTextFile(file, '{\n  "mcpServers": {,\n}');
     const broken = await readEntry(cline, context, missing);
