@@ -12,7 +12,6 @@ import type { Json } from "../shared/json.ts";
 import type { ToolKind } from "../shared/options.ts";
 import type { Route } from "../daemon/routes.ts";
 import { canBeConsequential } from "../daemon/effects.ts";
-import { NOT_SHOWN, type ResultView } from "./view.ts";
 
 /** What describing a tool reads of its definition. */
 export interface Describable {
@@ -23,7 +22,6 @@ export interface Describable {
   input: z.ZodObject;
   output: z.ZodType;
   detail?: true;
-  view?: ResultView;
   capabilities?: readonly string[];
   routes?: readonly Route[];
 }
@@ -80,10 +78,6 @@ function withDetailInput(offered: boolean, schema: Json): Json {
 export function describeTool(tool: Describable): Tool {
   const { $defs: _none, ...whole } = outputJsonSchema(tool.output);
   const { data, defs } = hoistRecords(whole, (node) => isFingerprint(node as Schema));
-  // A tool whose view leaves fields out says so in its result's `notShown` (view.ts).
-  if (tool.view !== undefined && data.properties !== undefined) {
-    data.properties = { ...data.properties as Json, [NOT_SHOWN]: { type: "string" } };
-  }
   return {
     name: tool.name,
     title: tool.title,
@@ -94,7 +88,9 @@ export function describeTool(tool: Describable): Tool {
     ) as Tool["inputSchema"],
     // A success's structuredContent, `{ok:true,data}`; an error carries none (its text block
     // says it all). `data` is the compact form; no field is required, so it also admits
-    // `detail: "full"` records.
+    // `detail: "full"` records. Its `notShown` is words for the reader, not data, and goes
+    // undeclared (the schema is open): declared on every tool that may carry it, it would cost
+    // Codex's code mode about 0.9 KB of every prompt.
     outputSchema: {
       type: "object",
       properties: { ok: { type: "boolean" }, data },
