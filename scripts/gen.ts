@@ -9,7 +9,8 @@
  * Tests fail when any of them is stale.
  */
 import { ALL_TOOLS } from "../src/catalogue/index.ts";
-import { listingText, listTools } from "../src/results/describe.ts";
+import { listTools } from "../src/results/describe.ts";
+import { listingText } from "../src/results/listing.ts";
 import { effectsDocument } from "../src/catalogue/effects_map.ts";
 import { withLimitTables } from "./limits_doc.ts";
 import { withErrorTables } from "./error_docs.ts";

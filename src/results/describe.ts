@@ -9,6 +9,7 @@ import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 import { hoistRecords } from "./output_defs.ts";
 import { isFingerprint, type Schema } from "./compact/schema_nodes.ts";
 import type { Json } from "../shared/json.ts";
+import type { Annotations, ListedTool } from "./listing.ts";
 import type { ToolKind } from "../shared/options.ts";
 import type { Route } from "../daemon/routes.ts";
 import { canBeConsequential } from "../daemon/effects.ts";
@@ -24,26 +25,6 @@ export interface Describable {
   detail?: true;
   capabilities?: readonly string[];
   routes?: readonly Route[];
-}
-
-/**
- * One tools/list entry with what the bridge needs to know about it without loading it. Its
- * kind and capabilities are written from the definition by `deno task gen`; at run time the
- * listing is where the bridge reads them.
- */
-export interface ListedTool {
-  kind: ToolKind;
-  capabilities: string[];
-  tool: Tool;
-}
-
-export interface Annotations {
-  readOnlyHint: boolean;
-  /** Left out with `readOnlyHint: true`, which it then means nothing beside. */
-  destructiveHint?: boolean;
-  /** Likewise. */
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
 }
 
 /**
@@ -111,9 +92,4 @@ export function listTools(
       tool: describeTool(tool),
     })),
   };
-}
-
-/** The listing as `deno task gen` writes it: two-space JSON, as `deno fmt` leaves it. */
-export function listingText(listing: { version: 1; tools: ListedTool[] }): string {
-  return JSON.stringify(listing, null, 2) + "\n";
 }

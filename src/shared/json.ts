@@ -12,3 +12,10 @@ export type Json = Record<string, unknown>;
 export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Whether `value` is JSON through and through (what `JSON.parse` gives, and nothing else). */
+export function isJsonValue(value: unknown): value is JsonValue {
+  if (value === null || ["boolean", "number", "string"].includes(typeof value)) return true;
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  return isObject(value) && Object.values(value).every(isJsonValue);
+}

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { envelopeOf } from "../../../src/results/result.ts";
+import { type ListedTool, readListing } from "../../../src/results/listing.ts";
 import { SERVER_INSTRUCTIONS } from "../../../src/catalogue/instructions.ts";
 import { codeModeBytes, typeOf } from "../../../scripts/bench/code_mode.ts";
 import reference from "../../fixtures/reference-catalogue.json" with { type: "json" };
@@ -23,11 +24,8 @@ import {
   VIEW_HOSTS,
 } from "../../support/host_views.ts";
 
-type Entry = {
-  kind: string;
-  tool: { name: string; description: string; inputSchema: unknown; outputSchema?: unknown };
-};
-const tools = listing.tools as unknown as Entry[];
+type Entry = ListedTool;
+const tools = readListing(listing);
 const FIRST = [
   "portreeve_diagnostics",
   "portreeve_compatibility",
@@ -39,7 +37,7 @@ const defined = (...kinds: string[]) => ALL_TOOLS.filter((t) => kinds.includes(t
 const visible = (entries: Entry[]) =>
   entries.reduce(
     (n, e) =>
-      n + e.tool.name.length + e.tool.description.length +
+      n + e.tool.name.length + (e.tool.description ?? "").length +
       JSON.stringify(e.tool.inputSchema).length,
     0,
   );
