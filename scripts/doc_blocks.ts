@@ -14,6 +14,9 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
     "commands": "deno task gen",
     "toolsets": "deno task gen",
   },
+  "CONTRIBUTING.md": {
+    "budgets": "deno task gen",
+  },
   "docs/tools.md": {
     "toolsets": "deno task gen",
     "tool-reference": "deno task gen",
