@@ -15,7 +15,7 @@ import type { Route } from "../daemon/routes.ts";
 import { canBeConsequential } from "../daemon/effects.ts";
 
 /** What describing a tool reads of its definition. */
-export interface Describable {
+interface Describable {
   name: string;
   title: string;
   description: string;

@@ -80,7 +80,7 @@ function withoutObjectTypes(
  * `every<Record>`, the fields all of the list's records hold alike, stated once
  * (src/results/compact/compactor.ts); any of a record's fields, none required.
  */
-export const LISTS_WITH_EVERY: ReadonlySet<string> = new Set(["endpoints", "leases", "providers"]);
+const LISTS_WITH_EVERY: ReadonlySet<string> = new Set(["endpoints", "leases", "providers"]);
 
 /** Where a record's list `key` declares `every<Record>` beside it. */
 function hasEvery(fields: Json, key: string): boolean {

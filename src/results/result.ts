@@ -34,7 +34,7 @@ import { CustodyError } from "../custody/mod.ts";
 import { custodyWarningSchema, type CustodyWarningView, warningSummary } from "./custody_views.ts";
 import { z } from "zod";
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   code: string;
   message: string;
   retryable: boolean;
@@ -44,7 +44,7 @@ export interface ErrorEnvelope {
   details?: Record<string, unknown>;
 }
 
-export type Envelope =
+type Envelope =
   | { ok: true; data: unknown; custodyWarning?: CustodyWarningView }
   | { ok: false; error: ErrorEnvelope; custodyWarning?: CustodyWarningView };
 
@@ -57,7 +57,7 @@ export function success(data: unknown, warning?: CustodyWarningView): CallToolRe
 }
 
 /** How an error goes to the host: with any custody warning, flagged (`isError`) or not. */
-export interface FailureOptions {
+interface FailureOptions {
   warning?: CustodyWarningView;
   /** False for a host whose profile says `flagsToolErrors: false`; true when unset. */
   flagged?: boolean;

@@ -19,10 +19,10 @@ import { same } from "./compact/schema_nodes.ts";
 import { NOTE_WORDS } from "./compact/compactor.ts";
 
 /** A field's path in a tool's data: keys joined by dots, `[]` after a list (`items[].id`). */
-export type FieldPath = string;
+type FieldPath = string;
 
 /** A rarely used field left out only where the record holding it meets `when`. */
-export interface RareWhere {
+interface RareWhere {
   path: FieldPath;
   /** Of the record holding the field. */
   when: (record: Json) => boolean;

@@ -188,6 +188,14 @@ export const RESULT_BUDGETS: Readonly<Record<string, number>> = {
 /** The README's lines: a newcomer reads it in five minutes. */
 export const README_MAX_LINES = 250;
 
+/** A budget `tests/unit/results/budget_test.ts` holds. */
+const held = (
+  what: string,
+  limit: number,
+  unit: Budget["unit"],
+  figure: Budget["figure"],
+): Budget => ({ what, limit, unit, test: BUDGET_TEST, figure });
+
 export const BUDGETS: readonly Budget[] = [
   {
     what: "README.md, lines",
@@ -196,83 +204,44 @@ export const BUDGETS: readonly Budget[] = [
     test: "tests/unit/repo/docs_test.ts",
     figure: (f) => f.readmeLines,
   },
-  {
-    what: "tools/list as served, all tools",
-    limit: 100_000,
-    unit: "B",
-    test: BUDGET_TEST,
-    figure: (f) => f.toolsListBytes,
-  },
-  {
-    what: "model-visible (name, description, input schema), every tool",
-    limit: 24 * 1024,
-    unit: "B",
-    test: BUDGET_TEST,
-    figure: (f) => f.allVisible,
-  },
-  {
-    what: "model-visible, the reads after the first four",
-    limit: 7200,
-    unit: "B",
-    test: BUDGET_TEST,
-    figure: (f) => f.inspection,
-  },
-  {
-    what: "model-visible, the coordination tools",
-    limit: 10_000,
-    unit: "B",
-    test: BUDGET_TEST,
-    figure: (f) => f.coordination,
-  },
-  {
-    what: "model-visible, the previews and executes",
-    limit: 7000,
-    unit: "B",
-    test: BUDGET_TEST,
-    figure: (f) => f.receipts,
-  },
-  {
-    what: "server instructions, against the reference's",
-    limit: 0.8,
-    unit: "×",
-    test: BUDGET_TEST,
-    figure: (f) => f.instructions,
-  },
-  {
-    what: "server instructions as Codex's tool_search line, against the reference's",
-    limit: 0.8,
-    unit: "×",
-    test: BUDGET_TEST,
-    figure: (f) => f.instructionsLine,
-  },
-  {
-    what: "Codex code mode per tool, against the reference's per tool (target 0.8×)",
-    limit: 0.99,
-    unit: "×",
-    test: BUDGET_TEST,
-    figure: (f) => f.codeModePerTool,
-  },
-  {
-    what: "the reference session's successes, against the reference's",
-    limit: 0.75,
-    unit: "×",
-    test: BUDGET_TEST,
-    figure: (f) => f.successes,
-  },
-  {
-    what: "the largest single record of the session, against the reference's",
-    limit: 1,
-    unit: "×",
-    test: BUDGET_TEST,
-    figure: (f) => f.worstRecord.ratio,
-  },
-  ...Object.entries(RESULT_BUDGETS).map(([tool, limit]): Budget => ({
-    what: `\`${tool}\`'s largest result in the session`,
-    limit,
-    unit: "B",
-    test: BUDGET_TEST,
-    figure: (f) => f.largest.get(tool) ?? Infinity,
-  })),
+  held("tools/list as served, all tools", 100_000, "B", (f) => f.toolsListBytes),
+  held(
+    "model-visible (name, description, input schema), every tool",
+    24 * 1024,
+    "B",
+    (f) => f.allVisible,
+  ),
+  held("model-visible, the reads after the first four", 7200, "B", (f) => f.inspection),
+  held("model-visible, the coordination tools", 10_000, "B", (f) => f.coordination),
+  held("model-visible, the previews and executes", 7000, "B", (f) => f.receipts),
+  held("server instructions, against the reference's", 0.8, "×", (f) => f.instructions),
+  held(
+    "server instructions as Codex's tool_search line, against the reference's",
+    0.8,
+    "×",
+    (f) => f.instructionsLine,
+  ),
+  held(
+    "Codex code mode per tool, against the reference's per tool (target 0.8×)",
+    0.99,
+    "×",
+    (f) => f.codeModePerTool,
+  ),
+  held("the reference session's successes, against the reference's", 0.75, "×", (f) => f.successes),
+  held(
+    "the largest single record of the session, against the reference's",
+    1,
+    "×",
+    (f) => f.worstRecord.ratio,
+  ),
+  ...Object.entries(RESULT_BUDGETS).map(([tool, limit]) =>
+    held(
+      `\`${tool}\`'s largest result in the session`,
+      limit,
+      "B",
+      (f) => f.largest.get(tool) ?? Infinity,
+    )
+  ),
 ];
 
 const shown = (value: number, unit: Budget["unit"]) =>

@@ -29,7 +29,6 @@ import {
   type Defs,
   emptyValue,
   everyKeyOf,
-  FINGERPRINT_FIELDS,
   isArray,
   isFingerprint,
   isMap,
@@ -43,7 +42,7 @@ import { isObject, type Json } from "../../shared/json.ts";
 export const PROCESS_TABLE = "processes";
 
 /** Fields written even when empty: a model looks for them. */
-export const ALWAYS_WRITTEN: ReadonlySet<string> = new Set(["items", "missingCapabilities"]);
+const ALWAYS_WRITTEN: ReadonlySet<string> = new Set(["items", "missingCapabilities"]);
 
 /** The note's words for each kind of omission (view.ts writes those of default views). */
 export const NOTE_WORDS = {
@@ -58,7 +57,7 @@ export const NOTE_WORDS = {
 } as const;
 
 /** A field a nested record shares with the record that holds it: the parent's own id. */
-export function isParentKey(key: string): boolean {
+function isParentKey(key: string): boolean {
   return key === "port" || key.endsWith("Id");
 }
 
@@ -119,7 +118,7 @@ interface Walk {
 }
 
 /** What compacting gave: the data, and the parts of its note (none when nothing needs words). */
-export interface Compacted {
+interface Compacted {
   data: unknown;
   parts: string[];
 }
@@ -404,5 +403,3 @@ function emptyOf(field: unknown, defs: Defs): null | [] | Record<string, never> 
   if (!emptyOfNode.has(field)) emptyOfNode.set(field, emptyValue(field, defs));
   return emptyOfNode.get(field);
 }
-
-export { FINGERPRINT_FIELDS };

@@ -27,7 +27,7 @@ import type { Json } from "../../../src/shared/json.ts";
 
 const bytes = (value: unknown) => JSON.stringify(value).length;
 
-Deno.test("every tool's compact data expands back to the simulator's records", async () => {
+Deno.test("every tool's compact result says what it leaves out: it expands, alone, to the simulator's records", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-compact-" }));
   const socketPath = `${dir}/portreeve.sock`;
   const sim = await startSimulator({ socketPath, observeHost: false });
