@@ -18,16 +18,17 @@ import { compactData } from "../../../src/results/compact/mod.ts";
 import { createBridge } from "../../../src/bridge/mod.ts";
 import { startSimulator } from "../../../src/simulator/mod.ts";
 import { expandWhole, servedDataSchema } from "../../support/expand.ts";
-import { differences, type Note } from "../../support/not_shown.ts";
+import { differences } from "../../support/not_shown.ts";
 import type { ToolDefinition } from "../../../src/catalogue/define.ts";
 import { isObject } from "../../../src/shared/json.ts";
 import { runResultScenario } from "../../support/result_scenario.ts";
 import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
 import type { Json } from "../../../src/shared/json.ts";
+import type { Note } from "../../support/not_shown.ts";
 
 const bytes = (value: unknown) => JSON.stringify(value).length;
 
-Deno.test("every tool's compact result says what it leaves out: it expands, alone, to the simulator's records", async () => {
+Deno.test("every tool's compact data expands back to the simulator's records", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-compact-" }));
   const socketPath = `${dir}/portreeve.sock`;
   const sim = await startSimulator({ socketPath, observeHost: false });
