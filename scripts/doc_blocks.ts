@@ -13,7 +13,9 @@ export const GENERATED_BLOCKS: Readonly<Record<string, Readonly<Record<string, s
     "works-with": "HOSTS_UPDATE_DOCS=1 deno task test:hosts",
     "commands": "deno task gen",
     "toolsets": "deno task gen",
-    "effects-map": "deno task gen",
+  },
+  "CONTRIBUTING.md": {
+    "budgets": "deno task gen",
   },
   "docs/tools.md": {
     "toolsets": "deno task gen",

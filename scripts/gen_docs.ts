@@ -4,7 +4,6 @@
  * are the ones `portreeve-mcp --help` prints) and the permission set.
  */
 import { toolReference, toolsetTable, viewTable } from "../src/catalogue/reference.ts";
-import { withEffectsTable } from "../src/catalogue/effects_map.ts";
 import { programHelp } from "../src/cli/main.ts";
 import { HOST_IDS } from "../src/profiles/hosts.ts";
 import { confinedFlags, type RunForm } from "../src/shared/permissions.ts";
@@ -17,12 +16,7 @@ export function commandsBlock(): string[] {
 }
 
 export function withReadmeBlocks(readme: string): string {
-  const withBlocks = withSection(
-    withSection(readme, "commands", commandsBlock()),
-    "toolsets",
-    toolsetTable(),
-  );
-  return withEffectsTable(withBlocks);
+  return withSection(withSection(readme, "commands", commandsBlock()), "toolsets", toolsetTable());
 }
 
 export function withToolsDoc(doc: string): string {

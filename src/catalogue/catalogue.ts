@@ -7,7 +7,7 @@
 import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { ToolDefinition } from "./define.ts";
-import type { ListedTool } from "../results/describe.ts";
+import { type ListedTool, readListing } from "../results/listing.ts";
 import { inToolset, type Toolset } from "../shared/options.ts";
 import { asBridgeError, failure, success } from "../results/result.ts";
 import { BridgeError, Codes, invalidInput, invalidResponse } from "../shared/errors.ts";
@@ -32,11 +32,10 @@ import { type ShownForm, shownForm } from "../results/shown_form.ts";
 export type { ListedTool };
 
 /**
- * The served listing. Not outside data: `deno task gen` writes it from the definitions, and a
- * test holds it byte for byte to `listTools(ALL_TOOLS)`, whose type this is (JSON imports
- * widen string literals such as `"object"`, hence the cast).
+ * The served listing: `deno task gen` writes it from the definitions, a test holds it byte for
+ * byte to `listTools(ALL_TOOLS)`, and it is read back, checked, when the catalogue loads.
  */
-const SERVED: readonly ListedTool[] = generated.tools as unknown as ListedTool[];
+const SERVED: readonly ListedTool[] = readListing(generated);
 
 type DefinitionLoader = () => Promise<readonly ToolDefinition[]>;
 

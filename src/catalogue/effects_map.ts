@@ -1,8 +1,9 @@
 /**
  * The effects map — every daemon route the bridge can call, what it does, which tools reach
  * it and which gate stands before it — derived from the route declarations (daemon/routes.ts,
- * daemon/effects.ts) and the tool definitions. `deno task gen` writes it to docs/effects.md
- * and its consequential rows to the README; tests fail when either is stale.
+ * daemon/effects.ts) and the tool definitions. `deno task gen` writes it to docs/effects.md,
+ * the gated routes first (the README links there: no table of the README grows with the
+ * catalogue); a test fails when it is stale.
  */
 import { ALL_TOOLS } from "./index.ts";
 import type { AnyTool } from "./define.ts";
@@ -136,6 +137,15 @@ export function effectsDocument(rows: MapRow[] = effectsMap()): string {
     "the approval module ([approval.md](approval.md)). With `--approval off` no gate asks " +
     "anyone (the reference bridge's behaviour).",
     "",
+    "## Gated routes",
+    "",
+    "The routes that can signal a process, delete records, write a file, move a claim or change " +
+    "settings: a request to one is sent only through its gate.",
+    "",
+    ...consequentialTable(rows),
+    "",
+    "## Every route",
+    "",
     "| Route | Effect | Reached by | Gate |",
     "| --- | --- | --- | --- |",
     ...lines,
@@ -150,11 +160,8 @@ export function effectsDocument(rows: MapRow[] = effectsMap()): string {
   ].join("\n");
 }
 
-export const MAP_START = "<!-- effects-map:start -->";
-export const MAP_END = "<!-- effects-map:end -->";
-
-/** The README's short table: the consequential routes only. */
-function consequentialTable(rows: MapRow[] = effectsMap()): string {
+/** The routes that can be consequential, with what each can cause: the page's first table. */
+function consequentialTable(rows: MapRow[]): string[] {
   const lines = rows.filter((row) => canBeConsequential(row.effect)).map((row) => {
     const consequences = isValueRule(row.effect)
       ? byConsequence(row.effect.cases)
@@ -165,15 +172,7 @@ function consequentialTable(rows: MapRow[] = effectsMap()): string {
       gateCell(row)
     } |`;
   });
-  return [
-    MAP_START,
-    "",
-    "| Route | Consequence | Reached by | Gate |",
-    "| --- | --- | --- | --- |",
-    ...lines,
-    "",
-    MAP_END,
-  ].join("\n");
+  return ["| Route | Consequence | Reached by | Gate |", "| --- | --- | --- | --- |", ...lines];
 }
 
 /** `signals a process (\`graceful\`, \`force-after-grace\`)`: the values that cause each. */
@@ -185,12 +184,4 @@ function byConsequence(cases: Readonly<Record<string, Effect>>): string {
     values.set(key, [...(values.get(key) ?? []), `\`${value}\``]);
   }
   return [...values].map(([what, causes]) => `${what} (${causes.join(", ")})`).join("; ");
-}
-
-/** Replaces the marked section of `readme` with the current table. */
-export function withEffectsTable(readme: string): string {
-  const start = readme.indexOf(MAP_START);
-  const end = readme.indexOf(MAP_END);
-  if (start === -1 || end === -1) throw new Error("README has no effects-map markers");
-  return readme.slice(0, start) + consequentialTable() + readme.slice(end + MAP_END.length);
 }

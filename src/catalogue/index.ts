@@ -1,9 +1,12 @@
 /**
- * Every tool: the definitions the family modules export (whatever `defineTool` made), in the
- * order of TOOL_ORDER. A new tool is one definition in its family file plus its place in the
- * order (and its family here, for a new file); a test names any tool missing from either side.
+ * Every tool, in one list: TOOL_ORDER, the definitions the family files under `tools/` export,
+ * in registration order. Everything else derives from it: ALL_TOOLS, the served tools/list
+ * (`deno task gen` writes tools_list.json from it), the docs and the walks of the tests.
+ * A new tool is one definition in its family file plus its place here;
+ * tests/unit/catalogue/recipe_test.ts imports every family file and names any definition it
+ * exports that the list lacks.
  */
-import { type AnyTool, isToolDefinition } from "./define.ts";
+import type { AnyTool } from "./define.ts";
 import * as diagnostics from "./tools/diagnostics.ts";
 import * as settings from "./tools/settings.ts";
 import * as ports from "./tools/ports.ts";
@@ -20,28 +23,7 @@ import * as claimReceipts from "./tools/consequential/claims.ts";
 import * as stackReceipts from "./tools/consequential/stacks.ts";
 import * as settingsReceipts from "./tools/consequential/settings.ts";
 
-export const FAMILIES: readonly Record<string, unknown>[] = [
-  diagnostics,
-  settings,
-  ports,
-  claims,
-  stacks,
-  generations,
-  activations,
-  history,
-  launcher,
-  leases,
-  activationLifecycle,
-  launcherLifecycle,
-  claimReceipts,
-  stackReceipts,
-  settingsReceipts,
-];
-
-/**
- * Registration order: the reference bridge's, so tools/list is deterministic and familiar. A
- * new tool takes its place here; a test names any definition a family exports that is not.
- */
+/** Registration order: the reference bridge's, so tools/list is deterministic and familiar. */
 export const TOOL_ORDER: readonly AnyTool[] = [
   diagnostics.diagnostics,
   diagnostics.compatibility,
@@ -96,29 +78,5 @@ export const TOOL_ORDER: readonly AnyTool[] = [
   launcher.launcherOperationsList,
 ];
 
-export interface Collected {
-  tools: AnyTool[];
-  /** Tools in the order that no family exports (a family missing from FAMILIES). */
-  missing: string[];
-  /** Definitions the families export that the order lacks (appended after the ordered ones). */
-  extra: string[];
-}
-
-/** The definitions exported by `families`, in `order`, then any the order lacks. */
-export function collectTools(
-  families: readonly Record<string, unknown>[],
-  order: readonly AnyTool[],
-): Collected {
-  const found = new Set<AnyTool>();
-  for (const family of families) {
-    for (const value of Object.values(family)) {
-      if (isToolDefinition(value)) found.add(value);
-    }
-  }
-  const missing = order.filter((tool) => !found.has(tool)).map((tool) => tool.name);
-  const extra = [...found].filter((tool) => !order.includes(tool));
-  const tools = [...order.filter((tool) => found.has(tool)), ...extra];
-  return { tools, missing, extra: extra.map((tool) => tool.name).sort() };
-}
-
-export const ALL_TOOLS: readonly AnyTool[] = collectTools(FAMILIES, TOOL_ORDER).tools;
+/** Every tool, in registration order (the one list above). */
+export const ALL_TOOLS: readonly AnyTool[] = TOOL_ORDER;

@@ -51,11 +51,15 @@ export function viewTable(): string[] {
       ),
       ...(view.same ?? []).map(({ path, as }): [string, string] => [
         `\`${path}\``,
-        `the same as \`${as}\``,
+        `= \`${as}\``,
       ]),
       ...(view.merged ?? []).map(({ path, base, changes }): [string, string] => [
         `\`${path}\``,
         `\`${base}\` with \`${changes}\` applied`,
+      ]),
+      ...(view.shownBy ?? []).map(({ path, tool }): [string, string] => [
+        `\`${path}\``,
+        `\`${tool}\` shows it`,
       ]),
     ];
     return cells.map(([field, where]) => `| \`${tool.name}\` | ${field} | ${where} |`);

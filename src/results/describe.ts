@@ -9,13 +9,13 @@ import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 import { hoistRecords } from "./output_defs.ts";
 import { isFingerprint, type Schema } from "./compact/schema_nodes.ts";
 import type { Json } from "../shared/json.ts";
+import type { Annotations, ListedTool } from "./listing.ts";
 import type { ToolKind } from "../shared/options.ts";
 import type { Route } from "../daemon/routes.ts";
 import { canBeConsequential } from "../daemon/effects.ts";
-import { NOT_SHOWN, type ResultView } from "./view.ts";
 
 /** What describing a tool reads of its definition. */
-export interface Describable {
+interface Describable {
   name: string;
   title: string;
   description: string;
@@ -23,29 +23,8 @@ export interface Describable {
   input: z.ZodObject;
   output: z.ZodType;
   detail?: true;
-  view?: ResultView;
   capabilities?: readonly string[];
   routes?: readonly Route[];
-}
-
-/**
- * One tools/list entry with what the bridge needs to know about it without loading it. Its
- * kind and capabilities are written from the definition by `deno task gen`; at run time the
- * listing is where the bridge reads them.
- */
-export interface ListedTool {
-  kind: ToolKind;
-  capabilities: string[];
-  tool: Tool;
-}
-
-export interface Annotations {
-  readOnlyHint: boolean;
-  /** Left out with `readOnlyHint: true`, which it then means nothing beside. */
-  destructiveHint?: boolean;
-  /** Likewise. */
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
 }
 
 /**
@@ -80,10 +59,6 @@ function withDetailInput(offered: boolean, schema: Json): Json {
 export function describeTool(tool: Describable): Tool {
   const { $defs: _none, ...whole } = outputJsonSchema(tool.output);
   const { data, defs } = hoistRecords(whole, (node) => isFingerprint(node as Schema));
-  // A tool whose view leaves fields out says so in its result's `notShown` (view.ts).
-  if (tool.view !== undefined && data.properties !== undefined) {
-    data.properties = { ...data.properties as Json, [NOT_SHOWN]: { type: "string" } };
-  }
   return {
     name: tool.name,
     title: tool.title,
@@ -94,7 +69,9 @@ export function describeTool(tool: Describable): Tool {
     ) as Tool["inputSchema"],
     // A success's structuredContent, `{ok:true,data}`; an error carries none (its text block
     // says it all). `data` is the compact form; no field is required, so it also admits
-    // `detail: "full"` records.
+    // `detail: "full"` records. Its `notShown` is words for the reader, not data, and goes
+    // undeclared (the schema is open): declared on every tool that may carry it, it would cost
+    // Codex's code mode about 0.9 KB of every prompt.
     outputSchema: {
       type: "object",
       properties: { ok: { type: "boolean" }, data },
@@ -115,9 +92,4 @@ export function listTools(
       tool: describeTool(tool),
     })),
   };
-}
-
-/** The listing as `deno task gen` writes it: two-space JSON, as `deno fmt` leaves it. */
-export function listingText(listing: { version: 1; tools: ListedTool[] }): string {
-  return JSON.stringify(listing, null, 2) + "\n";
 }

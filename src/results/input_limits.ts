@@ -49,7 +49,7 @@ function patternBound(pattern: string): number {
 }
 
 /** One bounded input: where (dotted; `[]` a list's items, `{}` a map's values) and its bound. */
-export interface BoundedInput {
+interface BoundedInput {
   path: string;
   bound: string;
 }

@@ -1,17 +1,18 @@
 /**
- * How an output schema is laid out. The data of a result and the records directly in it are
- * declared in place; a record nested deeper, or one that occurs twice, is declared once under
- * `$defs`, named after the field that holds it (`claimOrNull` when it is only ever "it or
- * null"), and referred to from each place it occurs, which keeps tools/list short. Every key
- * stays declared: a reader that resolves `$ref` (the SDK client's validator, docs) sees the
- * whole shape. Codex's code mode turns each tool's input and output schemas into a TypeScript
- * declaration in its model's context, and spells every `$ref` out at each place (measured with
- * Codex 0.171.0): there only what is declared counts, not how.
+ * How an output schema is laid out. A record is declared where it occurs, however deep; one
+ * that occurs twice (and a process fingerprint) is declared once under `$defs`, named after
+ * the field that holds it (`claimOrNull` when it is only ever "it or null"), and referred to
+ * from each place it occurs, which keeps tools/list short (a definition used once would only
+ * add its name and reference). Every key stays declared: a reader that resolves `$ref` (the
+ * SDK client's validator, docs) sees the whole shape. Codex's code mode turns each tool's input
+ * and output schemas into a TypeScript declaration in its model's context, and spells every
+ * `$ref` out at each place (measured with Codex 0.171.0): there only what is declared counts,
+ * not how.
  *
- * So three more things keep the schemas lean. A string field's values (`enum`, `const`) are
+ * So two more things keep the schemas lean. A string field's values (`enum`, `const`) are
  * left to the data (a result states the value it has), except where they tell the branches of
- * a union apart (a history event's `eventType` says which payload it carries). A record used
- * once whose declaration is short stays in place. And what the compactor adds to a result is
+ * a union apart (a history event's `eventType` says which payload it carries). And what the
+ * compactor adds to a result is
  * declared without restating a record: the `processes` table by reference to the fingerprint,
  * and a list's `every<Record>` by the names of the fields it may hold (their values are typed
  * where the list's records declare them).
@@ -19,9 +20,6 @@
 import { isObject, type Json } from "../shared/json.ts";
 import { PROCESS_TABLE } from "./compact/compactor.ts";
 import { everyKeyOf, singular } from "./compact/schema_nodes.ts";
-
-/** Records this many levels of nesting below `data` (and deeper) are declared under `$defs`. */
-export const INLINE_DEPTH = 2;
 
 /** A process fingerprint is always one definition of this name: results refer to it by pid. */
 export const FINGERPRINT_DEF = "fingerprint";
@@ -42,9 +40,9 @@ export function hoistRecords(
 ): { data: Json; defs: Record<string, Json> } {
   const lean = withoutValueLists(data, false) as Json;
   const hoisting: Hoisting = { defs: {}, names: new Map(), isFingerprint, repeated: repeats(lean) };
-  const laid = lay(lean, 0, "data", hoisting) as Json;
+  const laid = lay(lean, "data", hoisting) as Json;
   return withoutObjectTypes(withEveryLists(
-    inlineShortOnes(nullableWhereOnlyNull(withProcessTable(laid, hoisting.defs), hoisting.defs)),
+    inlineSingleUse(nullableWhereOnlyNull(withProcessTable(laid, hoisting.defs), hoisting.defs)),
   ));
 }
 
@@ -82,7 +80,7 @@ function withoutObjectTypes(
  * `every<Record>`, the fields all of the list's records hold alike, stated once
  * (src/results/compact/compactor.ts); any of a record's fields, none required.
  */
-export const LISTS_WITH_EVERY: ReadonlySet<string> = new Set(["endpoints", "leases", "providers"]);
+const LISTS_WITH_EVERY: ReadonlySet<string> = new Set(["endpoints", "leases", "providers"]);
 
 /** Where a record's list `key` declares `every<Record>` beside it. */
 function hasEvery(fields: Json, key: string): boolean {
@@ -232,27 +230,25 @@ function withoutValueLists(node: unknown, inBranch: boolean): unknown {
   return out;
 }
 
-/** Longest declaration (JSON characters) written in place when it is used once. */
-const SHORT_DEF = 220;
-
-/** `data` and `defs` with each definition used once and no longer than SHORT_DEF in place. */
-function inlineShortOnes(
+/**
+ * `data` and `defs` with each definition used once in place (a record that repeats inside one
+ * that repeats is referred to once, from the outer one's definition).
+ */
+function inlineSingleUse(
   { data, defs }: { data: Json; defs: Record<string, Json> },
 ): { data: Json; defs: Record<string, Json> } {
   const text = JSON.stringify({ data, defs });
-  const short = new Set(
-    Object.keys(defs).filter((name) =>
-      text.split(`"#/$defs/${name}"`).length === 2 && JSON.stringify(defs[name]).length <= SHORT_DEF
-    ),
+  const once = new Set(
+    Object.keys(defs).filter((name) => text.split(`"#/$defs/${name}"`).length === 2),
   );
   const place = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(place);
     if (!isObject(node)) return node;
     const ref = typeof node.$ref === "string" ? node.$ref.slice("#/$defs/".length) : undefined;
-    if (ref !== undefined && short.has(ref)) return place(defs[ref]);
+    if (ref !== undefined && once.has(ref)) return place(defs[ref]);
     return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, place(value)]));
   };
-  const kept = Object.entries(defs).filter(([name]) => !short.has(name));
+  const kept = Object.entries(defs).filter(([name]) => !once.has(name));
   return {
     data: place(data) as Json,
     defs: Object.fromEntries(kept.map(([name, def]) => [name, place(def) as Json])),
@@ -284,37 +280,37 @@ function repeats(data: Json): Set<string> {
   return twice;
 }
 
-function lay(node: unknown, depth: number, field: string, h: Hoisting): unknown {
-  if (Array.isArray(node)) return node.map((item) => lay(item, depth, field, h));
+function lay(node: unknown, field: string, h: Hoisting): unknown {
+  if (Array.isArray(node)) return node.map((item) => lay(item, field, h));
   if (!isObject(node)) return node;
-  const deep = depth >= INLINE_DEPTH || h.isFingerprint(node) || h.repeated.has(recordKey(node));
+  const deep = h.isFingerprint(node) || h.repeated.has(recordKey(node));
   if (isRecordNode(node) && deep) {
     const types = ([] as unknown[]).concat(node.type ?? []);
-    const ref = { $ref: `#/$defs/${define({ ...node, type: "object" }, depth, field, h)}` };
+    const ref = { $ref: `#/$defs/${define({ ...node, type: "object" }, field, h)}` };
     return types.includes("null") ? { anyOf: [ref, { type: "null" }] } : ref;
   }
-  return layFields(node, depth, field, h);
+  return layFields(node, field, h);
 }
 
 /** `node` itself in place, what it holds laid out. */
-function layFields(node: Json, depth: number, field: string, h: Hoisting): Json {
+function layFields(node: Json, field: string, h: Hoisting): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "properties" && isObject(value)) {
       out.properties = Object.fromEntries(
-        Object.entries(value).map(([name, child]) => [name, lay(child, depth + 1, name, h)]),
+        Object.entries(value).map(([name, child]) => [name, lay(child, name, h)]),
       );
     } else {
-      out[key] = lay(value, depth, field, h);
+      out[key] = lay(value, field, h);
     }
   }
   return out;
 }
 
 /** The definition's name: the field's own (a list's field in the singular), made unique. */
-function define(record: Json, depth: number, field: string, h: Hoisting): string {
+function define(record: Json, field: string, h: Hoisting): string {
   // Its own fields first: a record inside it may be hoisted too.
-  const laid = layFields(record, depth, field, h);
+  const laid = layFields(record, field, h);
   const text = JSON.stringify(laid);
   const known = h.names.get(text);
   if (known !== undefined) return known;

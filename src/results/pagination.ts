@@ -26,7 +26,7 @@ export interface PageFit {
 }
 
 /** Bytes of JSON one page item takes in the form the model is shown. */
-export type ItemBytes = (item: unknown) => number;
+type ItemBytes = (item: unknown) => number;
 
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
@@ -52,7 +52,7 @@ export const DEFAULT_FIT: PageFit = {
   budget: SMALLEST_RESULT_BYTES - PAGE_ROOM,
 };
 
-export interface PageRequest<T = unknown> {
+interface PageRequest<T = unknown> {
   scope: string;
   limit: number;
   afterCursor?: string;
@@ -62,7 +62,7 @@ export interface PageRequest<T = unknown> {
 }
 
 /** `itemCount`: how many items this page holds; `nextCursor` is left out on the last page. */
-export interface PageInfo {
+interface PageInfo {
   itemCount: number;
   nextCursor?: string;
 }

@@ -33,7 +33,7 @@ import { DETAILS_READ_BY_NAME, nextStepFor } from "../shared/error_codes.ts";
 import { custodyWarningSchema, type CustodyWarningView, warningSummary } from "./custody_views.ts";
 import { z } from "zod";
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   code: string;
   message: string;
   retryable: boolean;
@@ -43,7 +43,7 @@ export interface ErrorEnvelope {
   details?: Record<string, unknown>;
 }
 
-export type Envelope =
+type Envelope =
   | { ok: true; data: unknown; custodyWarning?: CustodyWarningView }
   | { ok: false; error: ErrorEnvelope; custodyWarning?: CustodyWarningView };
 
@@ -56,7 +56,7 @@ export function success(data: unknown, warning?: CustodyWarningView): CallToolRe
 }
 
 /** How an error goes to the host: with any custody warning, flagged (`isError`) or not. */
-export interface FailureOptions {
+interface FailureOptions {
   warning?: CustodyWarningView;
   /** False for a host whose profile says `flagsToolErrors: false`; true when unset. */
   flagged?: boolean;

@@ -4,10 +4,11 @@
  * result then says so itself, once, in its `notShown`: plain words naming each field (its path
  * in `data`, `[]` after a list) and where to find its value:
  *
- * - `stack.definition, stack.currentRevision (detail: "full" shows them)`: fields an agent
+ * - `stack.definition, stack.currentRevision (detail: full)`: fields an agent
  *   rarely acts on, on tools that offer `detail: "full"`, which returns them;
- * - `observed.stack.definition (the same as proposal.definition)`: a value the same result
- *   states at another path;
+ * - `observed.stack.definition (= proposal.definition)`: a value the same result states at
+ *   another path;
+ * - `daemon.health.capabilities (portreeve_health)`: a field the tool named shows;
  * - `proposal.proposed (observed.current with proposal.updates applied)`: a record the same
  *   result states as another with changes over it.
  *
@@ -15,12 +16,13 @@
  */
 import { isObject, type Json } from "../shared/json.ts";
 import { same } from "./compact/schema_nodes.ts";
+import { NOTE_WORDS } from "./compact/compactor.ts";
 
 /** A field's path in a tool's data: keys joined by dots, `[]` after a list (`items[].id`). */
-export type FieldPath = string;
+type FieldPath = string;
 
 /** A rarely used field left out only where the record holding it meets `when`. */
-export interface RareWhere {
+interface RareWhere {
   path: FieldPath;
   /** Of the record holding the field. */
   when: (record: Json) => boolean;
@@ -35,6 +37,8 @@ export interface ResultView {
   same?: readonly { path: FieldPath; as: FieldPath }[];
   /** Records left out where they equal the record at `base` with the one at `changes` over it. */
   merged?: readonly { path: FieldPath; base: FieldPath; changes: FieldPath }[];
+  /** Fields left out wherever they have a value, which the tool named shows. */
+  shownBy?: readonly { path: FieldPath; tool: string }[];
 }
 
 /** The result's field that says what its view left out. */
@@ -51,7 +55,7 @@ export function applyView(
   for (const { path, as } of view.same ?? []) {
     const value = valueAt(out, as);
     if (!isEmpty(value) && same(valueAt(out, path), value) && takeOut(out, path)) {
-      parts.push(`${path} (the same as ${as})`);
+      parts.push(`${path} (${NOTE_WORDS.sameAs(as)})`);
     }
   }
   for (const { path, base, changes } of view.merged ?? []) {
@@ -61,11 +65,14 @@ export function applyView(
       parts.push(`${path} (${base} with ${changes} applied)`);
     }
   }
+  for (const { path, tool } of view.shownBy ?? []) {
+    if (leaveOut(out, path.split("."), all)) parts.push(`${path} (${tool})`);
+  }
   const rare = (view.rare ?? []).map((entry) => typeof entry === "string" ? { path: entry } : entry)
     .filter((entry) => leaveOut(out, entry.path.split("."), "when" in entry ? entry.when : all))
     .map((entry) => "which" in entry ? `${entry.path} ${entry.which}` : entry.path);
   if (rare.length > 0) {
-    parts.push(`${rare.join(", ")} (detail: "full" shows ${rare.length > 1 ? "them" : "it"})`);
+    parts.push(`${rare.join(", ")} (detail: full)`);
   }
   return parts.length === 0 ? { data: out } : { data: out, note: parts.join("; ") };
 }

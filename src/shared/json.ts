@@ -23,3 +23,10 @@ export function canonicalJson(value: unknown): string {
         : v,
   );
 }
+
+/** Whether `value` is JSON through and through (what `JSON.parse` gives, and nothing else). */
+export function isJsonValue(value: unknown): value is JsonValue {
+  if (value === null || ["boolean", "number", "string"].includes(typeof value)) return true;
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  return isObject(value) && Object.values(value).every(isJsonValue);
+}

@@ -246,7 +246,7 @@ Deno.test("answers stay bounded whatever the daemon sends", async (t) => {
           );
         } else {
           assert.equal(data.items[0].payload, undefined);
-          assert.match(String(data.notShown), /items\[\]\.payload .*\(detail: "full" shows/);
+          assert.match(String(data.notShown), /items\[\]\.payload .*\(detail: full\)/);
         }
       }
     });

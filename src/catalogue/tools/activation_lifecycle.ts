@@ -238,6 +238,12 @@ export const activationBegin = defineTool({
   },
 });
 
+/**
+ * The begin's answer as the agent reads it: one expiry per lease. Custody renews a lease at
+ * once when the daemon granted it too close to its expiry (on a slow daemon, seconds after
+ * the begin answered), so the activation record's `expiresAt` of a held lease is custody's,
+ * the daemon's answer to that renewal, as `leases[].leaseExpiresAt` is.
+ */
 function beginView(
   changed: boolean,
   current: Activation,
@@ -250,14 +256,22 @@ function beginView(
   },
 ) {
   const handles = new Map(held.leases.map((l) => [l.leaseId, l]));
+  const expiry = (leaseId: string) => new Date(handles.get(leaseId)!.expiresAt).toISOString();
   const custody = custodyView(held);
   return {
     changed,
-    activation: current,
+    activation: {
+      ...current,
+      endpoints: current.endpoints.map((endpoint) =>
+        endpoint.leaseId !== null && handles.has(endpoint.leaseId)
+          ? { ...endpoint, expiresAt: expiry(endpoint.leaseId) }
+          : endpoint
+      ),
+    },
     leases: leases.filter((l) => handles.has(l.leaseId)).map((l) => ({
       ...l,
       credentialHandle: handles.get(l.leaseId)!.handle,
-      leaseExpiresAt: new Date(handles.get(l.leaseId)!.expiresAt).toISOString(),
+      leaseExpiresAt: expiry(l.leaseId),
       ...custody,
     })),
     credentialCount: held.credentialCount,

@@ -15,6 +15,7 @@ import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
 import { unstated } from "../../results/result.ts";
 import { SOFTWARE_VERSION } from "../../shared/options.ts";
+import type { ResultView } from "../../results/view.ts";
 
 const errorShape = z.object({
   code: z.string(),
@@ -23,22 +24,24 @@ const errorShape = z.object({
   details: z.record(z.string(), z.unknown()),
 });
 
-/**
- * The daemon as a probe found it: its health, but for the capabilities it lists (the
- * compatibility answer names those missing; portreeve_health lists them all).
- */
-const probedHealth = health.omit({ capabilities: true });
-
 const daemonShape = z.object({
   available: z.boolean(),
   compatible: z.boolean(),
-  health: probedHealth.nullable(),
+  health: health.nullable(),
 });
+
+/**
+ * The daemon as a probe found it: its health, whose list of capabilities the result leaves to
+ * portreeve_health, saying so (the compatibility answer names those missing).
+ */
+const PROBE_VIEW: ResultView = {
+  shownBy: [{ path: "daemon.health.capabilities", tool: "portreeve_health" }],
+};
 
 interface Probe {
   available: boolean;
   compatible: boolean;
-  health: Omit<Health, "capabilities"> | null;
+  health: Health | null;
   missing: string[];
   guidance: string | null;
   error?: ReturnType<BridgeError["toJSON"]>;
@@ -53,11 +56,10 @@ async function probe(ctx: ToolContext): Promise<Probe> {
       !verdict.health.capabilities.includes(c)
     );
     const compatible = verdict.compatible && missing.length === 0;
-    const { capabilities: _listed, ...seen } = verdict.health;
     return {
       available: true,
       compatible,
-      health: seen,
+      health: verdict.health,
       missing,
       guidance: compatible ? null : incompatibleGuidance(verdict.health, missing),
     };
@@ -110,6 +112,7 @@ export const diagnostics = defineTool({
     guidance: z.string().nullable(),
     error: errorShape.optional(),
   }),
+  view: PROBE_VIEW,
   // The probe is the client's own health check (`compatibility`), not a route request.
   routes: [],
   async call(ctx) {
@@ -148,6 +151,7 @@ export const compatibility = defineTool({
     guidance: z.string().nullable(),
     error: errorShape.optional(),
   }),
+  view: PROBE_VIEW,
   // The probe is the client's own health check (`compatibility`), not a route request.
   routes: [],
   async call(ctx) {

@@ -60,10 +60,11 @@ export const historyList = defineTool({
     since: timeInput().optional(),
   }),
   output: page(historyEvent),
-  // An event is its type, entity and time; a payload that restates the entity's record (a
-  // claim, a launcher operation) is what that entity's get tool shows now.
+  // An event is its type, entity and time: its eventType names the kind of entity (its
+  // entityType says it again); a payload that restates the entity's record (a claim, a
+  // launcher operation) is what that entity's get tool shows now.
   view: {
-    rare: ["items[].id", {
+    rare: ["items[].id", "items[].entityType", {
       path: "items[].payload",
       when: (event) => restatesEntity(event.eventType),
       which: "of claim.* and launcher.operation.* events",

@@ -37,10 +37,11 @@ export function compactData(
 ): unknown {
   if (schema === undefined) return data;
   const { data: viewed, note } = applyView(view, data);
-  const compacted = compact(schema.data, schema.defs, viewed);
-  return note === undefined || !isObject(compacted)
-    ? compacted
-    : { ...compacted, [NOT_SHOWN]: note };
+  const compacted = compact(schema.data, schema.defs, viewed, { notedAlready: note !== undefined });
+  const parts = [...(note === undefined ? [] : [note]), ...compacted.parts];
+  return parts.length === 0 || !isObject(compacted.data)
+    ? compacted.data
+    : { ...compacted.data, [NOT_SHOWN]: parts.join("; ") };
 }
 
 /**
@@ -54,12 +55,12 @@ export function compactItemBytes(
   /** Bytes of a value as the host shows it (default: its JSON, once). */
   bytes: (value: unknown) => number = jsonBytes,
 ): (item: unknown) => number {
-  // The page's note is the page's, said once: an item is measured without it.
+  // The page's note is the page's, said once: an item is measured without it, with every
+  // omission a long page makes (the page's own words are paid for by PAGE_ROOM).
   const shown = (items: unknown[]) => {
-    const compacted = compactData(schema, { items, page: {} }, view);
-    if (!isObject(compacted)) return bytes(compacted);
-    const { [NOT_SHOWN]: _note, ...rest } = compacted;
-    return bytes(rest);
+    if (schema === undefined) return bytes({ items, page: {} });
+    const { data } = applyView(view, { items, page: {} });
+    return bytes(compact(schema.data, schema.defs, data, { everyOmission: true }).data);
   };
   // Only paged tools measure items; the others never pay for the empty page.
   let empty: number | undefined;

@@ -37,27 +37,6 @@ const KNOWN_UNUSED: readonly { why: string; exports: readonly string[] }[] = [
     ],
   },
   {
-    why: "src/results/ is being reworked on the results branch",
-    exports: [
-      "src/results/compact/compactor.ts: ALWAYS_WRITTEN",
-      "src/results/compact/compactor.ts: FINGERPRINT_FIELDS",
-      "src/results/compact/compactor.ts: isParentKey",
-      "src/results/compact/compactor.ts: statedByHolder",
-      "src/results/describe.ts: Annotations",
-      "src/results/describe.ts: Describable",
-      "src/results/input_limits.ts: BoundedInput",
-      "src/results/output_defs.ts: LISTS_WITH_EVERY",
-      "src/results/pagination.ts: ItemBytes",
-      "src/results/pagination.ts: PageInfo",
-      "src/results/pagination.ts: PageRequest",
-      "src/results/result.ts: Envelope",
-      "src/results/result.ts: ErrorEnvelope",
-      "src/results/result.ts: FailureOptions",
-      "src/results/view.ts: FieldPath",
-      "src/results/view.ts: RareWhere",
-    ],
-  },
-  {
     why: "the socket's files are being reworked on the socket branch",
     exports: [
       "src/shared/socket_location.ts: exampleSocket",

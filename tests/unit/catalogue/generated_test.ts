@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
-import { listingText, listTools } from "../../../src/results/describe.ts";
+import { listTools } from "../../../src/results/describe.ts";
+import { listingText } from "../../../src/results/listing.ts";
 
 Deno.test("the served tools/list is derived from the definitions (run `deno task gen`)", async () => {
   const served = await Deno.readTextFile(

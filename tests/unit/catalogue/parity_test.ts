@@ -6,7 +6,7 @@
  * Deliberate departures are listed in DEPARTURES with the reason.
  */
 import assert from "node:assert/strict";
-import { ALL_TOOLS, collectTools, FAMILIES, TOOL_ORDER } from "../../../src/catalogue/index.ts";
+import { ALL_TOOLS } from "../../../src/catalogue/index.ts";
 import { describeTool } from "../../../src/results/describe.ts";
 import type { Json } from "../../../src/shared/json.ts";
 
@@ -96,23 +96,6 @@ Deno.test("every reference tool is in the catalogue", () => {
   const ours = new Set(ALL_TOOLS.map((t) => t.name));
   const absent = [...anchorTools.keys()].filter((name) => !ours.has(name));
   assert.deepEqual(absent, [], `reference tools missing: ${absent.join(", ")}`);
-});
-
-Deno.test("the registration order names every defined tool, and only those", () => {
-  const { missing, extra } = collectTools(FAMILIES, TOOL_ORDER);
-  assert.deepEqual(missing, [], `ordered but exported by no family in FAMILIES: ${missing}`);
-  assert.deepEqual(extra, [], `defined but not in TOOL_ORDER (src/catalogue/index.ts): ${extra}`);
-  const names = ALL_TOOLS.map((t) => t.name);
-  assert.equal(new Set(names).size, names.length, "each tool once, each name once");
-  assert.deepEqual(ALL_TOOLS, TOOL_ORDER);
-});
-
-Deno.test("collection finds definitions among other exports and reports both kinds of gap", () => {
-  const family = { one: ALL_TOOLS[0], helper: () => 1, shape: { name: "portreeve_lookalike" } };
-  const { tools, missing, extra } = collectTools([family], [ALL_TOOLS[1]]);
-  assert.deepEqual(tools.map((t) => t.name), [ALL_TOOLS[0].name]);
-  assert.deepEqual(missing, [ALL_TOOLS[1].name]);
-  assert.deepEqual(extra, [ALL_TOOLS[0].name]);
 });
 
 for (const tool of ALL_TOOLS.filter((t) => anchorTools.has(t.name))) {

@@ -2,8 +2,9 @@
  * CONTRIBUTING.md's recipe for adding a tool stays true: every definition a family file under
  * src/catalogue/tools/ exports spells its whole name in its own file, is named in the test file
  * that mirrors it (tests/unit/architecture/mirror_test.ts holds every file to having one) and
- * has its place in TOOL_ORDER; and what the recipe names (files, tasks) exists. Failures name
- * the tool.
+ * has its place in TOOL_ORDER, the one list of tools (every file is imported here, so a new
+ * family file needs registering nowhere else); and what the recipe names (files, tasks)
+ * exists. Failures name the tool.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -37,9 +38,12 @@ for (const { file, tools } of families) {
   }
 }
 
-Deno.test("every tool in TOOL_ORDER is exported by a family file", () => {
+Deno.test("every tool in TOOL_ORDER is exported by a family file, each once, each name once", () => {
   const exported = new Set(families.flatMap((family) => family.tools));
   assert.deepEqual(TOOL_ORDER.filter((tool) => !exported.has(tool)).map((tool) => tool.name), []);
+  assert.equal(new Set(TOOL_ORDER).size, TOOL_ORDER.length, "each tool once");
+  const names = TOOL_ORDER.map((tool) => tool.name);
+  assert.equal(new Set(names).size, names.length, "each name once");
 });
 
 Deno.test("CONTRIBUTING.md names files that exist and tasks that deno.json has", async () => {

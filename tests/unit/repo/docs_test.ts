@@ -20,10 +20,9 @@ import {
 } from "../../../src/catalogue/question.ts";
 import { RENEW_CEILING_MS } from "../../../src/custody/cadence.ts";
 import { DOCTOR_EXIT } from "../../../src/cli/doctor.ts";
+import { README_MAX_LINES } from "../../support/budgets.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
-/** The README's budget: a newcomer reads it in five minutes. */
-const README_MAX_LINES = 250;
 /** `deno fmt`'s line width (deno.json); tables and generated text may be wider. */
 const LINE_WIDTH = 100;
 

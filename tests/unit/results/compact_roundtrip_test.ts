@@ -1,10 +1,14 @@
 /**
- * Compact results lose nothing and need no outside rule: for every tool, the compact data
- * expands — by the result itself and the advertised output schema alone
- * (tests/support/expand.ts) — back to exactly the records the tool got from the daemon (the
- * simulator's over a whole session, and a real daemon's recorded answers), but for the fields
- * the result's own `notShown` names as shown by `detail: "full"`; each of those is left out
- * somewhere, the tool offers `detail`, and `detail: "full"` returns it.
+ * Compact results lose nothing and carry their own reading: for every tool, over the recorded
+ * scenario (tests/support/result_scenario.ts) and a real daemon's recorded answers, the compact
+ * data expands — by the result itself and the advertised output schema alone
+ * (tests/support/expand.ts) — back to exactly the records the tool got from the daemon. So
+ * every field the result leaves out is either null where its schema says it may be, or said
+ * by the result's own `notShown` (an empty list or map, a fingerprint by pid, a value stated at
+ * another path) or `every<Record>`; a field no words restore stays missing and fails here,
+ * naming it, whatever its schema says. The fields the note names as shown by `detail: "full"`
+ * or by another tool are each left out somewhere, the tool offers `detail` (and
+ * `detail: "full"` returns them), or the other tool exists.
  */
 import { APPROVING_HOST } from "../../support/person.ts";
 import assert from "node:assert/strict";
@@ -18,6 +22,7 @@ import { isObject } from "../../../src/shared/json.ts";
 import { runResultScenario, scenarioBridge } from "../../support/result_scenario.ts";
 import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
 import type { Json } from "../../../src/shared/json.ts";
+import type { Note } from "../../support/not_shown.ts";
 
 const bytes = (value: unknown) => JSON.stringify(value).length;
 
@@ -35,7 +40,7 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
       const ran = await runTool(definition, args, ctx);
       const full = ran.full as Json;
       const compact = ran.shown as Json;
-      const named = explained(tool, full, compact);
+      const named = explained(tool, full, compact).shownWithDetail;
       if (named.length > 0) {
         assert.ok(definition.detail, `${tool} leaves fields out but offers no detail: "full"`);
         const whole = await runTool(definition, { ...args, detail: "full" }, ctx);
@@ -159,21 +164,25 @@ Deno.test("every tool's compact data expands back to the simulator's records", a
 });
 
 /**
- * Expands a compact result by itself and holds it to the records: every field missing is one its
- * note names as shown by `detail: "full"`, every name is of a field missing, nothing else
- * differs. Returns the names.
+ * Expands a compact result by itself and holds it to the records: every field still missing is
+ * one its note names as shown by `detail: "full"` or by another tool (which exists), every such
+ * name is of a field missing, nothing else differs. Returns the note as read.
  */
-function explained(tool: string, full: Json, compact: Json): string[] {
-  const { data, shownWithDetail } = expandWhole(tool, structuredClone(compact));
+function explained(tool: string, full: Json, compact: Json): Note {
+  const { data, note } = expandWhole(tool, structuredClone(compact));
   const diff = differences(full, data);
   assert.deepEqual(diff.other, [], tool);
+  const named = [...note.shownWithDetail, ...note.shownBy.map((entry) => entry.path)];
   for (const path of diff.missing) {
-    assert.ok(shownWithDetail.includes(path), `${tool}: ${path} left out, and the result says not`);
+    assert.ok(named.includes(path), `${tool}: ${path} left out, and the result says not where`);
   }
-  for (const path of shownWithDetail) {
+  for (const path of named) {
     assert.ok(diff.missing.has(path), `${tool}: the note names ${path}, which is shown`);
   }
-  return shownWithDetail;
+  for (const { tool: other } of note.shownBy) {
+    assert.ok(ALL_TOOLS.some((t) => t.name === other), `${tool}: names ${other}, no tool`);
+  }
+  return note;
 }
 
 /** Whether a non-empty value stands at `keys` (`items[]` steps into each item) anywhere. */
@@ -242,4 +251,5 @@ Deno.test("process fingerprints appear once per result, referenced by pid", () =
     assert.ok(pids.includes(pid), pid);
   }
   assert.match(text, /"rootFingerprint":\{"pid":\d+\}/);
+  assert.match(String(page.notShown), /\{pid\} \(in processes\)/, "the result says so");
 });

@@ -1,13 +1,13 @@
 /**
- * How output schemas are laid out: the data and the records directly in it in place, deeper
- * records once under `$defs` by the name of their field, nullable ones named as such, short
- * ones used once in place, value lists kept only where they tell a union's branches apart, a
+ * How output schemas are laid out: a record in place wherever it occurs once, however deep, a
+ * repeated one once under `$defs` by the name of its field, nullable ones named as such,
+ * value lists kept only where they tell a union's branches apart, a
  * record that is never null declared by its properties alone —
  * and every served output schema declares every key (fingerprints included), with each `$ref`
  * pointing at a definition it carries.
  */
 import assert from "node:assert/strict";
-import { FINGERPRINT_DEF, hoistRecords, INLINE_DEPTH } from "../../../src/results/output_defs.ts";
+import { FINGERPRINT_DEF, hoistRecords } from "../../../src/results/output_defs.ts";
 import listing from "../../../src/catalogue/tools_list.json" with { type: "json" };
 import { isObject, type Json } from "../../../src/shared/json.ts";
 
@@ -21,8 +21,7 @@ const record = (properties: Json, nullable = false): Json => ({
 const served = (properties: Json, nullable = false): Json =>
   nullable ? { type: ["object", "null"], properties } : { properties };
 
-Deno.test("records nested INLINE_DEPTH deep move under $defs, named after their field", () => {
-  assert.equal(INLINE_DEPTH, 2);
+Deno.test("a record that occurs twice moves under $defs, named after its field", () => {
   const long = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`field${i}`, str]));
   const { data, defs } = hoistRecords(
     record({
@@ -46,9 +45,13 @@ Deno.test("records nested INLINE_DEPTH deep move under $defs, named after their 
 
 Deno.test("a record only ever nullable is its own nullable definition; one also not keeps anyOf", () => {
   const long = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, str]));
-  const only = hoistRecords(record({ a: record({ claim: record(long, true) }) }), never);
+  const only = hoistRecords(
+    record({ a: record({ claim: record(long, true), before: record(long, true) }) }),
+    never,
+  );
   assert.deepEqual(((only.data.properties as Json).a as Json).properties, {
     claim: { $ref: "#/$defs/claimOrNull" },
+    before: { $ref: "#/$defs/claimOrNull" },
   });
   assert.deepEqual(only.defs.claimOrNull, served(long, true));
   const both = hoistRecords(
@@ -61,11 +64,13 @@ Deno.test("a record only ever nullable is its own nullable definition; one also 
   });
 });
 
-Deno.test("a short record used once stays in place; a string's values only in union branches", () => {
+Deno.test("a record used once stays in place, however deep; a string's values only in union branches", () => {
   const state = { type: "string", enum: ["on", "off"] };
+  const long = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, str]));
   const { data, defs } = hoistRecords(
     record({
       a: record({ small: record({ x: str }), state }),
+      deep: record({ deeper: record({ deepest: record(long) }) }),
       events: {
         type: "array",
         items: {
@@ -80,6 +85,10 @@ Deno.test("a short record used once stays in place; a string's values only in un
     small: served({ x: str }),
     state: str,
   });
+  assert.deepEqual(
+    (data.properties as Json).deep,
+    served({ deeper: served({ deepest: served(long) }) }),
+  );
   const branches = (((data.properties as Json).events as Json).items as Json).anyOf as Json[];
   assert.deepEqual(branches[1], served({ kind: state }), "a branch keeps what tells it apart");
 });

@@ -1,8 +1,9 @@
 /**
  * A tool's default view (src/results/view.ts): what it leaves out is said in the result's own
  * `notShown`, once, in words a reader follows without any other text; an empty field is left
- * to the compactor (no words needed); and every view a definition declares names fields its
- * served output schema has, rarely used ones only on tools that offer `detail: "full"`.
+ * to the compactor (which says what it leaves out); and every view a definition declares names
+ * fields its served output schema has, rarely used ones only on tools that offer
+ * `detail: "full"`, and others only tools that exist.
  */
 import assert from "node:assert/strict";
 import { applyView, type ResultView } from "../../../src/results/view.ts";
@@ -18,7 +19,7 @@ Deno.test("rarely used fields are left out with their names, once", () => {
   const data = { stack: { id: "s", definition: { version: 1 }, currentRevision: "r" } };
   const { data: shown, note } = applyView(STATUS, data);
   assert.deepEqual(shown, { stack: { id: "s" } });
-  assert.equal(note, 'stack.definition, stack.currentRevision (detail: "full" shows them)');
+  assert.equal(note, "stack.definition, stack.currentRevision (detail: full)");
   assert.deepEqual(readNote(note).shownWithDetail, ["stack.definition", "stack.currentRevision"]);
   assert.equal(data.stack.currentRevision, "r", "the records themselves are untouched");
 });
@@ -51,7 +52,7 @@ Deno.test("a field left out in some records only says which", () => {
   });
   assert.equal(
     note,
-    'items[].id, items[].payload of claim.created events (detail: "full" shows them)',
+    "items[].id, items[].payload of claim.created events (detail: full)",
   );
   assert.deepEqual(readNote(note).shownWithDetail, ["items[].id", "items[].payload"]);
 });
@@ -68,7 +69,7 @@ Deno.test("a value stated twice is left out where the note says the same result 
   const { data: shown, note } = applyView(view, data);
   assert.equal(
     note,
-    "observed.stack.definition (the same as proposal.definition); " +
+    "observed.stack.definition (= proposal.definition); " +
       "proposal.proposed (observed.current with proposal.updates applied)",
   );
   assert.deepEqual(restoreStated(shown as Json, readNote(note).stated), data);
@@ -102,6 +103,22 @@ function declares(tool: string, path: string): boolean {
   return nodesAt.length > 0;
 }
 
+Deno.test("a field another tool shows is left out wherever it has a value, naming that tool", () => {
+  const view: ResultView = {
+    shownBy: [{ path: "daemon.health.capabilities", tool: "portreeve_health" }],
+  };
+  const data = { daemon: { health: { pid: 1, capabilities: ["claims-v1"] } } };
+  const { data: shown, note } = applyView(view, data);
+  assert.deepEqual(shown, { daemon: { health: { pid: 1 } } });
+  assert.equal(note, "daemon.health.capabilities (portreeve_health)");
+  assert.deepEqual(readNote(note).shownBy, [
+    { path: "daemon.health.capabilities", tool: "portreeve_health" },
+  ]);
+  assert.deepEqual(applyView(view, { daemon: { health: null } }), {
+    data: { daemon: { health: null } },
+  });
+});
+
 Deno.test("every declared view names fields of the tool's served output; rare ones need detail", () => {
   let views = 0;
   for (const tool of ALL_TOOLS) {
@@ -112,13 +129,15 @@ Deno.test("every declared view names fields of the tool's served output; rare on
       ...(view.rare ?? []).map((entry) => typeof entry === "string" ? entry : entry.path),
       ...(view.same ?? []).flatMap(({ path, as }) => [path, as]),
       ...(view.merged ?? []).flatMap(({ path, base, changes }) => [path, base, changes]),
+      ...(view.shownBy ?? []).map(({ path }) => path),
     ];
     for (const path of paths) assert.ok(declares(tool.name, path), `${tool.name}: ${path}`);
     if ((view.rare ?? []).length > 0) {
       assert.ok(tool.detail, `${tool.name} leaves fields out but offers no detail: "full"`);
     }
-    const served = servedDataSchema(tool.name).data.properties as Record<string, unknown>;
-    assert.ok(Object.hasOwn(served, "notShown"), `${tool.name} declares notShown`);
+    for (const { tool: other } of view.shownBy ?? []) {
+      assert.ok(ALL_TOOLS.some((t) => t.name === other), `${tool.name}: ${other} is a tool`);
+    }
   }
   assert.ok(views > 0);
 });

@@ -72,11 +72,15 @@ const previewOutput = (shown: PreviewShapes) =>
     receiptId: uuid(),
     action: z.string(),
     target,
-    expiresAt: timestamp(),
+    /**
+     * When the receipt expires; null when its execute refuses it whenever it comes (there is
+     * nothing to do, or the daemon would refuse it: `approval` is null too).
+     */
+    expiresAt: timestamp().nullable(),
     /** What executing would do, for a person to approve. */
     summary: z.string(),
-    /** Why executing would not do what was asked (empty when nothing stands in the way). */
-    blockers: z.array(z.string()),
+    /** Why executing would not do what was asked; null when nothing stands in the way. */
+    blockers: z.array(z.string()).nullable(),
     /**
      * What the agent must do next: a person approves this preview before its execute. Null when
      * there is nothing to do (the summary says so, and the execute would refuse unasked).
@@ -178,11 +182,11 @@ export function previewTool<In extends z.ZodObject, Reply extends z.ZodType<Daem
         receiptId,
         action,
         target: preview.target,
-        expiresAt,
+        expiresAt: nothing ? null : expiresAt,
         // receiptId and expiresAt stand beside it in the data; the text line names them.
         // Short by construction (summary.ts), so every host shows it whole.
         summary: cutText(`${effect.plain()}${blocked}`, SUMMARY_MAX),
-        blockers: blockers.map((blocker) => blocker.plain()),
+        blockers: blockers.length > 0 ? blockers.map((blocker) => blocker.plain()) : null,
         nextStep: nothing === "nothing_to_do"
           ? null
           : refusal

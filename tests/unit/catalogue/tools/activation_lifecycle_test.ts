@@ -78,6 +78,37 @@ Deno.test("activation_begin: the recorded request; a handle per lease, no token 
   assert.equal(rig.custody.heldActivation(ACTIVATION)?.credentialCount, 2);
 });
 
+/** The recorded begin's lease expiry: the daemon set it 15 s from the start of the begin. */
+const BEGUN_EXPIRY = Date.parse(began.data.leases[0].expiresAt as string);
+
+Deno.test("activation_begin: a lease renewed on arrival shows one expiry, the renewal's", async () => {
+  const renewedUntil = new Date(BEGUN_EXPIRY - 3_000 + 15_000).toISOString();
+  const renewal = ok({
+    leases: began.data.leases.map((l: { leaseId: string }) => ({
+      leaseId: l.leaseId,
+      expiresAt: renewedUntil,
+    })),
+  });
+  // 3 s left, from a daemon that takes 5 s to answer: custody renews before it reports them.
+  await using rig = toolRig(inOrder(began.reply, renewal), {
+    start: BEGUN_EXPIRY - 3_000,
+    daemonDelayMs: 5_000,
+  });
+  const r = await rig.call("portreeve_activation_begin", BEGIN);
+  assert.deepEqual(rig.daemon.sent.map((s) => s.path), [
+    "/v1/stack-activations/begin",
+    `/v1/stack-activations/${ACTIVATION}/renew`,
+  ]);
+  const expiries = new Set<unknown>();
+  const leases = r.data!.leases as { leaseExpiresAt: string }[];
+  const endpoints = (r.data!.activation as { endpoints: { expiresAt?: string }[] }).endpoints;
+  const every = (r.data!.activation as { everyEndpoint?: { expiresAt?: string } }).everyEndpoint;
+  const everyLease = r.data!.everyLease as { leaseExpiresAt?: string } | undefined;
+  for (const lease of leases) expiries.add(lease.leaseExpiresAt ?? everyLease?.leaseExpiresAt);
+  for (const endpoint of endpoints) expiries.add(endpoint.expiresAt ?? every?.expiresAt);
+  assert.deepEqual([...expiries], [renewedUntil], "each lease one expiry, the renewal's");
+});
+
 Deno.test("activation_confirm_endpoint: each confirm sends its own held token, as recorded", async () => {
   const api = recorded("activationConfirm");
   const web = recorded("activationConfirmSecond");

@@ -142,7 +142,11 @@ Deno.test("reclaim preview: the human summary names the processes; the receipt a
     body: { policy: "graceful" },
     timeoutMs: undefined,
   }]);
-  assert.equal(r.data?.blockers, undefined, "no blockers: none written");
+  assert.equal(
+    r.data?.blockers ?? null,
+    null,
+    "no blockers: null (the compact form leaves it out)",
+  );
 });
 
 Deno.test("reclaim preview: refusals and Docker listeners are blockers", async () => {
