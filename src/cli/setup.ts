@@ -49,7 +49,7 @@ import {
 import { removeJsonValue, setJsonValue } from "./host/json_edit.ts";
 import { removeTomlValue, setTomlValue } from "./host/toml_edit.ts";
 import { HostFileError, readBackup, writeHostFile } from "./host/file_write.ts";
-import { runProgram, unanswered } from "./host/host_program.ts";
+import { plain, runProgram, unanswered } from "./host/host_program.ts";
 
 export const SETUP_EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -106,6 +106,7 @@ export async function runSetup(
   const profile = hostOf(values.host);
   const entry = values.remove ? undefined : entryFor(profile, values);
   const dryRun = values["dry-run"] === true;
+  const say = { dryRun, io, check: doctorCommand(profile, values) };
   try {
     const target = await setupTarget(profile, context);
     if (target === null) {
@@ -115,8 +116,8 @@ export async function runSetup(
       return SETUP_EXIT.failed;
     }
     return profile.entry!.setup === "command"
-      ? await commandSetup(profile, target, entry, { dryRun, io, context })
-      : await fileSetup(profile, target, entry?.server, dryRun, io);
+      ? await commandSetup(profile, target, entry, { ...say, context })
+      : await fileSetup(profile, target, entry?.server, say);
   } catch (error) {
     if (!(error instanceof DocumentError || error instanceof HostFileError)) throw error;
     io.stderr(`${PRODUCT} setup: ${error.message}; nothing was changed\n`);
@@ -138,6 +139,22 @@ function hostOf(host: string | undefined): HostProfile {
     );
   }
   return profile;
+}
+
+/** How a person and setup's messages go together. */
+interface Say {
+  dryRun: boolean;
+  io: CommandIO;
+  /** The doctor command that checks this entry: with the socket and options setup was given. */
+  check: string;
+}
+
+function doctorCommand(profile: HostProfile, values: Values): string {
+  const given = (["socket", "label", "toolset", "approval"] as const).flatMap((name) => {
+    const value = values[name];
+    return value === undefined ? [] : [`--${name}`, value];
+  });
+  return commandLine(["doctor", "--host", profile.id, ...given]);
 }
 
 function entryFor(profile: HostProfile, values: Values): EntryValues {
@@ -228,8 +245,7 @@ async function fileSetup(
   profile: HostProfile,
   target: SetupTarget,
   server: JsonValue | undefined,
-  dryRun: boolean,
-  io: CommandIO,
+  { dryRun, io, check }: Say,
 ): Promise<number> {
   const { file } = target;
   if (file.link) {
@@ -238,7 +254,7 @@ async function fileSetup(
   const after = await edited(target, server);
   const before = file.text ?? "";
   if (after === before) {
-    io.stdout(unchanged(profile, target, server));
+    io.stdout(unchanged(target, server, check));
     return SETUP_EXIT.ok;
   }
   io.stdout(diff(target, before, after));
@@ -247,7 +263,7 @@ async function fileSetup(
     return SETUP_EXIT.ok;
   }
   const backup = await writeHostFile(file, after);
-  io.stdout(done(profile, target, server, backup));
+  io.stdout(done(profile, target, server, backup, check));
   return SETUP_EXIT.ok;
 }
 
@@ -255,12 +271,12 @@ async function commandSetup(
   profile: HostProfile,
   target: SetupTarget,
   entry: EntryValues | undefined,
-  { dryRun, io, context }: { dryRun: boolean; io: CommandIO; context: PlaceContext },
+  { dryRun, io, check, context }: Say & { context: PlaceContext },
 ): Promise<number> {
   const server = entry?.server;
   const current = currentEntry(target);
   if (server === undefined ? current === undefined : sameEntry(current, server)) {
-    io.stdout(unchanged(profile, target, server));
+    io.stdout(unchanged(target, server, check));
     return SETUP_EXIT.ok;
   }
   const remove = removalCommand(profile)!;
@@ -279,7 +295,7 @@ async function commandSetup(
     const run = await runProgram(words);
     if (run.kind !== "ran" || run.code !== 0) {
       const why = run.kind === "ran"
-        ? (run.stderr || run.stdout).trim().split("\n").slice(-2).join(" ")
+        ? plain(run.stderr || run.stdout).trim().split("\n").slice(-2).join(" ")
         : unanswered(run);
       io.stderr(`${PRODUCT} setup: \`${shellJoin(words)}\` failed: ${why}\n`);
       return SETUP_EXIT.failed;
@@ -293,20 +309,14 @@ async function commandSetup(
     );
     return SETUP_EXIT.failed;
   }
-  io.stdout(done(profile, target, server, null));
+  io.stdout(done(profile, target, server, null, check));
   return SETUP_EXIT.ok;
 }
 
-function unchanged(
-  profile: HostProfile,
-  target: SetupTarget,
-  server: JsonValue | undefined,
-): string {
+function unchanged(target: SetupTarget, server: JsonValue | undefined, check: string): string {
   return server === undefined
     ? `${target.file.real} holds no ${SERVER_NAME} entry: nothing to remove.\n`
-    : `${target.file.real} already holds this ${SERVER_NAME} entry: nothing to change. Check it with \`${
-      commandLine(["doctor", "--host", profile.id])
-    }\`.\n`;
+    : `${target.file.real} already holds this ${SERVER_NAME} entry: nothing to change. Check it with \`${check}\`.\n`;
 }
 
 function done(
@@ -314,11 +324,10 @@ function done(
   target: SetupTarget,
   server: JsonValue | undefined,
   backup: string | null,
+  check: string,
 ): string {
   const kept = backup === null ? "" : ` (the file as it was: ${backup})`;
   return server === undefined
     ? `Removed the ${SERVER_NAME} entry from ${target.file.real}${kept}. Restart ${profile.label} sessions that had it.\n`
-    : `Wrote the ${SERVER_NAME} entry to ${target.file.real}${kept}. Start a new ${profile.label} session, then check it with \`${
-      commandLine(["doctor", "--host", profile.id])
-    }\`.\n`;
+    : `Wrote the ${SERVER_NAME} entry to ${target.file.real}${kept}. Start a new ${profile.label} session, then check it with \`${check}\`.\n`;
 }

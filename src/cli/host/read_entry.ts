@@ -15,7 +15,7 @@ import {
 } from "../../profiles/entry_places.ts";
 import { type Launch, readShape } from "../../profiles/entry_shape.ts";
 import { DocumentError, languageOf, parseDocument, valueAt } from "./document.ts";
-import { type ProgramRun, runProgram, unanswered } from "./host_program.ts";
+import { plain, type ProgramRun, runProgram, unanswered } from "./host_program.ts";
 
 export interface FoundEntry {
   launch: Launch;
@@ -87,7 +87,11 @@ export async function readEntry(
   const host = show === null ? null : {
     command: show.command.join(" "),
     status: "status" in said ? said.status : null,
-    note: said.kind === "unknown" ? said.note : null,
+    note: said.kind === "unknown"
+      ? said.note
+      : said.kind === "none"
+      ? `has no ${SERVER_NAME} entry`
+      : null,
   };
   const entry = chosen(profile, said, found, problems);
   return {
@@ -148,12 +152,9 @@ function chosen(profile: HostProfile, said: Said, found: FoundEntry[], problems:
   }
 }
 
-// deno-lint-ignore no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
-
 function interpret(reads: string, run: ProgramRun): Said {
   if (run.kind !== "ran") return { kind: "unknown", note: `${unanswered(run)}; read its files` };
-  const out = run.stdout.replace(ANSI, "");
+  const out = plain(run.stdout);
   try {
     switch (reads) {
       case "json-entry":
@@ -177,7 +178,7 @@ function interpret(reads: string, run: ProgramRun): Said {
       case "status-line": {
         if (run.code !== 0) return failed(run);
         const line = new RegExp(`\\b${SERVER_NAME}: (.*) \\((stdio|sse|http)\\) - (.+)$`, "m")
-          .exec(out + run.stderr.replace(ANSI, ""));
+          .exec(out + plain(run.stderr));
         return line === null
           ? { kind: "none" }
           : { kind: "line", line: line[1], status: line[3].trim() };

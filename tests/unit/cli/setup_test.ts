@@ -121,6 +121,8 @@ for (const profile of FILE_HOSTS) {
 
         const first = await setup(home, profile.id);
         assert.equal(first.code, 0, `${where}: ${first.stderr}`);
+        // The check it prints is of this entry: doctor looks where setup pointed it.
+        assert.ok(first.stdout.includes(`doctor --host ${profile.id} --socket ${home}/p.sock\``));
         const after = await Deno.readTextFile(file);
         const data = parseDocument(after, languageOf(file), file);
         assert.deepEqual(valueAt(data, path), rendered(profile, home), where);

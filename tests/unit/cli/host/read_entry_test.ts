@@ -102,6 +102,7 @@ Deno.test("read entry: what the host's own command says chooses the entry", asyn
       said("No MCP server found with name: portreeve", 1),
     );
     assert.equal(none.entry, null);
+    assert.equal(none.host?.note, "has no portreeve entry");
 
     const codex = HOST_PROFILES.find((p) => p.id === "codex")!;
     const json = JSON.stringify({
