@@ -202,38 +202,59 @@ const EDITS: Record<Language, {
   toml: { set: setTomlValue, remove: removeTomlValue },
 };
 
+/** The change setup makes to a file. */
+interface Edited {
+  text: string;
+  /**
+   * Whether the backup is the file as it was before setup first wrote the entry, nothing else
+   * changed since: an update keeps it, so a later --remove still gives that file back.
+   */
+  keepBackup: boolean;
+}
+
 /** The file's text after the change: the entry set, or taken out (as setup put it in). */
-async function edited(target: SetupTarget, server: JsonValue | undefined): Promise<string> {
+async function edited(target: SetupTarget, server: JsonValue | undefined): Promise<Edited> {
   const { file, place } = target;
   const text = file.text ?? "";
   const path = [...place.at, SERVER_NAME];
   const edit = EDITS[languageOf(file.path)];
   const current = currentEntry(target);
+  if (server !== undefined && sameEntry(current, server)) return { text, keepBackup: false };
+  if (current === undefined) {
+    return {
+      text: server === undefined ? text : edit.set(text, path, server, file.real),
+      keepBackup: false,
+    };
+  }
+  const before = await backupBefore(target, current);
   if (server !== undefined) {
-    return sameEntry(current, server) ? text : edit.set(text, path, server, file.real);
+    return { text: edit.set(text, path, server, file.real), keepBackup: before?.exact === true };
   }
-  if (current === undefined) return text;
-  const backup = await readBackup(file.real);
-  if (backup !== null) {
-    // The file as it was before setup, when nothing but the entry changed since: exactly that.
-    try {
-      const before = parseDocument(backup, languageOf(file.path), file.real);
-      if (
-        valueAt(before, path) === undefined && edit.set(backup, path, current, file.real) === text
-      ) {
-        return backup;
-      }
-      return edit.remove(
-        text,
-        path,
-        file.real,
-        (container) => valueAt(before, container) === undefined,
-      );
-    } catch (error) {
-      if (!(error instanceof DocumentError)) throw error;
-    }
+  if (before?.exact) return { text: before.text, keepBackup: false };
+  const emptied = before === null
+    ? undefined
+    : (container: readonly string[]) => valueAt(before.data, container) === undefined;
+  return { text: edit.remove(text, path, file.real, emptied), keepBackup: false };
+}
+
+/**
+ * The backup, read: `exact` when it is the file as it was before setup, nothing but the entry
+ * (`current`) changed since. Null when there is none, or none that parses.
+ */
+async function backupBefore(target: SetupTarget, current: JsonValue) {
+  const { file, place } = target;
+  const text = await readBackup(file.real);
+  if (text === null) return null;
+  const path = [...place.at, SERVER_NAME];
+  try {
+    const data = parseDocument(text, languageOf(file.path), file.real);
+    const exact = valueAt(data, path) === undefined &&
+      EDITS[languageOf(file.path)].set(text, path, current, file.real) === file.text;
+    return { text, data, exact };
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    return null;
   }
-  return edit.remove(text, path, file.real);
 }
 
 function diff(target: SetupTarget, before: string, after: string): string {
@@ -251,7 +272,7 @@ async function fileSetup(
   if (file.link) {
     io.stdout(`${file.path} is a symbolic link to ${file.real}: editing ${file.real}.\n`);
   }
-  const after = await edited(target, server);
+  const { text: after, keepBackup } = await edited(target, server);
   const before = file.text ?? "";
   if (after === before) {
     io.stdout(unchanged(target, server, check));
@@ -262,7 +283,7 @@ async function fileSetup(
     io.stdout(`Dry run: ${file.real} was not changed.\n`);
     return SETUP_EXIT.ok;
   }
-  const backup = await writeHostFile(file, after);
+  const backup = await writeHostFile(file, after, keepBackup);
   io.stdout(done(profile, target, server, backup, check));
   return SETUP_EXIT.ok;
 }
@@ -282,7 +303,7 @@ async function commandSetup(
   const remove = removalCommand(profile)!;
   const add = entry === undefined ? null : setupWords(entry);
   const steps = [...(current === undefined ? [] : [remove]), ...(add === null ? [] : [add])];
-  io.stdout(diff(target, target.file.text ?? "", await edited(target, server)));
+  io.stdout(diff(target, target.file.text ?? "", (await edited(target, server)).text));
   io.stdout(
     `${profile.label}'s own command${steps.length > 1 ? "s make" : " makes"} this change:\n`,
   );
@@ -326,8 +347,12 @@ function done(
   backup: string | null,
   check: string,
 ): string {
-  const kept = backup === null ? "" : ` (the file as it was: ${backup})`;
+  const kept = (what: string) => backup === null ? "" : ` (${what}: ${backup})`;
   return server === undefined
-    ? `Removed the ${SERVER_NAME} entry from ${target.file.real}${kept}. Restart ${profile.label} sessions that had it.\n`
-    : `Wrote the ${SERVER_NAME} entry to ${target.file.real}${kept}. Start a new ${profile.label} session, then check it with \`${check}\`.\n`;
+    ? `Removed the ${SERVER_NAME} entry from ${target.file.real}${
+      kept("the file as it was")
+    }. Restart ${profile.label} sessions that had it.\n`
+    : `Wrote the ${SERVER_NAME} entry to ${target.file.real}${
+      kept("the file before setup")
+    }. Start a new ${profile.label} session, then check it with \`${check}\`.\n`;
 }

@@ -3,7 +3,8 @@
  * host's published format (tests/fixtures/host_files/: comments, other servers, odd
  * indentation), and also with CRLF line endings, without a final newline, empty, and missing:
  * setup writes exactly the entry `config` renders and keeps every other value; a second run
- * changes no byte; `--dry-run` writes nothing; `--remove` gives the file back byte for byte; the
+ * changes no byte; `--dry-run` writes nothing; `--remove` gives the file back byte for byte, also
+ * after a second setup moved the entry to another socket; the
  * mode is kept and a backup left beside it; a file that does not parse is refused with its
  * line and column and left alone; a link is edited where it points and stays a link. A host
  * whose own command writes the entry has both that command and its removal. The real programs
@@ -151,6 +152,20 @@ for (const profile of FILE_HOSTS) {
         assert.equal(valueAt(parseDocument(left, languageOf(file), file), path), undefined, where);
         const again = await setup(home, profile.id, "--remove");
         assert.match(again.stdout, /nothing to remove/, where);
+
+        // The socket moved: setup again with the new one, and --remove still gives it back.
+        await Deno.remove(file + BACKUP_SUFFIX).catch(() => {});
+        if (text === null) await Deno.remove(file);
+        else await Deno.writeTextFile(file, text);
+        assert.equal((await setup(home, profile.id)).code, 0, where);
+        const moved = await setup(home, profile.id, "--socket", `${home}/moved.sock`);
+        assert.equal(moved.code, 0, `${where}: ${moved.stderr}`);
+        const updated = parseDocument(await Deno.readTextFile(file), languageOf(file), file);
+        assert.match(JSON.stringify(valueAt(updated, path)), /moved\.sock/, where);
+        assert.equal((await setup(home, profile.id, "--remove")).code, 0, where);
+        if (text !== null) {
+          assert.equal(await Deno.readTextFile(file), text, `${where}: --remove after a move`);
+        }
       } finally {
         await Deno.remove(home, { recursive: true });
       }
