@@ -152,6 +152,17 @@ export async function entryChecks(report: Report, inputs: EntryInputs): Promise<
       `Trust the folder you work in: run \`/permissions\` inside ${profile.label} there and choose "Trust folder".`,
     );
   }
+  for (const { file, line, column, what } of reading.refused) {
+    report.add(
+      "fail",
+      "host files",
+      `${file}:${line}:${column}: ${what}, which ${profile.label} cannot read: it takes no server from this file`,
+    );
+    report.needs(
+      "misconfigured",
+      `Take ${what} out of ${file} (line ${line}, column ${column}), then start a new ${profile.label} session.`,
+    );
+  }
   const entry = reading.entry;
   if (entry === null && reading.denied) {
     report.add("fail", "host entry", "this process may not read the host's files (its grant)");

@@ -2,11 +2,12 @@
  * `portreeve-mcp setup --host NAME`: the one command that writes a host's configuration, and
  * only when a person runs it (design decision D9: never implicit). It adds or updates the
  * `portreeve` entry `config --host NAME` prints; `--remove` takes it out again; `--dry-run`
- * prints the change as a unified diff and writes nothing. Where the host's own add command
- * can express the whole entry (Claude Code, Gemini CLI, Qwen Code, Copilot CLI) it runs that,
- * and the host's remove; elsewhere it edits the host's file (host/json_edit.ts,
- * host/toml_edit.ts), keeping every byte that is not the entry, atomically and with a backup
- * (host/file_write.ts). Running it twice changes nothing the second time; `--remove` after
+ * prints the change as a unified diff and writes nothing. It edits the host's file
+ * (host/json_edit.ts, host/toml_edit.ts), keeping every byte that is not the entry, atomically
+ * and with a backup (host/file_write.ts): Gemini CLI's, Qwen Code's and Copilot CLI's own add
+ * commands rewrite the whole file (line endings, layout, key order; Qwen Code drops a comment
+ * next to the entry). Only where the file is the host's own state, rewritten as it runs
+ * (Claude Code's ~/.claude.json), it runs the host's add and remove commands. Running it twice changes nothing the second time; `--remove` after
  * `setup` gives the file back byte for byte.
  */
 import { isDeepStrictEqual } from "node:util";
@@ -28,6 +29,7 @@ import {
   type EntryValues,
   findHost,
   HOST_IDS,
+  HOST_PROFILES,
   type HostProfile,
   removalCommand,
   renderEntry,
@@ -40,6 +42,7 @@ import { hostContext } from "./host/context.ts";
 import type { PlaceContext } from "../profiles/entry_places.ts";
 import { type SetupTarget, setupTarget } from "./host/target.ts";
 import {
+  beyondSyntax,
   DocumentError,
   type Language,
   languageOf,
@@ -69,11 +72,13 @@ export const SETUP_OPTIONS = {
 export const SETUP_HELP = `usage: ${PRODUCT} setup --host HOST [--remove] [--dry-run] [options]
 
 Adds the portreeve entry \`config --host HOST\` prints to that host's configuration, or
-updates it; the only command that writes a host's files, and only when you run it. It uses
-the host's own add and remove commands where they can write the whole entry (claude, gemini,
-qwen, copilot), else edits the host's file, keeping every other byte: the file is replaced
-in one step, its mode kept, the old one kept beside it as FILE.portreeve-mcp.bak. A second
-run changes nothing; --remove after setup gives the file back as it was.
+updates it; the only command that writes a host's files, and only when you run it. It edits
+the host's file, keeping every other byte: the file is replaced in one step, its mode kept,
+the old one kept beside it as FILE.portreeve-mcp.bak. Where that file is the host's own state
+(${
+  HOST_PROFILES.filter((p) => p.entry?.setup === "command").map((p) => p.id).join(", ")
+}), it runs the host's own add and remove commands instead. A second run changes
+nothing; --remove after setup gives the file back as it was.
 
   --host HOST       ${wrappedList(HOST_IDS.filter((id) => id !== "generic"), ", ", " ".repeat(20))}
   --remove          take the portreeve entry out again
@@ -257,6 +262,23 @@ async function backupBefore(target: SetupTarget, current: JsonValue) {
   }
 }
 
+/**
+ * Refuses to add the entry to a file the host itself cannot read (a comment where it reads
+ * plain JSON): the host would take no server from it, this one included.
+ */
+function hostCanRead(profile: HostProfile, { file }: SetupTarget): void {
+  const syntax = profile.entry?.jsonSyntax;
+  if (syntax === undefined || file.text === null || languageOf(file.path) !== "json") return;
+  const beyond = beyondSyntax(file.text, syntax);
+  if (beyond === null) return;
+  throw new DocumentError(
+    file.real,
+    beyond.line,
+    beyond.column,
+    `${beyond.what}, which ${profile.label} cannot read (it takes no server from this file): take it out, then run setup again`,
+  );
+}
+
 function diff(target: SetupTarget, before: string, after: string): string {
   const name = target.file.real;
   return createTwoFilesPatch(name, name, before, after, "now", "after setup", { context: 3 });
@@ -272,6 +294,7 @@ async function fileSetup(
   if (file.link) {
     io.stdout(`${file.path} is a symbolic link to ${file.real}: editing ${file.real}.\n`);
   }
+  if (server !== undefined) hostCanRead(profile, target);
   const { text: after, keepBackup } = await edited(target, server);
   const before = file.text ?? "";
   if (after === before) {

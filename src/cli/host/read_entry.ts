@@ -14,7 +14,7 @@ import {
   type PlaceContext,
 } from "../../profiles/entry_places.ts";
 import { type Launch, readShape } from "../../profiles/entry_shape.ts";
-import { DocumentError, languageOf, parseDocument, valueAt } from "./document.ts";
+import { beyondSyntax, DocumentError, languageOf, parseDocument, valueAt } from "./document.ts";
 import { plain, type ProgramRun, runProgram, unanswered } from "./host_program.ts";
 
 export interface FoundEntry {
@@ -44,8 +44,18 @@ export interface EntryReading {
   places: EntryPlace[];
   /** Whether a file could not be read for want of a grant (so no entry means nothing). */
   denied: boolean;
+  /** Files the host itself cannot read (a comment where it reads plain JSON), and where. */
+  refused: Refused[];
   /** Gemini CLI's folder trust for the folder, where the host has it. */
   trust: { trusted: boolean; detail: string } | null;
+}
+
+/** A place in a file the host's JSON reader refuses: it then reads no server from the file. */
+export interface Refused {
+  file: string;
+  line: number;
+  column: number;
+  what: string;
 }
 
 const NOT_GRANTED = "this process may not read it";
@@ -68,9 +78,18 @@ export async function readEntry(
   const places = entryPlaces(profile, context);
   const problems: string[] = [];
   const texts = new Map<string, JsonValue | null>();
+  const refused: Refused[] = [];
+  const syntax = profile.entry?.jsonSyntax;
   const found: FoundEntry[] = [];
   for (const place of places) {
-    if (!texts.has(place.file)) texts.set(place.file, await readDocument(place.file, problems));
+    if (!texts.has(place.file)) {
+      const text = await readText(place.file, problems);
+      texts.set(place.file, text === null ? null : parsed(place.file, text, problems));
+      const beyond = text === null || syntax === undefined || languageOf(place.file) !== "json"
+        ? null
+        : beyondSyntax(text, syntax);
+      if (beyond !== null) refused.push({ file: place.file, ...beyond });
+    }
     const raw = valueAt(texts.get(place.file), [...place.at, SERVER_NAME]);
     if (raw === undefined) continue;
     const shape = readShape(profile.server, raw);
@@ -101,19 +120,36 @@ export async function readEntry(
     problems,
     places,
     denied: problems.some((problem) => problem.includes(NOT_GRANTED)),
+    refused,
     trust: await folderTrust(profile, context, texts, problems),
   };
 }
 
 async function readDocument(file: string, problems: string[]): Promise<JsonValue | null> {
+  const text = await readText(file, problems);
+  return text === null ? null : parsed(file, text, problems);
+}
+
+/** The file's text; null when there is none, or none this process may read (said so). */
+async function readText(file: string, problems: string[]): Promise<string | null> {
   try {
-    return parseDocument(await Deno.readTextFile(file), languageOf(file), file);
+    return await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       problems.push(`${file}: ${NOT_GRANTED} (${error.message.split("\n")[0]})`);
-    } else if (error instanceof DocumentError) problems.push(error.message);
-    else throw error;
+      return null;
+    }
+    throw error;
+  }
+}
+
+function parsed(file: string, text: string, problems: string[]): JsonValue | null {
+  try {
+    return parseDocument(text, languageOf(file), file);
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    problems.push(error.message);
     return null;
   }
 }

@@ -198,6 +198,29 @@ Deno.test("setup: a file that does not parse is refused with its line and column
   }
 });
 
+Deno.test("setup: a file its host cannot read is refused where the host stops reading, untouched", async () => {
+  const refused = { plain: '{\n  "a": 1 // mine\n}\n', comments: '{\n  "a": [1, 2,],\n}\n' };
+  const strict = FILE_HOSTS.filter((profile) => profile.entry!.jsonSyntax !== undefined);
+  assert.deepEqual(strict.map((p) => p.id).sort(), ["cline", "gemini", "qwen"]);
+  for (const profile of strict) {
+    const home = await Deno.makeTempDir({ prefix: "prmcp-setup-" });
+    try {
+      const { file } = setupFile(profile, home);
+      const text = refused[profile.entry!.jsonSyntax!];
+      await Deno.mkdir(dirname(file), { recursive: true });
+      await Deno.writeTextFile(file, text);
+      const result = await setup(home, profile.id);
+      assert.equal(result.code, 1, profile.id);
+      const where = profile.entry!.jsonSyntax === "plain" ? "2:10: a comment" : "2:13: a comma";
+      assert.ok(result.stderr.includes(`${file}:${where}`), result.stderr);
+      assert.ok(result.stderr.includes(`which ${profile.label} cannot read`), result.stderr);
+      assert.equal(await Deno.readTextFile(file), text, profile.id);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+});
+
 Deno.test("setup: a host file that is a link is edited where it points, and stays a link", async () => {
   const profile = HOST_PROFILES.find((p) => p.id === "zed")!;
   const home = await Deno.makeTempDir({ prefix: "prmcp-setup-" });
