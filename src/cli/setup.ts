@@ -301,12 +301,14 @@ async function fileSetup(
     io.stdout(unchanged(target, server, check));
     return SETUP_EXIT.ok;
   }
-  io.stdout(diff(target, before, after));
   if (dryRun) {
+    io.stdout(diff(target, before, after));
     io.stdout(`Dry run: ${file.real} was not changed.\n`);
     return SETUP_EXIT.ok;
   }
+  // The change is shown once it is made: a write refused (no folder yet) shows none.
   const backup = await writeHostFile(file, after, keepBackup);
+  io.stdout(diff(target, before, after));
   io.stdout(done(profile, target, server, backup, check));
   return SETUP_EXIT.ok;
 }

@@ -198,6 +198,20 @@ Deno.test("setup: a file that does not parse is refused with its line and column
   }
 });
 
+Deno.test("setup: a host folder not made yet is named, and no change is shown as made", async () => {
+  for (const profile of FILE_HOSTS) {
+    const home = await Deno.makeTempDir({ prefix: "prmcp-setup-" });
+    try {
+      const result = await setup(home, profile.id);
+      assert.equal(result.code, 1, profile.id);
+      assert.match(result.stderr, /does not exist: start the host once/, profile.id);
+      assert.equal(result.stdout, "", `${profile.id}: a diff for a change not made`);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+});
+
 Deno.test("setup: a file its host cannot read is refused where the host stops reading, untouched", async () => {
   const refused = { plain: '{\n  "a": 1 // mine\n}\n', comments: '{\n  "a": [1, 2,],\n}\n' };
   const strict = FILE_HOSTS.filter((profile) => profile.entry!.jsonSyntax !== undefined);
