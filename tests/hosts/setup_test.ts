@@ -51,6 +51,18 @@ function hostEnv(rig: Rig, bin: string, host: string) {
   return rig.env({ ...HOST_ENV[host], PATH: path, PWD: rig.workdir, DENO_DIR });
 }
 
+/** What the host's own program prints (stdout, then stderr), run as setup and doctor run it. */
+async function hostSays(rig: Rig, bin: string, host: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(bin, {
+    args,
+    cwd: rig.workdir,
+    env: hostEnv(rig, bin, host),
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+}
+
 async function task(
   rig: Rig,
   bin: string,
@@ -122,41 +134,22 @@ Deno.test("claude: an entry naming a socket where nothing listens is never OK", 
   }
 });
 
-/** Each file-edited host's list command, its fixture's file, and the other server in it. */
-const LISTED: Record<string, { list: string[]; file: string; fixture: string; other: string }> = {
-  codex: {
-    list: ["mcp", "list"],
-    file: ".codex/config.toml",
-    fixture: "codex.toml",
-    other: "docs",
-  },
-  gemini: {
-    list: ["mcp", "list"],
-    file: ".gemini/settings.json",
-    fixture: "gemini.json",
-    other: "notes",
-  },
-  qwen: {
-    list: ["mcp", "list"],
-    file: ".qwen/settings.json",
-    fixture: "qwen.json",
-    other: "files",
-  },
-  copilot: {
-    list: ["mcp", "list"],
-    file: ".copilot/mcp-config.json",
-    fixture: "copilot.json",
-    other: "playwright",
-  },
-  opencode: {
-    list: ["mcp", "list", "--pure"],
-    file: ".config/opencode/opencode.jsonc",
-    fixture: "opencode.jsonc",
-    other: "github",
-  },
-};
+/** Each file-edited host, its list command, its file, that file's fixture and the other server. */
+const LISTED: [string, string[], string, string, string][] = [
+  ["codex", ["mcp", "list"], ".codex/config.toml", "codex.toml", "docs"],
+  ["gemini", ["mcp", "list"], ".gemini/settings.json", "gemini.json", "notes"],
+  ["qwen", ["mcp", "list"], ".qwen/settings.json", "qwen.json", "files"],
+  ["copilot", ["mcp", "list"], ".copilot/mcp-config.json", "copilot.json", "playwright"],
+  [
+    "opencode",
+    ["mcp", "list", "--pure"],
+    ".config/opencode/opencode.jsonc",
+    "opencode.jsonc",
+    "github",
+  ],
+];
 
-for (const [host, { list, file, fixture, other }] of Object.entries(LISTED)) {
+for (const [host, list, file, fixture, other] of LISTED) {
   Deno.test(`${host}: a commented CRLF file keeps every byte, the host lists both servers`, async () => {
     const pkg = HOST_PACKAGES.find((p) => p.host === host)!;
     const bin = await installedBin(pkg);
@@ -169,15 +162,7 @@ for (const [host, { list, file, fixture, other }] of Object.entries(LISTED)) {
       await Deno.writeTextFile(path, original);
       const setup = await task(rig, bin, host, "setup", "--socket", rig.socket);
       assert.equal(setup.code, 0, setup.stdout + setup.stderr);
-      const listed = await new Deno.Command(bin, {
-        args: list,
-        cwd: rig.workdir,
-        env: hostEnv(rig, bin, host),
-        clearEnv: true,
-        stdin: "null",
-      }).output();
-      const shown = new TextDecoder().decode(listed.stdout) +
-        new TextDecoder().decode(listed.stderr);
+      const shown = await hostSays(rig, bin, host, list);
       assert.match(shown, /portreeve/, shown);
       assert.ok(shown.includes(other), shown);
       const removed = await task(rig, bin, host, "setup", "--remove");
@@ -213,15 +198,7 @@ for (const [host, { probe, spoil }] of Object.entries(REFUSES)) {
       assert.equal(setup.code, 0, setup.stdout + setup.stderr);
       const file = /^Wrote the portreeve entry to (.+?\.json)[ .]/m.exec(setup.stdout)![1];
       await Deno.writeTextFile(file, spoil(await Deno.readTextFile(file)));
-      const probed = await new Deno.Command(bin, {
-        args: probe,
-        cwd: rig.workdir,
-        env: hostEnv(rig, bin, host),
-        clearEnv: true,
-        stdin: "null",
-      }).output();
-      const said = new TextDecoder().decode(probed.stdout) +
-        new TextDecoder().decode(probed.stderr);
+      const said = await hostSays(rig, bin, host, probe);
       assert.match(said, /JSON/, `${host} read it: ${said}`);
       const doctor = await task(rig, bin, host, "doctor", "--socket", rig.socket);
       assert.equal(doctor.code, 5, doctor.stdout + doctor.stderr);
