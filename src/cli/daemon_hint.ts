@@ -13,3 +13,8 @@ export function startDaemonHint(form: ReaderForm = readerForm()): string {
       taskStep("demo", [], form)
     } runs it against a SIMULATED daemon on a temporary socket.`;
 }
+
+/** doctor's next step when nothing answers: the same words wherever doctor found it. */
+export function startDaemonStep(form: ReaderForm = readerForm()): string {
+  return `${startDaemonHint(form)} Then run doctor again.`;
+}

@@ -16,18 +16,19 @@ import {
   type Toolset,
   TOOLSETS,
 } from "../shared/options.ts";
-import { DOCTOR_EXIT, Report } from "./doctor_report.ts";
+import { type Check, DOCTOR_EXIT, Report } from "./doctor_report.ts";
 import type { OwnDaemon } from "./doctor_entry.ts";
-import { expectedLaunch, hostCommand } from "./doctor_host.ts";
+import { hostCommand } from "./doctor_host.ts";
 import { hostContext } from "./host/context.ts";
 import type { PlaceContext } from "../profiles/entry_places.ts";
 import { approvalReport } from "./doctor_approval.ts";
 import { locateSocket, type SocketLocation } from "../shared/socket_location.ts";
 import { checkLabel, type CommandIO, oneOf, parseOptions, UsageError } from "./options.ts";
+import type { EntryOptions } from "./doctor_entry.ts";
 import { findHost, HOST_IDS, unknownHostMessage } from "../profiles/mod.ts";
 import { createBridge } from "../bridge/mod.ts";
 import { commandLine, grantProblem, readerForm, unstablePathWarnings } from "../shared/hints.ts";
-import { startDaemonHint } from "./daemon_hint.ts";
+import { startDaemonStep } from "./daemon_hint.ts";
 import { wrappedList } from "./host_list.ts";
 import { detectInstallation } from "../shared/installation.ts";
 import { configureLogging } from "../shared/logging.ts";
@@ -42,9 +43,9 @@ export { DOCTOR_EXIT } from "./doctor_report.ts";
 export const DOCTOR_OPTIONS = {
   socket: { type: "string" },
   label: { type: "string" },
-  toolset: { type: "string", default: "full" },
+  toolset: { type: "string" },
   host: { type: "string", default: "generic" },
-  approval: { type: "string", default: DEFAULT_APPROVAL_MODE },
+  approval: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -90,16 +91,21 @@ export async function runDoctor(
   configureLogging("error", { scrub: (line) => fragments.scrub(line) });
   const report = new Report();
   const socket = locateSocket(values.socket);
-  const own = await bridgeChecks(report, options, socket, fragments);
+  const { own, unreachable } = await bridgeChecks(report, options, socket, fragments);
   const profile = findHost(options.host)!;
   hostCommandLines(report, options, socket);
+  let reached: string | null = null;
   if (profile.entry === null) {
     report.add("info", "host entry", `${profile.label}: no one place to read an entry from`);
   } else {
     const { entryChecks } = await import("./doctor_entry.ts");
-    const { host, label, toolset, approval } = options;
-    const expected = expectedLaunch(host, socket, label, toolset, approval);
-    await entryChecks(report, { profile, context, own, expected, approval });
+    const { approval, given } = options;
+    reached = await entryChecks(report, { profile, context, own, given, approval });
+  }
+  if (unreachable !== null) {
+    // PortReeve runs where the host's entry points: the host works; doctor's socket is the drift.
+    if (reached === null) report.needs("unavailable", startDaemonStep());
+    else unreachable.status = "warn";
   }
   const unstable = pathWarnings(report);
   report.print(io, values.json === true, whenOk(unstable));
@@ -111,25 +117,35 @@ interface DoctorOptions {
   approval: ApprovalMode;
   host: string;
   label: string | undefined;
+  /** The options that shape an entry, each only when given: setup's next step keeps them. */
+  given: EntryOptions;
 }
 
 function checkedOptions(
-  values: { toolset: string; approval: string; host: string; label?: string },
+  values: { toolset?: string; approval?: string; host: string; label?: string },
 ): DoctorOptions {
-  const toolset = oneOf(values.toolset, TOOLSETS, "--toolset");
-  const approval = oneOf(values.approval, APPROVAL_MODES, "--approval");
+  const toolset = oneOf(values.toolset ?? "full", TOOLSETS, "--toolset");
+  const approval = oneOf(values.approval ?? DEFAULT_APPROVAL_MODE, APPROVAL_MODES, "--approval");
   if (findHost(values.host) === undefined) throw new UsageError(unknownHostMessage(values.host));
   const label = values.label === undefined ? undefined : checkLabel(values.label);
-  return { toolset, approval, host: values.host, label };
+  const given = {
+    label,
+    toolset: values.toolset === undefined ? undefined : toolset,
+    approval: values.approval === undefined ? undefined : approval,
+  };
+  return { toolset, approval, host: values.host, label, given };
 }
 
-/** The server a host would get from this installation, run in this process; what it found. */
+/**
+ * The server a host would get from this installation, run in this process; what it found, and
+ * the daemon line when nothing answered (its verdict waits for the host's entry: see runDoctor).
+ */
 async function bridgeChecks(
   report: Report,
   options: DoctorOptions,
   socket: SocketLocation,
   fragments: CredentialFragments,
-): Promise<OwnDaemon> {
+): Promise<{ own: OwnDaemon; unreachable: Check | null }> {
   const { toolset, label, approval } = options;
   report.add(
     "info",
@@ -146,13 +162,13 @@ async function bridgeChecks(
   if (misconfiguration) report.needs("misconfigured", grantNextStep(socket.path));
   const bridge = createBridge({ socket, label, toolset, approval, fragments });
   const shutdown = new AbortController();
-  let pid: number | null = null;
+  let daemon: DaemonFound = { pid: null, unreachable: null };
   try {
     for (const era of ["legacy", "modern"] as const) {
       const session = await openSession(era, () => bridge.server(shutdown.signal, era));
       try {
         handshakeCheck(report, era, session.frames);
-        if (era === "legacy") pid = await daemonChecks(session.client, report);
+        if (era === "legacy") daemon = await daemonChecks(session.client, report);
       } finally {
         await session.close();
       }
@@ -164,7 +180,7 @@ async function bridgeChecks(
     shutdown.abort();
     await bridge.close();
   }
-  return { socket: socket.path, pid };
+  return { own: { socket: socket.path, pid: daemon.pid }, unreachable: daemon.unreachable };
 }
 
 function handshakeCheck(report: Report, era: "legacy" | "modern", frames: Frame[]): void {
@@ -232,8 +248,15 @@ type Read<S extends z.ZodType> =
   | { ok: true; data: z.output<S> }
   | { ok: false; error: { code: string; message: string } };
 
-/** The daemon through doctor's own bridge; its pid when it answered. */
-async function daemonChecks(client: Client, report: Report): Promise<number | null> {
+interface DaemonFound {
+  /** The daemon's pid when it answered. */
+  pid: number | null;
+  /** The failed daemon line when nothing answered; the caller gives the verdict. */
+  unreachable: Check | null;
+}
+
+/** The daemon through doctor's own bridge. */
+async function daemonChecks(client: Client, report: Report): Promise<DaemonFound> {
   const result = async <S extends z.ZodType>(name: string, schema: S): Promise<Read<S>> => {
     const envelope = envelopeOf(await client.callTool({ name, arguments: {} }));
     if (!envelope.ok) return envelope;
@@ -247,9 +270,7 @@ async function daemonChecks(client: Client, report: Report): Promise<number | nu
   if (!diag.ok || !diag.data.daemon.available) {
     // What happened, for a person; the next step says what they can do about it.
     const said = diag.ok ? diag.data.error?.message : diag.error.message;
-    report.add("fail", "daemon", said ?? "not reachable");
-    report.needs("unavailable", `${startDaemonHint()} Then run doctor again.`);
-    return null;
+    return { pid: null, unreachable: report.add("fail", "daemon", said ?? "not reachable") };
   }
   report.add("ok", "daemon", "answers on the socket");
   const compat = await result("portreeve_compatibility", COMPATIBILITY);
@@ -274,7 +295,7 @@ async function daemonChecks(client: Client, report: Report): Promise<number | nu
   const health = await result("portreeve_health", HEALTH);
   if (!health.ok) {
     report.add("fail", "daemon health", `${health.error.code}: ${health.error.message}`);
-    return null;
+    return { pid: null, unreachable: null };
   }
   const h = health.data;
   report.add(
@@ -282,7 +303,7 @@ async function daemonChecks(client: Client, report: Report): Promise<number | nu
     "daemon health",
     `PortReeve ${h.softwareVersion}, protocol ${h.protocol.minimum}–${h.protocol.maximum}, pid ${h.pid}`,
   );
-  return h.pid;
+  return { pid: h.pid, unreachable: null };
 }
 
 interface Frame {

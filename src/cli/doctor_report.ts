@@ -15,10 +15,10 @@ export const DOCTOR_EXIT = {
   missing: 6,
 } as const;
 
-type Verdict = Exclude<keyof typeof DOCTOR_EXIT, "usage">;
+export type Verdict = Exclude<keyof typeof DOCTOR_EXIT, "usage">;
 type Status = "ok" | "fail" | "warn" | "info";
 
-interface Check {
+export interface Check {
   status: Status;
   label: string;
   detail: string;
@@ -45,8 +45,11 @@ export class Report {
   verdict: Verdict = "ok";
   readonly next: string[] = [];
 
-  add(status: Status, label: string, detail: string): void {
-    this.checks.push({ status, label, detail });
+  /** Adds a line; returned so a later finding can change its status. */
+  add(status: Status, label: string, detail: string): Check {
+    const check = { status, label, detail };
+    this.checks.push(check);
+    return check;
   }
 
   /** A failing check's verdict and what to do about it. */

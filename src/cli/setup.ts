@@ -2,11 +2,12 @@
  * `portreeve-mcp setup --host NAME`: the one command that writes a host's configuration, and
  * only when a person runs it (design decision D9: never implicit). It adds or updates the
  * `portreeve` entry `config --host NAME` prints; `--remove` takes it out again; `--dry-run`
- * prints the change as a unified diff and writes nothing. Where the host's own add command
- * can express the whole entry (Claude Code, Gemini CLI, Qwen Code, Copilot CLI) it runs that,
- * and the host's remove; elsewhere it edits the host's file (host/json_edit.ts,
- * host/toml_edit.ts), keeping every byte that is not the entry, atomically and with a backup
- * (host/file_write.ts). Running it twice changes nothing the second time; `--remove` after
+ * prints the change as a unified diff and writes nothing. It edits the host's file
+ * (host/json_edit.ts, host/toml_edit.ts), keeping every byte that is not the entry, atomically
+ * and with a backup (host/file_write.ts): Gemini CLI's, Qwen Code's and Copilot CLI's own add
+ * commands rewrite the whole file (line endings, layout, key order; Qwen Code drops a comment
+ * next to the entry). Only where the file is the host's own state, rewritten as it runs
+ * (Claude Code's ~/.claude.json), it runs the host's add and remove commands. Running it twice changes nothing the second time; `--remove` after
  * `setup` gives the file back byte for byte.
  */
 import { isDeepStrictEqual } from "node:util";
@@ -28,6 +29,7 @@ import {
   type EntryValues,
   findHost,
   HOST_IDS,
+  HOST_PROFILES,
   type HostProfile,
   removalCommand,
   renderEntry,
@@ -40,6 +42,7 @@ import { hostContext } from "./host/context.ts";
 import type { PlaceContext } from "../profiles/entry_places.ts";
 import { type SetupTarget, setupTarget } from "./host/target.ts";
 import {
+  beyondSyntax,
   DocumentError,
   type Language,
   languageOf,
@@ -49,7 +52,7 @@ import {
 import { removeJsonValue, setJsonValue } from "./host/json_edit.ts";
 import { removeTomlValue, setTomlValue } from "./host/toml_edit.ts";
 import { HostFileError, readBackup, writeHostFile } from "./host/file_write.ts";
-import { runProgram, unanswered } from "./host/host_program.ts";
+import { plain, runProgram, unanswered } from "./host/host_program.ts";
 
 export const SETUP_EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -69,11 +72,13 @@ export const SETUP_OPTIONS = {
 export const SETUP_HELP = `usage: ${PRODUCT} setup --host HOST [--remove] [--dry-run] [options]
 
 Adds the portreeve entry \`config --host HOST\` prints to that host's configuration, or
-updates it; the only command that writes a host's files, and only when you run it. It uses
-the host's own add and remove commands where they can write the whole entry (claude, gemini,
-qwen, copilot), else edits the host's file, keeping every other byte: the file is replaced
-in one step, its mode kept, the old one kept beside it as FILE.portreeve-mcp.bak. A second
-run changes nothing; --remove after setup gives the file back as it was.
+updates it; the only command that writes a host's files, and only when you run it. It edits
+the host's file, keeping every other byte: the file is replaced in one step, its mode kept,
+the old one kept beside it as FILE.portreeve-mcp.bak. Where that file is the host's own state
+(${
+  HOST_PROFILES.filter((p) => p.entry?.setup === "command").map((p) => p.id).join(", ")
+}), it runs the host's own add and remove commands instead. A second run changes
+nothing; --remove after setup gives the file back as it was.
 
   --host HOST       ${wrappedList(HOST_IDS.filter((id) => id !== "generic"), ", ", " ".repeat(20))}
   --remove          take the portreeve entry out again
@@ -106,6 +111,7 @@ export async function runSetup(
   const profile = hostOf(values.host);
   const entry = values.remove ? undefined : entryFor(profile, values);
   const dryRun = values["dry-run"] === true;
+  const say = { dryRun, io, check: doctorCommand(profile, values) };
   try {
     const target = await setupTarget(profile, context);
     if (target === null) {
@@ -115,8 +121,8 @@ export async function runSetup(
       return SETUP_EXIT.failed;
     }
     return profile.entry!.setup === "command"
-      ? await commandSetup(profile, target, entry, { dryRun, io, context })
-      : await fileSetup(profile, target, entry?.server, dryRun, io);
+      ? await commandSetup(profile, target, entry, { ...say, context })
+      : await fileSetup(profile, target, entry?.server, say);
   } catch (error) {
     if (!(error instanceof DocumentError || error instanceof HostFileError)) throw error;
     io.stderr(`${PRODUCT} setup: ${error.message}; nothing was changed\n`);
@@ -138,6 +144,22 @@ function hostOf(host: string | undefined): HostProfile {
     );
   }
   return profile;
+}
+
+/** How a person and setup's messages go together. */
+interface Say {
+  dryRun: boolean;
+  io: CommandIO;
+  /** The doctor command that checks this entry: with the socket and options setup was given. */
+  check: string;
+}
+
+function doctorCommand(profile: HostProfile, values: Values): string {
+  const given = (["socket", "label", "toolset", "approval"] as const).flatMap((name) => {
+    const value = values[name];
+    return value === undefined ? [] : [`--${name}`, value];
+  });
+  return commandLine(["doctor", "--host", profile.id, ...given]);
 }
 
 function entryFor(profile: HostProfile, values: Values): EntryValues {
@@ -185,38 +207,76 @@ const EDITS: Record<Language, {
   toml: { set: setTomlValue, remove: removeTomlValue },
 };
 
+/** The change setup makes to a file. */
+interface Edited {
+  text: string;
+  /**
+   * Whether the backup is the file as it was before setup first wrote the entry, nothing else
+   * changed since: an update keeps it, so a later --remove still gives that file back.
+   */
+  keepBackup: boolean;
+}
+
 /** The file's text after the change: the entry set, or taken out (as setup put it in). */
-async function edited(target: SetupTarget, server: JsonValue | undefined): Promise<string> {
+async function edited(target: SetupTarget, server: JsonValue | undefined): Promise<Edited> {
   const { file, place } = target;
   const text = file.text ?? "";
   const path = [...place.at, SERVER_NAME];
   const edit = EDITS[languageOf(file.path)];
   const current = currentEntry(target);
+  if (server !== undefined && sameEntry(current, server)) return { text, keepBackup: false };
+  if (current === undefined) {
+    return {
+      text: server === undefined ? text : edit.set(text, path, server, file.real),
+      keepBackup: false,
+    };
+  }
+  const before = await backupBefore(target, current);
   if (server !== undefined) {
-    return sameEntry(current, server) ? text : edit.set(text, path, server, file.real);
+    return { text: edit.set(text, path, server, file.real), keepBackup: before?.exact === true };
   }
-  if (current === undefined) return text;
-  const backup = await readBackup(file.real);
-  if (backup !== null) {
-    // The file as it was before setup, when nothing but the entry changed since: exactly that.
-    try {
-      const before = parseDocument(backup, languageOf(file.path), file.real);
-      if (
-        valueAt(before, path) === undefined && edit.set(backup, path, current, file.real) === text
-      ) {
-        return backup;
-      }
-      return edit.remove(
-        text,
-        path,
-        file.real,
-        (container) => valueAt(before, container) === undefined,
-      );
-    } catch (error) {
-      if (!(error instanceof DocumentError)) throw error;
-    }
+  if (before?.exact) return { text: before.text, keepBackup: false };
+  const emptied = before === null
+    ? undefined
+    : (container: readonly string[]) => valueAt(before.data, container) === undefined;
+  return { text: edit.remove(text, path, file.real, emptied), keepBackup: false };
+}
+
+/**
+ * The backup, read: `exact` when it is the file as it was before setup, nothing but the entry
+ * (`current`) changed since. Null when there is none, or none that parses.
+ */
+async function backupBefore(target: SetupTarget, current: JsonValue) {
+  const { file, place } = target;
+  const text = await readBackup(file.real);
+  if (text === null) return null;
+  const path = [...place.at, SERVER_NAME];
+  try {
+    const data = parseDocument(text, languageOf(file.path), file.real);
+    const exact = valueAt(data, path) === undefined &&
+      EDITS[languageOf(file.path)].set(text, path, current, file.real) === file.text;
+    return { text, data, exact };
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    return null;
   }
-  return edit.remove(text, path, file.real);
+}
+
+/**
+ * Refuses to add the entry to a file the host itself cannot read (a comment where it reads
+ * plain JSON): the host would take no server from it, this one included.
+ */
+function hostCanRead(profile: HostProfile, { file }: SetupTarget): void {
+  const syntax = profile.entry?.jsonSyntax;
+  if (syntax === undefined || file.text === null || languageOf(file.path) !== "json") return;
+  const beyond = beyondSyntax(file.text, syntax);
+  if (beyond === null) return;
+  throw new DocumentError(
+    file.real,
+    beyond.line,
+    beyond.column,
+    `${beyond.what}, which ${profile.label} cannot read (it takes no server from this file): take it out, then run setup again`,
+  );
 }
 
 function diff(target: SetupTarget, before: string, after: string): string {
@@ -228,26 +288,28 @@ async function fileSetup(
   profile: HostProfile,
   target: SetupTarget,
   server: JsonValue | undefined,
-  dryRun: boolean,
-  io: CommandIO,
+  { dryRun, io, check }: Say,
 ): Promise<number> {
   const { file } = target;
   if (file.link) {
     io.stdout(`${file.path} is a symbolic link to ${file.real}: editing ${file.real}.\n`);
   }
-  const after = await edited(target, server);
+  if (server !== undefined) hostCanRead(profile, target);
+  const { text: after, keepBackup } = await edited(target, server);
   const before = file.text ?? "";
   if (after === before) {
-    io.stdout(unchanged(profile, target, server));
+    io.stdout(unchanged(target, server, check));
     return SETUP_EXIT.ok;
   }
-  io.stdout(diff(target, before, after));
   if (dryRun) {
+    io.stdout(diff(target, before, after));
     io.stdout(`Dry run: ${file.real} was not changed.\n`);
     return SETUP_EXIT.ok;
   }
-  const backup = await writeHostFile(file, after);
-  io.stdout(done(profile, target, server, backup));
+  // The change is shown once it is made: a write refused (no folder yet) shows none.
+  const backup = await writeHostFile(file, after, keepBackup);
+  io.stdout(diff(target, before, after));
+  io.stdout(done(profile, target, server, backup, check));
   return SETUP_EXIT.ok;
 }
 
@@ -255,18 +317,18 @@ async function commandSetup(
   profile: HostProfile,
   target: SetupTarget,
   entry: EntryValues | undefined,
-  { dryRun, io, context }: { dryRun: boolean; io: CommandIO; context: PlaceContext },
+  { dryRun, io, check, context }: Say & { context: PlaceContext },
 ): Promise<number> {
   const server = entry?.server;
   const current = currentEntry(target);
   if (server === undefined ? current === undefined : sameEntry(current, server)) {
-    io.stdout(unchanged(profile, target, server));
+    io.stdout(unchanged(target, server, check));
     return SETUP_EXIT.ok;
   }
   const remove = removalCommand(profile)!;
   const add = entry === undefined ? null : setupWords(entry);
   const steps = [...(current === undefined ? [] : [remove]), ...(add === null ? [] : [add])];
-  io.stdout(diff(target, target.file.text ?? "", await edited(target, server)));
+  io.stdout(diff(target, target.file.text ?? "", (await edited(target, server)).text));
   io.stdout(
     `${profile.label}'s own command${steps.length > 1 ? "s make" : " makes"} this change:\n`,
   );
@@ -279,7 +341,7 @@ async function commandSetup(
     const run = await runProgram(words);
     if (run.kind !== "ran" || run.code !== 0) {
       const why = run.kind === "ran"
-        ? (run.stderr || run.stdout).trim().split("\n").slice(-2).join(" ")
+        ? plain(run.stderr || run.stdout).trim().split("\n").slice(-2).join(" ")
         : unanswered(run);
       io.stderr(`${PRODUCT} setup: \`${shellJoin(words)}\` failed: ${why}\n`);
       return SETUP_EXIT.failed;
@@ -293,20 +355,14 @@ async function commandSetup(
     );
     return SETUP_EXIT.failed;
   }
-  io.stdout(done(profile, target, server, null));
+  io.stdout(done(profile, target, server, null, check));
   return SETUP_EXIT.ok;
 }
 
-function unchanged(
-  profile: HostProfile,
-  target: SetupTarget,
-  server: JsonValue | undefined,
-): string {
+function unchanged(target: SetupTarget, server: JsonValue | undefined, check: string): string {
   return server === undefined
     ? `${target.file.real} holds no ${SERVER_NAME} entry: nothing to remove.\n`
-    : `${target.file.real} already holds this ${SERVER_NAME} entry: nothing to change. Check it with \`${
-      commandLine(["doctor", "--host", profile.id])
-    }\`.\n`;
+    : `${target.file.real} already holds this ${SERVER_NAME} entry: nothing to change. Check it with \`${check}\`.\n`;
 }
 
 function done(
@@ -314,11 +370,14 @@ function done(
   target: SetupTarget,
   server: JsonValue | undefined,
   backup: string | null,
+  check: string,
 ): string {
-  const kept = backup === null ? "" : ` (the file as it was: ${backup})`;
+  const kept = (what: string) => backup === null ? "" : ` (${what}: ${backup})`;
   return server === undefined
-    ? `Removed the ${SERVER_NAME} entry from ${target.file.real}${kept}. Restart ${profile.label} sessions that had it.\n`
-    : `Wrote the ${SERVER_NAME} entry to ${target.file.real}${kept}. Start a new ${profile.label} session, then check it with \`${
-      commandLine(["doctor", "--host", profile.id])
-    }\`.\n`;
+    ? `Removed the ${SERVER_NAME} entry from ${target.file.real}${
+      kept("the file as it was")
+    }. Restart ${profile.label} sessions that had it.\n`
+    : `Wrote the ${SERVER_NAME} entry to ${target.file.real}${
+      kept("the file before setup")
+    }. Start a new ${profile.label} session, then check it with \`${check}\`.\n`;
 }

@@ -60,6 +60,12 @@ const entrySchema = z.strictObject({
   setup: z.enum(["command", "file"]),
   /** Gemini CLI: the file of trusted folders; the host disables servers elsewhere. */
   trustedFolders: z.string().optional(),
+  /**
+   * What the host's JSON reader takes beyond plain JSON, measured with its program: "comments"
+   * (no trailing comma: Gemini CLI, Qwen Code), "plain" (neither: Cline, which then reads no
+   * server at all); absent: comments and trailing commas, as far as anyone knows.
+   */
+  jsonSyntax: z.enum(["comments", "plain"]).optional(),
 });
 
 const profileSchema = z.strictObject({

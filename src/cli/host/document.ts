@@ -4,6 +4,7 @@
  * refused with its line and column, before anything is changed.
  */
 import {
+  createScanner,
   parse as parseJsonc,
   type ParseError,
   printParseErrorCode,
@@ -76,4 +77,40 @@ export function valueAt(root: unknown, path: readonly string[]): unknown {
 export function lineEnding(text: string): string {
   const at = text.indexOf("\n");
   return at > 0 && text[at - 1] === "\r" ? "\r\n" : "\n";
+}
+
+/**
+ * What a host's JSON reader takes beyond plain JSON: "jsonc" comments and trailing commas (the
+ * default), "comments" comments only (Gemini CLI, Qwen Code), "plain" neither (Cline).
+ */
+type JsonSyntax = "jsonc" | "comments" | "plain";
+
+/** jsonc-parser's SyntaxKind (a const enum its types cannot lend to isolated modules). */
+const KIND = { closeBrace: 2, closeBracket: 4, comma: 5, lineComment: 12, blockComment: 13 };
+const SPACE = new Set([14, 15]);
+
+/**
+ * The first thing in `text` a reader of `syntax` refuses (a comment, a trailing comma), with
+ * its line and column; null when it reads it all.
+ */
+export function beyondSyntax(
+  text: string,
+  syntax: JsonSyntax,
+): { line: number; column: number; what: string } | null {
+  if (syntax === "jsonc") return null;
+  const scanner = createScanner(text, false);
+  let comma: number | null = null;
+  for (let kind = scanner.scan(); kind !== 17; kind = scanner.scan()) {
+    const offset = scanner.getTokenOffset();
+    if (kind === KIND.lineComment || kind === KIND.blockComment) {
+      if (syntax === "plain") return { ...lineAndColumn(text, offset), what: "a comment" };
+      continue;
+    }
+    if (SPACE.has(kind)) continue;
+    if (comma !== null && (kind === KIND.closeBrace || kind === KIND.closeBracket)) {
+      return { ...lineAndColumn(text, comma), what: "a comma before a closing bracket" };
+    }
+    comma = kind === KIND.comma ? offset : null;
+  }
+  return null;
 }

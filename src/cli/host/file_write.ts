@@ -59,13 +59,20 @@ export async function readHostFile(path: string): Promise<HostFile> {
   return { path, real, link: real !== path, text, mode: (info.mode ?? 0o600) & 0o7777 };
 }
 
-/** Writes `text` over `file`, keeping its mode and, when it existed, a backup of it first. */
-export async function writeHostFile(file: HostFile, text: string): Promise<string | null> {
+/**
+ * Writes `text` over `file`, keeping its mode and, when it existed, a backup of it first
+ * (unless `keepBackup`: the backup there is kept as it is). Resolves to the backup's path.
+ */
+export async function writeHostFile(
+  file: HostFile,
+  text: string,
+  keepBackup = false,
+): Promise<string | null> {
   const mode = file.mode ?? 0o600;
   let backup: string | null = null;
   if (file.text !== null) {
     backup = file.real + BACKUP_SUFFIX;
-    await replace(backup, file.text, mode, file.real + TEMP_SUFFIX);
+    if (!keepBackup) await replace(backup, file.text, mode, file.real + TEMP_SUFFIX);
   }
   await replace(file.real, text, mode, file.real + TEMP_SUFFIX);
   return backup;

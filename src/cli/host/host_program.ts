@@ -56,6 +56,14 @@ export async function runProgram(
   }
 }
 
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** A program's output without its terminal colours. */
+export function plain(text: string): string {
+  return text.replace(ANSI, "");
+}
+
 /** One line for a person about a run that gave no answer to read. */
 export function unanswered(run: Exclude<ProgramRun, { kind: "ran" }>): string {
   switch (run.kind) {

@@ -4,8 +4,9 @@
  * (`applyEdits`); the text of the change is made here rather than by its `modify`, whose
  * formatting rewrites the neighbouring line and whose removal would take a comment after the
  * previous entry with it. An insertion is `,` + line + indent + `"name": value` right after the
- * last entry, and a removal takes out exactly that, so `remove(add(text)) === text` whenever the
- * map held other entries; the indent and line ending are the file's own.
+ * last entry (below the comment that ends its line, which stays with it), and a removal takes out
+ * exactly that, so `remove(add(text)) === text` whenever the map held other entries; the indent
+ * and line ending are the file's own.
  */
 import { applyEdits, findNodeAtLocation, type Node, parseTree } from "jsonc-parser";
 import type { JsonValue } from "../../shared/json.ts";
@@ -103,9 +104,22 @@ function insert(text: string, object: Node, key: string, value: JsonValue, layou
   const ownLine = text.slice(text.lastIndexOf("\n", last.offset - 1) + 1, last.offset).trim() ===
     "";
   const indent = ownLine ? indentAt(text, last.offset) : parentIndent + layout.unit;
-  const content = `,${layout.eol}${indent}${JSON.stringify(key)}: ${pretty(value, indent, layout)}`;
-  return applyEdits(text, [{ offset: last.offset + last.length, length: 0, content }]);
+  const entry = `${layout.eol}${indent}${JSON.stringify(key)}: ${pretty(value, indent, layout)}`;
+  const end = last.offset + last.length;
+  const comment = SAME_LINE_COMMENT.exec(text.slice(end));
+  if (comment !== null) {
+    // The comment on the last entry's line stays with it: the new entry goes below that line.
+    const lineEnd = end + comment[0].length;
+    return applyEdits(text, [
+      { offset: end, length: 0, content: "," },
+      { offset: lineEnd, length: 0, content: entry },
+    ]);
+  }
+  return applyEdits(text, [{ offset: end, length: 0, content: `,${entry}` }]);
 }
+
+/** A comment after a value, the rest of its line, up to its line ending. */
+const SAME_LINE_COMMENT = /^[ \t]*(\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)(?=\r?\n)/;
 
 /**
  * `text` without the value at `path`; then, going up, each map `emptied(path)` says to take out
@@ -147,11 +161,12 @@ function removeProperty(text: string, property: Node): string {
         content: "",
       }]);
     }
-    // Comments between: keep them, take the comma and the property.
+    // Comments between: keep them, take the comma, and the property with its line break.
     const commaAt = previous.offset + previous.length + comma;
+    const lineBreak = /\r?\n[ \t]*$/.exec(between)?.[0].length ?? 0;
     return applyEdits(text, [
       { offset: commaAt, length: 1, content: "" },
-      { offset: property.offset, length: property.length, content: "" },
+      { offset: property.offset - lineBreak, length: property.length + lineBreak, content: "" },
     ]);
   }
   const next = siblings[1];

@@ -14,8 +14,8 @@ import {
   type PlaceContext,
 } from "../../profiles/entry_places.ts";
 import { type Launch, readShape } from "../../profiles/entry_shape.ts";
-import { DocumentError, languageOf, parseDocument, valueAt } from "./document.ts";
-import { type ProgramRun, runProgram, unanswered } from "./host_program.ts";
+import { beyondSyntax, DocumentError, languageOf, parseDocument, valueAt } from "./document.ts";
+import { plain, type ProgramRun, runProgram, unanswered } from "./host_program.ts";
 
 interface FoundEntry {
   launch: Launch;
@@ -44,8 +44,18 @@ export interface EntryReading {
   places: EntryPlace[];
   /** Whether a file could not be read for want of a grant (so no entry means nothing). */
   denied: boolean;
+  /** Files the host itself cannot read (a comment where it reads plain JSON), and where. */
+  refused: Refused[];
   /** Gemini CLI's folder trust for the folder, where the host has it. */
   trust: { trusted: boolean; detail: string } | null;
+}
+
+/** A place in a file the host's JSON reader refuses: it then reads no server from the file. */
+interface Refused {
+  file: string;
+  line: number;
+  column: number;
+  what: string;
 }
 
 const NOT_GRANTED = "this process may not read it";
@@ -68,9 +78,18 @@ export async function readEntry(
   const places = entryPlaces(profile, context);
   const problems: string[] = [];
   const texts = new Map<string, JsonValue | null>();
+  const refused: Refused[] = [];
+  const syntax = profile.entry?.jsonSyntax;
   const found: FoundEntry[] = [];
   for (const place of places) {
-    if (!texts.has(place.file)) texts.set(place.file, await readDocument(place.file, problems));
+    if (!texts.has(place.file)) {
+      const text = await readText(place.file, problems);
+      texts.set(place.file, text === null ? null : parsed(place.file, text, problems));
+      const beyond = text === null || syntax === undefined || languageOf(place.file) !== "json"
+        ? null
+        : beyondSyntax(text, syntax);
+      if (beyond !== null) refused.push({ file: place.file, ...beyond });
+    }
     const raw = valueAt(texts.get(place.file), [...place.at, SERVER_NAME]);
     if (raw === undefined) continue;
     const shape = readShape(profile.server, raw);
@@ -87,7 +106,11 @@ export async function readEntry(
   const host = show === null ? null : {
     command: show.command.join(" "),
     status: "status" in said ? said.status : null,
-    note: said.kind === "unknown" ? said.note : null,
+    note: said.kind === "unknown"
+      ? said.note
+      : said.kind === "none"
+      ? `has no ${SERVER_NAME} entry`
+      : null,
   };
   const entry = chosen(profile, said, found, problems);
   return {
@@ -97,19 +120,36 @@ export async function readEntry(
     problems,
     places,
     denied: problems.some((problem) => problem.includes(NOT_GRANTED)),
+    refused,
     trust: await folderTrust(profile, context, texts, problems),
   };
 }
 
 async function readDocument(file: string, problems: string[]): Promise<JsonValue | null> {
+  const text = await readText(file, problems);
+  return text === null ? null : parsed(file, text, problems);
+}
+
+/** The file's text; null when there is none, or none this process may read (said so). */
+async function readText(file: string, problems: string[]): Promise<string | null> {
   try {
-    return parseDocument(await Deno.readTextFile(file), languageOf(file), file);
+    return await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       problems.push(`${file}: ${NOT_GRANTED} (${error.message.split("\n")[0]})`);
-    } else if (error instanceof DocumentError) problems.push(error.message);
-    else throw error;
+      return null;
+    }
+    throw error;
+  }
+}
+
+function parsed(file: string, text: string, problems: string[]): JsonValue | null {
+  try {
+    return parseDocument(text, languageOf(file), file);
+  } catch (error) {
+    if (!(error instanceof DocumentError)) throw error;
+    problems.push(error.message);
     return null;
   }
 }
@@ -148,12 +188,9 @@ function chosen(profile: HostProfile, said: Said, found: FoundEntry[], problems:
   }
 }
 
-// deno-lint-ignore no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
-
 function interpret(reads: string, run: ProgramRun): Said {
   if (run.kind !== "ran") return { kind: "unknown", note: `${unanswered(run)}; read its files` };
-  const out = run.stdout.replace(ANSI, "");
+  const out = plain(run.stdout);
   try {
     switch (reads) {
       case "json-entry":
@@ -177,7 +214,7 @@ function interpret(reads: string, run: ProgramRun): Said {
       case "status-line": {
         if (run.code !== 0) return failed(run);
         const line = new RegExp(`\\b${SERVER_NAME}: (.*) \\((stdio|sse|http)\\) - (.+)$`, "m")
-          .exec(out + run.stderr.replace(ANSI, ""));
+          .exec(out + plain(run.stderr));
         return line === null
           ? { kind: "none" }
           : { kind: "line", line: line[1], status: line[3].trim() };

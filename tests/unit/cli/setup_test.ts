@@ -3,7 +3,8 @@
  * host's published format (tests/fixtures/host_files/: comments, other servers, odd
  * indentation), and also with CRLF line endings, without a final newline, empty, and missing:
  * setup writes exactly the entry `config` renders and keeps every other value; a second run
- * changes no byte; `--dry-run` writes nothing; `--remove` gives the file back byte for byte; the
+ * changes no byte; `--dry-run` writes nothing; `--remove` gives the file back byte for byte, also
+ * after a second setup moved the entry to another socket; the
  * mode is kept and a backup left beside it; a file that does not parse is refused with its
  * line and column and left alone; a link is edited where it points and stays a link. A host
  * whose own command writes the entry has both that command and its removal. The real programs
@@ -121,6 +122,8 @@ for (const profile of FILE_HOSTS) {
 
         const first = await setup(home, profile.id);
         assert.equal(first.code, 0, `${where}: ${first.stderr}`);
+        // The check it prints is of this entry: doctor looks where setup pointed it.
+        assert.ok(first.stdout.includes(`doctor --host ${profile.id} --socket ${home}/p.sock\``));
         const after = await Deno.readTextFile(file);
         const data = parseDocument(after, languageOf(file), file);
         assert.deepEqual(valueAt(data, path), rendered(profile, home), where);
@@ -149,6 +152,20 @@ for (const profile of FILE_HOSTS) {
         assert.equal(valueAt(parseDocument(left, languageOf(file), file), path), undefined, where);
         const again = await setup(home, profile.id, "--remove");
         assert.match(again.stdout, /nothing to remove/, where);
+
+        // The socket moved: setup again with the new one, and --remove still gives it back.
+        await Deno.remove(file + BACKUP_SUFFIX).catch(() => {});
+        if (text === null) await Deno.remove(file);
+        else await Deno.writeTextFile(file, text);
+        assert.equal((await setup(home, profile.id)).code, 0, where);
+        const moved = await setup(home, profile.id, "--socket", `${home}/moved.sock`);
+        assert.equal(moved.code, 0, `${where}: ${moved.stderr}`);
+        const updated = parseDocument(await Deno.readTextFile(file), languageOf(file), file);
+        assert.match(JSON.stringify(valueAt(updated, path)), /moved\.sock/, where);
+        assert.equal((await setup(home, profile.id, "--remove")).code, 0, where);
+        if (text !== null) {
+          assert.equal(await Deno.readTextFile(file), text, `${where}: --remove after a move`);
+        }
       } finally {
         await Deno.remove(home, { recursive: true });
       }
@@ -175,6 +192,43 @@ Deno.test("setup: a file that does not parse is refused with its line and column
       assert.ok(result.stderr.includes(`${file}:`), result.stderr);
       assert.match(result.stderr, /:(2|3):\d+: not valid/, result.stderr);
       assert.equal(await Deno.readTextFile(file), broken, profile.id);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+});
+
+Deno.test("setup: a host folder not made yet is named, and no change is shown as made", async () => {
+  for (const profile of FILE_HOSTS) {
+    const home = await Deno.makeTempDir({ prefix: "prmcp-setup-" });
+    try {
+      const result = await setup(home, profile.id);
+      assert.equal(result.code, 1, profile.id);
+      assert.match(result.stderr, /does not exist: start the host once/, profile.id);
+      assert.equal(result.stdout, "", `${profile.id}: a diff for a change not made`);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+});
+
+Deno.test("setup: a file its host cannot read is refused where the host stops reading, untouched", async () => {
+  const refused = { plain: '{\n  "a": 1 // mine\n}\n', comments: '{\n  "a": [1, 2,],\n}\n' };
+  const strict = FILE_HOSTS.filter((profile) => profile.entry!.jsonSyntax !== undefined);
+  assert.deepEqual(strict.map((p) => p.id).sort(), ["cline", "gemini", "qwen"]);
+  for (const profile of strict) {
+    const home = await Deno.makeTempDir({ prefix: "prmcp-setup-" });
+    try {
+      const { file } = setupFile(profile, home);
+      const text = refused[profile.entry!.jsonSyntax!];
+      await Deno.mkdir(dirname(file), { recursive: true });
+      await Deno.writeTextFile(file, text);
+      const result = await setup(home, profile.id);
+      assert.equal(result.code, 1, profile.id);
+      const where = profile.entry!.jsonSyntax === "plain" ? "2:10: a comment" : "2:13: a comma";
+      assert.ok(result.stderr.includes(`${file}:${where}`), result.stderr);
+      assert.ok(result.stderr.includes(`which ${profile.label} cannot read`), result.stderr);
+      assert.equal(await Deno.readTextFile(file), text, profile.id);
     } finally {
       await Deno.remove(home, { recursive: true });
     }

@@ -102,6 +102,7 @@ Deno.test("read entry: what the host's own command says chooses the entry", asyn
       said("No MCP server found with name: portreeve", 1),
     );
     assert.equal(none.entry, null);
+    assert.equal(none.host?.note, "has no portreeve entry");
 
     const codex = HOST_PROFILES.find((p) => p.id === "codex")!;
     const json = JSON.stringify({
@@ -158,6 +159,14 @@ Deno.test("read entry: a field setup writes otherwise, a disabled entry and an u
       "it is disabled, so the host does not start it",
       "it has no timeout (setup writes 660)",
     ]);
+    // Cline reads plain JSON: a comment means it takes no server from the file.
+    await Deno.writeTextFile(
+      file,
+      '{\n  "mcpServers": {\n    "portreeve": { "command": "/x" } // mine\n  }\n}',
+    );
+    const commented = await readEntry(cline, context, missing);
+    assert.deepEqual(commented.refused, [{ file, line: 3, column: 38, what: "a comment" }]);
+    assert.equal(commented.entry?.launch.command, "/x");
     await Deno.writeTextFile(file, '{\n  "mcpServers": {,\n}');
     const broken = await readEntry(cline, context, missing);
     assert.equal(broken.entry, null);
