@@ -10,12 +10,7 @@ import { type LauncherRuntime, launcherScript } from "../../src/cli/install/laun
 import { installLayout } from "../../src/shared/install_layout.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
 import { type EnvReader, locateSocket, SocketPathError } from "../../src/shared/socket_location.ts";
-import {
-  type Disk,
-  type PathFacts,
-  type PathKind,
-  REAL_DISK,
-} from "../../src/shared/socket_site.ts";
+import { type Disk, type PathFacts, REAL_DISK } from "../../src/shared/socket_site.ts";
 
 const decoder = new TextDecoder();
 
@@ -132,7 +127,7 @@ export async function userId(): Promise<number> {
 }
 
 /** `stat`'s word for each kind of file (GNU coreutils' %F). */
-const STAT_KINDS: Record<string, PathKind> = {
+const STAT_KINDS: Record<string, PathFacts["kind"]> = {
   "directory": "folder",
   "regular file": "file",
   "regular empty file": "file",
