@@ -13,7 +13,8 @@
  *   by this user or root and writable by no one else, unless sticky (as `/tmp` is: there only
  *   an entry's owner may move it); every link on the way owned by this user or root. Else
  *   whoever may write one of them could move the folders below it aside and put their own
- *   socket at the name;
+ *   socket at the name. A group's write counts as no one else's only when the group is the
+ *   user's private one, as the user and group databases show it (private_group.ts);
  * - the last folder of that walk — the socket's folder, or, when it is not made yet, the
  *   nearest one above it — writable by no one else at all, sticky or not (else someone could
  *   put their own socket there, or make the missing folder first). The socket's folder is
@@ -23,6 +24,8 @@
  * messages. A process confined to its socket cannot look at the folders, so it checks what its
  * grant lets it see (the name) and the launcher or task that granted it checked the rest.
  */
+import { type Accounts, type GroupVerdict, groupVerdict, systemAccounts } from "./private_group.ts";
+
 export type PathKind =
   | "missing"
   | "socket"
@@ -38,6 +41,8 @@ export interface PathFacts {
   kind: PathKind;
   /** Owner's user id (-1 when the system does not say). */
   uid: number;
+  /** Group id (-1 when the system does not say). */
+  gid: number;
   /** Permission bits (0 when the system does not say). */
   mode: number;
 }
@@ -50,6 +55,8 @@ export interface Disk {
   readLink(path: string): string | null | undefined;
   /** This process's user id. */
   uid(): number | null;
+  /** The user and group databases, to tell a private group from a shared one. */
+  accounts: Accounts;
 }
 
 function factsOf(info: Deno.FileInfo): PathFacts {
@@ -68,10 +75,10 @@ function factsOf(info: Deno.FileInfo): PathFacts {
     : info.isBlockDevice
     ? "block device"
     : "other";
-  return { kind, uid: info.uid ?? -1, mode: info.mode ?? 0 };
+  return { kind, uid: info.uid ?? -1, gid: info.gid ?? -1, mode: info.mode ?? 0 };
 }
 
-const MISSING: PathFacts = { kind: "missing", uid: -1, mode: 0 };
+const MISSING: PathFacts = { kind: "missing", uid: -1, gid: -1, mode: 0 };
 
 /** A path this process may not look at is unknown (null); one the system will not show is missing. */
 function look(read: () => Deno.FileInfo): PathFacts | null {
@@ -103,6 +110,7 @@ export const REAL_DISK: Disk = {
     }
   },
   uid: ownUid,
+  accounts: systemAccounts,
 };
 
 const KIND_WORDS: Record<Exclude<PathKind, "missing" | "socket" | "folder">, string> = {
@@ -171,8 +179,8 @@ function checkSite(path: string, disk: Disk, directory: string, refuse: Refuse) 
         "read and write it. Give the path of PortReeve's socket.",
     );
   }
-  const me = disk.uid();
-  if (at.kind === "socket" && me !== null && at.uid !== me) {
+  const uid = disk.uid();
+  if (at.kind === "socket" && uid !== null && at.uid !== uid) {
     refuse(
       `is a socket of user ${at.uid}, not yours: PortReeve listens on a socket of the user it ` +
         "runs as, so someone else's program listens there. Give the path of your own " +
@@ -189,7 +197,24 @@ function checkSite(path: string, disk: Disk, directory: string, refuse: Refuse) 
         "the real folder.",
     );
   }
-  walk(folder, disk, me, refuse);
+  walk(folder, disk, { uid, group: groupsOf(uid, disk.accounts) }, refuse);
+}
+
+/** Whose folders the walk judges: this user's id (null: not known) and what a group is to them. */
+interface Me {
+  uid: number | null;
+  group(gid: number): GroupVerdict;
+}
+
+/** `groupVerdict` for user `uid`, each group asked about once per walk. */
+function groupsOf(uid: number | null, accounts: Accounts): Me["group"] {
+  const known = new Map<number, GroupVerdict>();
+  return (gid) => {
+    if (uid === null) return { label: `group ${gid}`, shared: "your user id is not known here" };
+    const verdict = known.get(gid) ?? groupVerdict(gid, uid, accounts);
+    known.set(gid, verdict);
+    return verdict;
+  };
 }
 
 /**
@@ -197,7 +222,7 @@ function checkSite(path: string, disk: Disk, directory: string, refuse: Refuse) 
  * passes through and each link, and the last folder it reaches (the socket's folder, or the
  * nearest one above it not made yet) more strictly. The launcher's shell walk is the same.
  */
-function walk(folder: string, disk: Disk, me: number | null, refuse: Refuse) {
+function walk(folder: string, disk: Disk, me: Me, refuse: Refuse) {
   const todo = folder.split("/");
   let here = "/";
   let facts = disk.lstat(here);
@@ -217,7 +242,7 @@ function walk(folder: string, disk: Disk, me: number | null, refuse: Refuse) {
     if (found.kind === "missing") return last(here, facts, "under", me, refuse);
     if (found.kind === "symlink") {
       passing(here, facts, me, refuse);
-      if (me !== null && found.uid !== me && found.uid !== 0) {
+      if (me.uid !== null && found.uid !== me.uid && found.uid !== 0) {
         refuse(
           `lies under ${next}, a symbolic link of user ${found.uid}: they could make it lead ` +
             "elsewhere. Give the path without the link (pwd -P shows it), or have root own it.",
@@ -252,7 +277,7 @@ function walk(folder: string, disk: Disk, me: number | null, refuse: Refuse) {
 }
 
 /** A folder the walk passes through: yours or root's, and only sticky if others may write. */
-function passing(here: string, facts: PathFacts, me: number | null, refuse: Refuse) {
+function passing(here: string, facts: PathFacts, me: Me, refuse: Refuse) {
   const judged = judge(here, facts, me, false);
   if (judged !== null) {
     refuse(
@@ -270,7 +295,7 @@ function last(
   here: string,
   facts: PathFacts,
   where: "in" | "under",
-  me: number | null,
+  me: Me,
   refuse: Refuse,
 ) {
   const judged = judge(here, facts, me, true);
@@ -283,15 +308,16 @@ function last(
 
 /**
  * Who besides this user (and root) could change entries in the folder `here`, and the fix;
- * null for nobody. `strict`: a sticky bit does not help (the last folder of the walk).
+ * null for nobody. `strict`: a sticky bit does not help (the last folder of the walk). A
+ * group's write is no one else's when the group is the user's private one.
  */
 function judge(
   here: string,
   facts: PathFacts,
-  me: number | null,
+  me: Me,
   strict: boolean,
 ): { who: string; fix: string } | null {
-  if (me !== null && facts.uid !== me && facts.uid !== 0) {
+  if (me.uid !== null && facts.uid !== me.uid && facts.uid !== 0) {
     return {
       who: `belongs to user ${facts.uid}`,
       fix:
@@ -302,7 +328,7 @@ function judge(
   const who = (facts.mode & OTHERS_WRITE) !== 0
     ? "other users can write to"
     : (facts.mode & GROUP_WRITE) !== 0
-    ? "its group can write to"
+    ? sharedGroup(me.group(facts.gid))
     : null;
   if (who === null) return null;
   return {
@@ -311,4 +337,9 @@ function judge(
       ? `Use a folder only you can write to (for a folder of yours: chmod go-w ${here}).`
       : `Fix: chmod go-w ${here}, or chmod +t ${here} (as /tmp has) if others must write there.`,
   };
+}
+
+/** Who a group's write lets in, in words; null when it is the user's private group. */
+function sharedGroup({ label, shared }: GroupVerdict): string | null {
+  return shared === null ? null : `${label} can write to, a group not yours alone (${shared})`;
 }

@@ -10,7 +10,7 @@ import { type LauncherRuntime, launcherScript } from "../../src/cli/install/laun
 import { installLayout } from "../../src/shared/install_layout.ts";
 import { confinedFlags } from "../../src/shared/permissions.ts";
 import { type EnvReader, locateSocket, SocketPathError } from "../../src/shared/socket_location.ts";
-import { type Disk, REAL_DISK } from "../../src/shared/socket_site.ts";
+import { type Disk, type PathFacts, REAL_DISK } from "../../src/shared/socket_site.ts";
 
 const decoder = new TextDecoder();
 
@@ -126,10 +126,52 @@ export async function userId(): Promise<number> {
   return Number(decoder.decode(out.stdout).trim());
 }
 
-/** The real disk, with the user id the launcher compares owners with. */
+/** `stat`'s word for each kind of file (GNU coreutils' %F). */
+const STAT_KINDS: Record<string, PathFacts["kind"]> = {
+  "directory": "folder",
+  "regular file": "file",
+  "regular empty file": "file",
+  "symbolic link": "symlink",
+  "socket": "socket",
+  "fifo": "fifo",
+  "character special file": "character device",
+  "block special file": "block device",
+};
+
+/** What `stat` says of `path` itself: for paths this test may not look at (reads scoped). */
+function statFacts(path: string): PathFacts {
+  const out = new Deno.Command("stat", {
+    args: ["-c", "%u:%g:%a:%F", "--", path],
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  if (!out.success) return { kind: "missing", uid: -1, gid: -1, mode: 0 };
+  const [uid, gid, mode, kind] = decoder.decode(out.stdout).trimEnd().split(":");
+  return { kind: STAT_KINDS[kind] ?? "other", uid: +uid, gid: +gid, mode: parseInt(mode, 8) };
+}
+
+/** What `readlink` says the link at `path` holds; undefined when there is none. */
+function readlinkOf(path: string): string | undefined {
+  const out = new Deno.Command("readlink", { args: ["--", path], stdout: "piped" }).outputSync();
+  return out.success ? decoder.decode(out.stdout).replace(/\n$/, "") : undefined;
+}
+
+/**
+ * The real disk, with the user id the launcher compares owners with. Where this test may not
+ * look itself (.ci/run scopes reads to the clone and the temp folder), it asks `stat` and
+ * `readlink`, as the launcher asks `ls` and `readlink`.
+ */
 export async function testDisk(): Promise<Disk> {
   const uid = await userId();
-  return { ...REAL_DISK, uid: () => uid };
+  return {
+    ...REAL_DISK,
+    lstat: (path) => REAL_DISK.lstat(path) ?? statFacts(path),
+    readLink: (path) => {
+      const target = REAL_DISK.readLink(path);
+      return target === null ? readlinkOf(path) : target;
+    },
+    uid: () => uid,
+  };
 }
 
 export interface Case {

@@ -4,8 +4,9 @@
  * yours — something else at the name, another user's socket, or a folder on the way that
  * someone else could change. `[ -h ]` looks at a link itself; `[ -e ]`, `[ -d ]`, `[ -O ]` and
  * `ls -L` follow links, as `lstat` and `stat` do there. The walk from `/` follows each link
- * with `readlink` as the system does; `ls -ldn` gives a folder's or link's mode and owner's id
- * in POSIX shell, and `[ -O ]` whether that owner is you, so `id` runs only when a link is met.
+ * with `readlink` as the system does; `ls -ldn` gives a folder's or link's mode, owner's and
+ * group's ids in POSIX shell, and `[ -O ]` whether that owner is you, so `id` runs only when a
+ * link or a folder its group may write is met, and `getent` (private_group.ts) for the latter.
  * The launcher's tests run both against every kind of path and folder and compare their
  * verdicts.
  */
@@ -18,6 +19,76 @@ owner_of() {
   listing=$(ls -ldn -- "$1" 2>/dev/null) || listing=
   set -- $listing
   owner=\${3:-}
+}
+# The user (passwd) or group database's lines, as getent prints them (for a key, at least the
+# entries with that id); where there is no getent (macOS), the whole file in /etc.
+accounts() {
+  if command -v getent >/dev/null 2>&1; then
+    getent "$@" 2>/dev/null
+  else
+    cat "/etc/$1" 2>/dev/null
+  fi
+}
+# The entries of group $2 among the group database's lines $1, as name:members lines, into
+# $own_groups (empty when there are none).
+groups_with_id() {
+  own_groups=
+  while IFS=: read -r entry_name entry_x entry_id entry_rest; do
+    [ "$entry_id" != "$2" ] || own_groups=$own_groups$entry_name:$entry_rest$nl
+  done <<EOF
+$1
+EOF
+  own_groups=\${own_groups%"$nl"}
+}
+# Your entry among the user database's lines $1, into $my_name and $my_group; fails without.
+my_entry() {
+  while IFS=: read -r entry_name entry_x entry_id entry_rest; do
+    [ "$entry_id" = "$me" ] || continue
+    my_name=$entry_name my_group=\${entry_rest%%:*}
+    return 0
+  done <<EOF
+$1
+EOF
+  return 1
+}
+# Why group $1 is not yours alone, into $shared (empty when it is your private group: named as
+# you, your primary group, no member but you, no one else's primary group), and its name for a
+# refusal, into $label; asked once for the last group. Both databases are listed; an entry
+# missing from a list (a directory that lists no one) is asked for by its id.
+private_group() {
+  [ "\${group_asked-}" != "=$1" ] || return 0
+  group_asked="=$1" shared= label="group $1" groups_listed=1 users_listed=1
+  me=\${me:-$(id -u)}
+  all_groups=$(accounts group) || groups_listed= all_groups=
+  groups_with_id "$all_groups" "$1"
+  [ -n "$own_groups" ] || groups_with_id "$(accounts group "$1")" "$1"
+  [ -n "$own_groups" ] || { shared='the group database has no entry for it'; return; }
+  group_name=\${own_groups%%:*}
+  label="group $1 ($group_name)"
+  all_users=$(accounts passwd) || users_listed= all_users=
+  my_entry "$all_users" || my_entry "$(accounts passwd "$me")" ||
+    { shared="the user database has no entry for you (user $me)"; return; }
+  [ "$group_name" = "$my_name" ] || { shared="it is not named $my_name"; return; }
+  [ "$my_group" = "$1" ] || { shared='it is not your primary group'; return; }
+  [ -n "$groups_listed" ] || { shared='the group database cannot be listed'; return; }
+  while IFS=: read -r entry_name entry_rest; do
+    [ "$entry_name" = "$my_name" ] || { shared="group $entry_name has its id too"; return; }
+    IFS=,
+    for member in $entry_rest; do
+      [ -z "$member" ] || [ "$member" = "$my_name" ] ||
+        { unset IFS; shared="it lists $member as a member"; return; }
+    done
+    unset IFS
+  done <<EOF
+$own_groups
+EOF
+  [ -n "$users_listed" ] || { shared='the user database cannot be listed'; return; }
+  while IFS=: read -r entry_name entry_x entry_id entry_group entry_rest; do
+    [ "$entry_group" != "$1" ] || [ "$entry_id" = "$me" ] ||
+      { shared="it is also the primary group of $entry_name"; return; }
+  done <<EOF
+$all_users
+EOF
 }
 # Who besides you and root could change entries in folder $1, into $who, and the fix, into
 # $fix; with a second argument (the last folder of the walk) a sticky bit does not help. A
@@ -36,10 +107,15 @@ judge() {
     fix="Use a socket path whose folders all belong to you or root (or have root chown $place)."
     return
   fi
+  # A folder of yours tells your user id without asking id.
+  [ -n "\${me:-}" ] || [ "\${3:-0}" = 0 ] || me=$3
   [ -n "$strict" ] || case \${1:-} in ?????????[tT]*) return ;; esac
   case \${1:-} in
     ????????w*) who='other users can write to' ;;
-    ?????w*) who='its group can write to' ;;
+    ?????w*)
+      private_group "\${4:-}"
+      [ -n "$shared" ] || return
+      who="$label can write to, a group not yours alone ($shared)" ;;
     *) return ;;
   esac
   if [ -n "$strict" ]; then

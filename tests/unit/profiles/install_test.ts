@@ -133,7 +133,7 @@ Deno.test("config warns when a source run's deno or entry lies in npx's cache or
       stderr: (text) => stderr += text,
     }, {
       installation,
-      disk: { lstat: () => null, readLink: () => null, uid: () => null },
+      disk: { lstat: () => null, readLink: () => null, uid: () => null, accounts: () => null },
       listening: () => true,
     });
     assert.equal(code, 0);

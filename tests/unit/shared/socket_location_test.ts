@@ -6,6 +6,7 @@ import {
   SocketPathError,
 } from "../../../src/shared/socket_location.ts";
 import type { Disk, PathFacts } from "../../../src/shared/socket_site.ts";
+import type { Accounts } from "../../../src/shared/private_group.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -68,11 +69,12 @@ Deno.test("a refusal's example is this user's own default socket, never a made-u
   const refusal = (flag: string, vars: Record<string, string>, os = "linux") => {
     try {
       // Everything named is a folder of this user's, as `/tmp` would be.
-      const folder = { kind: "folder" as const, uid: 1000, mode: 0o700 };
+      const folder = { kind: "folder" as const, uid: 1000, gid: 1000, mode: 0o700 };
       locateSocket(flag, env(vars), os, {
         lstat: () => folder,
         readLink: () => undefined,
         uid: () => 1000,
+        accounts: () => null,
       });
     } catch (error) {
       if (error instanceof SocketPathError) return error.message;
@@ -133,23 +135,36 @@ Deno.test("a socket path Deno cannot grant exactly is refused: a comma, / or a d
 
 /**
  * A made-up disk: what `entries` name is there (links not followed; a link leads to what
- * `links` says); the rest is missing.
+ * `links` says); the rest is missing. The user and group databases answer nothing, unless
+ * `accounts` is given.
  */
 function disk(
   entries: Record<string, PathFacts>,
   uid: number | null = 1000,
   links: Record<string, string> = {},
+  accounts: Accounts = () => null,
 ): Disk {
-  const at = (path: string) => entries[path] ?? { kind: "missing", uid: -1, mode: 0 };
-  return { lstat: at, readLink: (path) => links[path], uid: () => uid };
+  const at = (path: string) => entries[path] ?? { kind: "missing", uid: -1, gid: -1, mode: 0 };
+  return { lstat: at, readLink: (path) => links[path], uid: () => uid, accounts };
 }
-const folder = (mode: number, uid = 1000): PathFacts => ({ kind: "folder", uid, mode });
+/** A folder of user `uid` (and of group 1000, unless `gid` is given). */
+const folder = (mode: number, uid = 1000, gid = 1000): PathFacts => ({
+  kind: "folder",
+  uid,
+  gid,
+  mode,
+});
 const ROOT_FOLDERS = { "/": folder(0o755, 0), "/home": folder(0o755, 0) };
 
 Deno.test("a socket or nothing yet is granted; anything else at the name is refused", () => {
   const at = { path: "/home/ada/s.sock", source: "PORTREEVE_SOCKET" as const };
   const around = { ...ROOT_FOLDERS, "/home/ada": folder(0o700) };
-  const thing = (kind: PathFacts["kind"]): PathFacts => ({ kind, uid: 1000, mode: 0o600 });
+  const thing = (kind: PathFacts["kind"]): PathFacts => ({
+    kind,
+    uid: 1000,
+    gid: 1000,
+    mode: 0o600,
+  });
   assert.deepEqual(checkSocketSite(at, disk(around)), at, "nothing yet");
   assert.deepEqual(checkSocketSite(at, disk({ ...around, [at.path]: thing("socket") })), at);
   const refused: [PathFacts["kind"], RegExp][] = [
@@ -178,7 +193,7 @@ Deno.test("the socket's folder: only you or root may change it; nothing yet abov
   assert.doesNotThrow(site({ "/home/ada": ada, "/home/ada/run": folder(0o755, 0) }), "root's");
   assert.throws(
     site({ "/home/ada": ada, "/home/ada/run": folder(0o770) }),
-    /lies in \/home\/ada\/run, which its group can write to/,
+    /lies in \/home\/ada\/run, which group 1000 can write to, a group not yours alone \(the group database has no entry for it\): they could put/,
   );
   assert.throws(
     site({ "/home/ada": ada, "/home/ada/run": folder(0o1777, 0) }),
@@ -191,17 +206,23 @@ Deno.test("the socket's folder: only you or root may change it; nothing yet abov
   // Without leave to ask who it is, a process still sees the modes.
   assert.doesNotThrow(site({ "/home/ada": ada, "/home/ada/run": folder(0o700, 1001) }, null));
   assert.throws(
-    site({ "/home/ada": ada, "/home/ada/run": { kind: "symlink", uid: 1000, mode: 0o777 } }),
+    site({
+      "/home/ada": ada,
+      "/home/ada/run": { kind: "symlink", uid: 1000, gid: 1000, mode: 0o777 },
+    }),
     /lies in \/home\/ada\/run, a symbolic link/,
   );
   assert.throws(
-    site({ "/home/ada": ada, "/home/ada/run": { kind: "file", uid: 1000, mode: 0o600 } }),
+    site({
+      "/home/ada": ada,
+      "/home/ada/run": { kind: "file", uid: 1000, gid: 1000, mode: 0o600 },
+    }),
     /lies under \/home\/ada\/run, which is not a folder/,
   );
   // The folder is not there yet: the nearest one above decides, and no one else may write it.
   assert.throws(
     site({ "/home/ada": folder(0o775) }),
-    /lies under \/home\/ada, which its group can write to: they could make the socket's folder first .* \(for a folder of yours: chmod go-w \/home\/ada\)\.$/,
+    /lies under \/home\/ada, which group 1000 can write to, a group not yours alone \(the group database has no entry for it\): they could make the socket's folder first .* \(for a folder of yours: chmod go-w \/home\/ada\)\.$/,
   );
   assert.throws(
     site({ "/home/ada": folder(0o777) }),
@@ -221,13 +242,16 @@ Deno.test("every folder on the way: yours or root's, written by no one else unle
     /^SocketPathError: --socket \/home\/ada\/run\/s\.sock lies under \/home, which other users can write to: they could move the folders below it aside and put their own socket at this path\. Fix: chmod go-w \/home, or chmod \+t \/home \(as \/tmp has\) if others must write there\.$/,
   );
   assert.doesNotThrow(site({ "/home": folder(0o1777, 0) }), "sticky, as /tmp");
-  assert.throws(site({ "/": folder(0o775, 0) }), /lies under \/, which its group can write to/);
+  assert.throws(
+    site({ "/": folder(0o775, 0, 0) }),
+    /lies under \/, which group 0 can write to, a group not yours alone/,
+  );
   assert.throws(
     site({ "/home": folder(0o755, 1001) }),
     /lies under \/home, which belongs to user 1001: .* \(or have root chown \/home\)\.$/,
   );
   // A link on the way is followed: its owner, and every folder it leads through, count.
-  const link = (uid: number): PathFacts => ({ kind: "symlink", uid, mode: 0o777 });
+  const link = (uid: number): PathFacts => ({ kind: "symlink", uid, gid: uid, mode: 0o777 });
   const viaLink = {
     "/home/ada": link(1000),
     "/srv": folder(0o755, 0),
@@ -256,9 +280,64 @@ Deno.test("every folder on the way: yours or root's, written by no one else unle
   );
 });
 
+Deno.test("a folder its group may write: granted for the user's private group alone, each group asked once", () => {
+  const at = { path: "/home/ada/run/s.sock", source: "flag" as const };
+  const asked: string[] = [];
+  const databases = (primary: number): Accounts => (db, key) => {
+    asked.push(`${db} ${key ?? "all"}`);
+    const lines = db === "passwd"
+      ? ["root:x:0:0::/root:/bin/sh", `ada:x:1000:${primary}::/home/ada:/bin/sh`]
+      : ["root:x:0:", "ada:x:1000:", "staff:x:20:root,ada"];
+    const found = lines.filter((line) => key === undefined || line.split(":")[2] === `${key}`);
+    return found.length === 0 ? null : found.join("\n");
+  };
+  const site = (
+    entries: Record<string, PathFacts>,
+    uid: number | null = 1000,
+    primary = 1000,
+  ) =>
+  () =>
+    checkSocketSite(
+      at,
+      disk({ ...ROOT_FOLDERS, ...entries }, uid, {}, databases(primary)),
+    );
+  // Debian and Ubuntu: ~ and its folders made under umask 002, group ada, which is ada's alone.
+  const umask002 = { "/home/ada": folder(0o775), "/home/ada/run": folder(0o770) };
+  assert.doesNotThrow(site(umask002));
+  assert.deepEqual(asked, ["group all", "passwd all"], "each database listed once");
+  assert.throws(
+    site(umask002, 1000, 20),
+    /^SocketPathError: --socket \S+ lies under \/home\/ada, which group 1000 \(ada\) can write to, a group not yours alone \(it is not your primary group\): they could move/,
+  );
+  assert.throws(
+    site({ "/home/ada": folder(0o700), "/home/ada/run": folder(0o770, 1000, 20) }),
+    /lies in \/home\/ada\/run, which group 20 \(staff\) can write to, a group not yours alone \(it is not named ada\)/,
+  );
+  // Each group for itself: ada's on the way vouches for no other below it.
+  assert.throws(
+    site({ "/home/ada": folder(0o775), "/home/ada/run": folder(0o770, 1000, 20) }),
+    /lies in \/home\/ada\/run, which group 20 \(staff\) can write to/,
+  );
+  // Others' write is refused whatever the group.
+  assert.throws(
+    site({ "/home/ada": folder(0o777), "/home/ada/run": folder(0o700) }),
+    /lies under \/home\/ada, which other users can write to/,
+  );
+  // Without leave to ask who it is, a process cannot tell whose group it is.
+  assert.throws(
+    site(umask002, null),
+    /lies under \/home\/ada, which group 1000 can write to, a group not yours alone \(your user id is not known here\)/,
+  );
+});
+
 Deno.test("what a confined process may not look at is left to whoever granted it", () => {
   const at = { path: "/srv/p.sock", source: "flag" as const };
-  const blind: Disk = { lstat: () => null, readLink: () => null, uid: () => null };
+  const blind: Disk = {
+    lstat: () => null,
+    readLink: () => null,
+    uid: () => null,
+    accounts: () => null,
+  };
   assert.deepEqual(checkSocketSite(at, blind), at);
   // The name is visible (it is the grant), its folder is not.
   const nameOnly: Disk = { ...blind, lstat: (p) => p === at.path ? folder(0o700) : null };
@@ -315,7 +394,12 @@ Deno.test("HOME and XDG_STATE_HOME are folders: a trailing slash or / itself is 
 });
 
 Deno.test("a socket path as long as sun_path (108 bytes on Linux, 104 on macOS) is refused", () => {
-  const notDirectory: Disk = { lstat: () => null, readLink: () => null, uid: () => null };
+  const notDirectory: Disk = {
+    lstat: () => null,
+    readLink: () => null,
+    uid: () => null,
+    accounts: () => null,
+  };
   const path = (bytes: number) => `/${"s".repeat(bytes - 1)}`;
   assert.equal(locateSocket(path(107), env({}), "linux", notDirectory).path.length, 107);
   assert.throws(
