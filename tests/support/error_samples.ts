@@ -3,6 +3,7 @@
  * makes it in a running bridge (no hand-built copies): the table walk and the agent-facing
  * text walk read their messages, codes and reasons from here.
  */
+import { symlink } from "./symlink.ts";
 import { BridgeError, Codes, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
 import { notGranted, unavailable, waitEnded } from "../../src/daemon/errors.ts";
 import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
@@ -170,7 +171,7 @@ async function untrustedSockets(): Promise<BridgeError[]> {
     const foreign = await rejection(
       new SocketIdentity(path, { user: Deno.lstatSync(path).uid! + 1 }).check(),
     );
-    await Deno.symlink(path, `${dir}/link.sock`);
+    await symlink(path, `${dir}/link.sock`);
     const link = await rejection(new SocketIdentity(`${dir}/link.sock`).check());
     return [foreign, link];
   } finally {

@@ -20,9 +20,12 @@ const ROUTE = ALL_TOOLS.flatMap((tool) => tool.routes).find((route) =>
   effectOf(route.effect, {}).level === "consequential" && !route.path.includes("{")
 )!;
 
+/** Where no daemon listens, inside what even .ci/run's read-scoped unit run may read. */
+const NOBODY = `${Deno.makeTempDirSync({ prefix: "prmcp-mod-" })}/portreeve.sock`;
+
 function bridge() {
   return createBridge({
-    socket: { path: "/nonexistent/portreeve-mod-test/portreeve.sock", source: "flag" },
+    socket: { path: NOBODY, source: "flag" },
     toolset: "full",
     fragments: new CredentialFragments(),
   });

@@ -10,6 +10,7 @@
  * whose own command writes the entry has both that command and its removal. The real programs
  * do the same in tests/hosts/setup_test.ts.
  */
+import { symlink } from "../../support/symlink.ts";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -245,7 +246,7 @@ Deno.test("setup: a host file that is a link is edited where it points, and stay
     await Deno.mkdir(dirname(file), { recursive: true });
     const original = await fixture(profile);
     await Deno.writeTextFile(dotfile, original);
-    await Deno.symlink(dotfile, file);
+    await symlink(dotfile, file);
     const result = await setup(home, profile.id);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /is a symbolic link to .*: editing/);
