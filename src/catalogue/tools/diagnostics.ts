@@ -10,7 +10,7 @@ import { readTool } from "../read_tool.ts";
 import { health } from "../shapes.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
 import { nextStepFor } from "../../shared/error_codes.ts";
-import type { Health } from "../../daemon/client.ts";
+import type { Health } from "../../daemon/compatibility.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
 import { unstated } from "../../results/result.ts";
