@@ -4,15 +4,12 @@
  * advertises. Both refusals are `portreeve_incompatible`.
  */
 import { BridgeError, Codes } from "../shared/errors.ts";
+import type { z } from "zod";
 import { PROTOCOL_VERSION } from "./envelope.ts";
+import type { HEALTH_ROUTE } from "./replies.ts";
 
-export interface Health {
-  softwareVersion: string;
-  protocol: { minimum: number; maximum: number };
-  capabilities: string[];
-  pid: number;
-  mode: string;
-}
+/** The daemon's health record, as its reply schema checked it (replies.ts). */
+export type Health = z.output<typeof HEALTH_ROUTE.schema>;
 
 export type Verdict =
   | { compatible: true; health: Health }
@@ -40,9 +37,14 @@ export function incompatible(health: Health, reason: string): BridgeError {
   );
 }
 
+/** Those of the `required` capabilities the daemon does not advertise. */
+export function missingCapabilities(health: Health, required: readonly string[]): string[] {
+  return required.filter((c) => !health.capabilities.includes(c));
+}
+
 /** The refusal of a tool whose `required` capabilities the daemon lacks, if it lacks any. */
 export function lacking(health: Health, required: readonly string[]): BridgeError | undefined {
-  const missing = required.filter((c) => !health.capabilities.includes(c));
+  const missing = missingCapabilities(health, required);
   if (missing.length === 0) return undefined;
   return new BridgeError(
     Codes.incompatible,
