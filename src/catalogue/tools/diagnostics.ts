@@ -7,7 +7,7 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
-import { health } from "../shapes.ts";
+import { health } from "../records.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
 import { nextStepFor } from "../../shared/error_codes.ts";
 import { type Health, missingCapabilities, type Verdict } from "../../daemon/compatibility.ts";
