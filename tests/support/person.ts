@@ -1,5 +1,8 @@
-/** Hosts that can ask, with a person who answers in a set way. */
+/** Hosts for tests: one that cannot ask, and ones whose person answers in a set way. */
 import type { HostChannel } from "../../src/shared/host_channel.ts";
+
+/** A host that cannot ask (a client without elicitation). */
+export const NO_HOST_CHANNEL: HostChannel = { canAsk: false };
 
 /** A person who approves every question (the default mode, on a host that can ask). */
 export const APPROVING_HOST: HostChannel = {
