@@ -13,7 +13,8 @@ import type { Renewers } from "../custody/mod.ts";
 import type { DaemonClient } from "../daemon/client.ts";
 import { Capability } from "../daemon/capabilities.ts";
 import { coordinates, post } from "./routes.ts";
-import { launcherOperation, timestamp, uuid } from "./shapes.ts";
+import { timestamp, uuid } from "./shapes.ts";
+import { launcherOperation } from "./records.ts";
 
 export interface LauncherRenewalResult {
   deadlineAt: number;

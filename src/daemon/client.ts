@@ -3,8 +3,16 @@
  * alive, stamps every POST with our `client` block and origin, and caches the compatibility
  * verdict so a call costs one round trip, not a health probe plus the call.
  */
-import { BridgeError, Codes, invalidResponse, resourceLimit } from "../shared/errors.ts";
-import { notGranted, requestTooLong, TOO_LONG_STATUSES, unavailable, waitEnded } from "./errors.ts";
+import { BridgeError, Codes } from "../shared/errors.ts";
+import {
+  failureError,
+  outcomeUnknown,
+  requestTooLong,
+  TOO_LONG_STATUSES,
+  unavailable,
+  unreadableAnswer,
+} from "./errors.ts";
+import { type Health, incompatible, judge, lacking, type Verdict } from "./compatibility.ts";
 import {
   HttpError,
   type HttpFailure,
@@ -21,23 +29,11 @@ import { deadlineOf, linkedSignal, REAL_TIMERS, type Timers } from "../shared/si
 import { canonicalJson } from "../shared/json.ts";
 import { LateAnswers, type LateEvent } from "./late.ts";
 import { SOFTWARE_VERSION } from "../shared/options.ts";
-import { isDeclared, type Params, pathOf, type Query, type Route } from "./routes.ts";
+import { isDeclared, type Params, pathOf, type Query, queryString, type Route } from "./routes.ts";
 import type { ApprovalGate, ApprovalProof } from "./gate.ts";
 import { bridgeOrigin } from "./origin.ts";
 import { SocketIdentity, type SocketIdentityOptions } from "./socket_identity.ts";
 import type { z } from "zod";
-
-export interface Health {
-  softwareVersion: string;
-  protocol: { minimum: number; maximum: number };
-  capabilities: string[];
-  pid: number;
-  mode: string;
-}
-
-export type Verdict =
-  | { compatible: true; health: Health }
-  | { compatible: false; health: Health; reason: string };
 
 /**
  * "Is anyone there" is asked apart from "is it done yet", with a bound of its own. Connecting to
@@ -185,7 +181,7 @@ export class DaemonClient {
       if (connecting.timedOut()) {
         throw unavailable(this.socketPath, `no connection within ${this.#connectMs} ms`);
       }
-      throw this.#mapFailure(error.failure);
+      throw failureError(this.socketPath, error.failure);
     } finally {
       connecting.release();
     }
@@ -234,7 +230,7 @@ export class DaemonClient {
     const path = pathOf(route, call.params);
     const body = call.body ?? {};
     this.#approvalGate.admit(route, path, body, call.approval);
-    const target = route.method === "GET" ? path + toQueryString(call.query ?? {}) : path;
+    const target = route.method === "GET" ? path + queryString(call.query ?? {}) : path;
     if (URL_PREFIX.length + target.length > MAX_URL_CHARS) {
       throw requestTooLong(
         `This client cannot send a URL over ${MAX_URL_CHARS} characters`,
@@ -272,7 +268,7 @@ export class DaemonClient {
         key: `${route.route} ${path} ${canonicalJson(body)}`,
         route,
         signal: options.signal,
-        gaveUp: (signal) => this.#mapFailure(waitEnd(signal), { givesBack }),
+        gaveUp: (signal) => failureError(this.socketPath, waitEnd(signal), { givesBack }),
         whenLate: call.whenLate,
         send: async (keep) => {
           await this.#gate(options);
@@ -329,23 +325,10 @@ export class DaemonClient {
     const verdict = await this.compatibility(options.signal);
     // One health GET per call while incompatible is cheap (negative verdicts are not kept).
     if (!verdict.compatible) throw incompatible(verdict.health, verdict.reason);
-    const missing = (options.capabilities ?? []).filter((c) =>
-      !verdict.health.capabilities.includes(c)
-    );
-    if (missing.length > 0) {
+    const lacks = lacking(verdict.health, options.capabilities ?? []);
+    if (lacks) {
       this.invalidate(); // likewise: an upgraded daemon may have gained the capability
-      throw new BridgeError(
-        Codes.incompatible,
-        `The PortReeve daemon (version ${verdict.health.softwareVersion}) lacks ${
-          missing.join(", ")
-        }, which this tool needs.`,
-        false,
-        {
-          requiredCapabilities: [...(options.capabilities ?? [])],
-          missingCapabilities: missing,
-          serverCapabilities: verdict.health.capabilities,
-        },
-      );
+      throw lacks;
     }
   }
 
@@ -387,7 +370,7 @@ export class DaemonClient {
     if (!(error instanceof HttpError)) throw error;
     // A slow daemon is still the daemon we judged; only a lost connection may mean another.
     if (error.failure.kind !== "aborted" && error.failure.kind !== "timeout") this.invalidate();
-    throw this.#mapFailure(error.failure, mutation ? { givesBack } : undefined);
+    throw failureError(this.socketPath, error.failure, mutation ? { givesBack } : undefined);
   }
 
   /** The checked reply of a raw answer (an error the daemon sent is thrown as such). */
@@ -457,35 +440,6 @@ export class DaemonClient {
       throw error;
     }
   }
-
-  /** What the caller reads of `failure`; `change` when the request was a change. */
-  #mapFailure(failure: HttpFailure, change?: { givesBack?: string }): BridgeError {
-    if (failure.kind === "timeout" || failure.kind === "aborted") {
-      // Kept: the daemon has the change, and its answer is still awaited (late.ts).
-      return waitEnded(this.socketPath, failure, failure.kept ? change : undefined);
-    }
-    const error = this.#describeFailure(failure);
-    // Without an answer, a change the daemon received may have been applied.
-    const received = failure.kind === "broken" || failure.kind === "oversize";
-    return change && received ? outcomeUnknown(error) : error;
-  }
-
-  #describeFailure(
-    failure: Exclude<HttpFailure, { kind: "timeout" } | { kind: "aborted" }>,
-  ): BridgeError {
-    switch (failure.kind) {
-      case "connect":
-      case "unsent": // the daemon never had the request: nothing to be unsure about
-      case "broken":
-        return unavailable(this.socketPath, failure.cause);
-      case "resources":
-        return resourceLimit(failure.cause);
-      case "permission":
-        return notGranted(this.socketPath);
-      case "oversize":
-        return invalidResponse(`a body over ${failure.limit} bytes`, { limit: failure.limit });
-    }
-  }
 }
 
 /** How `signal` ended a wait: its deadline, or a cancel. */
@@ -494,55 +448,4 @@ function waitEnd(signal: AbortSignal): HttpFailure {
   return deadline
     ? { kind: "timeout", afterMs: deadline.ms, kept: true }
     : { kind: "aborted", kept: true };
-}
-
-/**
- * The same error, marked `details.outcome: "unknown"`: the mutation may have reached the
- * daemon, but no readable answer came back. Callers add which read shows the actual state.
- */
-export function outcomeUnknown(error: BridgeError): BridgeError {
-  return new BridgeError(
-    error.code,
-    `${error.message} No readable answer came back, so this change may or may not have been applied.`,
-    error.retryable,
-    { ...error.details, outcome: "unknown" },
-  );
-}
-
-/** An answer the daemon sent that says nothing about whether the change was applied. */
-function unreadableAnswer(error: BridgeError): boolean {
-  if (error.code === Codes.invalidResponse || error.code === Codes.incompatible) return true;
-  // An HTTP 5xx without an envelope; the daemon's own `internal` error (daemonCode) is an answer.
-  return error.code === Codes.daemonError && !("daemonCode" in error.details);
-}
-
-function judge(health: Health): Verdict {
-  const { minimum, maximum } = health.protocol;
-  if (minimum <= PROTOCOL_VERSION && maximum >= PROTOCOL_VERSION) {
-    return { compatible: true, health };
-  }
-  return {
-    compatible: false,
-    health,
-    reason:
-      `the daemon speaks protocol ${minimum}–${maximum}, this bridge speaks ${PROTOCOL_VERSION}`,
-  };
-}
-
-export function incompatible(health: Health, reason: string): BridgeError {
-  return new BridgeError(
-    Codes.incompatible,
-    `PortReeve ${health.softwareVersion} is not compatible with this bridge: ${reason}.`,
-    false,
-    { health, mismatch: reason },
-  );
-}
-
-function toQueryString(query: Query): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) params.set(key, String(value));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : "";
 }

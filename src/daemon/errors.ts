@@ -1,11 +1,19 @@
 /**
- * Daemon error codes and the agent-facing failures about reaching the daemon. These messages
+ * Daemon error codes and the agent-facing failures about reaching the daemon (what a failed
+ * request becomes: `failureError`). These messages
  * state what happened; what to do is the code's next step (error_codes.ts). None of them
  * tells an agent to start anything: that is a person's job.
  */
 import { grantDescription, grantedSocket } from "../shared/hints.ts";
-import { BridgeError, Codes, invalidInput } from "../shared/errors.ts";
+import {
+  BridgeError,
+  Codes,
+  invalidInput,
+  invalidResponse,
+  resourceLimit,
+} from "../shared/errors.ts";
 import { DAEMON_CODES, type DaemonCode } from "../shared/error_codes.ts";
+import type { HttpFailure } from "./http.ts";
 
 export function isDaemonCode(code: unknown): code is DaemonCode {
   return typeof code === "string" && Object.hasOwn(DAEMON_CODES, code);
@@ -122,6 +130,63 @@ export function notGranted(socketPath: string): BridgeError {
     false,
     { socketPath, ...(usual ? { grantedSocket: usual } : {}) },
   );
+}
+
+/**
+ * What the caller reads of a request's `failure` on the socket at `socketPath`; `change` when
+ * the request was a change (one the daemon may have received says its outcome is unknown).
+ */
+export function failureError(
+  socketPath: string,
+  failure: HttpFailure,
+  change?: { givesBack?: string },
+): BridgeError {
+  if (failure.kind === "timeout" || failure.kind === "aborted") {
+    // Kept: the daemon has the change, and its answer is still awaited (late.ts).
+    return waitEnded(socketPath, failure, failure.kept ? change : undefined);
+  }
+  const error = describedFailure(socketPath, failure);
+  // Without an answer, a change the daemon received may have been applied.
+  const received = failure.kind === "broken" || failure.kind === "oversize";
+  return change && received ? outcomeUnknown(error) : error;
+}
+
+function describedFailure(
+  socketPath: string,
+  failure: Exclude<HttpFailure, { kind: "timeout" } | { kind: "aborted" }>,
+): BridgeError {
+  switch (failure.kind) {
+    case "connect":
+    case "unsent": // the daemon never had the request: nothing to be unsure about
+    case "broken":
+      return unavailable(socketPath, failure.cause);
+    case "resources":
+      return resourceLimit(failure.cause);
+    case "permission":
+      return notGranted(socketPath);
+    case "oversize":
+      return invalidResponse(`a body over ${failure.limit} bytes`, { limit: failure.limit });
+  }
+}
+
+/**
+ * The same error, marked `details.outcome: "unknown"`: the mutation may have reached the
+ * daemon, but no readable answer came back. Callers add which read shows the actual state.
+ */
+export function outcomeUnknown(error: BridgeError): BridgeError {
+  return new BridgeError(
+    error.code,
+    `${error.message} No readable answer came back, so this change may or may not have been applied.`,
+    error.retryable,
+    { ...error.details, outcome: "unknown" },
+  );
+}
+
+/** An answer the daemon sent that says nothing about whether the change was applied. */
+export function unreadableAnswer(error: BridgeError): boolean {
+  if (error.code === Codes.invalidResponse || error.code === Codes.incompatible) return true;
+  // An HTTP 5xx without an envelope; the daemon's own `internal` error (daemonCode) is an answer.
+  return error.code === Codes.daemonError && !("daemonCode" in error.details);
 }
 
 /** A connect failure in a few plain words (the runtime's text names an internal URL). */

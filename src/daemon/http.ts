@@ -17,7 +17,7 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
  * is read, and the pool keeps at most this many idle. Tool calls are bounded too (32 in
  * flight), so this only queues daemon requests briefly under a burst.
  */
-export const MAX_CONCURRENT = 12;
+const MAX_CONCURRENT = 12;
 
 /** What every daemon URL starts with; the path and query follow. */
 export const URL_PREFIX = `http://${DAEMON_URL_HOST}`;
@@ -29,7 +29,7 @@ export const MAX_URL_CHARS = 65_534;
  * Slots new work leaves free for custody traffic, so a renewal never waits for a slot behind
  * a burst of tool calls (custody may still use all of them).
  */
-export const CUSTODY_RESERVED = 2;
+const CUSTODY_RESERVED = 2;
 
 /** One decoder for every response body (a whole-buffer decode keeps no state between calls). */
 const utf8 = new TextDecoder();
@@ -62,7 +62,7 @@ export class HttpError extends Error {
   }
 }
 
-export interface HttpRequest {
+interface HttpRequest {
   method: "GET" | "POST";
   path: string;
   body?: string;

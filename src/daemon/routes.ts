@@ -130,6 +130,16 @@ export type Params = Record<string, string | number>;
 /** A GET's query. */
 export type Query = Record<string, string | number | boolean | undefined>;
 
+/** `query` as a URL's query string (`?a=1&b=x`, values left undefined left out), or "". */
+export function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
 /** A path segment for an id: the daemon routes only lowercase UUIDs. */
 function id(value: string): string {
   return encodeURIComponent(value.toLowerCase());

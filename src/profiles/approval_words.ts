@@ -37,7 +37,7 @@ export type PersonGets =
   /** It depends on the host (generic): asked if it can ask, else as `mode` says. */
   | "depends_on_host";
 
-export interface HostAsking {
+interface HostAsking {
   label: string;
   asksThroughMcp: boolean | null;
 }

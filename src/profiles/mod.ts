@@ -11,21 +11,15 @@ export {
   unknownHostMessage,
 } from "./hosts.ts";
 export { removalCommand, removalStep } from "./removal.ts";
-export { type HostProfile, parseProfile, ProfileError } from "./profile.ts";
+export { type HostProfile, parseProfile } from "./profile.ts";
 export {
   ConfigError,
-  type ConfigErrorCode,
   type ConfigInput,
   type ConfigResult,
   type EntryValues,
-  PORTABLE_COMMAND,
   renderConfig,
   renderEntry,
-  serveArgs,
   setupWords,
-  validateApproval,
-  validateLabel,
-  validateToolset,
 } from "./render.ts";
 export { type Toolset, TOOLSETS } from "../shared/options.ts";
 export type { Installation } from "../shared/installation.ts";

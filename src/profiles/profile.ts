@@ -152,7 +152,7 @@ export type ConfigurationLanguage = HostProfile["configurationLanguage"];
 type EntryPlaces = NonNullable<HostProfile["entry"]>;
 export type EntryFile = EntryPlaces["files"][number];
 
-export class ProfileError extends Error {
+class ProfileError extends Error {
   override name = "ProfileError";
 }
 

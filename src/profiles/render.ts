@@ -23,7 +23,7 @@ import {
 } from "../shared/options.ts";
 
 /** The command `--portable` emits; users keep it on PATH. */
-export const PORTABLE_COMMAND = "portreeve-mcp";
+const PORTABLE_COMMAND = "portreeve-mcp";
 
 export interface ConfigInput {
   host: string;
@@ -70,7 +70,7 @@ export interface ConfigResult {
   notes: string[];
 }
 
-export type ConfigErrorCode = "usage" | "socket" | "installation";
+type ConfigErrorCode = "usage" | "socket" | "installation";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -80,7 +80,7 @@ export class ConfigError extends Error {
 }
 
 /** Trims and checks a label: 1-64 characters, starting with a letter or digit. */
-export function validateLabel(raw: string): string {
+function validateLabel(raw: string): string {
   const label = labelOf(raw);
   if (label === undefined) {
     throw new ConfigError(
@@ -92,7 +92,7 @@ export function validateLabel(raw: string): string {
   return label;
 }
 
-export function validateToolset(raw: string): Toolset {
+function validateToolset(raw: string): Toolset {
   const found = choiceOf(raw, TOOLSETS);
   if (found === undefined) {
     throw new ConfigError(
@@ -103,7 +103,7 @@ export function validateToolset(raw: string): Toolset {
   return found;
 }
 
-export function validateApproval(raw: string): ApprovalMode {
+function validateApproval(raw: string): ApprovalMode {
   const found = choiceOf(raw, APPROVAL_MODES);
   if (found === undefined) {
     throw new ConfigError(
@@ -128,12 +128,12 @@ function requireHost(id: string): HostProfile {
  * servers); a HOME-derived default is left to the bridge so the entry stays portable across
  * machines.
  */
-export function pinsSocket(portable: boolean, socket: SocketLocation): boolean {
+function pinsSocket(portable: boolean, socket: SocketLocation): boolean {
   return !portable || (socket.source !== "HOME" && socket.source !== "macOS default");
 }
 
 /** `serve` and its options, in a fixed order. */
-export function serveArgs(
+function serveArgs(
   socket: string | null,
   label: string | undefined,
   toolset: Toolset | undefined,

@@ -16,14 +16,14 @@
  */
 import type { JsonValue } from "../shared/json.ts";
 
-export interface TemplateValues {
+interface TemplateValues {
   command: string;
   args: readonly string[];
   env: Readonly<Record<string, string>>;
   server?: JsonValue;
 }
 
-export class TemplateError extends Error {
+class TemplateError extends Error {
   override name = "TemplateError";
 }
 

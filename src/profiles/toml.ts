@@ -6,7 +6,7 @@
 import { stringify } from "smol-toml";
 import type { JsonValue } from "../shared/json.ts";
 
-export class TomlError extends Error {
+class TomlError extends Error {
   override name = "TomlError";
 }
 

@@ -21,7 +21,7 @@ export type Fault =
 
 export type Step = string | ((details: Details) => string);
 
-export interface CodeEntry {
+interface CodeEntry {
   fault: Fault;
   /** Whether the same call may succeed later: true, false, or it depends on the case. */
   retryable: boolean | "varies";

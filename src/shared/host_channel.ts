@@ -43,9 +43,6 @@ export class HostAskError extends Error {
   }
 }
 
-/** A host that cannot ask (doctor's probes, unit tests, clients without elicitation). */
-export const NO_HOST_CHANNEL: HostChannel = { canAsk: false };
-
 /**
  * Thrown on the 2026-07-28 path when the person must be asked: the catalogue answers the call
  * with an input-required result, and the host retries it carrying the answers. A question in

@@ -63,7 +63,7 @@ export function discoverSocket(
  * The default socket for this user, spelled from PORTREEVE_HOME, HOME and XDG_STATE_HOME as they are, for
  * refusals to show as an example of a good path (the launcher spells the same in shell).
  */
-export function exampleSocket(env: EnvReader, os: string = Deno.build.os): string {
+function exampleSocket(env: EnvReader, os: string = Deno.build.os): string {
   // An absolute PORTREEVE_HOME only: a refusal's example must itself be a good path.
   const application = env("PORTREEVE_HOME");
   if (application?.startsWith("/")) {

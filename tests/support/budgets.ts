@@ -8,7 +8,6 @@
  * roots, the daemon's pid and durations written at the recorded widths (so a figure is the same
  * on every run).
  */
-import { CredentialFragments } from "../../src/custody/fragments.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { type ListedTool, readListing } from "../../src/results/listing.ts";
 import { envelopeOf } from "../../src/results/result.ts";
@@ -95,12 +94,11 @@ export interface SessionFigures {
 export async function sessionFigures(
   { dir = "/tmp" }: { dir?: string } = {},
 ): Promise<SessionFigures> {
-  const { createBridge } = await import("../../src/bridge/mod.ts");
-  const { startSimulator } = await import("../../src/simulator/mod.ts");
-  const { runResultScenario } = await import("./result_scenario.ts");
-  const place = await Deno.realPath(await Deno.makeTempDir({ dir, prefix: "prmcp-budget-" }));
-  const socketPath = `${place}/portreeve.sock`;
-  const [workspace, stackRoot] = [`${place}/w`, `${place}/s`];
+  const { runResultScenario, scenarioBridge } = await import("./result_scenario.ts");
+  const { dir: place, sim, workspace, stackRoot, bridge, close } = await scenarioBridge(
+    "prmcp-budget-",
+    dir,
+  );
   const recorded: [string | RegExp, string][] = [
     [workspace, "/home/dev/work/demo-app"],
     [stackRoot, "/home/dev/work/demo-stack"],
@@ -111,14 +109,6 @@ export async function sessionFigures(
   ];
   const asRecorded = (text: string) =>
     recorded.reduce((out, [ours, theirs]) => out.replaceAll(ours, theirs), text);
-  const sim = await startSimulator({ socketPath, observeHost: false });
-  await Deno.mkdir(workspace);
-  await Deno.mkdir(stackRoot);
-  const bridge = createBridge({
-    socket: { path: socketPath, source: "flag" },
-    toolset: "full",
-    fragments: new CredentialFragments(),
-  });
   const ctx = {
     ...await bridge.services(),
     signal: new AbortController().signal,
@@ -144,9 +134,7 @@ export async function sessionFigures(
       return content;
     }, { sim, workspace, stackRoot });
   } finally {
-    await bridge.close();
-    await sim.close();
-    await Deno.remove(place, { recursive: true });
+    await close();
   }
   const sum = (side: "ours" | "theirs") => pairs.reduce((n, pair) => n + pair[side], 0);
   const records = pairs.filter((pair) => !pair.tool.endsWith("_list"));

@@ -1,7 +1,12 @@
 /** Shared set-up for the custody unit tests: a fake clock, fake renewers and a recorded vault. */
 import { FakeClock } from "./fake_clock.ts";
 import { FakeRenewers } from "./fake_renewers.ts";
-import { Custody, type CustodyEvent, type CustodyOptions } from "../../src/custody/mod.ts";
+import {
+  CredentialUnavailableError,
+  Custody,
+  type CustodyEvent,
+  type CustodyOptions,
+} from "../../src/custody/mod.ts";
 
 /** A token of a real lease token's length (43 base64url characters). */
 export const T = "t".repeat(43);
@@ -28,3 +33,17 @@ export function holdLauncherO1(
     ...overrides,
   });
 }
+
+/** Activation "A1" holding leases "L1" and "L2", both with 15 s left after `t0`. */
+export function holdActivationA1(custody: Custody, t0: number) {
+  return custody.holdActivation("A1", [
+    { leaseId: "L1", token: T + "1", expiresAt: t0 + 15_000, component: "a", endpoint: "x" },
+    { leaseId: "L2", token: T + "2", expiresAt: t0 + 15_000, component: "b", endpoint: "x" },
+  ]);
+}
+
+/** Whether an error says its credential lapsed: unavailable, naming `code` and `at`. */
+export const lapsedWith = (code: string, at: number) => (e: unknown) =>
+  e instanceof CredentialUnavailableError && e.renewalFailure?.code === code &&
+  e.renewalFailure.at === at && e.message.includes("could no longer be renewed") &&
+  e.message.includes(code) && e.message.includes(new Date(at).toISOString());

@@ -6,7 +6,9 @@
 import { symlink } from "./symlink.ts";
 import { BridgeError, Codes, invalidResponse, resourceLimit } from "../../src/shared/errors.ts";
 import { notGranted, unavailable, waitEnded } from "../../src/daemon/errors.ts";
-import { DaemonClient, incompatible, outcomeUnknown } from "../../src/daemon/client.ts";
+import { DaemonClient } from "../../src/daemon/client.ts";
+import { incompatible } from "../../src/daemon/compatibility.ts";
+import { outcomeUnknown } from "../../src/daemon/errors.ts";
 import { readEnvelope } from "../../src/daemon/envelope.ts";
 import { asBridgeError, envelopeOf } from "../../src/results/result.ts";
 import { Catalogue } from "../../src/catalogue/catalogue.ts";

@@ -28,18 +28,18 @@ export interface ScenarioPlace {
 }
 
 /**
- * A place for the sequence in a fresh folder (`prefix` names it): the simulator on a socket
- * there, the workspace and stack root, and a bridge in this process on that socket. `close`
- * stops both and removes the folder.
+ * A place for the sequence in a fresh folder (`prefix` names it, under `parent` when given): the
+ * simulator on a socket there, the workspace and stack root, and a bridge in this process on
+ * that socket. `close` stops both and removes the folder.
  */
 export async function scenarioBridge(
   prefix: string,
+  parent?: string,
 ): Promise<ScenarioPlace & { dir: string; bridge: Bridge; close(): Promise<void> }> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  const dir = await Deno.realPath(await Deno.makeTempDir({ dir: parent, prefix }));
   const socketPath = `${dir}/portreeve.sock`;
   const sim = await startSimulator({ socketPath, observeHost: false });
-  const workspace = `${dir}/ws`;
-  const stackRoot = `${dir}/stack`;
+  const [workspace, stackRoot] = [`${dir}/w`, `${dir}/s`];
   await Deno.mkdir(workspace);
   await Deno.mkdir(stackRoot);
   const bridge = createBridge({

@@ -7,17 +7,15 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import {
   abandonReason,
-  activation,
   boundedRecord,
   custodyTimes,
-  generation,
   handle,
   pid,
   port,
-  provider,
   timestamp,
   uuid,
 } from "../shapes.ts";
+import { activation, generation, provider } from "../records.ts";
 import { mutate, read, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch } from "../../results/custody_views.ts";
 import { coordinates, get, type OutcomeCheck, post } from "../routes.ts";

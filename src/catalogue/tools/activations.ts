@@ -1,14 +1,7 @@
 /** Activations (read side): a generation being started, running, or ended. */
 import { z } from "zod";
-import {
-  activation,
-  ACTIVATION_STATES,
-  name128,
-  page,
-  pageInput,
-  resolution,
-  uuid,
-} from "../shapes.ts";
+import { name128, page, pageInput, uuid } from "../shapes.ts";
+import { activation, ACTIVATION_STATES, resolution } from "../records.ts";
 import { get, post, reads } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 import { defineTool } from "../define.ts";

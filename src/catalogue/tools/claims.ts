@@ -1,6 +1,7 @@
 /** Claims family (read side): durable port claims. */
 import { z } from "zod";
-import { absolutePath, claim, nameFilter, pageInput, uuid } from "../shapes.ts";
+import { absolutePath, nameFilter, pageInput, uuid } from "../shapes.ts";
+import { claim } from "../records.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 

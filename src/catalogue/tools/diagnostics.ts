@@ -7,10 +7,10 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
-import { health } from "../shapes.ts";
+import { health } from "../records.ts";
 import { BridgeError, Codes } from "../../shared/errors.ts";
 import { nextStepFor } from "../../shared/error_codes.ts";
-import type { Health } from "../../daemon/client.ts";
+import { type Health, missingCapabilities, type Verdict } from "../../daemon/compatibility.ts";
 import type { ToolContext } from "../context.ts";
 import { PROTOCOL_VERSION } from "../../daemon/envelope.ts";
 import { unstated } from "../../results/result.ts";
@@ -52,16 +52,14 @@ async function probe(ctx: ToolContext): Promise<Probe> {
   ctx.daemon.invalidate();
   try {
     const verdict = await ctx.daemon.compatibility(ctx.signal);
-    const missing = ctx.bridge.requiredCapabilities.filter((c) =>
-      !verdict.health.capabilities.includes(c)
-    );
+    const missing = missingCapabilities(verdict.health, ctx.bridge.requiredCapabilities);
     const compatible = verdict.compatible && missing.length === 0;
     return {
       available: true,
       compatible,
       health: verdict.health,
       missing,
-      guidance: compatible ? null : incompatibleGuidance(verdict.health, missing),
+      guidance: compatible ? null : incompatibleGuidance(verdict, missing),
     };
   } catch (error) {
     if (!(error instanceof BridgeError)) throw error;
@@ -78,9 +76,10 @@ async function probe(ctx: ToolContext): Promise<Probe> {
   }
 }
 
-function incompatibleGuidance(h: Health, missing: string[]): string {
+function incompatibleGuidance(verdict: Verdict, missing: string[]): string {
+  const h = verdict.health;
   const parts = [];
-  if (h.protocol.minimum > PROTOCOL_VERSION || h.protocol.maximum < PROTOCOL_VERSION) {
+  if (!verdict.compatible) {
     parts.push(
       `it speaks protocol ${h.protocol.minimum}–${h.protocol.maximum}, we speak ${PROTOCOL_VERSION}`,
     );

@@ -1,6 +1,7 @@
 /** Generations: prepared port allocations of a stack revision. */
 import { z } from "zod";
-import { generation, pageInput, uuid } from "../shapes.ts";
+import { pageInput, uuid } from "../shapes.ts";
+import { generation } from "../records.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";

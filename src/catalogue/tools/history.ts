@@ -2,7 +2,8 @@
 import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { bounded, historyEvent, page, pageInput, timeInput } from "../shapes.ts";
+import { bounded, page, pageInput, timeInput } from "../shapes.ts";
+import { historyEvent } from "../records.ts";
 import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
 import {

@@ -1,7 +1,8 @@
 /** Launcher operations (read side): coordination records of a stack's launcher. */
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { launcherOperation, page, pageInput, uuid } from "../shapes.ts";
+import { page, pageInput, uuid } from "../shapes.ts";
+import { launcherOperation } from "../records.ts";
 import { read } from "../daemon_calls.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";

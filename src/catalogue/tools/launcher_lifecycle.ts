@@ -7,13 +7,13 @@ import { defineTool } from "../define.ts";
 import {
   custodyTimes,
   handle,
-  launcherOperation,
   renewalFailure,
   revision,
   timeInput,
   timestamp,
   uuid,
 } from "../shapes.ts";
+import { launcherOperation } from "../records.ts";
 import { mutate, read, stillWanted } from "../daemon_calls.ts";
 import { custodyView, epoch, failureView } from "../../results/custody_views.ts";
 import { coordinates, get, post } from "../routes.ts";

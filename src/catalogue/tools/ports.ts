@@ -1,13 +1,7 @@
 /** Ports family (read side): the live inventory of development ports. */
 import { z } from "zod";
-import {
-  absolutePath,
-  classification,
-  inventoryEntry,
-  nameFilter,
-  pageInput,
-  port,
-} from "../shapes.ts";
+import { absolutePath, nameFilter, pageInput, port } from "../shapes.ts";
+import { classification, inventoryEntry } from "../records.ts";
 import { get } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 

@@ -1,6 +1,6 @@
 /** Settings family: the daemon's global runtime settings. */
 import { z } from "zod";
-import { settings } from "../shapes.ts";
+import { settings } from "../records.ts";
 import { get } from "../routes.ts";
 import { readTool } from "../read_tool.ts";
 

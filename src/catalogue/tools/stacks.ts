@@ -1,21 +1,16 @@
 /** Stacks family (read side): registered stacks, their documents, status and validation. */
 import { INPUT_BOUNDS } from "../../shared/input_bounds.ts";
 import { z } from "zod";
+import { absolutePath, name128, nameFilter, pageInput, revision, uuid } from "../shapes.ts";
 import {
-  absolutePath,
   activation,
   documentIssue,
   generation,
-  name128,
-  nameFilter,
-  pageInput,
   provider,
-  revision,
   snapshot,
   stack,
   stackDefinitionOut,
-  uuid,
-} from "../shapes.ts";
+} from "../records.ts";
 import { get, post, reads } from "../routes.ts";
 import { pagedReadTool, readTool } from "../read_tool.ts";
 import { Capability } from "../../daemon/capabilities.ts";

@@ -26,7 +26,7 @@ import { isValueRule } from "../../../src/daemon/effects.ts";
 import { QUESTION_MAX } from "../../../src/catalogue/question.ts";
 import type { Asking } from "../../../src/catalogue/receipt_book.ts";
 import { ok, type Reply, type Sent, toolRig } from "../../support/scripted_daemon.ts";
-import type { HostChannel } from "../../../src/shared/host_channel.ts";
+import { askingPerson } from "../../support/person.ts";
 import { Gen, UnicodeRuns } from "../../support/hostile_values.ts";
 import { readQuestion, type ReadValue } from "../../support/question_reader.ts";
 import {
@@ -84,26 +84,6 @@ function faults(parts: readonly string[], wrote: string[], identity: string[]) {
 }
 
 /**
- * A host whose person approves every part of a question but the last (its field's title says
- * how many there are), and says no to that one: they see every part, and nothing is sent.
- */
-function person() {
-  const asked: string[] = [];
-  const host: HostChannel = {
-    canAsk: true,
-    ask: (form) => {
-      asked.push(form.message);
-      const of = / of (\d+) /.exec(form.requestedSchema.properties.approve.title)?.[1];
-      const last = of === undefined || asked.length === Number(of);
-      return Promise.resolve(
-        last ? { action: "decline" } : { action: "accept", content: { approve: true } },
-      );
-    },
-  };
-  return { host, asked };
-}
-
-/**
  * Previews `made` through the real tool, then executes it with a person who approves every
  * part but the last. The receipt id is the caller's: two walks compared share it.
  */
@@ -122,7 +102,7 @@ async function walkPreview(tool: string, spec: PreviewCase, made: Made, receiptI
     return reply;
   };
   const previewTool = tool.replace(/_execute$/, "_preview");
-  const { host, asked } = person();
+  const { host, questions: asked } = askingPerson("all but the last");
   await using rig = toolRig(script, { host });
   const preview = await rig.call(previewTool, made.args);
   assert.equal(preview.ok, true, `${previewTool}: ${JSON.stringify(preview.error)}`);
@@ -210,7 +190,7 @@ async function walkAcquire(made: AcquireMade) {
     if (sent.method === "GET" && sent.path === "/v1/ports") return ok([entry]);
     throw new Error(`an unapproved ${sent.method} ${sent.path} was sent`);
   };
-  const { host, asked: parts } = person();
+  const { host, questions: parts } = askingPerson("all but the last");
   await using rig = toolRig(script, { host });
   const r = await rig.call("portreeve_lease_acquire", {
     claim: made.claim,

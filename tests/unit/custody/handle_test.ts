@@ -5,7 +5,6 @@ import {
   CredentialUnavailableError,
   type Custody,
   HANDLE_PATTERN,
-  HandleCollisionError,
   isHandle,
 } from "../../../src/custody/mod.ts";
 
@@ -135,38 +134,5 @@ Deno.test("every unusable handle gets the same error", async () => {
   custody.settleLease(lease.handle);
   capture(() => custody.useLease(lease.handle));
   assert.equal(messages.size, 1);
-  await custody.close();
-});
-
-Deno.test("a handle collision rolls the whole group back", async () => {
-  const { clock, custody } = setupCustody({ randomFill: (bytes) => bytes.fill(7) });
-  const now = clock.now();
-  assert.throws(
-    () =>
-      custody.holdActivation("A1", [
-        { leaseId: "L1", token: TOKEN, expiresAt: now + 15_000, component: "a", endpoint: "x" },
-        {
-          leaseId: "L2",
-          token: TOKEN + "2",
-          expiresAt: now + 15_000,
-          component: "b",
-          endpoint: "x",
-        },
-      ]),
-    HandleCollisionError,
-  );
-  assert.equal(custody.size, 0);
-  assert.equal(custody.heldActivation("A1"), undefined);
-  assert.equal(clock.pending, 0);
-  // With a single entry the constant source works once, then collides with the held handle.
-  const first = custody.holdLease({ leaseId: "L1", token: TOKEN, expiresAt: now + 15_000 });
-  assert.throws(
-    () => custody.holdLease({ leaseId: "L9", token: TOKEN + "9", expiresAt: now + 15_000 }),
-    (error: unknown) =>
-      error instanceof HandleCollisionError &&
-      error.code === "portreeve_credential_handle_collision",
-  );
-  assert.equal(custody.useLease(first.handle).token, TOKEN);
-  assert.equal(custody.size, 1);
   await custody.close();
 });

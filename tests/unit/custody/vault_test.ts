@@ -194,19 +194,6 @@ Deno.test("an activation or launcher handle used with the wrong owner is unavail
   await custody.close();
 });
 
-Deno.test("holding the same id again replaces the old secret and handle", async () => {
-  const { clock, renewers, custody, t0 } = setup();
-  const old = custody.holdLease({ leaseId: "L1", token: T + "old", expiresAt: t0 + 15_000 });
-  const fresh = custody.holdLease({ leaseId: "L1", token: T + "new", expiresAt: t0 + 15_000 });
-  assert.notEqual(old.handle, fresh.handle);
-  assert.throws(() => custody.useLease(old.handle), CredentialUnavailableError);
-  assert.equal(custody.useLease(fresh.handle).token, T + "new");
-  assert.equal(custody.size, 1);
-  await clock.advance(5_000);
-  assert.deepEqual(renewers.calls.map((c) => c.secrets), [[T + "new"]]);
-  await custody.close();
-});
-
 Deno.test("close() aborts renewals, cancels timers, erases everything", async () => {
   const { clock, renewers, custody, t0 } = setup();
   const lease = custody.holdLease({ leaseId: "L1", token: T, expiresAt: t0 + 15_000 });

@@ -1,15 +1,7 @@
 /** Receipt pairs for ports and claims: reclaim a port, reassign / delete a claim, prune claims. */
 import { z } from "zod";
-import {
-  claim,
-  declared,
-  inventoryEntry,
-  listener,
-  olderThanMilliseconds,
-  port,
-  timestamp,
-  uuid,
-} from "../../shapes.ts";
+import { declared, olderThanMilliseconds, port, timestamp, uuid } from "../../shapes.ts";
+import { claim, inventoryEntry, listener } from "../../records.ts";
 import {
   evidenceReply,
   executeTool,

@@ -1,7 +1,8 @@
 /** The receipt pair for the daemon's global settings. */
 import { z } from "zod";
 import { INPUT_BOUNDS } from "../../../shared/input_bounds.ts";
-import { declared, port, settings, uuid } from "../../shapes.ts";
+import { declared, port, uuid } from "../../shapes.ts";
+import { settings } from "../../records.ts";
 import { executeTool, type Explained, previewReply, previewTool } from "./receipts.ts";
 import { executeCheck } from "../../outcome_checks.ts";
 import { consequential } from "../../routes.ts";

@@ -7,14 +7,12 @@ import { z } from "zod";
 import {
   absolutePath,
   declared,
-  documentIssue,
   olderThanMilliseconds,
   revision,
-  stack,
   stackDefinitionInput,
-  stackDefinitionOut,
   uuid,
 } from "../../shapes.ts";
+import { documentIssue, stack, stackDefinitionOut } from "../../records.ts";
 import {
   evidenceReply,
   executeTool,

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { daemonError, ok, type Sent, toolRig } from "../../../support/scripted_daemon.ts";
-import type { HostChannel } from "../../../../src/shared/host_channel.ts";
+import { askingPerson } from "../../../support/person.ts";
 import {
   ESCAPE_LEGEND,
   QUESTION_GUIDE,
@@ -69,26 +69,6 @@ function daemon(...inventories: unknown[][]) {
   };
 }
 
-/**
- * A host that can ask, keeping every question: it answers `approve` to each, or, with
- * `noToLast`, approves every part but the last of a question asked in parts.
- */
-function person(approve: boolean, noToLast = false) {
-  const questions: string[] = [];
-  const host: HostChannel = {
-    canAsk: true,
-    ask: (form) => {
-      questions.push(form.message);
-      const of = / of (\d+) /.exec(form.requestedSchema.properties.approve.title)?.[1];
-      const yes = noToLast ? of !== undefined && Number(of) > questions.length : approve;
-      return Promise.resolve(
-        yes ? { action: "accept", content: { approve: true } } : { action: "decline" },
-      );
-    },
-  };
-  return { host, questions };
-}
-
 const acquires = (sent: Sent[]) => sent.filter((s) => s.path === "/v1/leases/acquire");
 
 Deno.test("acquire (required, the default): a reclaim policy on a host that cannot ask is refused, naming the opt-in", async () => {
@@ -127,7 +107,7 @@ Deno.test("acquire (auto): a reclaim policy on a host that cannot ask goes to th
 });
 
 Deno.test("acquire: the question has its exact shape whatever the agent and the daemon wrote", async () => {
-  const { host, questions } = person(false, true);
+  const { host, questions } = askingPerson("all but the last");
   await using rig = toolRig(daemon([runningEntry(HOSTILE)]), { host });
   const args = acquire("force-after-grace", {
     project: `web${SPOOF}`.slice(0, 128),
@@ -182,7 +162,7 @@ Deno.test("acquire: the question has its exact shape whatever the agent and the 
 });
 
 Deno.test("acquire: a short question is asked whole", async () => {
-  const { host, questions } = person(false);
+  const { host, questions } = askingPerson(false);
   await using rig = toolRig(daemon([runningEntry(HOSTILE.slice(0, 1))]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
   assert.equal(r.error?.code, "portreeve_approval_declined");
@@ -206,7 +186,7 @@ Deno.test("acquire: a short question is asked whole", async () => {
 });
 
 Deno.test("acquire: approved, the request goes as the agent wrote it, once", async () => {
-  const { host, questions } = person(true);
+  const { host, questions } = askingPerson(true);
   await using rig = toolRig(daemon([runningEntry(HOSTILE.slice(0, 1))]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));
   assert.equal(r.ok, true, JSON.stringify(r.error));
@@ -233,7 +213,7 @@ Deno.test("acquire: approved, the request goes as the agent wrote it, once", asy
 });
 
 Deno.test("acquire: when the run changed while the person was asked, nothing is sent", async () => {
-  const { host, questions } = person(true);
+  const { host, questions } = askingPerson(true);
   const before = runningEntry([{ pid: 4242, command: "node" }]);
   const after = runningEntry([{ pid: 5353, command: "node" }]);
   await using rig = toolRig(daemon([before], [after]), { host });
@@ -246,7 +226,7 @@ Deno.test("acquire: when the run changed while the person was asked, nothing is 
 });
 
 Deno.test("acquire: with no confirmed run to reclaim, never is sent and nobody is asked", async () => {
-  const { host, questions } = person(false);
+  const { host, questions } = askingPerson(false);
   const idle = { ...runningEntry([]), run: null, classification: "idle" };
   await using rig = toolRig(daemon([idle]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("force-after-grace"));
@@ -257,7 +237,7 @@ Deno.test("acquire: with no confirmed run to reclaim, never is sent and nobody i
 });
 
 Deno.test("acquire: --approval off sends a reclaim policy as given, unasked", async () => {
-  const { host, questions } = person(false);
+  const { host, questions } = askingPerson(false);
   await using rig = toolRig(daemon([runningEntry(HOSTILE)]), { host, approval: "off" });
   const r = await rig.call("portreeve_lease_acquire", acquire("force-after-grace"));
   assert.equal(r.ok, true, JSON.stringify(r.error));
@@ -277,7 +257,7 @@ Deno.test("acquire: the default policy is never asked about", async () => {
 });
 
 Deno.test("acquire: more processes than the most questions can name are refused, nobody asked, nothing sent", async () => {
-  const { host, questions } = person(true);
+  const { host, questions } = askingPerson(true);
   const many = Array.from({ length: 3_000 }, (_, i) => ({ pid: 5000 + i, command: "node" }));
   await using rig = toolRig(daemon([runningEntry(many)]), { host });
   const r = await rig.call("portreeve_lease_acquire", acquire("graceful"));

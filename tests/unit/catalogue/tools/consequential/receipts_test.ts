@@ -13,7 +13,7 @@ import { ALL_TOOLS } from "../../../../../src/catalogue/index.ts";
 import { showSetting } from "../../../../../src/catalogue/tools/consequential/settings.ts";
 import { BridgeError } from "../../../../../src/shared/errors.ts";
 import { ReceiptBook } from "../../../../../src/catalogue/receipt_book.ts";
-import { NO_HOST_CHANNEL } from "../../../../../src/shared/host_channel.ts";
+import { NO_HOST_CHANNEL } from "../../../../support/person.ts";
 import { pathOf, type Route } from "../../../../../src/daemon/routes.ts";
 import { approvalPair } from "../../../../support/approvals.ts";
 import type { RequestCall } from "../../../../../src/daemon/client.ts";
