@@ -139,6 +139,18 @@ async function runApprovalSession(
  * kept whole behind it, plus a bounded `--approval-ms`; nothing else changes.
  */
 function tapped(config: PrintedConfig, tapLog: string): PrintedConfig {
+  return throughTap(config, tapLog, ["--approval-ms", String(APPROVAL_WAIT_MS)]);
+}
+
+/**
+ * The printed configuration with its command started through the tap, which logs every frame
+ * to `tapLog`: command and args kept whole behind it, then `extra`; nothing else changes.
+ */
+export function throughTap(
+  config: PrintedConfig,
+  tapLog: string,
+  extra: readonly string[] = [],
+): PrintedConfig {
   return withServerEntry(config, {
     command: Deno.execPath(),
     args: [
@@ -151,8 +163,7 @@ function tapped(config: PrintedConfig, tapLog: string): PrintedConfig {
       tapLog,
       config.command,
       ...config.args,
-      "--approval-ms",
-      String(APPROVAL_WAIT_MS),
+      ...extra,
     ],
   });
 }
@@ -162,13 +173,14 @@ const tapLine = z.object({
   at: z.number(),
   frame: z.string(),
 });
-interface Frame {
+export interface Frame {
   from: "host" | "server";
   at: number;
   message: Record<string, unknown>;
 }
 
-async function readTap(path: string): Promise<Frame[]> {
+/** The frames the tap logged so far, in order (none when it has logged nothing yet). */
+export async function readTap(path: string): Promise<Frame[]> {
   const text = await Deno.readTextFile(path).catch(() => "");
   const frames: Frame[] = [];
   for (const line of text.split("\n")) {

@@ -176,8 +176,15 @@ for (const adapter of ALL_HOSTS) {
     assertError(await full(), STEP.invalidInput, "portreeve_invalid_input", false);
   });
 
-  Deno.test(`${host}: the daemon-down error reaches the model with code, retryable, next step`, async () => {
-    assertError(await full(), STEP.daemonDown, "portreeve_unavailable", true);
+  Deno.test(`${host}: the daemon-down error reaches the model with code, retryable, the socket and its own doctor`, async () => {
+    const s = await full();
+    assertError(s, STEP.daemonDown, "portreeve_unavailable", true);
+    // The bridge knew the host by the name it gave itself: the step names this host's doctor.
+    const next = nextStepShown(result(s, STEP.daemonDown)) ?? "";
+    assert.match(next, new RegExp(`doctor --host ${host}\\b`), `${host}: ${next}`);
+    assert.doesNotMatch(next, /--host HOST\b/, `${host}: ${next}`);
+    // And the socket it found nothing on.
+    assert.ok(occurrences(result(s, STEP.daemonDown), s.socket) >= 1, `${host}: no socket path`);
   });
 
   Deno.test(`${host}: each error reaches the model once in at most 1.5× the reference's bytes`, async () => {

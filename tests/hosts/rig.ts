@@ -115,8 +115,14 @@ export interface Rig {
 /** Claims added beside the demo seed so one page can hold 200 items. */
 export const EXTRA_CLAIMS = 200;
 
-/** `seed: false` leaves the simulator empty (the demo seed and the extra claims are for pages). */
-export async function startRig(options: { seed?: boolean } = {}): Promise<Rig> {
+/**
+ * `seed: false` leaves the simulator empty (the demo seed and the extra claims are for pages).
+ * `hold`, when given, is asked before the simulator handles each state-changing request and
+ * the request waits for the promise it returns (a daemon busy with other agents).
+ */
+export async function startRig(
+  options: { seed?: boolean; hold?: () => Promise<void> } = {},
+): Promise<Rig> {
   const base = await Deno.makeTempDir({ prefix: "prmcp-hosts-" });
   const socket = join(base, "portreeve.sock");
   // The home lives outside the world-writable /tmp: Gemini CLI ignores a system settings file
@@ -129,7 +135,12 @@ export async function startRig(options: { seed?: boolean } = {}): Promise<Rig> {
   await Deno.mkdir(workdir, { recursive: true });
   await Deno.mkdir(join(home, "tmp"), { recursive: true });
   await Deno.mkdir(demoRoot, { recursive: true });
-  const sim = await startSimulator({ socketPath: socket, observeHost: false });
+  const hold = options.hold;
+  const sim = await startSimulator({
+    socketPath: socket,
+    observeHost: false,
+    ...(hold === undefined ? {} : { latencyMs: 1, sleep: () => hold() }),
+  });
   if (options.seed ?? true) {
     await seedDemo(socket, demoRoot);
     const seed = seeder(socket);
