@@ -3,12 +3,12 @@
  * drives it with the MCP SDK client over real stdio, against a simulator on a real socket.
  */
 import assert from "node:assert/strict";
-import {
+import type {
   Client,
-  type DiscoverResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type JSONRPCMessage,
+  DiscoverResult,
+  ElicitRequest,
+  ElicitResult,
+  JSONRPCMessage,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -16,6 +16,7 @@ import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { errorText, isErrorResult, parseErrorText } from "../../src/results/result.ts";
 import { denoFinished } from "../support/processes.ts";
+import { HostClient } from "../support/host_client.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind, type Toolset } from "../../src/shared/options.ts";
 
@@ -110,7 +111,7 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
   const frames: string[] = [];
   const era = opts.era ?? "legacy";
-  const client = new Client(
+  const client = new HostClient(
     { name: opts.clientName ?? "portreeve-mcp-e2e", version: "0.0.0" },
     {
       versionNegotiation: {
