@@ -12,6 +12,7 @@ import type { ElicitResult } from "@modelcontextprotocol/client";
 import { call, type Era } from "./harness.ts";
 import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
+import { DaemonClock } from "../support/daemon_clock.ts";
 import {
   chair,
   deletePreview,
@@ -58,8 +59,8 @@ for (const era of ERAS) {
   Deno.test(`approval (${era}): a host that asks, default flags`, async (t) => {
     const host = chair();
     // The daemon's clock, which one step sets 10 minutes behind the bridge's.
-    let lagMs = 0;
-    const simulator = { clock: { now: () => Date.now() - lagMs } }; // timing-ok: a skewed clock
+    const clock = new DaemonClock();
+    const simulator = { clock };
     await session(era, { answers: host, simulator }, async (bridge, env) => {
       await t.step("accept executes once; the replay asks nothing", async () => {
         const answers = host.seat(person(ACCEPT_TYPED));
@@ -199,7 +200,7 @@ for (const era of ERAS) {
           credentialHandle: lease.credentialHandle,
           reason: "client-cancelled",
         });
-        lagMs = 600_000;
+        clock.behind(600_000);
         try {
           const claimId = lease.claimId as string;
           const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
@@ -218,7 +219,7 @@ for (const era of ERAS) {
           assert.match(expired.nextStep, /preview again/);
           assert.equal(answers.questions.length, 0);
         } finally {
-          lagMs = 0;
+          clock.ahead();
         }
       });
 

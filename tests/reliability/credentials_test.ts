@@ -18,6 +18,7 @@ import assert from "node:assert/strict";
 import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
 import { sleep, until } from "../support/timed.ts";
 import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
+import { REAL_TIME } from "../support/daemon_clock.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
 import { reportFigure } from "../support/reliability_figures.ts";
 
@@ -47,6 +48,7 @@ function issuedSecrets(sim: Simulator): Set<string> {
 
 Deno.test("credentials: no raw token or credential ever reaches stdout or stderr", async (t) => {
   const rig = await simulatedBridge({
+    ...REAL_TIME, // the renewals carrying tokens all along run on real time
     observeHost: true,
     settings: { leaseTtlMilliseconds: 1_500 },
   }, { serveArgs: ["--log-level", "debug", "--label", "credentials"] });
@@ -243,6 +245,7 @@ function credentialKeys(frames: string): number {
 
 Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, whole or in part", async (t) => {
   const rig = await simulatedBridge({
+    ...REAL_TIME, // renewals run, and fail, on real time
     hostile: true,
     settings: { leaseTtlMilliseconds: 3_000 },
   }, { serveArgs: ["--log-level", "debug", "--label", "hostile"] });

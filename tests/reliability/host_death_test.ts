@@ -20,6 +20,7 @@ import {
 } from "../support/raw_peer.ts";
 import { sleep, until } from "../support/timed.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
+import { REAL_TIME } from "../support/daemon_clock.ts";
 import { RELIABILITY_BOUNDS, reportFigure } from "../support/reliability_figures.ts";
 
 const HOST = fileURLToPath(new URL("./fixtures/host.ts", import.meta.url));
@@ -101,7 +102,8 @@ for (
   ] as Death[]
 ) {
   Deno.test(`host death (${death}): bridge gone within ${EXIT_LIMIT_MS} ms, nothing reaches the daemon afterwards`, async () => {
-    const env = await withSimulator({ settings: { leaseTtlMilliseconds: 1_500 } });
+    // Real time: the renewals running every ~0.5 s are what the host's death must stop.
+    const env = await withSimulator({ ...REAL_TIME, settings: { leaseTtlMilliseconds: 1_500 } });
     const dir = await Deno.makeTempDir({ prefix: "prmcp-rel-death-" });
     const { sim } = env;
     const peer = death === "parent closes stdin"

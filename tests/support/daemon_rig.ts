@@ -1,9 +1,12 @@
 /**
  * The real daemon client against the simulator on a real Unix socket in a temporary folder:
  * what the client's tests set up, with `paced` for a daemon that serves one request at a time
- * and finishes each change only when the test says so.
+ * and finishes each change only when the test says so. Nothing here runs on the real clock:
+ * each client's deadlines are timers the test fires (`timers`, unless a test passes its own),
+ * and what the daemon grants lapses only when the test advances its clock.
  */
 import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.ts";
+import { ManualTimers } from "./manual_timers.ts";
 import { type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { Watched } from "./watched.ts";
 
@@ -21,6 +24,11 @@ export interface DaemonRig {
   /** Resolves once the paced daemon holds at least `count` changes. */
   holding(count: number): Promise<void>;
   done(): Promise<void>;
+}
+
+/** `options` with deadline timers only the test fires, unless they bring their own. */
+function onTestTimers(options: ClientOptions = {}): ClientOptions {
+  return { timers: new ManualTimers(), ...options };
 }
 
 export async function daemonRig(
@@ -43,7 +51,13 @@ export async function daemonRig(
         }),
     }
     : {};
-  const sim = await startSimulator({ socketPath, observeHost: false, ...pacing, ...options });
+  const sim = await startSimulator({
+    socketPath,
+    observeHost: false,
+    lapses: "advance",
+    ...pacing,
+    ...options,
+  });
   const clients: DaemonClient[] = [];
   const another = (more: ClientOptions = {}) => {
     const made = new DaemonClient({ socketPath, runId: crypto.randomUUID(), ...more });
@@ -53,8 +67,8 @@ export async function daemonRig(
   return {
     sim,
     socketPath,
-    client: another(client),
-    another,
+    client: another(onTestTimers(client)),
+    another: (more) => another(onTestTimers(more)),
     waits,
     holding: (count) => held.when(() => waits.length >= count),
     async done() {
