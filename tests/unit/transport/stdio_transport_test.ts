@@ -7,11 +7,13 @@
 import assert from "node:assert/strict";
 import { CLIENT_INFO_META_KEY, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import {
+  EOF_GRACE_MS,
   FLOW_LIMITS,
   FramedStdioTransport,
   type StdioPorts,
 } from "../../../src/transport/stdio_transport.ts";
 import { quiescent, tick, turnsUntil } from "../../support/watched.ts";
+import { ManualTimers } from "../../support/manual_timers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -122,17 +124,21 @@ Deno.test("send resolves once the answer is queued, before the host reads it", a
 
 Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
   const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
-  const transport = new FramedStdioTransport(p.stdio);
+  // The grace's timer fires only if the test says so: a slow machine cannot end the wait.
+  const timers = new ManualTimers();
+  const transport = new FramedStdioTransport(p.stdio, {}, timers);
   let ends = 0;
   transport.onEnd = () => ends++;
   const seen = collect(transport);
   await transport.start();
   await until(() => seen.length === 1);
   p.eof();
+  await timers.next(EOF_GRACE_MS);
   await quiescent(() => ends);
   assert.equal(ends, 0, "still open while the request is unanswered");
   await transport.send({ jsonrpc: "2.0", id: 5, result: {} });
   await until(() => ends === 1);
+  assert.deepEqual(timers.pending, [], "the answer ended the grace");
   assert.equal(JSON.parse(p.stdout()).id, 5);
   await assert.rejects(
     transport.send({ jsonrpc: "2.0", id: 6, result: {} }),
@@ -140,6 +146,21 @@ Deno.test("stdin EOF waits for the answer in flight, then closes once", async ()
   );
   await transport.close();
   assert.equal(ends, 1);
+});
+
+Deno.test("stdin EOF waits for an answer no longer than its grace", async () => {
+  const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
+  const timers = new ManualTimers();
+  const transport = new FramedStdioTransport(p.stdio, {}, timers);
+  let ends = 0;
+  transport.onEnd = () => ends++;
+  const seen = collect(transport);
+  await transport.start();
+  await until(() => seen.length === 1);
+  p.eof();
+  (await timers.next(EOF_GRACE_MS)).fire(); // the grace runs out with the request unanswered
+  await until(() => ends === 1);
+  assert.equal(p.stdout(), "", "closed without the answer");
 });
 
 Deno.test("a cancelled request is not waited for at EOF", async () => {
