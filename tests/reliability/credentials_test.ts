@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { TWO_COMPONENT_STACK } from "../e2e/seed.ts";
-import { sleep, until } from "../support/timed.ts";
+import { eventually, sleep } from "../support/timed.ts";
 import { simulatedBridge, THREE_COMPONENT_STACK } from "../support/simulated_bridge.ts";
 import { REAL_TIME } from "../support/daemon_clock.ts";
 import type { Simulator } from "../../src/simulator/mod.ts";
@@ -292,10 +292,7 @@ Deno.test("credentials: a hostile daemon quoting and echoing tokens leaks none, 
         // reported on the next use.
         const lapsing = await ok("portreeve_lease_acquire", workspaceClaim("queue"));
         sim.control.expireLease(lapsing.leaseId as string);
-        assert.ok(
-          await until(() => renewalFailed(lapsing.leaseId as string), 5_000),
-          "its renewal failed",
-        );
+        await eventually(() => renewalFailed(lapsing.leaseId as string)); // its renewal failed
         codes.push(
           await fails("portreeve_lease_confirm", {
             credentialHandle: lapsing.credentialHandle,
