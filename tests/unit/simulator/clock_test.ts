@@ -15,7 +15,7 @@ const HOUR = 3_600_000;
 const LAPSED = "lease_not_pending";
 
 /** A simulator whose base clock the test moves with `pass(ms)`. */
-async function world(lapses?: Lapses) {
+async function world(lapses: Lapses) {
   let base = T0;
   const h = await harness({ clock: { now: () => base }, lapses });
   return { h, pass: (ms: number) => base += ms };
@@ -28,6 +28,17 @@ function acquireBody(workspaceRoot: string, component: string) {
   };
 }
 
+/** A pending lease and a settings receipt, granted now. */
+async function grants(h: Awaited<ReturnType<typeof world>>["h"], component = "api") {
+  const lease = (await h.post("/v1/leases/acquire", acquireBody(h.dir, component))).body.data;
+  const preview = await h.post("/v1/actions/settings/preview", {
+    updates: { excludedPorts: [1] },
+  });
+  const execute = () =>
+    h.post("/v1/actions/settings/execute", { receiptId: preview.body.data.receiptId });
+  return { lease, execute };
+}
+
 /** A pending lease's renewal: its new expiry, or the daemon's error code. */
 async function renew(h: Awaited<ReturnType<typeof world>>["h"], lease: Record<string, string>) {
   const renewed = await h.post(`/v1/leases/${lease.leaseId}/renew`, {
@@ -37,18 +48,12 @@ async function renew(h: Awaited<ReturnType<typeof world>>["h"], lease: Record<st
 }
 
 Deno.test("lapses by the clock (the default): an hour passing ends a lease and a receipt", async () => {
-  const { h, pass } = await world();
+  const { h, pass } = await world("clock");
   try {
-    const lease = (await h.post("/v1/leases/acquire", acquireBody(h.dir, "api"))).body.data;
-    const preview = await h.post("/v1/actions/settings/preview", {
-      updates: { excludedPorts: [1] },
-    });
+    const { lease, execute } = await grants(h);
     pass(HOUR);
     assert.equal(await renew(h, lease), LAPSED);
-    const late = await h.post("/v1/actions/settings/execute", {
-      receiptId: preview.body.data.receiptId,
-    });
-    assert.equal(late.body.error.details.receiptCode, "receipt_expired");
+    assert.equal((await execute()).body.error.details.receiptCode, "receipt_expired");
   } finally {
     await h.close();
   }
@@ -57,17 +62,12 @@ Deno.test("lapses by the clock (the default): an hour passing ends a lease and a
 Deno.test("lapses on advance: an hour passing ends nothing; stamps still follow the clock", async () => {
   const { h, pass } = await world("advance");
   try {
-    const lease = (await h.post("/v1/leases/acquire", acquireBody(h.dir, "api"))).body.data;
-    const preview = await h.post("/v1/actions/settings/preview", {
-      updates: { excludedPorts: [1] },
-    });
+    const { lease, execute } = await grants(h);
     pass(HOUR);
     // Renewed from the clock's time, an hour on: the daemon's stamps are the clock's.
     assert.equal(await renew(h, lease), new Date(T0 + HOUR + 15_000).toISOString());
     assert.equal((await h.get(`/v1/ports/${lease.port}`)).body.data.classification, "pending");
-    const done = await h.post("/v1/actions/settings/execute", {
-      receiptId: preview.body.data.receiptId,
-    });
+    const done = await execute();
     assert.equal(done.body.data.changed, true, JSON.stringify(done.body));
   } finally {
     await h.close();
@@ -77,20 +77,14 @@ Deno.test("lapses on advance: an hour passing ends nothing; stamps still follow 
 Deno.test("lapses on advance: the test's advance ends what it passes, from where the clock is", async () => {
   const { h, pass } = await world("advance");
   try {
-    const lease = (await h.post("/v1/leases/acquire", acquireBody(h.dir, "api"))).body.data;
-    const other = (await h.post("/v1/leases/acquire", acquireBody(h.dir, "web"))).body.data;
-    const preview = await h.post("/v1/actions/settings/preview", {
-      updates: { excludedPorts: [1] },
-    });
+    const { lease, execute } = await grants(h);
+    const other = (await grants(h, "web")).lease;
     pass(HOUR); // a slow machine: nothing lapses yet…
     h.sim.control.advance(1); // …until the test moves time, which catches up with the clock
     assert.equal(await renew(h, lease), LAPSED);
-    const late = await h.post("/v1/actions/settings/execute", {
-      receiptId: preview.body.data.receiptId,
-    });
-    assert.equal(late.body.error.details.receiptCode, "receipt_expired");
+    assert.equal((await execute()).body.error.details.receiptCode, "receipt_expired");
     // A lease granted after the advance lives on, until expireLease ends it.
-    const fresh = (await h.post("/v1/leases/acquire", acquireBody(h.dir, "worker"))).body.data;
+    const fresh = (await grants(h, "worker")).lease;
     pass(HOUR);
     assert.match(await renew(h, fresh), /^\d{4}-/, "renewed: an expiry");
     h.sim.control.expireLease(fresh.leaseId);

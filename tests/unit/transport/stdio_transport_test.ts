@@ -122,9 +122,12 @@ Deno.test("send resolves once the answer is queued, before the host reads it", a
   assert.deepEqual(transport.backlog, { frames: 1, bytes: 37 });
 });
 
-Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
+/**
+ * A ping read, then stdin EOF, with the answer still owed: the EOF grace has begun. Its timer
+ * fires only if the test says so, so a slow machine cannot end the wait.
+ */
+async function eofWithPingOwed() {
   const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
-  // The grace's timer fires only if the test says so: a slow machine cannot end the wait.
   const timers = new ManualTimers();
   const transport = new FramedStdioTransport(p.stdio, {}, timers);
   let ends = 0;
@@ -133,11 +136,16 @@ Deno.test("stdin EOF waits for the answer in flight, then closes once", async ()
   await transport.start();
   await until(() => seen.length === 1);
   p.eof();
-  await timers.next(EOF_GRACE_MS);
-  await quiescent(() => ends);
-  assert.equal(ends, 0, "still open while the request is unanswered");
+  const grace = await timers.next(EOF_GRACE_MS);
+  return { p, timers, transport, grace, ends: () => ends };
+}
+
+Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
+  const { p, timers, transport, ends } = await eofWithPingOwed();
+  await quiescent(ends);
+  assert.equal(ends(), 0, "still open while the request is unanswered");
   await transport.send({ jsonrpc: "2.0", id: 5, result: {} });
-  await until(() => ends === 1);
+  await until(() => ends() === 1);
   assert.deepEqual(timers.pending, [], "the answer ended the grace");
   assert.equal(JSON.parse(p.stdout()).id, 5);
   await assert.rejects(
@@ -145,21 +153,13 @@ Deno.test("stdin EOF waits for the answer in flight, then closes once", async ()
     /stdio transport is closed/,
   );
   await transport.close();
-  assert.equal(ends, 1);
+  assert.equal(ends(), 1);
 });
 
 Deno.test("stdin EOF waits for an answer no longer than its grace", async () => {
-  const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
-  const timers = new ManualTimers();
-  const transport = new FramedStdioTransport(p.stdio, {}, timers);
-  let ends = 0;
-  transport.onEnd = () => ends++;
-  const seen = collect(transport);
-  await transport.start();
-  await until(() => seen.length === 1);
-  p.eof();
-  (await timers.next(EOF_GRACE_MS)).fire(); // the grace runs out with the request unanswered
-  await until(() => ends === 1);
+  const { p, grace, ends } = await eofWithPingOwed();
+  grace.fire(); // the grace runs out with the request unanswered
+  await until(() => ends() === 1);
   assert.equal(p.stdout(), "", "closed without the answer");
 });
 
