@@ -56,7 +56,7 @@ const anchor = z.object({
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-" }));
 const socketPath = `${dir}/portreeve.sock`;
 // Like the real daemon, the simulator takes fresh listener evidence (lsof) on every ports call.
-const sim = await startSimulator({ socketPath, observeHost: true });
+const sim = await startSimulator({ socketPath, observeHost: true, lapses: "clock" });
 for (let port = 42000; port < 42030; port++) {
   sim.control.addListener(port, 60_000 + port, { command: "node" });
 }
@@ -427,7 +427,11 @@ if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
 async function resultRows(): Promise<[string, string, string, string][]> {
   const place = await Deno.realPath(await Deno.makeTempDir());
   const socket = `${place}/portreeve.sock`;
-  const resultSim = await startSimulator({ socketPath: socket, observeHost: false });
+  const resultSim = await startSimulator({
+    socketPath: socket,
+    observeHost: false,
+    lapses: "clock",
+  });
   // The recorded session's roots were /home/dev/work/demo-app and /home/dev/work/demo-stack;
   // roots of the same length keep the temp folder's name out of the comparison.
   const sameLength = (reference: string, fill: string) =>

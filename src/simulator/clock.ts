@@ -7,7 +7,7 @@ export interface Clock {
  * When what the daemon grants runs out (pending leases, ephemeral assignments, receipts,
  * launcher and activation deadlines, a reclaim's grace): `clock`, when the clock passes its
  * time, as the real daemon does; `advance`, only when the test moves the clock past it
- * (`control.advance`, `control.expireLease`). Timestamps follow the clock either way, so a
+ * (`control.advance`, `control.expireLease`; `startSimulator`'s default). Timestamps follow the clock either way, so a
  * bridge reads the same expiries; but a machine too busy to keep up between a test's steps
  * cannot make anything run out.
  */

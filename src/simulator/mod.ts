@@ -27,7 +27,11 @@ export interface SimulatorOptions extends PacingOptions {
   socketPath: string;
   /** Base clock; the simulator adds an offset that `control.advance` increases. */
   clock?: Clock;
-  /** When grants run out: by the clock (the default, as the daemon) or only on `advance`. */
+  /**
+   * When grants run out: only on `control.advance` (the default: a test's daemon, which a busy
+   * machine cannot make lapse between two steps), or by the clock as the daemon does ("clock":
+   * the simulator program, the demo, the bench, scenarios about real renewals).
+   */
   lapses?: Lapses;
   /** Initial daemon settings, merged over the defaults and validated. */
   settings?: Partial<Settings>;
@@ -89,7 +93,7 @@ export interface Simulator {
 }
 
 export async function startSimulator(opts: SimulatorOptions): Promise<Simulator> {
-  const clock = new SimClock(opts.clock, opts.lapses);
+  const clock = new SimClock(opts.clock, opts.lapses ?? "advance");
   const settings = settingsSchema.parse({ ...DEFAULT_SETTINGS, ...(opts.settings ?? {}) });
   const core = new SimCore({
     clock,

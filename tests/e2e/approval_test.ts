@@ -8,11 +8,11 @@
  * past a real deadline, is tests/reliability/approval_timeout_test.ts.
  */
 import assert from "node:assert/strict";
+import { DaemonClock } from "../support/daemon_clock.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import { call, type Era } from "./harness.ts";
 import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
 import { QUESTION_HEADER } from "../../src/catalogue/question.ts";
-import { DaemonClock } from "../support/daemon_clock.ts";
 import {
   chair,
   deletePreview,

@@ -1,9 +1,8 @@
 /**
  * The real daemon client against the simulator on a real Unix socket in a temporary folder:
  * what the client's tests set up, with `paced` for a daemon that serves one request at a time
- * and finishes each change only when the test says so. Nothing here runs on the real clock:
- * each client's deadlines are timers the test fires (`timers`, unless a test passes its own),
- * and what the daemon grants lapses only when the test advances its clock.
+ * and finishes each change only when the test says so. Each client's deadlines are timers the
+ * test fires (`timers`, unless a test passes its own), never the real clock's.
  */
 import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.ts";
 import { ManualTimers } from "./manual_timers.ts";
@@ -51,13 +50,7 @@ export async function daemonRig(
         }),
     }
     : {};
-  const sim = await startSimulator({
-    socketPath,
-    observeHost: false,
-    lapses: "advance",
-    ...pacing,
-    ...options,
-  });
+  const sim = await startSimulator({ socketPath, observeHost: false, ...pacing, ...options });
   const clients: DaemonClient[] = [];
   const another = (more: ClientOptions = {}) => {
     const made = new DaemonClient({ socketPath, runId: crypto.randomUUID(), ...more });

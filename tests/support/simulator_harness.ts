@@ -36,8 +36,7 @@ export function clientBlock(capabilities: string[] = []): Record<string, unknown
 export async function harness(opts: Partial<SimulatorOptions> = {}): Promise<Harness> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-sim-" }));
   const socketPath = `${dir}/s.sock`;
-  // Grants lapse when the test advances the clock, not when a busy machine is slow.
-  const sim = await startSimulator({ observeHost: false, lapses: "advance", ...opts, socketPath });
+  const sim = await startSimulator({ observeHost: false, ...opts, socketPath });
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
   const raw = (path: string, init: RequestInit) =>
     fetch(`http://[100::]${path}`, { ...init, client });

@@ -71,11 +71,7 @@ export class World {
 
   static async open(): Promise<World> {
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-walk-" }));
-    const sim = await startSimulator({
-      socketPath: `${dir}/s.sock`,
-      observeHost: false,
-      lapses: "advance", // nothing the daemon grants runs out while a busy machine is slow
-    });
+    const sim = await startSimulator({ socketPath: `${dir}/s.sock`, observeHost: false });
     return new World(dir, sim);
   }
 

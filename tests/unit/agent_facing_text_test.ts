@@ -21,7 +21,6 @@ import { SERVER_INSTRUCTIONS } from "../../src/catalogue/instructions.ts";
 import { ALL_TOOLS } from "../../src/catalogue/index.ts";
 import { createBridge } from "../../src/bridge/mod.ts";
 import { startSimulator } from "../../src/simulator/mod.ts";
-import { testTime } from "../support/daemon_clock.ts";
 import type { ApprovalMode } from "../../src/shared/options.ts";
 import type { HostChannel } from "../../src/shared/host_channel.ts";
 import { runResultScenario } from "../support/result_scenario.ts";
@@ -69,7 +68,7 @@ async function sessionTexts(): Promise<[string, string][]> {
   const texts: [string, string][] = [];
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-agent-text-" }));
   const socketPath = `${dir}/portreeve.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false, ...testTime() });
+  const sim = await startSimulator({ socketPath, observeHost: false });
   await Deno.mkdir(`${dir}/ws`);
   await Deno.mkdir(`${dir}/stack`);
   const bridge = createBridge({ socket: { path: socketPath, source: "flag" }, toolset: "full" });

@@ -20,14 +20,13 @@ import { isObject } from "../../../src/shared/json.ts";
 import { runResultScenario } from "../../support/result_scenario.ts";
 import recorded from "../../fixtures/reference_daemon_answers.json" with { type: "json" };
 import type { Json } from "../../../src/shared/json.ts";
-import { testTime } from "../../support/daemon_clock.ts";
 
 const bytes = (value: unknown) => JSON.stringify(value).length;
 
 Deno.test("every tool's compact data expands back to the simulator's records", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-compact-" }));
   const socketPath = `${dir}/portreeve.sock`;
-  const sim = await startSimulator({ socketPath, observeHost: false, ...testTime() });
+  const sim = await startSimulator({ socketPath, observeHost: false });
   const workspace = `${dir}/ws`;
   const stackRoot = `${dir}/stack`;
   await Deno.mkdir(workspace);

@@ -1,9 +1,9 @@
 /**
  * When the simulator's grants run out. Time here is a base clock the test moves by hand (as a
- * slow machine would move the real one between two steps): by default grants lapse when the
- * clock passes them, as on the daemon; under `lapses: "advance"` only the test's own
- * `control.advance` (or `expireLease`) makes them lapse, while timestamps go on following the
- * base clock either way.
+ * slow machine would move the real one between two steps): by default (`lapses: "advance"`)
+ * only the test's own `control.advance` (or `expireLease`) makes them lapse, while timestamps
+ * go on following the base clock; under `lapses: "clock"` (the program's, as on the daemon)
+ * they lapse when the clock passes them.
  */
 import assert from "node:assert/strict";
 import { harness } from "../../support/simulator_harness.ts";
@@ -15,7 +15,7 @@ const HOUR = 3_600_000;
 const LAPSED = "lease_not_pending";
 
 /** A simulator whose base clock the test moves with `pass(ms)`. */
-async function world(lapses: Lapses) {
+async function world(lapses?: Lapses) {
   let base = T0;
   const h = await harness({ clock: { now: () => base }, lapses });
   return { h, pass: (ms: number) => base += ms };
@@ -47,7 +47,7 @@ async function renew(h: Awaited<ReturnType<typeof world>>["h"], lease: Record<st
   return renewed.body.data?.expiresAt ?? renewed.body.error.code;
 }
 
-Deno.test("lapses by the clock (the default): an hour passing ends a lease and a receipt", async () => {
+Deno.test("lapses by the clock: an hour passing ends a lease and a receipt", async () => {
   const { h, pass } = await world("clock");
   try {
     const { lease, execute } = await grants(h);
@@ -59,8 +59,8 @@ Deno.test("lapses by the clock (the default): an hour passing ends a lease and a
   }
 });
 
-Deno.test("lapses on advance: an hour passing ends nothing; stamps still follow the clock", async () => {
-  const { h, pass } = await world("advance");
+Deno.test("lapses on advance (the default): an hour passing ends nothing; stamps follow the clock", async () => {
+  const { h, pass } = await world();
   try {
     const { lease, execute } = await grants(h);
     pass(HOUR);
