@@ -36,6 +36,7 @@ import { SERVER_INSTRUCTIONS } from "../src/catalogue/instructions.ts";
 import { type Host, hostBytes, VIEW_HOSTS } from "../tests/support/host_views.ts";
 import { BENCH_JSON, BenchRun, performanceDoc, withBenchBlocks } from "./bench/report.ts";
 import { writeFormatted } from "./doc_blocks.ts";
+import { timeTestCommand } from "./bench/test_time.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
 const AGENTS = Number(Deno.env.get("BENCH_AGENTS") ?? 50);
@@ -55,7 +56,7 @@ const anchor = z.object({
 const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-" }));
 const socketPath = `${dir}/portreeve.sock`;
 // Like the real daemon, the simulator takes fresh listener evidence (lsof) on every ports call.
-const sim = await startSimulator({ socketPath, observeHost: true });
+const sim = await startSimulator({ socketPath, observeHost: true, lapses: "clock" });
 for (let port = 42000; port < 42030; port++) {
   sim.control.addListener(port, 60_000 + port, { command: "node" });
 }
@@ -426,7 +427,11 @@ if (AGENTS > 0) rows.push(...await manyAgentsRows(AGENTS));
 async function resultRows(): Promise<[string, string, string, string][]> {
   const place = await Deno.realPath(await Deno.makeTempDir());
   const socket = `${place}/portreeve.sock`;
-  const resultSim = await startSimulator({ socketPath: socket, observeHost: false });
+  const resultSim = await startSimulator({
+    socketPath: socket,
+    observeHost: false,
+    lapses: "clock",
+  });
   // The recorded session's roots were /home/dev/work/demo-app and /home/dev/work/demo-stack;
   // roots of the same length keep the temp folder's name out of the comparison.
   const sameLength = (reference: string, fill: string) =>
@@ -548,7 +553,7 @@ async function resultRows(): Promise<[string, string, string, string][]> {
   ];
 }
 
-const testSuite = await timeTestCommand();
+const testSuite = await timeTestSuite();
 const run = BenchRun.parse({
   date: new Date().toISOString().slice(0, 10),
   machine: await machine(),
@@ -571,12 +576,11 @@ await writeFormatted(readme, withBenchBlocks(await Deno.readTextFile(readme), ru
 console.error(`wrote ${BENCH_JSON}, docs/performance.md and the README's figures`);
 
 /**
- * The README's test command (`deno task test`), timed whole in a fresh clone of this checkout
- * (Deno's download cache may be warm; everything the task builds or transpiles is not), then
- * again in another fresh clone beside CPU-bound processes, two per core (`BENCH_BUSY=0` skips
- * that). With BENCH_TEST_SUITE=0 the last run's timing is kept.
+ * The README's test command, timed quiet and beside CPU-bound processes, four per core
+ * (scripts/bench/test_time.ts; `BENCH_BUSY=0` skips the busy run). With BENCH_TEST_SUITE=0
+ * the last run's timing is kept.
  */
-async function timeTestCommand(): Promise<BenchRun["testSuite"]> {
+async function timeTestSuite(): Promise<BenchRun["testSuite"]> {
   if (Deno.env.get("BENCH_TEST_SUITE") === "0") {
     const last = await Deno.readTextFile(root(BENCH_JSON)).then(
       (text) => BenchRun.shape.testSuite.parse(JSON.parse(text).testSuite),
@@ -585,69 +589,7 @@ async function timeTestCommand(): Promise<BenchRun["testSuite"]> {
     if (last === undefined) throw new Error(`BENCH_TEST_SUITE=0, but ${BENCH_JSON} has no timing`);
     return last;
   }
-  console.error("the test command: deno task test in a fresh clone…");
-  const quiet = await timedInClone();
-  let busy: BenchRun["testSuite"]["busy"] = null;
-  if (Deno.env.get("BENCH_BUSY") !== "0") {
-    const burners = 2 * navigator.hardwareConcurrency;
-    console.error(`the test command again, beside ${burners} CPU-bound processes…`);
-    const spinning = Array.from({ length: burners }, () =>
-      new Deno.Command(Deno.execPath(), {
-        args: ["eval", "for (;;) {}"],
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).spawn());
-    try {
-      busy = { burners, ...await timedInClone() };
-    } finally {
-      for (const burner of spinning) burner.kill("SIGKILL");
-      await Promise.all(spinning.map((burner) => burner.status));
-    }
-  }
-  return {
-    date: new Date().toISOString().slice(0, 10),
-    command: "deno task test",
-    ...quiet,
-    busy,
-  };
-}
-
-/** `deno task test` in a fresh clone of this checkout's HEAD: its time and its counts. */
-async function timedInClone(): Promise<{ seconds: number; passed: number; failed: number }> {
-  const place = await Deno.realPath(await Deno.makeTempDir({ prefix: "portreeve-bench-clone-" }));
-  try {
-    const clone = `${place}/portreeve-mcp`;
-    const cloned = await new Deno.Command("git", {
-      args: ["clone", "--quiet", "--no-hardlinks", root(""), clone],
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    if (!cloned.success) {
-      throw new Error(`git clone failed: ${new TextDecoder().decode(cloned.stderr)}`);
-    }
-    const started = performance.now();
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["task", "test"],
-      cwd: clone,
-      env: childEnv({ NO_COLOR: "1" }),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const seconds = (performance.now() - started) / 1000;
-    const text = new TextDecoder().decode(out.stdout); // NO_COLOR: no escapes to strip
-    const summary = [...text.matchAll(/^(?:ok|FAILED) \| (\d+) passed.*\| (\d+) failed/gm)].at(-1);
-    if (summary === undefined) {
-      throw new Error(`deno task test printed no summary line:\n${text.slice(-2_000)}`);
-    }
-    const failures = text.slice(text.indexOf(" FAILURES "));
-    if (Number(summary[2]) > 0) {
-      console.error(`deno task test failed:\n${failures.slice(0, 4_000)}`);
-    }
-    return { seconds, passed: Number(summary[1]), failed: Number(summary[2]) };
-  } finally {
-    await Deno.remove(place, { recursive: true });
-  }
+  return await timeTestCommand(root(""), { busy: Deno.env.get("BENCH_BUSY") !== "0" });
 }
 
 /** The machine: OS, CPU, cores, memory, Deno. */

@@ -91,6 +91,7 @@ async function runDemo(): Promise<void> {
   const start = 10_240 + 100 * Math.floor(Math.random() * 200);
   const sim = await startSimulator({
     socketPath,
+    lapses: "clock",
     settings: { automaticPortRanges: [{ start, end: 49_151 }] },
   });
   try {

@@ -109,6 +109,7 @@ async function main(): Promise<number> {
   try {
     sim = await startSimulator({
       socketPath,
+      lapses: "clock", // as the daemon: what nobody renews runs out
       hostile: values.hostile ?? false,
       latencyMs,
       serial,

@@ -48,7 +48,8 @@ export const BenchRun = z.object({
   }),
   /**
    * The README's test command, timed in a fresh clone on this machine, and again beside
-   * CPU-bound processes, two per core (`BENCH_TEST_SUITE=0` keeps the last timing).
+   * CPU-bound processes (four per core since 2026-12-04; `BENCH_TEST_SUITE=0` keeps the last
+   * timing).
    */
   testSuite: z.object({
     date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
@@ -114,13 +115,19 @@ export function benchSummary(run: BenchRun): string[] {
   ];
 }
 
+/** The busy run's company: "8 CPU-bound processes, 4 per core". */
+export function burnersText(burners: number, cores: number): string {
+  const perCore = Math.round((burners / cores) * 10) / 10;
+  return `${burners} CPU-bound processes, ${perCore} per core`;
+}
+
 /** The README's line on how long the test command took, quiet and busy. */
 export function testTimeLine(run: BenchRun): string[] {
   const t = run.testSuite;
   const m = run.machine;
   const busy = t.busy === null
     ? ""
-    : `, and ${duration(t.busy.seconds)} beside ${t.busy.burners} CPU-bound processes (` +
+    : `, and ${duration(t.busy.seconds)} beside ${burnersText(t.busy.burners, m.cores)} (` +
       `${t.busy.passed} passed, ${t.busy.failed} failed)`;
   return [
     `In a fresh clone the test command took ${duration(t.seconds)} here (${m.os}/${m.arch}, ` +
@@ -156,8 +163,9 @@ function testSuiteNote(run: BenchRun): string {
   const t = run.testSuite;
   const busy = t.busy === null
     ? ""
-    : `, and ${duration(t.busy.seconds)} beside ${t.busy.burners} CPU-bound processes ` +
-      `(${t.busy.passed} passed, ${t.busy.failed} failed)`;
+    : `, and ${duration(t.busy.seconds)} beside ${
+      burnersText(t.busy.burners, run.machine.cores)
+    } (${t.busy.passed} passed, ${t.busy.failed} failed)`;
   return `\`${t.command}\` in a fresh clone took ${duration(t.seconds)} on ${t.date} ` +
     `(${t.passed} passed, ${t.failed} failed)${busy}; \`BENCH_TEST_SUITE=0\` skips it and ` +
     "keeps that figure, `BENCH_BUSY=0` skips the busy run.";

@@ -32,11 +32,11 @@ export function blockerFor(
   claimId: string | null,
   opts: { ownListenerOk?: boolean } = {},
 ): Blocker | null {
-  const holder = ctx.state.claimAssignedTo(port, ctx.at);
+  const holder = ctx.state.claimAssignedTo(port, ctx.lapseAt);
   if (holder && holder.id !== claimId) return "port_assigned";
   const run = ctx.state.activeRunOnPort(port);
   if (run && run.claimId !== claimId) return "port_assigned";
-  const lease = ctx.state.livePendingLeaseOnPort(port, ctx.at);
+  const lease = ctx.state.livePendingLeaseOnPort(port, ctx.lapseAt);
   if (lease && lease.claimId !== claimId) return "port_pending";
   if (ctx.observe().onPort(port).length > 0) {
     if (opts.ownListenerOk && run && run.claimId === claimId) return null;

@@ -84,6 +84,8 @@ export class Ctx {
   readonly core: SimCore;
   readonly now: number;
   readonly at: string;
+  /** The time grants lapse by (`at`, unless the simulator lapses only on advance). */
+  readonly lapseAt: string;
   /**
    * When the daemon took the request in, before it waited its turn: the real daemon sets a
    * new lease's expiry from the start of its work, which a busy machine makes slow.
@@ -108,6 +110,7 @@ export class Ctx {
     this.core = core;
     this.now = core.clock.now();
     this.at = iso(this.now);
+    this.lapseAt = iso(core.clock.lapseNow());
     this.startedAt = Math.min(init.startedAt ?? this.now, this.now);
     this.origin = init.origin;
     this.params = init.params;

@@ -67,11 +67,11 @@ interface PortFacts {
 
 function portFacts(ctx: Ctx, port: number): PortFacts {
   const state = ctx.state;
-  const lease = state.livePendingLeaseOnPort(port, ctx.at) ?? null;
+  const lease = state.livePendingLeaseOnPort(port, ctx.lapseAt) ?? null;
   const run = state.activeRunOnPort(port) ?? null;
   const claimId = lease?.claimId ?? run?.claimId;
   const claim = (claimId ? state.claims.get(claimId) : undefined) ??
-    state.claimAssignedTo(port, ctx.at) ?? null;
+    state.claimAssignedTo(port, ctx.lapseAt) ?? null;
   return { port, claim, lease, run, listeners: listenerEvidence(ctx.observe(), port, run) };
 }
 
@@ -113,12 +113,12 @@ export function inventoryEntry(ctx: Ctx, port: number): Record<string, unknown> 
 export function knownPorts(ctx: Ctx): number[] {
   const ports = new Set<number>(ctx.observe().listeningPorts());
   for (const claim of ctx.state.claims.values()) {
-    if (claim.assignedPort !== null && ctx.state.claimAssignedTo(claim.assignedPort, ctx.at)) {
+    if (claim.assignedPort !== null && ctx.state.claimAssignedTo(claim.assignedPort, ctx.lapseAt)) {
       ports.add(claim.assignedPort);
     }
   }
   for (const lease of ctx.state.leases.values()) {
-    if (lease.state === "pending" && lease.expiresAt > ctx.at) ports.add(lease.port);
+    if (lease.state === "pending" && lease.expiresAt > ctx.lapseAt) ports.add(lease.port);
   }
   for (const run of ctx.state.runs.values()) if (run.state === "confirmed") ports.add(run.port);
   return [...ports].sort((a, b) => a - b);

@@ -58,7 +58,7 @@ export function recomputeActivation(ctx: Ctx, activation: Activation): void {
 export function sweepLeases(ctx: Ctx): void {
   const touched = new Set<Activation>();
   for (const lease of ctx.state.leases.values()) {
-    if (lease.state !== "pending" || lease.expiresAt > ctx.at) continue;
+    if (lease.state !== "pending" || lease.expiresAt > ctx.lapseAt) continue;
     lease.state = "expired";
     lease.updatedAt = ctx.at;
     ctx.event(
@@ -86,7 +86,7 @@ export function sweepLeases(ctx: Ctx): void {
 export function expireEphemeralAssignments(ctx: Ctx): void {
   for (const claim of ctx.state.claims.values()) {
     if (claim.assignedPort === null || claim.assignmentExpiresAt === null) continue;
-    if (claim.assignmentExpiresAt > ctx.at) continue;
+    if (claim.assignmentExpiresAt > ctx.lapseAt) continue;
     if (ctx.state.activeRunForClaim(claim.id)) continue;
     if (ctx.observe().onPort(claim.assignedPort).length > 0) continue;
     const port = claim.assignedPort;

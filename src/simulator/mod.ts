@@ -1,6 +1,6 @@
 // Public API of the PortReeve protocol v1 simulator: an in-memory, protocol-faithful daemon
 // serving HTTP/JSON on a real Unix socket. It shares no code with the bridge's own client.
-import { type Clock, SimClock } from "./clock.ts";
+import { type Clock, type Lapses, SimClock } from "./clock.ts";
 import { type Fault, SimCore } from "./core.ts";
 import type { FakeListenerOptions } from "./evidence.ts";
 import { allRoutes } from "./routes/mod.ts";
@@ -15,6 +15,7 @@ export type {
   Clock,
   FakeListenerOptions,
   Fault,
+  Lapses,
   PacingOptions,
   QueueStats,
   RecordedRequest,
@@ -26,6 +27,12 @@ export interface SimulatorOptions extends PacingOptions {
   socketPath: string;
   /** Base clock; the simulator adds an offset that `control.advance` increases. */
   clock?: Clock;
+  /**
+   * When grants run out: only on `control.advance` (the default: a test's daemon, which a busy
+   * machine cannot make lapse between two steps), or by the clock as the daemon does ("clock":
+   * the simulator program, the demo, the bench, scenarios about real renewals).
+   */
+  lapses?: Lapses;
   /** Initial daemon settings, merged over the defaults and validated. */
   settings?: Partial<Settings>;
   /** Replaces the advertised capability list (and the negotiation list). */
@@ -48,7 +55,10 @@ export interface SimulatorControl {
    */
   setFault(fault: Fault, options?: { apply?: boolean }): void;
   readonly fault: Fault;
-  /** Moves the simulator clock forward; lease, receipt and launcher deadlines follow it. */
+  /**
+   * Moves the simulator clock forward; lease, receipt and launcher deadlines follow it (under
+   * `lapses: "advance"`, only it makes them run out).
+   */
   advance(ms: number): void;
   now(): number;
   /** Injects a fake listener owned by fake process `pid` (its parent is `opts.ppid`, default 1). */
@@ -83,7 +93,7 @@ export interface Simulator {
 }
 
 export async function startSimulator(opts: SimulatorOptions): Promise<Simulator> {
-  const clock = new SimClock(opts.clock);
+  const clock = new SimClock(opts.clock, opts.lapses ?? "advance");
   const settings = settingsSchema.parse({ ...DEFAULT_SETTINGS, ...(opts.settings ?? {}) });
   const core = new SimCore({
     clock,
@@ -143,7 +153,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<Simulator>
     expireLease: (leaseId) => {
       const lease = core.state.leases.get(leaseId);
       if (!lease) throw new Error(`simulator: no lease ${leaseId}`);
-      lease.expiresAt = iso(clock.now() - 1);
+      lease.expiresAt = iso(clock.lapseNow() - 1);
     },
     setHostile: (on) => {
       core.hostile = on;

@@ -130,12 +130,17 @@ function signalAll(
   }
 }
 
-/** Polls (in real time) until the port has no listener or the grace period runs out. */
+/**
+ * Polls until the port has no listener or the grace period runs out. The grace is measured on
+ * the simulator's clock as its other deadlines are: real time by default; under
+ * `lapses: "advance"` it runs out only when the test moves the clock past it.
+ */
 async function waitFree(ctx: Ctx, port: number): Promise<boolean> {
-  const deadline = Date.now() + ctx.settings.gracefulShutdownMilliseconds;
+  const clock = ctx.core.clock;
+  const deadline = clock.lapseNow() + ctx.settings.gracefulShutdownMilliseconds;
   while (true) {
     if (ctx.reobserve().onPort(port).length === 0) return true;
-    if (Date.now() >= deadline) return false;
+    if (clock.lapseNow() >= deadline) return false;
     await sleep(25);
   }
 }

@@ -23,9 +23,10 @@ import { isObject } from "../shared/json.ts";
 import type { Gate } from "./valve.ts";
 import { type ByteSink, OUTPUT_LIMITS, type OutputLimits, OutputQueue } from "./output_queue.ts";
 import { PENDING_LIMITS, type PendingLimits, PendingRequests } from "./pending_requests.ts";
+import { REAL_TIMERS, type Timers } from "../shared/signals.ts";
 
 /** How long stdin EOF waits for in-flight answers; keeps exit well inside one second. */
-const EOF_GRACE_MS = 600;
+export const EOF_GRACE_MS = 600;
 const READ_CHUNK = 64 * 1024;
 
 /** Deno.stdin / Deno.stdout, or stand-ins in tests. */
@@ -89,15 +90,19 @@ export class FramedStdioTransport implements Transport {
   #client?: string;
   /** Wakes a pump that is holding stdin, so it sees a close. */
   #wakeHeld?: () => void;
+  /** The EOF grace's timer (a test's, which it fires itself, or the runtime's). */
+  #timers: Timers;
 
   constructor(
     guards: FrameGuards,
     ports: StdioPorts = { input: Deno.stdin, output: Deno.stdout },
     limits: Partial<FlowLimits> = {},
+    timers: Timers = REAL_TIMERS,
   ) {
     const { frame, output, pending } = { ...FLOW_LIMITS, ...limits };
     this.#guards = guards;
     this.#ports = ports;
+    this.#timers = timers;
     this.#splitter = new LineSplitter(frame);
     this.#output = new OutputQueue(ports.output, output);
     this.#output.onBroken = (error) => {
@@ -150,11 +155,11 @@ export class FramedStdioTransport implements Transport {
     if (this.#pending.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        this.#timers.clearTimeout(timer);
         this.#drained = undefined;
         resolve();
       };
-      const timer = setTimeout(done, limitMs);
+      const timer = this.#timers.setTimeout(done, limitMs);
       this.#drained = done;
     });
   }

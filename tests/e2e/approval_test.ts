@@ -8,6 +8,7 @@
  * past a real deadline, is tests/reliability/approval_timeout_test.ts.
  */
 import assert from "node:assert/strict";
+import { DaemonClock } from "../support/daemon_clock.ts";
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import { type Bridge, call, type Era } from "./harness.ts";
 import { ACCEPT, DECLINE, listenedPort, person } from "./receipt_steps.ts";
@@ -79,8 +80,8 @@ for (const era of ERAS) {
   Deno.test(`approval (${era}): a host that asks, default flags`, async (t) => {
     const host = chair();
     // The daemon's clock, which one step sets 10 minutes behind the bridge's.
-    let lagMs = 0;
-    const simulator = { clock: { now: () => Date.now() - lagMs } }; // timing-ok: a skewed clock
+    const clock = new DaemonClock();
+    const simulator = { clock };
     await session(era, { answers: host, simulator }, async (bridge, env) => {
       await t.step("accept executes once; the replay asks nothing", async () => {
         const answers = host.seat(person(ACCEPT_TYPED));
@@ -332,7 +333,7 @@ for (const era of ERAS) {
           credentialHandle: lease.credentialHandle,
           reason: "client-cancelled",
         });
-        lagMs = 600_000;
+        clock.behind(600_000);
         try {
           const claimId = lease.claimId as string;
           const { data } = await ok(bridge, "portreeve_claim_delete_preview", { claimId });
@@ -351,7 +352,7 @@ for (const era of ERAS) {
           assert.match(expired.nextStep, /preview again/);
           assert.equal(answers.questions.length, 0);
         } finally {
-          lagMs = 0;
+          clock.ahead();
         }
       });
 

@@ -3,12 +3,12 @@
  * drives it with the MCP SDK client over real stdio, against a simulator on a real socket.
  */
 import assert from "node:assert/strict";
-import {
+import type {
   Client,
-  type DiscoverResult,
-  type ElicitRequest,
-  type ElicitResult,
-  type JSONRPCMessage,
+  DiscoverResult,
+  ElicitRequest,
+  ElicitResult,
+  JSONRPCMessage,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -16,6 +16,8 @@ import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { errorText, isErrorResult, parseErrorText } from "../../src/results/result.ts";
 import { denoFinished } from "../support/processes.ts";
+import { type DaemonTime, testTime } from "../support/daemon_clock.ts";
+import { HostClient } from "../support/host_client.ts";
 import listing from "../../src/catalogue/tools_list.json" with { type: "json" };
 import { inToolset, type ToolKind, type Toolset } from "../../src/shared/options.ts";
 
@@ -110,7 +112,7 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
   const frames: string[] = [];
   const era = opts.era ?? "legacy";
-  const client = new Client(
+  const client = new HostClient(
     { name: opts.clientName ?? "portreeve-mcp-e2e", version: "0.0.0" },
     {
       versionNegotiation: {
@@ -151,22 +153,32 @@ export function ownStretch(): { start: number; end: number } {
   return { start: 10_240 + 100 * Math.floor(Math.random() * 200), end: 49_151 };
 }
 
-/** A simulator on a fresh temp socket; remove the directory with `cleanup`. */
+/**
+ * A simulator on a fresh temp socket; remove the directory with `cleanup`. Its time is the fast
+ * suite's (`testTime()`, tests/support/daemon_clock.ts) unless `options` give a clock or lapses
+ * (`REAL_TIME` for scenarios about real renewals and lapses).
+ */
 export async function withSimulator(
   options: Partial<SimulatorOptions> = {},
-): Promise<{ sim: Simulator; socketPath: string; dir: string; cleanup(): Promise<void> }> {
+): Promise<
+  { sim: Simulator; socketPath: string; dir: string; time: DaemonTime; cleanup(): Promise<void> }
+> {
   const dir = await Deno.makeTempDir({ prefix: "prmcp-" });
   const socketPath = `${dir}/portreeve.sock`;
+  const test = testTime();
+  const time = { clock: options.clock ?? test.clock, lapses: options.lapses ?? test.lapses };
   const sim = await startSimulator({
     socketPath,
     observeHost: false,
     ...options,
+    ...time,
     settings: { automaticPortRanges: [ownStretch()], ...options.settings },
   });
   return {
     sim,
     socketPath,
     dir,
+    time,
     cleanup: async () => {
       await sim.close();
       await Deno.remove(dir, { recursive: true });

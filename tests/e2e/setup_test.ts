@@ -5,7 +5,7 @@
  * tests/reliability/doctor_test.ts.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
+import { HostClient } from "../support/host_client.ts";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { bridgeArgs, call, registered, runBundled, startBridge, withSimulator } from "./harness.ts";
 import { childEnv } from "../../src/shared/permissions.ts";
@@ -35,7 +35,7 @@ Deno.test("the generic command printed by config runs and completes an MCP hands
       env: childEnv(config.env),
       stderr: "pipe",
     });
-    const client = new Client({ name: "setup-e2e", version: "0" });
+    const client = new HostClient({ name: "setup-e2e", version: "0" });
     await client.connect(transport);
     const { tools } = await client.listTools();
     assert.ok(

@@ -183,11 +183,30 @@ for (const fdLimit of [undefined, 256]) {
   });
 }
 
+/**
+ * The daemon here is this process's simulator, which a busy machine can keep from answering for
+ * seconds; so it is made late on purpose: a change it holds keeps the fixture's first probe
+ * waiting past the 3 s its client once gave a probe (which ended the run now and then in full
+ * runs). The fixture's client has no deadline that can fire: only descriptors are measured.
+ */
 Deno.test("running out of file descriptors is the bridge's own retryable limit, not the daemon being unavailable", async () => {
-  const env = await withSimulator();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  const env = await withSimulator({ serial: true, latencyMs: 1, sleep: () => held });
+  const seed = seeder(env.socketPath);
   try {
+    const ahead = seed.post("/v1/leases/acquire", {
+      claim: {
+        project: "fd",
+        workspaceRoot: env.dir,
+        component: "ahead",
+        endpoint: "http",
+        transport: "tcp",
+      },
+      allocation: { mode: "sticky", replacementPolicy: "never" },
+    });
     const fixture = new URL("./fixtures/fd_exhaustion.ts", import.meta.url).pathname;
-    const out = await new Deno.Command("sh", {
+    const running = new Deno.Command("sh", {
       args: [
         "-c",
         `ulimit -n 40 && exec "$0" run --quiet --allow-all "$1" "$2" 200`,
@@ -198,6 +217,11 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
       stdout: "piped",
       stderr: "piped",
     }).output();
+    await env.sim.arrived((request) => request.path === "/v1/health");
+    await sleep(3_500); // a daemon later than the old probe deadline
+    release();
+    await ahead;
+    const out = await running;
     const text = new TextDecoder().decode(out.stdout);
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     const counts = JSON.parse(text) as Record<string, number> & {
@@ -220,6 +244,8 @@ Deno.test("running out of file descriptors is the bridge's own retryable limit, 
       "200 reads at once under ulimit -n 40",
     );
   } finally {
+    release();
+    seed.close();
     await env.cleanup();
   }
 });

@@ -14,7 +14,7 @@
  * Deno.execPath() names the form's own path.
  */
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/client";
+import { HostClient } from "../support/host_client.ts";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { childEnv, confinedFlags } from "../../src/shared/permissions.ts";
 import { installLayout } from "../../src/shared/install_layout.ts";
@@ -201,7 +201,7 @@ export async function toolTexts(
   });
   let log = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => log += decoder.decode(chunk));
-  const client = new Client({ name: "hints-e2e", version: "0" });
+  const client = new HostClient({ name: "hints-e2e", version: "0" });
   await client.connect(transport);
   try {
     const texts: string[] = [];

@@ -17,7 +17,7 @@
 import { finished } from "../support/processes.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/client";
+import { HostClient } from "../support/host_client.ts";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { withSimulator } from "../e2e/harness.ts";
 import { installLayout } from "../../src/shared/install_layout.ts";
@@ -70,7 +70,7 @@ export async function handshake(argv: string[], env: Record<string, string>) {
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk));
-  const client = new Client({ name: "install-e2e", version: "0" });
+  const client = new HostClient({ name: "install-e2e", version: "0" });
   try {
     await client.connect(transport);
     const { tools } = await client.listTools();

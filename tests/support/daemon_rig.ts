@@ -1,9 +1,11 @@
 /**
  * The real daemon client against the simulator on a real Unix socket in a temporary folder:
  * what the client's tests set up, with `paced` for a daemon that serves one request at a time
- * and finishes each change only when the test says so.
+ * and finishes each change only when the test says so. Each client's deadlines are timers the
+ * test fires (`timers`, unless a test passes its own), never the real clock's.
  */
 import { DaemonClient, type DaemonClientOptions } from "../../src/daemon/client.ts";
+import { ManualTimers } from "./manual_timers.ts";
 import { type SimulatorOptions, startSimulator } from "../../src/simulator/mod.ts";
 import { ApprovalGate } from "../../src/daemon/gate.ts";
 import { Watched } from "./watched.ts";
@@ -27,6 +29,11 @@ export interface DaemonRig {
   /** Resolves once the paced daemon holds at least `count` changes. */
   holding(count: number): Promise<void>;
   done(): Promise<void>;
+}
+
+/** `options` with deadline timers only the test fires, unless they bring their own. */
+function onTestTimers(options: ClientOptions = {}): ClientOptions {
+  return { timers: new ManualTimers(), ...options };
 }
 
 export async function daemonRig(
@@ -64,8 +71,8 @@ export async function daemonRig(
   return {
     sim,
     socketPath,
-    client: another(client),
-    another,
+    client: another(onTestTimers(client)),
+    another: (more) => another(onTestTimers(more)),
     waits,
     holding: (count) => held.when(() => waits.length >= count),
     async done() {

@@ -114,6 +114,9 @@ async function admitted(leftMs: number, renewal?: FakeRenewalError): Promise<Bri
   return error;
 }
 
+/** The receipt book's clock in these samples, which stands still (no real-time margin). */
+const SAMPLED_AT = new FakeClock().now();
+
 /** The approval gate with a receipt this bridge issued, and a host that answers `answer`. */
 function approval(
   host: Partial<HostChannel>,
@@ -124,13 +127,13 @@ function approval(
     asking?: Asking;
   } = {},
 ) {
-  const receipts = new ReceiptBook();
+  const receipts = new ReceiptBook(undefined, () => SAMPLED_AT);
   if (options.issued !== false) {
     receipts.remember({
       receiptId: "8c6f1a2b-1111-4222-8333-444455556666",
       action: "claim.delete",
       target: { type: "claim", id: "c1" },
-      expiresAt: new Date(Date.now() + (options.expiresInMs ?? 60_000)).toISOString(),
+      expiresAt: new Date(SAMPLED_AT + (options.expiresInMs ?? 60_000)).toISOString(),
       asking: options.asking ?? { kind: "question", parts: ["Delete claim c1?"] },
     });
   }

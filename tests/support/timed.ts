@@ -23,6 +23,17 @@ export async function until(
   return await check();
 }
 
+/**
+ * Polls `check` until it holds, however long that takes: for something that will happen, where
+ * a slow machine only makes it late (a late event is no failure; a hang is CI's time limit's).
+ */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  stepMs = 20,
+): Promise<void> {
+  while (!(await check())) await sleep(stepMs);
+}
+
 /** Polls `check` every 50 ms until it holds; after `ms`, fails naming `what`. */
 export async function pollUntil(
   what: string,

@@ -118,7 +118,7 @@ function begin(ctx: Ctx): unknown {
         reason: "active_run",
       });
     }
-    const pending = ctx.state.livePendingLease(e.claimId, ctx.at);
+    const pending = ctx.state.livePendingLease(e.claimId, ctx.lapseAt);
     if (pending) {
       throw fail.conflict(`Endpoint ${key(e)} has a pending lease.`, {
         endpoint: key(e),
@@ -262,7 +262,7 @@ function leasedEndpoint(
       reason: "binding_kind_mismatch",
     });
   }
-  checkLease(lease, token, ctx.at);
+  checkLease(lease, token, ctx.lapseAt);
   if (activation.state !== "starting" || endpoint.state !== "leased") {
     throw fail.conflict(`Activation ${activation.id} cannot settle this endpoint now.`, {
       activationId: activation.id,

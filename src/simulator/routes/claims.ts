@@ -26,7 +26,7 @@ function assertIdle(ctx: Ctx, claim: Claim): void {
       reason: "active_run",
     });
   }
-  const lease = ctx.state.livePendingLease(claim.id, ctx.at);
+  const lease = ctx.state.livePendingLease(claim.id, ctx.lapseAt);
   if (lease) {
     throw fail.conflict(`Claim ${claim.id} has a pending lease.`, {
       claimId: claim.id,
@@ -172,7 +172,7 @@ function workspaceMissing(path: string): boolean {
 }
 
 function pruneBlocker(ctx: Ctx, claim: Claim): string | null {
-  if (ctx.state.livePendingLease(claim.id, ctx.at)) return "pending_lease";
+  if (ctx.state.livePendingLease(claim.id, ctx.lapseAt)) return "pending_lease";
   if (ctx.state.activeRunForClaim(claim.id)) return "active_run";
   if (claim.assignedPort !== null && ctx.observe().onPort(claim.assignedPort).length > 0) {
     return "live_listener";

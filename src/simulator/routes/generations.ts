@@ -56,7 +56,7 @@ function plan(ctx: Ctx, stack: Stack): GenerationEndpoint[] {
         });
       }
       port = e.exactPort;
-    } else if (!ctx.state.livePendingLease(claim.id, ctx.at)) {
+    } else if (!ctx.state.livePendingLease(claim.id, ctx.lapseAt)) {
       const first = [claim.assignedPort, e.preferredPort].filter((p): p is number => p !== null);
       for (const candidate of candidatePorts(ctx, first)) {
         if (chosen.has(candidate)) continue;

@@ -59,7 +59,7 @@ const completionSchema = z.strictObject({
 /** Turns overdue active operations into `lost` records and applies retention. */
 function expireLauncherOps(ctx: Ctx): void {
   for (const { record } of ctx.state.launcher.values()) {
-    if (record.state !== "active" || record.deadlineAt > ctx.at) continue;
+    if (record.state !== "active" || record.deadlineAt > ctx.lapseAt) continue;
     record.state = "terminal";
     record.outcome = "lost";
     record.completedAt = record.deadlineAt;

@@ -66,7 +66,7 @@ async function acquire(ctx: Ctx): Promise<unknown> {
         mode: claim.mode,
       });
     }
-    const pending = ctx.state.livePendingLease(claim.id, ctx.at);
+    const pending = ctx.state.livePendingLease(claim.id, ctx.lapseAt);
     if (pending) {
       throw fail.conflict(`Claim ${claim.id} already has a pending lease.`, {
         claimId: claim.id,
@@ -189,7 +189,7 @@ function renew(ctx: Ctx): unknown {
   const body = parseWith(renewSchema, ctx.body);
   sweepLeases(ctx);
   const lease = leaseFor(ctx);
-  checkLease(lease, body.leaseToken, ctx.at);
+  checkLease(lease, body.leaseToken, ctx.lapseAt);
   lease.expiresAt = iso(ctx.now + ctx.settings.leaseTtlMilliseconds);
   lease.updatedAt = ctx.at;
   const endpoint = lease.activationId
@@ -213,7 +213,7 @@ function confirm(ctx: Ctx): unknown {
   // with nothing (or a stranger) listening, even a bad token or a settled lease is a 409
   // ownership conflict.
   const proof = proveOwnership(ctx, lease.port, body.rootPid);
-  checkLease(lease, body.leaseToken, ctx.at);
+  checkLease(lease, body.leaseToken, ctx.lapseAt);
   const { run, claim } = confirmLease(ctx, lease, body.rootPid, proof);
   if (claim) {
     claim.assignmentExpiresAt = claim.mode === "ephemeral"
@@ -234,7 +234,7 @@ const abandonSchema = z.object({ leaseToken: tokenSchema, reason: abandonReasonS
 function abandon(ctx: Ctx): unknown {
   const body = parseWith(abandonSchema, ctx.body);
   const lease = leaseFor(ctx);
-  checkLease(lease, body.leaseToken, ctx.at);
+  checkLease(lease, body.leaseToken, ctx.lapseAt);
   lease.state = body.reason === "address-in-use" ? "collision" : "abandoned";
   lease.updatedAt = ctx.at;
   ctx.event("lease.abandoned", "lease", lease.id, { reason: body.reason, port: lease.port });

@@ -118,7 +118,7 @@ async function execute(ctx: Ctx, spec: ActionSpec): Promise<unknown> {
   if (receipt.state === "completed") {
     return { changed: false, replayed: true, result: clone(receipt.result) };
   }
-  if (receipt.expiresAt <= ctx.at) {
+  if (receipt.expiresAt <= ctx.lapseAt) {
     throw fail.receipt("receipt_expired", `Receipt ${receipt.id} expired at ${receipt.expiresAt}.`);
   }
   const fresh = await spec.observe(ctx, receipt.proposal, targetId);

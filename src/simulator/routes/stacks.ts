@@ -35,7 +35,7 @@ export function liveActivation(ctx: Ctx, stackRoot: string): Activation | undefi
 
 function activeLauncherOps(ctx: Ctx, stackId: string): LauncherRecord[] {
   return [...ctx.state.launcher.values()].map((e) => e.record).filter((r) =>
-    r.stackId === stackId && r.state === "active" && r.deadlineAt > ctx.at
+    r.stackId === stackId && r.state === "active" && r.deadlineAt > ctx.lapseAt
   );
 }
 
@@ -100,7 +100,7 @@ export function planApply(
           reason: "exact_port_mismatch",
         });
       }
-      const holder = ctx.state.claimAssignedTo(e.exactPort, ctx.at);
+      const holder = ctx.state.claimAssignedTo(e.exactPort, ctx.lapseAt);
       if (holder && holder.id !== claim?.id) {
         throw fail.conflict(`Port ${e.exactPort} belongs to claim ${holder.id}.`, {
           ...detail,
@@ -275,7 +275,7 @@ function pruneBlockers(ctx: Ctx, stack: Stack): string[] {
   }
   for (const claim of stackClaims(ctx, stack)) {
     const name = `${claim.component}.${claim.endpoint}`;
-    if (ctx.state.livePendingLease(claim.id, ctx.at)) reasons.push(`pending-lease:${name}`);
+    if (ctx.state.livePendingLease(claim.id, ctx.lapseAt)) reasons.push(`pending-lease:${name}`);
     if (ctx.state.activeRunForClaim(claim.id)) reasons.push(`confirmed-run:${name}`);
     if (claim.assignedPort !== null && ctx.observe().onPort(claim.assignedPort).length > 0) {
       reasons.push(`live-listener:${claim.assignedPort}`);

@@ -76,7 +76,8 @@ Deno.test("the real clock runs custody's expiry and leaves no timer behind", asy
     defaultCustodyMs: 30,
     maximumCustodyMs: 60,
   });
-  custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
+  const expiresAt = Date.now() + 15_000; // timing-ok: custody's own 30 ms ends first, whenever
+  custody.holdLease({ leaseId: "L1", token: T, expiresAt });
   // Held until a timer runs, however long this machine takes to get here (no await yet).
   assert.equal(custody.size, 1);
   assert.equal(live.size, 2, "an expiry and a renewal timer");
@@ -94,11 +95,12 @@ Deno.test("the real clock runs custody's expiry and leaves no timer behind", asy
 
 Deno.test("close() clears real timers (sanitizers would catch a leak)", async () => {
   const custody = new Custody({ clock: realClock, renewers: new FakeRenewers(realClock) });
-  custody.holdLease({ leaseId: "L1", token: T, expiresAt: Date.now() + 15_000 });
+  const now = Date.now(); // timing-ok: expiries nothing waits for (close() comes first)
+  custody.holdLease({ leaseId: "L1", token: T, expiresAt: now + 15_000 });
   custody.holdLauncher({
     operationId: "O1",
     credential: T + "x",
-    deadlineAt: Date.now() + 30_000,
+    deadlineAt: now + 30_000,
     renewAfterMilliseconds: 10_000,
   });
   await custody.close();

@@ -30,7 +30,7 @@ Deno.test("a renewal reaches the daemon before the bridge's own queued work", as
     const renewal = client.request(RENEW, {
       params: { leaseId: LEASE },
       body: { leaseToken: TOKEN },
-      custodyDueAt: Date.now() + 5_000,
+      custodyDueAt: Date.now() + 5_000, // timing-ok: orders it among custody traffic, no more
     }).catch((e: unknown) => e);
     await sim.arrived((request) => request.path.endsWith("/renew"));
     assert.deepEqual(sim.requests.map((r) => r.path), [

@@ -6,7 +6,7 @@
  * named as each host names itself, so what a profile says is what that host gets.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
+import { HostClient } from "../../support/host_client.ts";
 import { type CallToolResult, InMemoryTransport } from "@modelcontextprotocol/server";
 import {
   clientNamesOf,
@@ -149,7 +149,7 @@ async function errorsFor(hosts: HostTreatments, name: string, more: readonly str
   const shutdown = new AbortController();
   const server = bridge.server(shutdown.signal);
   const [near, far] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name, version: "0" });
+  const client = new HostClient({ name, version: "0" });
   try {
     await server.connect(near);
     await client.connect(far);

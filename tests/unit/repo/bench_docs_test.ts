@@ -8,11 +8,13 @@ import {
   BENCH_JSON,
   BenchRun,
   benchSummary,
+  burnersText,
   duration,
   performanceDoc,
   testTimeLine,
 } from "../../../scripts/bench/report.ts";
 import { normaliseMarkdown, sectionOf } from "../../../scripts/doc_blocks.ts";
+import { BURNERS_PER_CORE, burnersFor } from "../../../scripts/bench/test_time.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
@@ -58,4 +60,13 @@ Deno.test("the test command's duration reads as a person would say it", () => {
   assert.equal(duration(42.4), "42 s");
   assert.equal(duration(134.2), "2 min 14 s");
   assert.equal(duration(119.6), "2 min 0 s");
+});
+
+Deno.test("the busy run: four CPU-bound processes per core, and the figures say how many", () => {
+  assert.equal(BURNERS_PER_CORE, 4);
+  assert.equal(burnersFor(2), 8, "8 on this project's two-core machine");
+  assert.equal(burnersText(8, 2), "8 CPU-bound processes, 4 per core");
+  const busy = { ...run.testSuite, busy: { burners: 8, seconds: 170, passed: 1, failed: 0 } };
+  const line = testTimeLine({ ...run, testSuite: busy }).join(" ");
+  assert.match(line, new RegExp(`beside 8 CPU-bound processes, ${8 / run.machine.cores} per core`));
 });

@@ -7,7 +7,8 @@
  */
 import { CredentialFragments } from "../../../src/custody/fragments.ts";
 import assert from "node:assert/strict";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/client";
+import { HostClient } from "../../support/host_client.ts";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createBridge } from "../../../src/bridge/mod.ts";
 import { CALL_TIMING, type Era } from "../../../src/transport/server.ts";
@@ -44,7 +45,7 @@ async function busyDaemonSession(era: Era) {
     legacy: "serve",
     transport: far,
   });
-  const client = new Client(
+  const client = new HostClient(
     { name: "server-test", version: "0" },
     { versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" } },
   );

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { CLIENT_INFO_META_KEY, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import {
+  EOF_GRACE_MS,
   FLOW_LIMITS,
   FramedStdioTransport,
   type FrameGuards,
@@ -14,6 +15,7 @@ import {
 } from "../../../src/transport/stdio_transport.ts";
 import { PLAIN_FRAMES } from "../../support/frame_guards.ts";
 import { quiescent, tick, turnsUntil } from "../../support/watched.ts";
+import { ManualTimers } from "../../support/manual_timers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -124,26 +126,45 @@ Deno.test("send resolves once the answer is queued, before the host reads it", a
   assert.deepEqual(transport.backlog, { frames: 1, bytes: 37 });
 });
 
-Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
+/**
+ * A ping read, then stdin EOF, with the answer still owed: the EOF grace has begun. Its timer
+ * fires only if the test says so, so a slow machine cannot end the wait.
+ */
+async function eofWithPingOwed() {
   const p = ports(['{"jsonrpc":"2.0","id":5,"method":"ping"}\n']);
-  const transport = new FramedStdioTransport(PLAIN_FRAMES, p.stdio);
+  const timers = new ManualTimers();
+  const transport = new FramedStdioTransport(PLAIN_FRAMES, p.stdio, {}, timers);
   let ends = 0;
   transport.onEnd = () => ends++;
   const seen = collect(transport);
   await transport.start();
   await until(() => seen.length === 1);
   p.eof();
-  await quiescent(() => ends);
-  assert.equal(ends, 0, "still open while the request is unanswered");
+  const grace = await timers.next(EOF_GRACE_MS);
+  return { p, timers, transport, grace, ends: () => ends };
+}
+
+Deno.test("stdin EOF waits for the answer in flight, then closes once", async () => {
+  const { p, timers, transport, ends } = await eofWithPingOwed();
+  await quiescent(ends);
+  assert.equal(ends(), 0, "still open while the request is unanswered");
   await transport.send({ jsonrpc: "2.0", id: 5, result: {} });
-  await until(() => ends === 1);
+  await until(() => ends() === 1);
+  assert.deepEqual(timers.pending, [], "the answer ended the grace");
   assert.equal(JSON.parse(p.stdout()).id, 5);
   await assert.rejects(
     transport.send({ jsonrpc: "2.0", id: 6, result: {} }),
     /stdio transport is closed/,
   );
   await transport.close();
-  assert.equal(ends, 1);
+  assert.equal(ends(), 1);
+});
+
+Deno.test("stdin EOF waits for an answer no longer than its grace", async () => {
+  const { p, grace, ends } = await eofWithPingOwed();
+  grace.fire(); // the grace runs out with the request unanswered
+  await until(() => ends() === 1);
+  assert.equal(p.stdout(), "", "closed without the answer");
 });
 
 Deno.test("a cancelled request is not waited for at EOF", async () => {
