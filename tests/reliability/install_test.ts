@@ -103,7 +103,10 @@ async function walk(root: string) {
   return { files, folders: folders.sort(), links };
 }
 
-/** The manifest names every file on disk with its hash, and every folder install created. */
+/**
+ * The manifest names every file on disk with its hash, and every folder install created: the
+ * root itself too (".") when install made it, so uninstall can take it away once empty.
+ */
 async function assertManifestMatchesDisk(root: string): Promise<void> {
   const manifest = parseManifest(await Deno.readTextFile(`${root}/${MANIFEST_PATH}`));
   const disk = await walk(root);
@@ -116,7 +119,11 @@ async function assertManifestMatchesDisk(root: string): Promise<void> {
     disk.files,
     "the manifest lists exactly the files on disk, with their content hashes",
   );
-  assert.deepEqual([...manifest.folders].sort(), disk.folders, "and the folders it created");
+  assert.deepEqual(
+    [...manifest.folders].sort(),
+    [".", ...disk.folders].sort(),
+    "and the folders it created, the root among them",
+  );
 }
 
 Deno.test("install: manifest = disk; any socket at launch, offline, empty DENO_DIR; upgrade; uninstall", async () => {
@@ -215,7 +222,8 @@ Deno.test("install: manifest = disk; any socket at launch, offline, empty DENO_D
         "Gemini CLI: `gemini mcp remove -s user portreeve`",
       ]
     ) assert.ok(removed.stdout.includes(`\n    ${line}\n`), line);
-    assert.deepEqual([...Deno.readDirSync(root)], [], "bin/ and lib/ went too: install made them");
+    // bin/, lib/ and the root itself went too: install made them all.
+    await assert.rejects(Deno.lstat(root), Deno.errors.NotFound);
   } finally {
     await Deno.remove(dir, { recursive: true });
     await sim.cleanup();

@@ -73,7 +73,15 @@ async function printedBy(form: Form, rig: Rig, up: string, down: string): Promis
     "portreeve_health",
     "portreeve_diagnostics",
   ]);
-  printed.push({ printer: "tool error unavailable", least: 0, text: unavailable.texts.join("\n") });
+  // The one command an agent relays to its user is the program's own name, as the user knows
+  // it (an agent names no reader's form): the form's doctor runs those same words.
+  const relayed = /Ask the user to run `portreeve-mcp (doctor --host HOST)`/g;
+  const said = unavailable.texts.join("\n");
+  assert.match(said, relayed, `${form.name} tool error unavailable: ${said}`);
+  // Its own next steps (setup, writing a host's file) are not walked: doctor's are, above.
+  const doctor = await form.command(["doctor", "--host", "claude", "--socket", down]);
+  assert.equal(doctor.code, 3, `${form.name} relayed doctor: ${doctor.stdout}${doctor.stderr}`);
+  printed.push({ printer: "tool error unavailable", least: 0, text: said.replace(relayed, "") });
   if (form.task === null) return printed;
 
   // Tasks of a checkout. An install root holding someone else's launcher: install refuses

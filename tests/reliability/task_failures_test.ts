@@ -22,6 +22,7 @@ const FAILURES: Record<string, { args: string[]; env?: Record<string, string> }[
   serve: [{ args: ["--bogus"] }, { args: ["--socket", "relative.sock"] }],
   config: [{ args: ["--bogus"] }, { args: [] }, { args: ["--host", "atom"] }],
   doctor: [{ args: ["--bogus"] }],
+  setup: [{ args: ["--bogus"] }, { args: [] }, { args: ["--host", "atom"] }],
   simulator: [{ args: ["--bogus"] }, { args: [] }, { args: ["--socket", "/proc/nope/s.sock"] }],
   demo: [{ args: ["--bogus"] }],
   install: [{ args: ["--bogus"] }, { args: [], env: { PORTREEVE_MCP_INSTALL_ROOT: "relative" } }],
