@@ -107,6 +107,15 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       rerun: installation.kind === "compiled"
         ? taskStep("compile", ["--socket", socket.path], form)
         : `\`${commandLine(["config", ...again], form)}\``,
+      // setup finds the socket as config did, so the same entry without pinning one.
+      setup: commandLine([
+        "setup",
+        "--host",
+        options.host,
+        ...optionWords(options),
+        ...(options.portable ? ["--portable"] : []),
+        ...(options.socket === undefined ? [] : ["--socket", options.socket]),
+      ], form),
       warnings: unstablePathWarnings(installation, form),
     }, installation);
     if (result.mode === "exact" && installation.kind !== "script") {

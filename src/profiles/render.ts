@@ -39,6 +39,11 @@ export interface ConfigInput {
    * command in backticks, pasteable for this installation; the socket follows `--socket`.
    */
   rerun?: string;
+  /**
+   * The `setup` command that writes this same entry, pasteable for this installation; shown
+   * for hosts whose entry setup can locate.
+   */
+  setup?: string;
   /** Warnings about the exact command's paths (`unstablePathWarnings`), shown as notes. */
   warnings?: readonly string[];
 }
@@ -219,6 +224,7 @@ export function renderConfig(input: ConfigInput, installation: Installation): Co
       ...modeNotes(input, installation),
       approvalWords(mode, profile),
       ...profile.notes,
+      ...setupNotes(input, profile),
       NOTHING_WRITTEN,
     ],
   };
@@ -267,6 +273,15 @@ function formatConfiguration(language: ConfigurationLanguage, value: JsonValue):
     throw new Error("a TOML configuration must be a table");
   }
   return stringifyToml(value).trimEnd();
+}
+
+/** The way to let `setup` write the entry instead of pasting it, where setup can. */
+function setupNotes(input: ConfigInput, profile: HostProfile): string[] {
+  if (input.setup === undefined || profile.entry === null) return [];
+  return [
+    `Or let setup write it: \`${input.setup}\` keeps every other byte of the host's ` +
+    "configuration; add --dry-run to see the change first, --remove to take the entry out again.",
+  ];
 }
 
 const NOTHING_WRITTEN = "Preview only: no host configuration file was read or changed.";

@@ -1,6 +1,8 @@
 /** `runConfigCommand`: argv parsing, usage errors, exit codes and the --json shape. */
 import assert from "node:assert/strict";
-import { HOST_IDS } from "../../../src/profiles/mod.ts";
+import { HOST_IDS, HOST_PROFILES } from "../../../src/profiles/mod.ts";
+import { parseOptions } from "../../../src/cli/options.ts";
+import { SETUP_OPTIONS } from "../../../src/cli/setup.ts";
 import { confinedFlags } from "../../../src/shared/permissions.ts";
 import { type ConfigDeps, runConfigCommand } from "../../../src/cli/config.ts";
 import { detectInstallation, entryPathOf } from "../../../src/shared/installation.ts";
@@ -278,4 +280,45 @@ Deno.test("config: runs under the confinement flags alone and names its own entr
     "--socket",
     socket,
   ]);
+});
+
+Deno.test("config: every host setup can write names the setup command for the same entry", () => {
+  const asked = [
+    "--label",
+    "ci",
+    "--toolset",
+    "read",
+    "--approval",
+    "auto",
+    "--socket",
+    "/s/p.sock",
+  ];
+  for (const profile of HOST_PROFILES) {
+    for (const portable of [[], ["--portable"]]) {
+      const result = run(["--host", profile.id, ...asked, ...portable]);
+      assert.equal(result.code, 0, profile.id);
+      const line = result.stdout.match(
+        /Or let setup write it: `cd \S+ && deno task setup ([^`]*)`/,
+      );
+      if (profile.entry === null) {
+        assert.equal(line, null, `${profile.id}: setup cannot locate its entry`);
+        continue;
+      }
+      assert.ok(line !== null, `${profile.id}: no setup command in\n${result.stdout}`);
+      const words = line[1].split(" ");
+      const values = parseOptions(words, SETUP_OPTIONS, "setup --help");
+      assert.deepEqual(
+        { ...values },
+        {
+          host: profile.id,
+          label: "ci",
+          toolset: "read",
+          approval: "auto",
+          socket: "/s/p.sock",
+          ...(portable.length > 0 ? { portable: true } : {}),
+        },
+        `${profile.id}: setup would write a different entry than config printed`,
+      );
+    }
+  }
 });
