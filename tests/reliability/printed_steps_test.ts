@@ -22,7 +22,8 @@ import {
  * — runs as printed in each form a reader may use (hint_forms.ts): each command in backticks is
  * run by `sh` with that reader's PATH and must exit 0 (the simulator must come up on its socket
  * and go away on SIGTERM), and what it prints is walked the same way. Programs that are not
- * ours (PortReeve's own CLI, the hosts' CLIs) are named in NOT_OURS and not run. A command of
+ * ours (PortReeve's own CLI, the hosts' CLIs) are named in NOT_OURS and not run; our `setup`,
+ * which writes a host's files, runs as printed with --dry-run in an empty HOME. A command of
  * ours outside backticks fails the test, as do `npx` printed for a reader of `deno task` and a
  * bare `deno task` printed for a reader of npx or of the launcher.
  */
@@ -129,17 +130,36 @@ function check(form: Form, { printer, text, least }: Printed) {
   return commands;
 }
 
+/** Our `setup`, in each reader's form: the launcher's, or a checkout's task. */
+const SETUP = /(^|[\s/])(portreeve-mcp|task) setup( |$)/;
+
+/** The form's environment with an empty HOME of its own, Deno's cache where it was. */
+async function dryRunEnv(form: Form, rig: Rig): Promise<Record<string, string>> {
+  const home = `${rig.work}/home-${form.name}`;
+  await Deno.mkdir(home);
+  const cache = form.env.XDG_CACHE_HOME ?? `${form.env.HOME}/.cache`;
+  return { ...form.env, HOME: home, DENO_DIR: form.env.DENO_DIR ?? `${cache}/deno` };
+}
+
 /** Runs what each printer prints, and what those commands print in turn, once each. */
 async function walk(form: Form, rig: Rig, up: string, down: string): Promise<number> {
   const queue = (await printedBy(form, rig, up, down)).flatMap((printed) =>
     check(form, printed).map((found) => ({ ...found, printer: printed.printer }))
   );
   const ran = new Set<string>();
+  const setupEnv = await dryRunEnv(form, rig);
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     if (ran.has(next.command)) continue;
     ran.add(next.command);
     const cwd = next.inCheckout ? rig.checkout : rig.work;
-    const said = await runPrinted(next.command, cwd, form.env, `${form.name} ${next.printer}`);
+    const where = `${form.name} ${next.printer}`;
+    if (SETUP.test(next.command)) {
+      // setup writes a host's files: it runs as printed plus --dry-run, in a HOME of its own.
+      const said = await runPrinted(`${next.command} --dry-run`, cwd, setupEnv, where);
+      assert.match(said, /^Dry run: nothing was run or changed\.$/m, `${where}: ${said}`);
+      continue;
+    }
+    const said = await runPrinted(next.command, cwd, form.env, where);
     const printer = `${next.printer} → \`${next.command}\``;
     queue.push(
       ...check(form, { printer, text: said, least: 0 }).map((found) => ({ ...found, printer })),
