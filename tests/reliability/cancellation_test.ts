@@ -91,6 +91,10 @@ Deno.test("a cancelled change is given back when the daemon answers it; a repeat
         assert.ok(await until(() => acquires() === 2 && held.length === 1, 5_000));
         await cancel(peer, first);
         const repeat = await acquire();
+        // The bridge reads its frames in order: once the ping after them is answered, it has
+        // taken the cancel and the repeat. Released sooner, the daemon's answer could reach
+        // the bridge before the cancel did, and the first call would rightly be answered.
+        await peer.response(await peer.post("ping"), 5_000);
         holding = false;
         release();
         const again = envelopeOf((await peer.response(repeat, 30_000)).result as ToolResult);
@@ -155,13 +159,16 @@ Deno.test("a cancelled change stays on the wire; its late answer is given back a
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "prmcp-rel-ws-" }));
   const LATE_TOKEN = "late-secret-token-that-must-never-surface";
   let lateAnswers = 0;
+  // The daemon answers only once the bridge has taken the cancel: late by construction.
+  let cancelTaken!: () => void;
+  const taken = new Promise<void>((resolve) => cancelTaken = resolve);
   const json = (data: unknown) =>
     new Response(envelope(data), { headers: { "content-type": "application/json" } });
   const fake = await startFakeDaemon(socketPath, async (request, record) => {
     const state = watchAbort(request, record);
     if (record.path === "/v1/leases/acquire") {
       // The daemon finishes its work after the caller gave up, and answers anyway.
-      await sleep(1_000);
+      await taken;
       lateAnswers++;
       state.answered = true;
       return json({
@@ -186,8 +193,10 @@ Deno.test("a cancelled change stays on the wire; its late answer is given back a
       arguments: { claim: { project: "late", workspaceRoot: workspace, component: "api" } },
     });
     assert.ok(await until(() => fake.requests.some((r) => r.path === "/v1/leases/acquire"), 5_000));
-    await sleep(100);
     await cancel(peer, id);
+    // Frames are read in order: the ping's answer means the cancel was taken.
+    await peer.response(await peer.post("ping"), 5_000);
+    cancelTaken();
     assert.ok(await until(() => lateAnswers === 1, 5_000), "the fake daemon answered late");
     const abandoned = () => fake.requests.find((r) => r.path.endsWith("/abandon"));
     assert.ok(await until(() => abandoned() !== undefined, 5_000), "the lease was given back");
@@ -212,6 +221,7 @@ Deno.test("a cancelled change stays on the wire; its late answer is given back a
     assert.deepEqual(peer.violations, []);
     assertNoBridgeBug(peer);
   } finally {
+    cancelTaken(); // a failed run must not leave the fake daemon waiting
     await peer.closeStdin();
     await peer.exited();
     await fake.close();
