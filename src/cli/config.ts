@@ -107,8 +107,9 @@ export function runConfigCommand(args: string[], io: CommandIO, deps: ConfigDeps
       rerun: installation.kind === "compiled"
         ? taskStep("compile", ["--socket", socket.path], form)
         : `\`${commandLine(["config", ...again], form)}\``,
-      // setup finds the socket as config did, so the same entry without pinning one.
-      setup: commandLine([
+      // setup finds the socket as config did, so the same entry without pinning one. A
+      // compiled binary's grant (the socket alone) was fixed when built: it cannot run setup.
+      setup: installation.kind === "compiled" ? undefined : commandLine([
         "setup",
         "--host",
         options.host,
